@@ -1,0 +1,1 @@
+//! The `.dli` rider-interface parser.

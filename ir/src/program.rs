@@ -1,0 +1,462 @@
+//! The IR: a program of functions, each a CFG of blocks over typed slots.
+//!
+//! Everything is decided here, once: every copy, move, clone and drop is an instruction,
+//! and every fallible instruction names the block taken when the runtime is abandoning
+//! (that block runs the drops owed and ends in [`Terminator::Abandon`]). Backends follow
+//! the IR; none of them infers ownership.
+//!
+//! Slots are typed places. A slot is initialized or not at each point; the verifier
+//! tracks it. Parameters are slots too: an `in` parameter is owned by the function, a
+//! `ref`/`mut`/`out` parameter names the caller's place.
+
+use std::fmt;
+
+use crate::native::NativeContext;
+use crate::types::{IrType, ParamMode, TypeParam};
+
+macro_rules! id {
+    ($name:ident, $prefix:literal) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+id!(FuncId, "fn");
+id!(SlotId, "s");
+id!(BlockId, "b");
+
+/// A whole program: its functions and the script body that runs first.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub functions: Vec<Function>,
+    /// The script body: no parameters, no type parameters, unit result.
+    pub entry: Option<FuncId>,
+    /// The riders the program's natives come from.
+    pub riders: Vec<String>,
+    /// Source files, for interleaving source lines into dumps.
+    pub files: Vec<SourceText>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SourceText {
+    pub name: String,
+    pub text: String,
+}
+
+impl Program {
+    pub fn function(&self, id: FuncId) -> &Function {
+        &self.functions[id.index()]
+    }
+
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FuncId(i as u32))
+    }
+
+    pub fn entry(&self) -> FuncId {
+        self.entry.expect("program has no entry function")
+    }
+
+    /// Every native call site in the program, in function and block order.
+    pub fn native_calls(&self) -> impl Iterator<Item = &NativeContext> {
+        self.functions.iter().flat_map(|f| {
+            f.blocks.iter().flat_map(|b| {
+                b.insts.iter().filter_map(|i| match &i.kind {
+                    InstKind::CallNative { native, .. } => Some(&**native),
+                    _ => None,
+                })
+            })
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub type_params: Vec<TypeParam>,
+    pub params: Vec<Param>,
+    pub result: IrType,
+    pub slots: Vec<Slot>,
+    pub blocks: Vec<Block>,
+    /// The first block; always `BlockId(0)` for built functions.
+    pub entry: BlockId,
+}
+
+impl Function {
+    pub fn slot(&self, id: SlotId) -> &Slot {
+        &self.slots[id.index()]
+    }
+
+    pub fn slot_type(&self, id: SlotId) -> &IrType {
+        &self.slots[id.index()].ty
+    }
+
+    pub fn block(&self, id: BlockId) -> &Block {
+        &self.blocks[id.index()]
+    }
+
+    /// The mode of a parameter slot, or `None` for a local.
+    pub fn param_mode(&self, slot: SlotId) -> Option<ParamMode> {
+        self.params.iter().find(|p| p.slot == slot).map(|p| p.mode)
+    }
+
+    pub fn type_param_names(&self) -> Vec<String> {
+        self.type_params.iter().map(|t| t.name.clone()).collect()
+    }
+
+    pub fn is_generic(&self) -> bool {
+        !self.type_params.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub mode: ParamMode,
+    pub slot: SlotId,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The source name, for locals and parameters; `None` for temporaries.
+    pub name: Option<String>,
+    pub ty: IrType,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub insts: Vec<Inst>,
+    pub term: Terminator,
+}
+
+/// Where an instruction came from: 1-based line and column in `Program::files[file]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub kind: InstKind,
+    /// For a fallible instruction: the block taken when it fails or the runtime is
+    /// abandoning after it. Required exactly on fallible instructions.
+    pub abandon: Option<BlockId>,
+    pub loc: Option<Loc>,
+}
+
+/// A constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstValue {
+    Unit,
+    Bool(bool),
+    /// An integer of the destination slot's type (`index` included), as its bits
+    /// sign- or zero-extended to 128.
+    Int(i128),
+    /// A float of the destination slot's type.
+    Float(f64),
+    /// A fresh string: the destination owns a new allocation.
+    Str(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// Checked negation (signed integers; fallible) and float negation.
+    Neg,
+    /// Two's-complement negation that wraps.
+    WrappingNeg,
+    /// Boolean not.
+    Not,
+    /// Bitwise complement of an integer.
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// Checked on integers (fallible: overflow), IEEE on floats.
+    Add,
+    Sub,
+    Mul,
+    /// Checked on integers (fallible: division by zero, and overflow for `MIN / -1`).
+    Div,
+    Rem,
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// Checked shifts: a shift amount at or past the bit width is an overflow.
+    Shl,
+    Shr,
+    /// Boolean `and`/`or` (both sides already evaluated).
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Rem => "rem",
+            BinaryOp::WrappingAdd => "wrapping_add",
+            BinaryOp::WrappingSub => "wrapping_sub",
+            BinaryOp::WrappingMul => "wrapping_mul",
+            BinaryOp::BitAnd => "bitand",
+            BinaryOp::BitOr => "bitor",
+            BinaryOp::BitXor => "bitxor",
+            BinaryOp::Shl => "shl",
+            BinaryOp::Shr => "shr",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CompareOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+        }
+    }
+}
+
+/// An argument of a call: the slot and how it is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arg {
+    pub mode: ParamMode,
+    pub slot: SlotId,
+}
+
+#[derive(Clone, Debug)]
+pub enum InstKind {
+    /// `dst = value`.
+    Const { dst: SlotId, value: ConstValue },
+    /// Bitwise copy of a copy value; `src` stays initialized.
+    Copy { dst: SlotId, src: SlotId },
+    /// Moves `src` into `dst`; `src` is uninitialized afterwards.
+    Move { dst: SlotId, src: SlotId },
+    /// Deep copy; `src` stays initialized.
+    Clone { dst: SlotId, src: SlotId },
+    /// Frees what the slot owns; the slot is uninitialized afterwards.
+    Drop { slot: SlotId },
+    Unary {
+        dst: SlotId,
+        op: UnaryOp,
+        src: SlotId,
+    },
+    Binary {
+        dst: SlotId,
+        op: BinaryOp,
+        lhs: SlotId,
+        rhs: SlotId,
+    },
+    /// `dst: bool`. Scalars compare directly; anything else through the runtime's
+    /// `eq`/`cmp` by descriptor.
+    Compare {
+        dst: SlotId,
+        op: CompareOp,
+        lhs: SlotId,
+        rhs: SlotId,
+    },
+    /// Numeric conversion between the slots' types. Checked: a value out of the target's
+    /// range (or a NaN) is fallible. Unchecked: integers truncate or extend, floats
+    /// saturate.
+    Cast {
+        dst: SlotId,
+        src: SlotId,
+        checked: bool,
+    },
+    /// `dst = lhs ++ rhs` for strings; both operands are read.
+    Concat {
+        dst: SlotId,
+        lhs: SlotId,
+        rhs: SlotId,
+    },
+    /// Builds a tuple, moving (or copying) each field in.
+    MakeTuple { dst: SlotId, fields: Vec<SlotId> },
+    /// Copies (copy type) or clones field `index` of `src`.
+    TupleField {
+        dst: SlotId,
+        src: SlotId,
+        index: u32,
+    },
+    /// Moves every field of `src` out; `src` is uninitialized afterwards.
+    Unpack { src: SlotId, dsts: Vec<SlotId> },
+    /// Builds a list, moving (or copying) each element in.
+    MakeList { dst: SlotId, elems: Vec<SlotId> },
+    /// `dst: index`.
+    ListLen { dst: SlotId, list: SlotId },
+    /// Copies or clones element `index` (an `index` slot). Fallible: out of bounds.
+    ListGet {
+        dst: SlotId,
+        list: SlotId,
+        index: SlotId,
+    },
+    /// Moves `value` into element `index`. Fallible: out of bounds (the value is
+    /// destroyed).
+    ListSet {
+        list: SlotId,
+        index: SlotId,
+        value: SlotId,
+    },
+    /// Moves `value` onto the end of `list`.
+    ListPush { list: SlotId, value: SlotId },
+    /// `dst = some(value)`, moving `value` in.
+    MakeSome { dst: SlotId, value: SlotId },
+    /// `dst = none` (of `dst`'s type).
+    MakeNone { dst: SlotId },
+    /// `dst: bool`.
+    IsSome { dst: SlotId, src: SlotId },
+    /// Moves the payload of `src` into `dst`; `src` is uninitialized afterwards.
+    /// Fallible: a none (then `src` stays initialized).
+    Unwrap { dst: SlotId, src: SlotId },
+    /// Moves `value` into a new data.
+    MakeData { dst: SlotId, value: SlotId },
+    /// A call of a function of this program. `type_args` binds the callee's type
+    /// parameters, in the caller's terms. Fallible.
+    Call {
+        dst: Option<SlotId>,
+        func: FuncId,
+        type_args: Vec<IrType>,
+        args: Vec<Arg>,
+    },
+    /// A call of a native. Fallible.
+    CallNative {
+        dst: Option<SlotId>,
+        native: Box<NativeContext>,
+        args: Vec<Arg>,
+    },
+    /// Prints the value (formatted by the runtime) and a newline.
+    Debuglog { src: SlotId },
+}
+
+impl InstKind {
+    /// Whether the instruction can fail, and so needs an abandon block.
+    pub fn is_fallible(&self, func: &Function) -> bool {
+        match self {
+            InstKind::Unary {
+                op: UnaryOp::Neg,
+                src,
+                ..
+            } => func.slot_type(*src).is_integer(),
+            InstKind::Binary { op, lhs, .. } => {
+                let ty = func.slot_type(*lhs);
+                ty.is_integer()
+                    && matches!(
+                        op,
+                        BinaryOp::Add
+                            | BinaryOp::Sub
+                            | BinaryOp::Mul
+                            | BinaryOp::Div
+                            | BinaryOp::Rem
+                            | BinaryOp::Shl
+                            | BinaryOp::Shr
+                    )
+            }
+            InstKind::Cast { checked, .. } => *checked,
+            InstKind::ListGet { .. }
+            | InstKind::ListSet { .. }
+            | InstKind::Unwrap { .. }
+            | InstKind::Call { .. }
+            | InstKind::CallNative { .. } => true,
+            _ => false,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            InstKind::Const { .. } => "const",
+            InstKind::Copy { .. } => "copy",
+            InstKind::Move { .. } => "move",
+            InstKind::Clone { .. } => "clone",
+            InstKind::Drop { .. } => "drop",
+            InstKind::Unary { .. } => "unary",
+            InstKind::Binary { .. } => "binary",
+            InstKind::Compare { .. } => "compare",
+            InstKind::Cast { .. } => "cast",
+            InstKind::Concat { .. } => "concat",
+            InstKind::MakeTuple { .. } => "make_tuple",
+            InstKind::TupleField { .. } => "tuple_field",
+            InstKind::Unpack { .. } => "unpack",
+            InstKind::MakeList { .. } => "make_list",
+            InstKind::ListLen { .. } => "list_len",
+            InstKind::ListGet { .. } => "list_get",
+            InstKind::ListSet { .. } => "list_set",
+            InstKind::ListPush { .. } => "list_push",
+            InstKind::MakeSome { .. } => "make_some",
+            InstKind::MakeNone { .. } => "make_none",
+            InstKind::IsSome { .. } => "is_some",
+            InstKind::Unwrap { .. } => "unwrap",
+            InstKind::MakeData { .. } => "make_data",
+            InstKind::Call { .. } => "call",
+            InstKind::CallNative { .. } => "call_native",
+            InstKind::Debuglog { .. } => "debuglog",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Terminator {
+    Jump(BlockId),
+    Branch {
+        cond: SlotId,
+        then_block: BlockId,
+        else_block: BlockId,
+    },
+    /// Returns, moving the result out of the slot (`None` for a unit result).
+    Return(Option<SlotId>),
+    /// Returns while the runtime is abandoning: every owned slot has been dropped and no
+    /// `out` parameter is initialized.
+    Abandon,
+    /// A block not yet terminated (only while building; the verifier rejects it).
+    #[default]
+    Unterminated,
+}
+
+impl Terminator {
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Jump(b) => vec![*b],
+            Terminator::Branch {
+                then_block,
+                else_block,
+                ..
+            } => vec![*then_block, *else_block],
+            _ => Vec::new(),
+        }
+    }
+}

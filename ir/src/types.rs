@@ -1,0 +1,325 @@
+//! IR types, parameter modes and the type classes of type parameters.
+
+use std::fmt;
+
+use datalove_rti::layout::{compute_layout, Layout};
+use datalove_rti::TyKind;
+
+/// A type in the IR. `Param(n)` is the `n`th type parameter of the function (or native)
+/// the type is written in; its size is known only at run time, from the descriptor the
+/// caller passes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IrType {
+    Unit,
+    Bool,
+    U8,
+    U16,
+    U32,
+    U64,
+    I8,
+    I16,
+    I32,
+    I64,
+    F32,
+    F64,
+    Index,
+    String,
+    List(Box<IrType>),
+    Option(Box<IrType>),
+    Tuple(Vec<IrType>),
+    Data,
+    Param(u32),
+}
+
+impl IrType {
+    pub fn list(elem: IrType) -> IrType {
+        IrType::List(Box::new(elem))
+    }
+
+    pub fn option(payload: IrType) -> IrType {
+        IrType::Option(Box::new(payload))
+    }
+
+    /// The descriptor kind, or `None` for a type parameter.
+    pub fn kind(&self) -> Option<TyKind> {
+        Some(match self {
+            IrType::Unit => TyKind::Unit,
+            IrType::Bool => TyKind::Bool,
+            IrType::U8 => TyKind::U8,
+            IrType::U16 => TyKind::U16,
+            IrType::U32 => TyKind::U32,
+            IrType::U64 => TyKind::U64,
+            IrType::I8 => TyKind::I8,
+            IrType::I16 => TyKind::I16,
+            IrType::I32 => TyKind::I32,
+            IrType::I64 => TyKind::I64,
+            IrType::F32 => TyKind::F32,
+            IrType::F64 => TyKind::F64,
+            IrType::Index => TyKind::Index,
+            IrType::String => TyKind::String,
+            IrType::List(_) => TyKind::List,
+            IrType::Option(_) => TyKind::Option,
+            IrType::Tuple(_) => TyKind::Tuple,
+            IrType::Data => TyKind::Data,
+            IrType::Param(_) => return None,
+        })
+    }
+
+    /// The scalar type of a kind.
+    pub fn from_scalar_kind(kind: TyKind) -> Option<IrType> {
+        Some(match kind {
+            TyKind::Unit => IrType::Unit,
+            TyKind::Bool => IrType::Bool,
+            TyKind::U8 => IrType::U8,
+            TyKind::U16 => IrType::U16,
+            TyKind::U32 => IrType::U32,
+            TyKind::U64 => IrType::U64,
+            TyKind::I8 => IrType::I8,
+            TyKind::I16 => IrType::I16,
+            TyKind::I32 => IrType::I32,
+            TyKind::I64 => IrType::I64,
+            TyKind::F32 => IrType::F32,
+            TyKind::F64 => IrType::F64,
+            TyKind::Index => IrType::Index,
+            TyKind::String => IrType::String,
+            TyKind::Data => IrType::Data,
+            _ => return None,
+        })
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        self.kind().is_some_and(|k| k.is_scalar())
+    }
+
+    pub fn is_integer(&self) -> bool {
+        self.kind().is_some_and(|k| k.is_integer())
+    }
+
+    pub fn is_signed(&self) -> bool {
+        self.kind().is_some_and(|k| k.is_signed())
+    }
+
+    pub fn is_float(&self) -> bool {
+        self.kind().is_some_and(|k| k.is_float())
+    }
+
+    /// Whether values of the type are plain bytes (copied, never dropped). A type that
+    /// mentions a type parameter is not known to be copy: code treats it as owned, and
+    /// the runtime copies it when its descriptor says copy.
+    pub fn is_copy(&self) -> bool {
+        match self {
+            IrType::String | IrType::List(_) | IrType::Data | IrType::Param(_) => false,
+            IrType::Option(p) => p.is_copy(),
+            IrType::Tuple(fields) => fields.iter().all(IrType::is_copy),
+            _ => true,
+        }
+    }
+
+    /// Whether the type mentions a type parameter anywhere.
+    pub fn mentions_param(&self) -> bool {
+        match self {
+            IrType::Param(_) => true,
+            IrType::List(e) | IrType::Option(e) => e.mentions_param(),
+            IrType::Tuple(fields) => fields.iter().any(IrType::mentions_param),
+            _ => false,
+        }
+    }
+
+    /// Every type parameter mentioned, in order of first mention.
+    pub fn collect_params(&self, out: &mut Vec<u32>) {
+        match self {
+            IrType::Param(n) => {
+                if !out.contains(n) {
+                    out.push(*n)
+                }
+            }
+            IrType::List(e) | IrType::Option(e) => e.collect_params(out),
+            IrType::Tuple(fields) => fields.iter().for_each(|f| f.collect_params(out)),
+            _ => {}
+        }
+    }
+
+    /// Replaces `Param(n)` with `args[n]`.
+    pub fn substitute(&self, args: &[IrType]) -> IrType {
+        match self {
+            IrType::Param(n) => args[*n as usize].clone(),
+            IrType::List(e) => IrType::list(e.substitute(args)),
+            IrType::Option(e) => IrType::option(e.substitute(args)),
+            IrType::Tuple(fields) => {
+                IrType::Tuple(fields.iter().map(|f| f.substitute(args)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// Size and alignment, from the one layout function; `None` for a type that mentions
+    /// a type parameter.
+    pub fn layout(&self) -> Option<Layout> {
+        Some(self.layout_with_offsets()?.0)
+    }
+
+    /// Layout plus the offsets of the option payload (one) or tuple fields (one each).
+    pub fn layout_with_offsets(&self) -> Option<(Layout, Vec<usize>)> {
+        let kind = self.kind()?;
+        match self {
+            IrType::Option(p) => {
+                let mut offsets = vec![0];
+                let l = compute_layout(kind, &[p.layout()?], &mut offsets);
+                Some((l.layout, offsets))
+            }
+            IrType::Tuple(fields) => {
+                let layouts = fields
+                    .iter()
+                    .map(IrType::layout)
+                    .collect::<Option<Vec<_>>>()?;
+                let mut offsets = vec![0; layouts.len()];
+                let l = compute_layout(kind, &layouts, &mut offsets);
+                Some((l.layout, offsets))
+            }
+            IrType::List(e) => {
+                // The element's layout does not change the list head, but it must exist.
+                let elem = if e.mentions_param() { None } else { e.layout() };
+                elem?;
+                Some((compute_layout(kind, &[], &mut []).layout, Vec::new()))
+            }
+            _ => Some((compute_layout(kind, &[], &mut []).layout, Vec::new())),
+        }
+    }
+
+    /// Writes the type with type parameters named by `names` (or `T0`, `T1`, ... ).
+    pub fn display<'a>(&'a self, names: &'a [String]) -> impl fmt::Display + 'a {
+        DisplayType { ty: self, names }
+    }
+}
+
+struct DisplayType<'a> {
+    ty: &'a IrType,
+    names: &'a [String],
+}
+
+impl fmt::Display for DisplayType<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = self.names;
+        let sub = move |ty| DisplayType { ty, names };
+        match self.ty {
+            IrType::List(e) => write!(f, "[{}]", sub(e)),
+            IrType::Option(e) => write!(f, "?{}", sub(e)),
+            IrType::Tuple(fields) => {
+                write!(f, "(")?;
+                for (i, field) in fields.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{}", sub(field))?;
+                }
+                if fields.len() == 1 {
+                    write!(f, ",")?;
+                }
+                write!(f, ")")
+            }
+            IrType::Param(n) => match self.names.get(*n as usize) {
+                Some(name) => write!(f, "{name}"),
+                None => write!(f, "T{n}"),
+            },
+            other => write!(f, "{}", other.kind().expect("not a parameter").name()),
+        }
+    }
+}
+
+impl fmt::Display for IrType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.display(&[]))
+    }
+}
+
+/// How an argument is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamMode {
+    /// Owned: the callee takes the value (a copy value is copied).
+    In,
+    /// Read only, borrowed for the call.
+    Ref,
+    /// Changed in place; initialized before and after.
+    Mut,
+    /// Written by the callee; uninitialized before, initialized after success.
+    Out,
+}
+
+impl ParamMode {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ParamMode::In => "in",
+            ParamMode::Ref => "ref",
+            ParamMode::Mut => "mut",
+            ParamMode::Out => "out",
+        }
+    }
+}
+
+impl fmt::Display for ParamMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+/// The class a type parameter is constrained to (`where { T is fixedint, }`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeClass {
+    /// Any type.
+    Any,
+    /// The fixed-width integers u8..u64, i8..i64.
+    Fixedint,
+    /// f32 and f64.
+    Float,
+}
+
+impl TypeClass {
+    pub fn from_name(name: &str) -> Option<TypeClass> {
+        Some(match name {
+            "any" => TypeClass::Any,
+            "fixedint" => TypeClass::Fixedint,
+            "float" => TypeClass::Float,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TypeClass::Any => "any",
+            TypeClass::Fixedint => "fixedint",
+            TypeClass::Float => "float",
+        }
+    }
+
+    /// Whether a concrete type belongs to the class. A type parameter belongs to a class
+    /// when its own constraint implies it (see [`TypeClass::implies`]).
+    pub fn admits(self, ty: &IrType) -> bool {
+        match self {
+            TypeClass::Any => true,
+            TypeClass::Fixedint => matches!(
+                ty,
+                IrType::U8
+                    | IrType::U16
+                    | IrType::U32
+                    | IrType::U64
+                    | IrType::I8
+                    | IrType::I16
+                    | IrType::I32
+                    | IrType::I64
+            ),
+            TypeClass::Float => matches!(ty, IrType::F32 | IrType::F64),
+        }
+    }
+
+    /// Whether every type in `self` is in `other`.
+    pub fn implies(self, other: TypeClass) -> bool {
+        other == TypeClass::Any || self == other
+    }
+}
+
+/// A type parameter: its name and its class.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypeParam {
+    pub name: String,
+    pub class: TypeClass,
+}

@@ -1,0 +1,1 @@
+//! Rider build helper.

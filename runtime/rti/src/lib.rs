@@ -1,0 +1,58 @@
+//! The datalove native-call ABI.
+//!
+//! Everything a rider (a package of natives) and compiled code share with the runtime:
+//! the `repr(C)` value types ([`rtdt`]), type descriptors ([`TyDesc`]), the one layout
+//! function ([`layout::compute_layout`]), the runtime header ([`RtHeader`]) and table of
+//! entry points ([`RtiTable`]), status codes, the [`call`] wrappers that reach the table
+//! through `rt`, and [`rider_helpers`] for writing natives in Rust.
+//!
+//! This crate depends on nothing, so a rider that depends on it alone links nothing of
+//! the runtime. The C view of the same ABI is `runtime/include/datalove_rti.h`.
+
+pub mod call;
+pub mod header;
+pub mod layout;
+pub mod rider_helpers;
+pub mod rtdt;
+pub mod status;
+pub mod table;
+pub mod tydesc;
+
+pub use header::RtHeader;
+pub use layout::{compute_layout, Layout};
+pub use status::{ArithOp, ErrorKind, RtStatus, STATUS_OK};
+pub use table::{AllocStats, RtiTable, ABI_VERSION};
+pub use tydesc::{packed_tydesc, same_tydesc, TyDesc, TyField, TyKind};
+
+/// The symbol of a native: `dlr_<rider>__<function>`. The only place it is spelled.
+pub fn native_symbol(rider: &str, function: &str) -> std::string::String {
+    format!("dlr_{rider}__{function}")
+}
+
+/// The symbol a rider library exports with the ABI version it was built for: a
+/// `extern "C" fn() -> u32`. Spelled here only; see [`export_rider!`].
+pub fn rider_abi_symbol(rider: &str) -> std::string::String {
+    format!("dtlv_rider_abi_version_{rider}")
+}
+
+/// Exports the ABI version a rider was built for, under [`rider_abi_symbol`]'s name.
+/// `export_rider!(std);` in the rider's `lib.rs`.
+#[macro_export]
+macro_rules! export_rider {
+    ($rider:ident) => {
+        $crate::__export_rider_paste!($rider);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_rider_paste {
+    ($rider:ident) => {
+        const _: () = {
+            #[export_name = concat!("dtlv_rider_abi_version_", stringify!($rider))]
+            pub extern "C" fn __datalove_rider_abi_version() -> u32 {
+                $crate::ABI_VERSION
+            }
+        };
+    };
+}

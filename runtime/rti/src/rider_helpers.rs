@@ -1,0 +1,1 @@
+//! Helpers for writing natives in Rust.

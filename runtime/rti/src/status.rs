@@ -1,0 +1,130 @@
+//! Status codes a native (and a fallible table entry) returns, and the runtime-error kinds
+//! every backend reports with the same words.
+
+/// What a native returns: 1 is ok, anything else a failure (and nothing was written to
+/// `result_out`).
+pub type RtStatus = u8;
+
+pub const STATUS_OK: RtStatus = 1;
+/// A failure the native explained with `dtlv_rti_error_set` (or none at all).
+pub const STATUS_FAILED: RtStatus = 0;
+/// An index or range past the end of a string or list.
+pub const STATUS_OUT_OF_BOUNDS: RtStatus = 2;
+/// Bytes that are not UTF-8 where a string was to be made.
+pub const STATUS_INVALID_UTF8: RtStatus = 3;
+/// A descriptor that does not fit the operation (a pop from a list of another type, ...).
+pub const STATUS_TYPE_MISMATCH: RtStatus = 4;
+/// The native panicked; the message is the panic's.
+pub const STATUS_PANICKED: RtStatus = 5;
+/// An empty list popped, a none unwrapped.
+pub const STATUS_EMPTY: RtStatus = 6;
+
+/// A short description of a status, for messages when a native set none.
+pub fn status_name(status: RtStatus) -> &'static str {
+    match status {
+        STATUS_OK => "ok",
+        STATUS_FAILED => "failed",
+        STATUS_OUT_OF_BOUNDS => "out of bounds",
+        STATUS_INVALID_UTF8 => "invalid UTF-8",
+        STATUS_TYPE_MISMATCH => "type mismatch",
+        STATUS_PANICKED => "panicked",
+        STATUS_EMPTY => "empty",
+        _ => "unknown failure status",
+    }
+}
+
+/// The kind of a runtime error: the `<kind>` of `error: <kind>: <detail>`.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// A native returned a failure status.
+    NativeFailure = 1,
+    /// Checked integer arithmetic or a checked cast left the type's range.
+    Overflow = 2,
+    DivisionByZero = 3,
+    IndexOutOfBounds = 4,
+    StackOverflow = 5,
+    ShadowStackExhausted = 6,
+    /// A float that is NaN or out of range converted to an integer.
+    InvalidCast = 7,
+    /// `unwrap` of a none.
+    UnwrapNone = 8,
+}
+
+impl ErrorKind {
+    pub fn from_u32(value: u32) -> Option<ErrorKind> {
+        use ErrorKind::*;
+        Some(match value {
+            1 => NativeFailure,
+            2 => Overflow,
+            3 => DivisionByZero,
+            4 => IndexOutOfBounds,
+            5 => StackOverflow,
+            6 => ShadowStackExhausted,
+            7 => InvalidCast,
+            8 => UnwrapNone,
+            _ => return None,
+        })
+    }
+
+    /// The words printed after `error: `.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::NativeFailure => "native failure",
+            ErrorKind::Overflow => "overflow",
+            ErrorKind::DivisionByZero => "division by zero",
+            ErrorKind::IndexOutOfBounds => "index out of bounds",
+            ErrorKind::StackOverflow => "stack overflow",
+            ErrorKind::ShadowStackExhausted => "shadow stack exhausted",
+            ErrorKind::InvalidCast => "invalid cast",
+            ErrorKind::UnwrapNone => "unwrap of none",
+        }
+    }
+}
+
+/// The operation an arithmetic error came from (`dtlv_rti_raise_arith`).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    Add = 0,
+    Sub = 1,
+    Mul = 2,
+    Div = 3,
+    Rem = 4,
+    Neg = 5,
+    Shl = 6,
+    Shr = 7,
+    Cast = 8,
+}
+
+impl ArithOp {
+    pub fn from_u32(value: u32) -> Option<ArithOp> {
+        use ArithOp::*;
+        Some(match value {
+            0 => Add,
+            1 => Sub,
+            2 => Mul,
+            3 => Div,
+            4 => Rem,
+            5 => Neg,
+            6 => Shl,
+            7 => Shr,
+            8 => Cast,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ArithOp::Add => "addition",
+            ArithOp::Sub => "subtraction",
+            ArithOp::Mul => "multiplication",
+            ArithOp::Div => "division",
+            ArithOp::Rem => "remainder",
+            ArithOp::Neg => "negation",
+            ArithOp::Shl => "shift left",
+            ArithOp::Shr => "shift right",
+            ArithOp::Cast => "conversion",
+        }
+    }
+}

@@ -1,0 +1,432 @@
+//! Type descriptors (`dtlv_tydesc_t`): what every pointer that crosses the ABI travels with.
+
+use crate::layout::{compute_layout, Layout};
+
+/// The kind of value a descriptor describes. The discriminants are part of the ABI.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TyKind {
+    Unit = 0,
+    Bool = 1,
+    U8 = 2,
+    U16 = 3,
+    U32 = 4,
+    U64 = 5,
+    I8 = 6,
+    I16 = 7,
+    I32 = 8,
+    I64 = 9,
+    F32 = 10,
+    F64 = 11,
+    Index = 12,
+    String = 13,
+    List = 14,
+    Option = 15,
+    Tuple = 16,
+    Data = 17,
+}
+
+impl TyKind {
+    pub const ALL_SCALARS: [TyKind; 13] = [
+        TyKind::Unit,
+        TyKind::Bool,
+        TyKind::U8,
+        TyKind::U16,
+        TyKind::U32,
+        TyKind::U64,
+        TyKind::I8,
+        TyKind::I16,
+        TyKind::I32,
+        TyKind::I64,
+        TyKind::F32,
+        TyKind::F64,
+        TyKind::Index,
+    ];
+
+    /// Scalars have a fixed layout, no heap part, and are copy.
+    pub fn is_scalar(self) -> bool {
+        (self as u32) <= TyKind::Index as u32
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            TyKind::U8
+                | TyKind::U16
+                | TyKind::U32
+                | TyKind::U64
+                | TyKind::I8
+                | TyKind::I16
+                | TyKind::I32
+                | TyKind::I64
+                | TyKind::Index
+        )
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, TyKind::I8 | TyKind::I16 | TyKind::I32 | TyKind::I64)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, TyKind::F32 | TyKind::F64)
+    }
+
+    /// The surface-language spelling of a scalar kind (and the head word of the others).
+    pub fn name(self) -> &'static str {
+        match self {
+            TyKind::Unit => "unit",
+            TyKind::Bool => "bool",
+            TyKind::U8 => "u8",
+            TyKind::U16 => "u16",
+            TyKind::U32 => "u32",
+            TyKind::U64 => "u64",
+            TyKind::I8 => "i8",
+            TyKind::I16 => "i16",
+            TyKind::I32 => "i32",
+            TyKind::I64 => "i64",
+            TyKind::F32 => "f32",
+            TyKind::F64 => "f64",
+            TyKind::Index => "index",
+            TyKind::String => "string",
+            TyKind::List => "list",
+            TyKind::Option => "option",
+            TyKind::Tuple => "tuple",
+            TyKind::Data => "data",
+        }
+    }
+
+    pub fn from_u32(value: u32) -> Option<TyKind> {
+        use TyKind::*;
+        Some(match value {
+            0 => Unit,
+            1 => Bool,
+            2 => U8,
+            3 => U16,
+            4 => U32,
+            5 => U64,
+            6 => I8,
+            7 => I16,
+            8 => I32,
+            9 => I64,
+            10 => F32,
+            11 => F64,
+            12 => Index,
+            13 => String,
+            14 => List,
+            15 => Option,
+            16 => Tuple,
+            17 => Data,
+            _ => return None,
+        })
+    }
+}
+
+/// `flags` bit: the value is plain bytes; copying it is a `memcpy` and dropping it is nothing.
+pub const TYDESC_COPY: u32 = 1;
+
+/// One field of a tuple: its descriptor and its byte offset.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TyField {
+    pub desc: *const TyDesc,
+    pub offset: usize,
+}
+
+/// A type descriptor (`dtlv_tydesc_t` in C).
+///
+/// `elem` is the element of a list and the payload of an option (null otherwise);
+/// `payload_offset` is where an option's payload starts (the tag is the first byte);
+/// `fields`/`field_count` describe a tuple. Descriptors are compared structurally
+/// ([`same_tydesc`]), never by address: a descriptor made at run time and one the
+/// compiler emitted for the same type are interchangeable.
+#[repr(C)]
+#[derive(Debug)]
+pub struct TyDesc {
+    pub kind: TyKind,
+    pub flags: u32,
+    pub size: usize,
+    pub align: usize,
+    pub elem: *const TyDesc,
+    pub payload_offset: usize,
+    pub field_count: usize,
+    pub fields: *const TyField,
+}
+
+// Descriptors are immutable once built; the raw pointers inside point at other immutable
+// descriptors, so sharing them between threads is sound.
+unsafe impl Sync for TyDesc {}
+unsafe impl Send for TyDesc {}
+unsafe impl Sync for TyField {}
+unsafe impl Send for TyField {}
+
+impl TyDesc {
+    /// The descriptor of a scalar kind, as a constant.
+    pub const fn scalar(kind: TyKind, size: usize, align: usize) -> TyDesc {
+        TyDesc {
+            kind,
+            flags: TYDESC_COPY,
+            size,
+            align,
+            elem: std::ptr::null(),
+            payload_offset: 0,
+            field_count: 0,
+            fields: std::ptr::null(),
+        }
+    }
+
+    pub fn is_copy(&self) -> bool {
+        self.flags & TYDESC_COPY != 0
+    }
+
+    pub fn layout(&self) -> Layout {
+        Layout {
+            size: self.size,
+            align: self.align,
+        }
+    }
+
+    /// The list element or option payload.
+    ///
+    /// # Safety
+    /// `self` must be a well-formed descriptor.
+    pub unsafe fn elem(&self) -> &TyDesc {
+        debug_assert!(!self.elem.is_null());
+        &*self.elem
+    }
+
+    /// The tuple's fields.
+    ///
+    /// # Safety
+    /// `self` must be a well-formed descriptor.
+    pub unsafe fn fields(&self) -> &[TyField] {
+        if self.field_count == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(self.fields, self.field_count)
+        }
+    }
+
+    /// The surface spelling of the type: `u8`, `[string]`, `?(i32, f64)`, `data`.
+    ///
+    /// # Safety
+    /// `self` must be a well-formed descriptor.
+    pub unsafe fn type_name(&self) -> String {
+        let mut out = String::new();
+        self.write_type_name(&mut out);
+        out
+    }
+
+    unsafe fn write_type_name(&self, out: &mut String) {
+        match self.kind {
+            TyKind::List => {
+                out.push('[');
+                self.elem().write_type_name(out);
+                out.push(']');
+            }
+            TyKind::Option => {
+                out.push('?');
+                self.elem().write_type_name(out);
+            }
+            TyKind::Tuple => {
+                out.push('(');
+                for (i, field) in self.fields().iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    (*field.desc).write_type_name(out);
+                }
+                if self.field_count == 1 {
+                    out.push(',');
+                }
+                out.push(')');
+            }
+            kind => out.push_str(kind.name()),
+        }
+    }
+}
+
+/// Structural equality of two descriptors.
+///
+/// # Safety
+/// Both must be well-formed descriptors.
+pub unsafe fn same_tydesc(a: &TyDesc, b: &TyDesc) -> bool {
+    if std::ptr::eq(a, b) {
+        return true;
+    }
+    if a.kind != b.kind || a.size != b.size || a.align != b.align || a.flags != b.flags {
+        return false;
+    }
+    match a.kind {
+        TyKind::List | TyKind::Option => same_tydesc(a.elem(), b.elem()),
+        TyKind::Tuple => {
+            a.field_count == b.field_count
+                && a.fields()
+                    .iter()
+                    .zip(b.fields())
+                    .all(|(fa, fb)| fa.offset == fb.offset && same_tydesc(&*fa.desc, &*fb.desc))
+        }
+        _ => true,
+    }
+}
+
+/// The layout of a scalar kind (and of the fixed-size heads of string, list and data).
+pub fn kind_layout(kind: TyKind) -> Layout {
+    compute_layout(kind, &[], &mut []).layout
+}
+
+macro_rules! packed {
+    ($($name:ident = $kind:ident),* $(,)?) => {
+        $(
+            #[doc = concat!("The runtime's constant descriptor for `", stringify!($kind), "`.")]
+            pub static $name: TyDesc = {
+                let l = crate::layout::scalar_layout_const(TyKind::$kind);
+                TyDesc::scalar(TyKind::$kind, l.size, l.align)
+            };
+        )*
+    };
+}
+
+packed! {
+    UNIT_TYDESC = Unit,
+    BOOL_TYDESC = Bool,
+    U8_TYDESC = U8,
+    U16_TYDESC = U16,
+    U32_TYDESC = U32,
+    U64_TYDESC = U64,
+    I8_TYDESC = I8,
+    I16_TYDESC = I16,
+    I32_TYDESC = I32,
+    I64_TYDESC = I64,
+    F32_TYDESC = F32,
+    F64_TYDESC = F64,
+    INDEX_TYDESC = Index,
+}
+
+/// The constant descriptor of a type packed into a `data` (every scalar kind), as
+/// `dtlv_rti_data_borrow` lends it. `None` for kinds a data keeps on the heap.
+pub fn packed_tydesc(kind: TyKind) -> Option<&'static TyDesc> {
+    Some(match kind {
+        TyKind::Unit => &UNIT_TYDESC,
+        TyKind::Bool => &BOOL_TYDESC,
+        TyKind::U8 => &U8_TYDESC,
+        TyKind::U16 => &U16_TYDESC,
+        TyKind::U32 => &U32_TYDESC,
+        TyKind::U64 => &U64_TYDESC,
+        TyKind::I8 => &I8_TYDESC,
+        TyKind::I16 => &I16_TYDESC,
+        TyKind::I32 => &I32_TYDESC,
+        TyKind::I64 => &I64_TYDESC,
+        TyKind::F32 => &F32_TYDESC,
+        TyKind::F64 => &F64_TYDESC,
+        TyKind::Index => &INDEX_TYDESC,
+        _ => return None,
+    })
+}
+
+/// A descriptor whose children it owns, for code that builds descriptors at run time
+/// or in tests (the runtime interns its own; the compiler emits static ones).
+pub struct OwnedTyDesc {
+    desc: Box<TyDesc>,
+    _children: Vec<OwnedTyDesc>,
+    _fields: Vec<TyField>,
+}
+
+impl OwnedTyDesc {
+    pub fn scalar(kind: TyKind) -> OwnedTyDesc {
+        assert!(kind.is_scalar() || matches!(kind, TyKind::String | TyKind::Data));
+        let layout = kind_layout(kind);
+        let flags = if kind.is_scalar() { TYDESC_COPY } else { 0 };
+        OwnedTyDesc {
+            desc: Box::new(TyDesc {
+                flags,
+                ..TyDesc::scalar(kind, layout.size, layout.align)
+            }),
+            _children: Vec::new(),
+            _fields: Vec::new(),
+        }
+    }
+
+    pub fn string() -> OwnedTyDesc {
+        OwnedTyDesc::scalar(TyKind::String)
+    }
+
+    pub fn data() -> OwnedTyDesc {
+        OwnedTyDesc::scalar(TyKind::Data)
+    }
+
+    pub fn list(elem: OwnedTyDesc) -> OwnedTyDesc {
+        let computed = compute_layout(TyKind::List, &[elem.layout()], &mut []);
+        let desc = Box::new(TyDesc {
+            kind: TyKind::List,
+            flags: 0,
+            size: computed.layout.size,
+            align: computed.layout.align,
+            elem: &*elem.desc,
+            payload_offset: 0,
+            field_count: 0,
+            fields: std::ptr::null(),
+        });
+        OwnedTyDesc {
+            desc,
+            _children: vec![elem],
+            _fields: Vec::new(),
+        }
+    }
+
+    pub fn option(payload: OwnedTyDesc) -> OwnedTyDesc {
+        let mut offsets = [0usize; 1];
+        let computed = compute_layout(TyKind::Option, &[payload.layout()], &mut offsets);
+        let desc = Box::new(TyDesc {
+            kind: TyKind::Option,
+            flags: payload.flags & TYDESC_COPY,
+            size: computed.layout.size,
+            align: computed.layout.align,
+            elem: &*payload.desc,
+            payload_offset: offsets[0],
+            field_count: 0,
+            fields: std::ptr::null(),
+        });
+        OwnedTyDesc {
+            desc,
+            _children: vec![payload],
+            _fields: Vec::new(),
+        }
+    }
+
+    pub fn tuple(fields: Vec<OwnedTyDesc>) -> OwnedTyDesc {
+        let layouts: Vec<Layout> = fields.iter().map(|f| f.layout()).collect();
+        let mut offsets = vec![0usize; fields.len()];
+        let computed = compute_layout(TyKind::Tuple, &layouts, &mut offsets);
+        let copy = fields.iter().all(|f| f.is_copy());
+        let field_entries: Vec<TyField> = fields
+            .iter()
+            .zip(&offsets)
+            .map(|(f, &offset)| TyField {
+                desc: &*f.desc,
+                offset,
+            })
+            .collect();
+        let desc = Box::new(TyDesc {
+            kind: TyKind::Tuple,
+            flags: if copy { TYDESC_COPY } else { 0 },
+            size: computed.layout.size,
+            align: computed.layout.align,
+            elem: std::ptr::null(),
+            payload_offset: 0,
+            field_count: field_entries.len(),
+            fields: field_entries.as_ptr(),
+        });
+        OwnedTyDesc {
+            desc,
+            _children: fields,
+            _fields: field_entries,
+        }
+    }
+}
+
+impl std::ops::Deref for OwnedTyDesc {
+    type Target = TyDesc;
+    fn deref(&self) -> &TyDesc {
+        &self.desc
+    }
+}
