@@ -5,11 +5,15 @@
 //! call-shape decision ([`native::NativeContext`]), the `.dli` rider-interface parser
 //! ([`dli`]), diagnostics ([`diag`]), the builder, verifier and printer.
 
+pub mod builder;
 pub mod diag;
 pub mod dli;
+pub mod front;
 pub mod native;
 pub mod program;
+pub mod print;
 pub mod types;
+pub mod verify;
 
 pub use diag::{Diagnostic, FileId, Sources, Span};
 pub use native::{
