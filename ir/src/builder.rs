@@ -1,1 +1,363 @@
-//! builder
+//! Building IR by hand: a reusable [`ProgramBuilder`] that owns the program being built,
+//! and a short-lived [`FunctionBuilder`] that borrows one function. Panicking methods
+//! have `try_` forms returning a [`BuildError`].
+
+use std::fmt;
+
+use crate::program::*;
+use crate::types::{IrType, ParamMode, TypeParam};
+use crate::verify::{verify_program, VerifyError};
+
+/// A mistake in the use of the builder (not in the program being built: that is the
+/// verifier's to find).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    NoCurrentBlock,
+    BlockTerminated(BlockId),
+    NoSuchBlock(BlockId),
+    NoSuchSlot(SlotId),
+    NoSuchFunction(FuncId),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::NoCurrentBlock => write!(f, "no block is selected"),
+            BuildError::BlockTerminated(b) => write!(f, "block {b} is already terminated"),
+            BuildError::NoSuchBlock(b) => write!(f, "block {b} does not exist"),
+            BuildError::NoSuchSlot(s) => write!(f, "slot {s} does not exist"),
+            BuildError::NoSuchFunction(id) => write!(f, "function {id} does not exist"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Owns a program while it is built.
+#[derive(Default)]
+pub struct ProgramBuilder {
+    program: Program,
+}
+
+impl ProgramBuilder {
+    pub fn new() -> ProgramBuilder {
+        ProgramBuilder::default()
+    }
+
+    /// Declares a function: its signature, a slot per parameter (in order) and an empty
+    /// entry block. The body is built with [`ProgramBuilder::function`].
+    pub fn declare_function(
+        &mut self,
+        name: impl Into<String>,
+        type_params: Vec<TypeParam>,
+        params: Vec<(String, ParamMode, IrType)>,
+        result: IrType,
+    ) -> FuncId {
+        let mut slots = Vec::new();
+        let mut ps = Vec::new();
+        for (i, (pname, mode, ty)) in params.into_iter().enumerate() {
+            slots.push(Slot {
+                name: Some(pname.clone()),
+                ty,
+            });
+            ps.push(Param {
+                name: pname,
+                mode,
+                slot: SlotId(i as u32),
+            });
+        }
+        self.program.functions.push(Function {
+            name: name.into(),
+            type_params,
+            params: ps,
+            result,
+            slots,
+            blocks: vec![Block::default()],
+            entry: BlockId(0),
+        });
+        FuncId(self.program.functions.len() as u32 - 1)
+    }
+
+    /// A builder over function `id`, positioned at its entry block.
+    pub fn function(&mut self, id: FuncId) -> FunctionBuilder<'_> {
+        self.try_function(id).expect("function exists")
+    }
+
+    pub fn try_function(&mut self, id: FuncId) -> Result<FunctionBuilder<'_>, BuildError> {
+        let func = self
+            .program
+            .functions
+            .get_mut(id.index())
+            .ok_or(BuildError::NoSuchFunction(id))?;
+        let current = Some(func.entry);
+        Ok(FunctionBuilder {
+            func,
+            current,
+            loc: None,
+        })
+    }
+
+    pub fn set_entry(&mut self, id: FuncId) {
+        self.program.entry = Some(id);
+    }
+
+    pub fn add_rider(&mut self, rider: impl Into<String>) {
+        let rider = rider.into();
+        if !self.program.riders.contains(&rider) {
+            self.program.riders.push(rider);
+        }
+    }
+
+    pub fn add_source(&mut self, name: impl Into<String>, text: impl Into<String>) -> u32 {
+        self.program.files.push(SourceText {
+            name: name.into(),
+            text: text.into(),
+        });
+        self.program.files.len() as u32 - 1
+    }
+
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The program, unverified.
+    pub fn finish(self) -> Program {
+        self.program
+    }
+
+    /// The program, if the verifier accepts it.
+    pub fn finish_verified(self) -> Result<Program, Vec<VerifyError>> {
+        verify_program(&self.program)?;
+        Ok(self.program)
+    }
+}
+
+/// Builds one function's body. Instructions go to the current block.
+pub struct FunctionBuilder<'a> {
+    func: &'a mut Function,
+    current: Option<BlockId>,
+    loc: Option<Loc>,
+}
+
+impl FunctionBuilder<'_> {
+    /// The slot of parameter `index`.
+    pub fn param(&self, index: usize) -> SlotId {
+        self.func.params[index].slot
+    }
+
+    pub fn new_slot(&mut self, ty: IrType) -> SlotId {
+        self.func.slots.push(Slot { name: None, ty });
+        SlotId(self.func.slots.len() as u32 - 1)
+    }
+
+    pub fn new_named_slot(&mut self, name: impl Into<String>, ty: IrType) -> SlotId {
+        self.func.slots.push(Slot {
+            name: Some(name.into()),
+            ty,
+        });
+        SlotId(self.func.slots.len() as u32 - 1)
+    }
+
+    pub fn slot_type(&self, slot: SlotId) -> &IrType {
+        self.func.slot_type(slot)
+    }
+
+    pub fn new_block(&mut self) -> BlockId {
+        self.func.blocks.push(Block::default());
+        BlockId(self.func.blocks.len() as u32 - 1)
+    }
+
+    pub fn switch_to(&mut self, block: BlockId) {
+        self.try_switch_to(block).expect("block exists")
+    }
+
+    pub fn try_switch_to(&mut self, block: BlockId) -> Result<(), BuildError> {
+        if block.index() >= self.func.blocks.len() {
+            return Err(BuildError::NoSuchBlock(block));
+        }
+        self.current = Some(block);
+        Ok(())
+    }
+
+    pub fn current_block(&self) -> Option<BlockId> {
+        self.current
+    }
+
+    /// Whether the current block still takes instructions.
+    pub fn is_open(&self) -> bool {
+        self.current
+            .is_some_and(|b| self.func.blocks[b.index()].term == Terminator::Unterminated)
+    }
+
+    /// The source location given to instructions from now on.
+    pub fn set_loc(&mut self, loc: Option<Loc>) {
+        self.loc = loc;
+    }
+
+    fn open_block(&mut self) -> Result<&mut Block, BuildError> {
+        let b = self.current.ok_or(BuildError::NoCurrentBlock)?;
+        let block = &mut self.func.blocks[b.index()];
+        if block.term != Terminator::Unterminated {
+            return Err(BuildError::BlockTerminated(b));
+        }
+        Ok(block)
+    }
+
+    /// Appends an instruction (with its abandon block if it is fallible).
+    pub fn try_inst(&mut self, kind: InstKind, abandon: Option<BlockId>) -> Result<(), BuildError> {
+        let nslots = self.func.slots.len();
+        if let Some(bad) = crate::verify::inst_slots(&kind)
+            .into_iter()
+            .find(|s| s.index() >= nslots)
+        {
+            return Err(BuildError::NoSuchSlot(bad));
+        }
+        if let Some(a) = abandon {
+            if a.index() >= self.func.blocks.len() {
+                return Err(BuildError::NoSuchBlock(a));
+            }
+        }
+        let loc = self.loc;
+        self.open_block()?.insts.push(Inst { kind, abandon, loc });
+        Ok(())
+    }
+
+    pub fn inst(&mut self, kind: InstKind, abandon: Option<BlockId>) {
+        self.try_inst(kind, abandon).expect("instruction appended")
+    }
+
+    /// Ends the current block.
+    pub fn try_terminate(&mut self, term: Terminator) -> Result<(), BuildError> {
+        let block = self.open_block()?;
+        block.term = term;
+        Ok(())
+    }
+
+    pub fn terminate(&mut self, term: Terminator) {
+        self.try_terminate(term).expect("block terminated")
+    }
+
+    // ---- conveniences that make a fresh destination slot ----
+
+    pub fn constant(&mut self, ty: IrType, value: ConstValue) -> SlotId {
+        let dst = self.new_slot(ty);
+        self.inst(InstKind::Const { dst, value }, None);
+        dst
+    }
+
+    pub fn int(&mut self, ty: IrType, value: i128) -> SlotId {
+        self.constant(ty, ConstValue::Int(value))
+    }
+
+    pub fn string(&mut self, value: &str) -> SlotId {
+        self.constant(IrType::String, ConstValue::Str(value.to_string()))
+    }
+
+    /// `lhs op rhs` into a new slot of the operands' type (or bool for comparisons).
+    pub fn binary(
+        &mut self,
+        op: BinaryOp,
+        lhs: SlotId,
+        rhs: SlotId,
+        abandon: Option<BlockId>,
+    ) -> SlotId {
+        let dst = self.new_slot(self.func.slot_type(lhs).clone());
+        self.inst(InstKind::Binary { dst, op, lhs, rhs }, abandon);
+        dst
+    }
+
+    pub fn compare(&mut self, op: CompareOp, lhs: SlotId, rhs: SlotId) -> SlotId {
+        let dst = self.new_slot(IrType::Bool);
+        self.inst(InstKind::Compare { dst, op, lhs, rhs }, None);
+        dst
+    }
+
+    pub fn drop_slot(&mut self, slot: SlotId) {
+        self.inst(InstKind::Drop { slot }, None)
+    }
+
+    pub fn debuglog(&mut self, src: SlotId) {
+        self.inst(InstKind::Debuglog { src }, None)
+    }
+
+    /// A block that drops `slots` and abandons: the abandon path of a fallible
+    /// instruction with those owned values live. The current block is unchanged.
+    pub fn abandon_block(&mut self, slots: &[SlotId]) -> BlockId {
+        let b = self.new_block();
+        let loc = self.loc;
+        let block = &mut self.func.blocks[b.index()];
+        block.insts.extend(slots.iter().map(|&slot| Inst {
+            kind: InstKind::Drop { slot },
+            abandon: None,
+            loc,
+        }));
+        block.term = Terminator::Abandon;
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::TypeClass;
+
+    #[test]
+    fn try_forms_report_misuse() {
+        let mut pb = ProgramBuilder::new();
+        let f = pb.declare_function("f", vec![], vec![], IrType::Unit);
+        let mut fb = pb.function(f);
+        fb.terminate(Terminator::Return(None));
+        assert_eq!(
+            fb.try_terminate(Terminator::Return(None)),
+            Err(BuildError::BlockTerminated(BlockId(0)))
+        );
+        assert_eq!(
+            fb.try_inst(InstKind::Drop { slot: SlotId(9) }, None),
+            Err(BuildError::NoSuchSlot(SlotId(9)))
+        );
+        assert_eq!(
+            fb.try_switch_to(BlockId(5)),
+            Err(BuildError::NoSuchBlock(BlockId(5)))
+        );
+        assert!(pb.try_function(FuncId(3)).is_err());
+    }
+
+    #[test]
+    fn generic_identity_verifies() {
+        let mut pb = ProgramBuilder::new();
+        let id = pb.declare_function(
+            "id",
+            vec![TypeParam {
+                name: "T".into(),
+                class: TypeClass::Any,
+            }],
+            vec![("x".into(), ParamMode::In, IrType::Param(0))],
+            IrType::Param(0),
+        );
+        let mut fb = pb.function(id);
+        let x = fb.param(0);
+        fb.terminate(Terminator::Return(Some(x)));
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        let mut fb = pb.function(main);
+        let s = fb.string("hello");
+        let r = fb.new_slot(IrType::String);
+        let abandon = fb.abandon_block(&[]);
+        fb.inst(
+            InstKind::Call {
+                dst: Some(r),
+                func: id,
+                type_args: vec![IrType::String],
+                args: vec![Arg {
+                    mode: ParamMode::In,
+                    slot: s,
+                }],
+            },
+            Some(abandon),
+        );
+        fb.debuglog(r);
+        fb.drop_slot(r);
+        fb.terminate(Terminator::Return(None));
+        pb.set_entry(main);
+        pb.finish_verified().expect("verifies");
+    }
+}

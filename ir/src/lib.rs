@@ -3,15 +3,40 @@
 //! One typed program representation is compiled once here and run by four backends.
 //! This crate holds the IR ([`program`]), its types ([`types`]), natives and their one
 //! call-shape decision ([`native::NativeContext`]), the `.dli` rider-interface parser
-//! ([`dli`]), diagnostics ([`diag`]), the builder, verifier and printer.
+//! ([`dli`]), diagnostics ([`diag`]), the [`builder`], [`verify`]er and [`print`]er, and
+//! the text front end ([`front`]).
+//!
+//! Building, verifying and printing a function by hand:
+//!
+//! ```
+//! use datalove_ir::builder::ProgramBuilder;
+//! use datalove_ir::{BinaryOp, IrType, ParamMode, Terminator};
+//!
+//! let mut pb = ProgramBuilder::new();
+//! // fun double(x: i32): i32  -- `x + x`, checked, so it needs an abandon path
+//! let double = pb.declare_function("double", vec![], vec![("x".into(), ParamMode::In, IrType::I32)], IrType::I32);
+//! let mut fb = pb.function(double);
+//! let x = fb.param(0);
+//! let overflow = fb.abandon_block(&[]);
+//! let sum = fb.binary(BinaryOp::Add, x, x, Some(overflow));
+//! fb.terminate(Terminator::Return(Some(sum)));
+//! // the script body
+//! let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+//! pb.function(main).terminate(Terminator::Return(None));
+//! pb.set_entry(main);
+//!
+//! let program = pb.finish_verified().expect("the verifier accepts it");
+//! let text = datalove_ir::print::print_program(&program);
+//! assert!(text.contains("s1 = add s0, s0 else abandon b1"));
+//! ```
 
 pub mod builder;
 pub mod diag;
 pub mod dli;
 pub mod front;
 pub mod native;
-pub mod program;
 pub mod print;
+pub mod program;
 pub mod types;
 pub mod verify;
 

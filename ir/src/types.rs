@@ -128,11 +128,8 @@ impl IrType {
     /// Every type parameter mentioned, in order of first mention.
     pub fn collect_params(&self, out: &mut Vec<u32>) {
         match self {
-            IrType::Param(n) => {
-                if !out.contains(n) {
-                    out.push(*n)
-                }
-            }
+            IrType::Param(n) if !out.contains(n) => out.push(*n),
+            IrType::Param(_) => {}
             IrType::List(e) | IrType::Option(e) => e.collect_params(out),
             IrType::Tuple(fields) => fields.iter().for_each(|f| f.collect_params(out)),
             _ => {}

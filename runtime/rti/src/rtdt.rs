@@ -68,9 +68,7 @@ impl String {
 
     /// The raw parts, for the runtime that owns the buffer.
     pub fn into_raw_parts(self) -> (*mut u8, usize, usize) {
-        let parts = (self.ptr, self.len, self.cap);
-        std::mem::forget(self);
-        parts
+        (self.ptr, self.len, self.cap)
     }
 
     pub fn raw_parts(&self) -> (*mut u8, usize, usize) {

@@ -1,0 +1,271 @@
+//! The IR core: the word-count law, NativeContext, the verifier's refusals, the printer.
+
+use datalove_ir::builder::ProgramBuilder;
+use datalove_ir::diag::{FileId, Span};
+use datalove_ir::native::{
+    word_count, NativeDecl, NativeParam, NativeWord, RiderInterface, MAX_C_WORDS,
+};
+use datalove_ir::print::print_program;
+use datalove_ir::verify::verify_program;
+use datalove_ir::*;
+
+fn decl(name: &str, params: usize, trailing: usize) -> NativeDecl {
+    let type_params = (0..trailing)
+        .map(|i| TypeParam {
+            name: format!("R{i}"),
+            class: TypeClass::Any,
+        })
+        .collect();
+    NativeDecl {
+        name: name.into(),
+        type_params,
+        params: (0..params)
+            .map(|i| NativeParam {
+                name: format!("a{i}"),
+                mode: ParamMode::Ref,
+                ty: IrType::U32,
+            })
+            .collect(),
+        result: if trailing > 0 {
+            IrType::Param(0)
+        } else {
+            IrType::Unit
+        },
+        span: Span::new(FileId(0), 0, 0),
+    }
+}
+
+#[test]
+fn word_count_law_for_every_arity_and_trailing_count() {
+    for params in 0..=14usize {
+        for trailing in 0..=3usize {
+            let iface = RiderInterface::new("probe", vec![decl("f", params, trailing)]);
+            let bindings = vec![IrType::U8; trailing];
+            let ctx = iface.context("f", bindings).expect("declared");
+            let expected = 1 + 2 * params + 2 + trailing;
+            assert_eq!(
+                ctx.word_count(),
+                expected,
+                "{params} params, {trailing} trailing"
+            );
+            assert_eq!(word_count(params, trailing), expected);
+            assert_eq!(ctx.undetermined_type_params.len(), trailing);
+            let words = ctx.words();
+            assert_eq!(words.len(), expected);
+            assert_eq!(words[0], NativeWord::Runtime);
+            assert_eq!(words[1 + 2 * params], NativeWord::ResultPointer);
+            assert_eq!(ctx.fits(), expected <= MAX_C_WORDS);
+        }
+    }
+}
+
+#[test]
+fn symbol_is_spelled_once() {
+    assert_eq!(
+        native_symbol("std", "fixedint_zero"),
+        "dlr_std__fixedint_zero"
+    );
+    let iface = RiderInterface::new("probe", vec![decl("f", 2, 0)]);
+    assert_eq!(iface.context("f", vec![]).unwrap().symbol(), "dlr_probe__f");
+}
+
+/// A main function calling native `f` of `decl` with u32 constants.
+fn program_calling(d: NativeDecl, trailing: Vec<IrType>) -> Program {
+    let iface = RiderInterface::new("probe", vec![d.clone()]);
+    let ctx = iface.context(&d.name, trailing.clone()).unwrap();
+    let mut pb = ProgramBuilder::new();
+    pb.add_rider("probe");
+    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+    let mut fb = pb.function(main);
+    let args: Vec<Arg> = (0..d.params.len())
+        .map(|_| Arg {
+            mode: ParamMode::Ref,
+            slot: fb.int(IrType::U32, 7),
+        })
+        .collect();
+    let dst = match d.result {
+        IrType::Unit => None,
+        _ => Some(fb.new_slot(trailing[0].clone())),
+    };
+    let abandon = fb.abandon_block(&[]);
+    fb.inst(
+        InstKind::CallNative {
+            dst,
+            native: Box::new(ctx),
+            args,
+        },
+        Some(abandon),
+    );
+    fb.terminate(Terminator::Return(None));
+    pb.set_entry(main);
+    pb.finish()
+}
+
+#[test]
+fn natives_up_to_32_words_verify_and_33_are_refused() {
+    verify_program(&program_calling(decl("f", 14, 1), vec![IrType::U8])).expect("32 words fit");
+    let errors = verify_program(&program_calling(
+        decl("f", 14, 2),
+        vec![IrType::U8, IrType::U8],
+    ))
+    .unwrap_err();
+    assert!(
+        errors.iter().any(|e| e.message.contains("33 C words")),
+        "{errors:?}"
+    );
+}
+
+fn single_function(
+    build: impl FnOnce(&mut datalove_ir::builder::FunctionBuilder<'_>),
+) -> Vec<String> {
+    let mut pb = ProgramBuilder::new();
+    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+    let mut fb = pb.function(main);
+    build(&mut fb);
+    pb.set_entry(main);
+    match verify_program(&pb.finish()) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors.iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+#[test]
+fn leaked_value_is_named_by_function_and_block() {
+    let errors = single_function(|fb| {
+        fb.string("kept");
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, vec!["function `main`, block b0, terminator: s0 still owns a value when the function returns (a leak)"]);
+}
+
+#[test]
+fn double_drop_is_named_by_instruction() {
+    let errors = single_function(|fb| {
+        let s = fb.string("x");
+        fb.drop_slot(s);
+        fb.drop_slot(s);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b0, instruction 2 (drop): s0 is read while uninitialized"]
+    );
+}
+
+#[test]
+fn fallible_instruction_needs_an_abandon_block() {
+    let errors = single_function(|fb| {
+        let a = fb.int(IrType::I32, 1);
+        let b = fb.int(IrType::I32, 2);
+        fb.binary(BinaryOp::Add, a, b, None);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b0, instruction 2 (binary): a fallible instruction without an abandon block"]
+    );
+}
+
+#[test]
+fn abandon_path_must_drop_what_is_live() {
+    let errors = single_function(|fb| {
+        let s = fb.string("live");
+        let a = fb.int(IrType::I32, 1);
+        let abandon = fb.abandon_block(&[]);
+        fb.binary(BinaryOp::Add, a, a, Some(abandon));
+        fb.drop_slot(s);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, vec!["function `main`, block b1, terminator: s0 still owns a value when the function returns (a leak)"]);
+}
+
+#[test]
+fn type_mismatch_and_unterminated_block() {
+    let errors = single_function(|fb| {
+        let a = fb.int(IrType::I32, 1);
+        let b = fb.int(IrType::I64, 2);
+        fb.compare(CompareOp::Lt, a, b);
+        fb.terminate(Terminator::Return(None));
+        fb.new_block();
+    });
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b1, terminator: the block has no terminator"]
+    );
+    let errors = single_function(|fb| {
+        let a = fb.int(IrType::I32, 1);
+        let b = fb.int(IrType::I64, 2);
+        fb.compare(CompareOp::Lt, a, b);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, vec!["function `main`, block b0, instruction 2 (compare): right operand s1 is i64, expected i32"]);
+}
+
+#[test]
+fn joins_must_agree_on_owned_values() {
+    let errors = single_function(|fb| {
+        let s = fb.string("x");
+        let c = fb.constant(IrType::Bool, ConstValue::Bool(true));
+        let (t, e, j) = (fb.new_block(), fb.new_block(), fb.new_block());
+        fb.terminate(Terminator::Branch {
+            cond: c,
+            then_block: t,
+            else_block: e,
+        });
+        fb.switch_to(t);
+        fb.drop_slot(s);
+        fb.terminate(Terminator::Jump(j));
+        fb.switch_to(e);
+        fb.terminate(Terminator::Jump(j));
+        fb.switch_to(j);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert!(
+        errors[0].contains("s0 is initialized on one path into b3 and not on another"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn printer_shows_calls_with_their_word_count() {
+    let d = NativeDecl {
+        name: "fixedint_zero".into(),
+        type_params: vec![TypeParam {
+            name: "T".into(),
+            class: TypeClass::Fixedint,
+        }],
+        params: vec![],
+        result: IrType::Param(0),
+        span: Span::new(FileId(0), 0, 0),
+    };
+    let p = program_calling(d, vec![IrType::U8]);
+    verify_program(&p).expect("verifies");
+    let text = print_program(&p);
+    assert!(
+        text.contains(
+            "s0 = call_native dlr_probe__fixedint_zero() trailing <u8> ; 4 words else abandon b1"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn class_constraint_is_checked_at_native_calls() {
+    let d = NativeDecl {
+        name: "fixedint_zero".into(),
+        type_params: vec![TypeParam {
+            name: "T".into(),
+            class: TypeClass::Fixedint,
+        }],
+        params: vec![],
+        result: IrType::Param(0),
+        span: Span::new(FileId(0), 0, 0),
+    };
+    let errors = verify_program(&program_calling(d, vec![IrType::F64])).unwrap_err();
+    assert!(
+        errors[0]
+            .message
+            .contains("binds `T` to f64, which is not fixedint"),
+        "{errors:?}"
+    );
+}
