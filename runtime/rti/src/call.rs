@@ -1,10 +1,36 @@
 //! Wrappers that reach the runtime's entry points through the table `rt` points at.
-//! `call::dtlv_rti_string_len(rt, s)` reads the table off `rt` and calls through it,
-//! passing `rt` on.
+//!
+//! A rider links nothing from the runtime, so it cannot call an entry point by name:
+//! `call::dtlv_rti_string_len(rt, s)` reads the table off `rt` (checking its version,
+//! see [`table`]) and calls through it, passing `rt` on as the first argument.
+//!
+//! There is one wrapper per table entry that takes `rt`, named `dtlv_rti_<entry>`, in
+//! the table's order. The wrappers take Rust references where the argument has a Rust
+//! type (`&rtdt::String`, `&mut rtdt::List`, `&TyDesc`, `&mut MaybeUninit<rtdt::String>`
+//! for a result) and raw `*const c_void` / `*mut c_void` for a value at a descriptor
+//! (pass `any.as_ptr().cast()` for an `rtdt::AnyRef`/`AnyMut`/`AnyOwned`/`AnyOut`).
+//! Answers are Rust-shaped: `bool` for the `u8` of an equality, [`Ordering`] for the
+//! `-1/0/1` of a comparison, a slice for the bytes of a string.
+//!
+//! Entry points that need no runtime state take no `rt` and have **no** wrapper here:
+//! `init`, `data_borrow`, `field_offset`, `field_tydesc`, `payload_offset` and
+//! `payload_tydesc`. Reach them through the table directly,
+//! `(datalove_rti::call::table(rt).init)(out, td)`, or use the friendlier forms in
+//! [`crate::rider_helpers`] (`init_value`, `data_borrow`).
+//!
+//! Every wrapper is `unsafe`: the caller promises that `rt` is a live runtime handle and
+//! that every pointer is what the entry's contract (in [`RtiTable`] and `docs/abi.md`)
+//! asks for.
+
+use std::cmp::Ordering;
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
 
 use crate::header::RtHeader;
-use crate::rtdt::RtHandle;
-use crate::table::{RtiTable, ABI_VERSION};
+use crate::rtdt::{Data, List, RtHandle, String};
+use crate::status::{ArithOp, ErrorKind, RtStatus};
+use crate::table::{AllocStats, RtiTable, Td, ABI_VERSION};
+use crate::tydesc::{TyDesc, TyKind};
 
 /// The table behind `rt`, checked: its ABI version is this crate's and it is at least as
 /// long as this crate's `RtiTable`. A table that fails either check is a runtime bug or a
@@ -24,4 +50,469 @@ pub unsafe fn table<'a>(rt: RtHandle) -> &'a RtiTable {
         std::mem::size_of::<RtiTable>()
     );
     table
+}
+
+fn ordering(c: i32) -> Ordering {
+    c.cmp(&0)
+}
+
+fn td(t: &TyDesc) -> Td {
+    t
+}
+
+// ---- strings ----
+
+/// Makes a string of `bytes`; `STATUS_INVALID_UTF8` (message set, `out` unwritten) when
+/// they are not UTF-8. An interior NUL is kept.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_string_from_bytes(
+    rt: RtHandle,
+    bytes: &[u8],
+    out: &mut MaybeUninit<String>,
+) -> RtStatus {
+    (table(rt).string_from_bytes)(rt.as_ptr(), bytes.as_ptr(), bytes.len(), out.as_mut_ptr())
+}
+
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_string_len(rt: RtHandle, s: &String) -> usize {
+    (table(rt).string_len)(rt.as_ptr(), s)
+}
+
+/// The string's bytes, valid while `s` is neither changed nor dropped.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_string_bytes(rt: RtHandle, s: &String) -> &[u8] {
+    let mut len = 0usize;
+    let ptr = (table(rt).string_bytes)(rt.as_ptr(), s, &mut len);
+    if len == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, len)
+    }
+}
+
+/// Appends `bytes`; refuses non-UTF-8 (`STATUS_INVALID_UTF8`, `s` unchanged).
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_string_push(rt: RtHandle, s: &mut String, bytes: &[u8]) -> RtStatus {
+    (table(rt).string_push)(rt.as_ptr(), s, bytes.as_ptr(), bytes.len())
+}
+
+/// `a` followed by `b`, into a new string at `out`.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_string_concat(
+    rt: RtHandle,
+    a: &String,
+    b: &String,
+    out: &mut MaybeUninit<String>,
+) -> RtStatus {
+    (table(rt).string_concat)(rt.as_ptr(), a, b, out.as_mut_ptr())
+}
+
+/// Bytes `start..end` into a new string; `STATUS_OUT_OF_BOUNDS` past the end, for
+/// `start > end`, or off a character boundary.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_string_slice(
+    rt: RtHandle,
+    s: &String,
+    start: usize,
+    end: usize,
+    out: &mut MaybeUninit<String>,
+) -> RtStatus {
+    (table(rt).string_slice)(rt.as_ptr(), s, start, end, out.as_mut_ptr())
+}
+
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_string_eq(rt: RtHandle, a: &String, b: &String) -> bool {
+    (table(rt).string_eq)(rt.as_ptr(), a, b) != 0
+}
+
+/// Byte order, which for UTF-8 is code point order.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_string_cmp(rt: RtHandle, a: &String, b: &String) -> Ordering {
+    ordering((table(rt).string_cmp)(rt.as_ptr(), a, b))
+}
+
+// ---- lists ----
+
+/// An empty list of `elem_td` with room for `capacity` elements.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_list_new(
+    rt: RtHandle,
+    elem_td: &TyDesc,
+    capacity: usize,
+    out: &mut MaybeUninit<List>,
+) -> RtStatus {
+    (table(rt).list_new)(rt.as_ptr(), td(elem_td), capacity, out.as_mut_ptr())
+}
+
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_list_len(rt: RtHandle, list: &List) -> usize {
+    (table(rt).list_len)(rt.as_ptr(), list)
+}
+
+/// Moves the value at `value` onto the end. The value is the runtime's afterwards
+/// whatever the status.
+///
+/// # Safety
+/// `rt` must be live; `value` must hold an initialized `elem_td` value.
+pub unsafe fn dtlv_rti_list_push(
+    rt: RtHandle,
+    list: &mut List,
+    elem_td: &TyDesc,
+    value: *mut c_void,
+) -> RtStatus {
+    (table(rt).list_push)(rt.as_ptr(), list, td(elem_td), value)
+}
+
+/// Moves the last element to `out`; `STATUS_EMPTY` when there is none.
+///
+/// # Safety
+/// `rt` must be live; `out` must have room for an `elem_td` value.
+pub unsafe fn dtlv_rti_list_pop(
+    rt: RtHandle,
+    list: &mut List,
+    elem_td: &TyDesc,
+    out: *mut c_void,
+) -> RtStatus {
+    (table(rt).list_pop)(rt.as_ptr(), list, td(elem_td), out)
+}
+
+/// Clones element `index` to `out`; `STATUS_OUT_OF_BOUNDS` past the end.
+///
+/// # Safety
+/// `rt` must be live; `out` must have room for an `elem_td` value.
+pub unsafe fn dtlv_rti_list_get(
+    rt: RtHandle,
+    list: &List,
+    elem_td: &TyDesc,
+    index: usize,
+    out: *mut c_void,
+) -> RtStatus {
+    (table(rt).list_get)(rt.as_ptr(), list, td(elem_td), index, out)
+}
+
+/// Element `index` in place (valid until the list is changed or dropped); null past
+/// the end.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_list_at(
+    rt: RtHandle,
+    list: &List,
+    elem_td: &TyDesc,
+    index: usize,
+) -> *mut c_void {
+    (table(rt).list_at)(rt.as_ptr(), list, td(elem_td), index)
+}
+
+/// Moves `value` into element `index`, dropping the old one; past the end the value
+/// is destroyed and `STATUS_OUT_OF_BOUNDS` returned.
+///
+/// # Safety
+/// `rt` must be live; `value` must hold an initialized `elem_td` value.
+pub unsafe fn dtlv_rti_list_set(
+    rt: RtHandle,
+    list: &mut List,
+    elem_td: &TyDesc,
+    index: usize,
+    value: *mut c_void,
+) -> RtStatus {
+    (table(rt).list_set)(rt.as_ptr(), list, td(elem_td), index, value)
+}
+
+/// Moves `value` in before element `index` (`index == len` appends); past that the
+/// value is destroyed and `STATUS_OUT_OF_BOUNDS` returned.
+///
+/// # Safety
+/// `rt` must be live; `value` must hold an initialized `elem_td` value.
+pub unsafe fn dtlv_rti_list_insert(
+    rt: RtHandle,
+    list: &mut List,
+    elem_td: &TyDesc,
+    index: usize,
+    value: *mut c_void,
+) -> RtStatus {
+    (table(rt).list_insert)(rt.as_ptr(), list, td(elem_td), index, value)
+}
+
+/// Moves element `index` out to `out`, closing the gap; `STATUS_OUT_OF_BOUNDS` past
+/// the end.
+///
+/// # Safety
+/// `rt` must be live; `out` must have room for an `elem_td` value.
+pub unsafe fn dtlv_rti_list_remove(
+    rt: RtHandle,
+    list: &mut List,
+    elem_td: &TyDesc,
+    index: usize,
+    out: *mut c_void,
+) -> RtStatus {
+    (table(rt).list_remove)(rt.as_ptr(), list, td(elem_td), index, out)
+}
+
+// ---- data ----
+
+/// Moves the `td` value at `value` into a new data at `out`. `td` must live as long as
+/// the data (every descriptor the compiler emits or the runtime hands out does).
+///
+/// # Safety
+/// `rt` must be live; `value` must hold an initialized `td` value.
+pub unsafe fn dtlv_rti_data_make(
+    rt: RtHandle,
+    value: *mut c_void,
+    td: &TyDesc,
+    out: &mut MaybeUninit<Data>,
+) -> RtStatus {
+    (table(rt).data_make)(rt.as_ptr(), value, td, out.as_mut_ptr())
+}
+
+/// The spelling of the type a data holds (`u8`, `[string]`), as a new string.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_data_type_name(
+    rt: RtHandle,
+    data: &Data,
+    out: &mut MaybeUninit<String>,
+) -> RtStatus {
+    (table(rt).data_type_name)(rt.as_ptr(), data, out.as_mut_ptr())
+}
+
+/// The spelling of a descriptor's type, as a new string.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_type_name(
+    rt: RtHandle,
+    td: &TyDesc,
+    out: &mut MaybeUninit<String>,
+) -> RtStatus {
+    (table(rt).type_name)(rt.as_ptr(), td, out.as_mut_ptr())
+}
+
+// ---- any value, by descriptor ----
+
+/// Deep copy of the `td` value at `src` into `dst`.
+///
+/// # Safety
+/// `rt` must be live; `src` initialized, `dst` room for a `td` value.
+pub unsafe fn dtlv_rti_clone(
+    rt: RtHandle,
+    src: *const c_void,
+    td: &TyDesc,
+    dst: *mut c_void,
+) -> RtStatus {
+    (table(rt).clone)(rt.as_ptr(), src, td, dst)
+}
+
+/// Frees what the `td` value at `value` owns; the bytes are uninitialized afterwards.
+///
+/// # Safety
+/// `rt` must be live; `value` must hold an initialized `td` value.
+pub unsafe fn dtlv_rti_drop(rt: RtHandle, value: *mut c_void, td: &TyDesc) {
+    (table(rt).drop)(rt.as_ptr(), value, td)
+}
+
+/// Structural equality of two `td` values.
+///
+/// # Safety
+/// `rt` must be live; both initialized.
+pub unsafe fn dtlv_rti_eq(rt: RtHandle, a: *const c_void, b: *const c_void, td: &TyDesc) -> bool {
+    (table(rt).eq)(rt.as_ptr(), a, b, td) != 0
+}
+
+/// The runtime's order of two `td` values (see `docs/abi.md`).
+///
+/// # Safety
+/// `rt` must be live; both initialized.
+pub unsafe fn dtlv_rti_cmp(
+    rt: RtHandle,
+    a: *const c_void,
+    b: *const c_void,
+    td: &TyDesc,
+) -> Ordering {
+    ordering((table(rt).cmp)(rt.as_ptr(), a, b, td))
+}
+
+/// The text `debuglog` prints for the value, as a new string.
+///
+/// # Safety
+/// `rt` must be live; `value` initialized.
+pub unsafe fn dtlv_rti_format(
+    rt: RtHandle,
+    value: *const c_void,
+    td: &TyDesc,
+    out: &mut MaybeUninit<String>,
+) -> RtStatus {
+    (table(rt).format)(rt.as_ptr(), value, td, out.as_mut_ptr())
+}
+
+/// Prints the formatted value and a newline to the program's output.
+///
+/// # Safety
+/// `rt` must be live; `value` initialized.
+pub unsafe fn dtlv_rti_debuglog(rt: RtHandle, value: *const c_void, td: &TyDesc) {
+    (table(rt).debuglog)(rt.as_ptr(), value, td)
+}
+
+// ---- errors ----
+
+/// Sets the message the runtime error of a failing native will carry.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_error_set(rt: RtHandle, message: &str) {
+    (table(rt).error_set)(rt.as_ptr(), message.as_ptr(), message.len())
+}
+
+/// A copy of the message last set (empty when none is), any non-UTF-8 byte replaced.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_error_message(rt: RtHandle) -> std::string::String {
+    let mut len = 0usize;
+    let ptr = (table(rt).error_message)(rt.as_ptr(), &mut len);
+    if ptr.is_null() || len == 0 {
+        return std::string::String::new();
+    }
+    std::string::String::from_utf8_lossy(std::slice::from_raw_parts(ptr, len)).into_owned()
+}
+
+/// Records that native `rider.function` returned `status` (a native-failure runtime
+/// error with the message the native set) and sets `abandoning`.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_native_failed(rt: RtHandle, rider: &str, function: &str, status: RtStatus) {
+    (table(rt).native_failed)(
+        rt.as_ptr(),
+        rider.as_ptr(),
+        rider.len(),
+        function.as_ptr(),
+        function.len(),
+        status,
+    )
+}
+
+/// Records a runtime error of `kind` with `detail` and sets `abandoning`.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_raise(rt: RtHandle, kind: ErrorKind, detail: &str) {
+    (table(rt).raise)(rt.as_ptr(), kind as u32, detail.as_ptr(), detail.len())
+}
+
+/// Records an arithmetic error (`kind` is overflow, division by zero or invalid cast)
+/// of `op` computed in `ty`, and sets `abandoning`.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_raise_arith(rt: RtHandle, kind: ErrorKind, op: ArithOp, ty: TyKind) {
+    (table(rt).raise_arith)(rt.as_ptr(), kind as u32, op as u32, ty as u32)
+}
+
+/// Records `index <index> out of bounds for length <len>` and sets `abandoning`.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_raise_bounds(rt: RtHandle, index: u64, len: u64) {
+    (table(rt).raise_bounds)(rt.as_ptr(), index, len)
+}
+
+/// Records `stack overflow` and sets `abandoning`.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_raise_stack_overflow(rt: RtHandle) {
+    (table(rt).raise_stack_overflow)(rt.as_ptr())
+}
+
+// ---- shadow stack ----
+
+/// Reserves `size` bytes at `align` on the shadow stack; null (and `shadow stack
+/// exhausted` raised) when it is full.
+///
+/// # Safety
+/// `rt` must be live; `align` a power of two.
+pub unsafe fn dtlv_rti_shadow_push(rt: RtHandle, size: usize, align: usize) -> *mut u8 {
+    (table(rt).shadow_push)(rt.as_ptr(), size, align)
+}
+
+/// Releases everything reserved since `mark` (a `shadow_top` read before).
+///
+/// # Safety
+/// `rt` must be live; `mark` a former `shadow_top` of this runtime.
+pub unsafe fn dtlv_rti_shadow_pop(rt: RtHandle, mark: *mut u8) {
+    (table(rt).shadow_pop)(rt.as_ptr(), mark)
+}
+
+// ---- descriptors made at run time ----
+
+/// The interned descriptor of `[elem]`; lives as long as the runtime.
+///
+/// # Safety
+/// `rt` must be live; the answer must not be used after the runtime is destroyed.
+pub unsafe fn dtlv_rti_tydesc_list(rt: RtHandle, elem: &TyDesc) -> &'static TyDesc {
+    &*(table(rt).tydesc_list)(rt.as_ptr(), elem)
+}
+
+/// The interned descriptor of `?payload`; lives as long as the runtime.
+///
+/// # Safety
+/// As for [`dtlv_rti_tydesc_list`].
+pub unsafe fn dtlv_rti_tydesc_option(rt: RtHandle, payload: &TyDesc) -> &'static TyDesc {
+    &*(table(rt).tydesc_option)(rt.as_ptr(), payload)
+}
+
+/// The interned descriptor of the tuple of `fields`; lives as long as the runtime.
+///
+/// # Safety
+/// As for [`dtlv_rti_tydesc_list`].
+pub unsafe fn dtlv_rti_tydesc_tuple(rt: RtHandle, fields: &[&TyDesc]) -> &'static TyDesc {
+    // `&TyDesc` and `*const TyDesc` have the same layout.
+    &*(table(rt).tydesc_tuple)(rt.as_ptr(), fields.as_ptr().cast::<Td>(), fields.len())
+}
+
+// ---- memory ----
+
+/// A counted allocation of `size` bytes at `align`; null when the system refuses.
+///
+/// # Safety
+/// `rt` must be live; `align` a power of two.
+pub unsafe fn dtlv_rti_alloc(rt: RtHandle, size: usize, align: usize) -> *mut u8 {
+    (table(rt).alloc)(rt.as_ptr(), size, align)
+}
+
+/// Frees what [`dtlv_rti_alloc`] returned, with the same `size` and `align`.
+///
+/// # Safety
+/// `rt` must be live; `ptr` from `dtlv_rti_alloc(rt, size, align)`, not freed yet.
+pub unsafe fn dtlv_rti_free(rt: RtHandle, ptr: *mut u8, size: usize, align: usize) {
+    (table(rt).free)(rt.as_ptr(), ptr, size, align)
+}
+
+/// The runtime's allocation counts.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_alloc_stats(rt: RtHandle) -> AllocStats {
+    let mut stats = AllocStats::default();
+    (table(rt).alloc_stats)(rt.as_ptr(), &mut stats);
+    stats
 }

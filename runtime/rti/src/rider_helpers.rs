@@ -1,1 +1,720 @@
 //! Helpers for writing natives in Rust.
+//!
+//! A native is an `unsafe extern "C-unwind" fn` returning an [`RtStatus`]. The pieces a
+//! rider author reaches for:
+//!
+//! - **Failing and panicking** — [`guard`] runs the body under `catch_unwind` and turns
+//!   `Err(message)` into `STATUS_FAILED` with the message set, and a panic into
+//!   `STATUS_PANICKED` with `panicked: <panic message>` set. Nothing unwinds out: a
+//!   panic that reached compiled (JIT) frames would abort the process. [`guard_as`]
+//!   picks the failure status; [`guard_failure`] lets the body say status and message
+//!   with a [`Failure`], which is what the helpers below return, so `?` works in it.
+//!   [`check`] turns the status of a runtime entry into a `Result`.
+//! - **Strings** — [`make_string`] / [`make_string_from_bytes`] write a new
+//!   `rtdt::String` into a result slot; [`StringMut`] changes a `mut` string only
+//!   through runtime entry points, so it stays UTF-8; `rtdt::String::as_str` reads one.
+//! - **Scalars through descriptors** — [`read_int`] reads any integer kind (and
+//!   `index`) as `i128`, [`write_int`] writes one with a range check; [`read_float`] /
+//!   [`write_float`], [`read_bool`] / [`write_bool`], and [`read_scalar`] /
+//!   [`write_scalar`] over the [`Scalar`] enum. They take any [`ValuePtr`]: the four
+//!   `rtdt::Any*` pointers, or raw pointers.
+//! - **Any value through its descriptor** — [`clone_value`], [`drop_value`],
+//!   [`values_eq`], [`compare_values`], [`format_value`] (into a Rust `String`),
+//!   [`debuglog`], [`init_value`] (the empty value), [`data_borrow`].
+//! - **Descriptors** — [`expect_kind`], and the constants in [`crate::tydesc`]
+//!   (`STRING_TYDESC`, `packed_tydesc(kind)`).
+//!
+//! A typical native:
+//!
+//! ```ignore
+//! #[no_mangle]
+//! pub unsafe extern "C-unwind" fn dlr_std__string_repeat(
+//!     rt: RtHandle,
+//!     s: &rtdt::String, _s_td: &TyDesc,
+//!     n: &u32, _n_td: &TyDesc,
+//!     out: &mut MaybeUninit<rtdt::String>, _out_td: &TyDesc,
+//! ) -> RtStatus {
+//!     guard_failure(rt, || {
+//!         let text = s.as_str().repeat(*n as usize);
+//!         make_string(rt, &text, out)
+//!     })
+//! }
+//! ```
+
+use std::any::Any;
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::ffi::c_void;
+use std::fmt;
+use std::mem::MaybeUninit;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use crate::call;
+use crate::rtdt::{self, AnyMut, AnyOut, AnyOwned, AnyRef, Data, RtHandle};
+use crate::status::{
+    status_name, RtStatus, STATUS_FAILED, STATUS_OK, STATUS_PANICKED, STATUS_TYPE_MISMATCH,
+};
+use crate::tydesc::{TyDesc, TyKind, STRING_TYDESC};
+
+// ---------------------------------------------------------------------------------------
+// Failing and panicking
+// ---------------------------------------------------------------------------------------
+
+/// Why a native (or a helper it called) failed: the status to return and the message
+/// the runtime error will carry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub status: RtStatus,
+    pub message: std::string::String,
+}
+
+impl Failure {
+    pub fn new(status: RtStatus, message: impl Into<std::string::String>) -> Failure {
+        Failure {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// `STATUS_FAILED` with `message`.
+    pub fn failed(message: impl Into<std::string::String>) -> Failure {
+        Failure::new(STATUS_FAILED, message)
+    }
+
+    /// `STATUS_TYPE_MISMATCH` with `message`.
+    pub fn type_mismatch(message: impl Into<std::string::String>) -> Failure {
+        Failure::new(STATUS_TYPE_MISMATCH, message)
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl From<std::string::String> for Failure {
+    fn from(message: std::string::String) -> Failure {
+        Failure::failed(message)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Failure {
+        Failure::failed(message)
+    }
+}
+
+/// Lets `?` on a helper's `Result<_, Failure>` work inside a [`guard`] body (the
+/// status becomes `STATUS_FAILED`; use [`guard_failure`] to keep it).
+impl From<Failure> for std::string::String {
+    fn from(failure: Failure) -> std::string::String {
+        failure.message
+    }
+}
+
+/// The result of a runtime entry as a `Result`: `Ok` for `STATUS_OK`, otherwise a
+/// [`Failure`] with that status and the message the runtime set (or the status's name
+/// when it set none).
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn check(rt: RtHandle, status: RtStatus) -> Result<(), Failure> {
+    if status == STATUS_OK {
+        return Ok(());
+    }
+    let mut message = call::dtlv_rti_error_message(rt);
+    if message.is_empty() {
+        message = status_name(status).to_owned();
+    }
+    Err(Failure::new(status, message))
+}
+
+thread_local! {
+    /// How many guards are running on this thread: while any is, a panic is reported
+    /// through the status, not printed by the panic hook.
+    static GUARD_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+static QUIET_HOOK: Once = Once::new();
+
+/// Installs (once per copy of this crate) a panic hook that stays silent for panics
+/// inside a guard, so a panicking native prints only the runtime's one error line, and
+/// defers to the hook it replaced for every other panic.
+fn install_quiet_hook() {
+    if std::thread::panicking() {
+        return;
+    }
+    QUIET_HOOK.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if GUARD_DEPTH.with(|d| d.get()) == 0 {
+                previous(info);
+            }
+        }));
+    });
+}
+
+struct DepthGuard;
+
+impl DepthGuard {
+    fn enter() -> DepthGuard {
+        GUARD_DEPTH.with(|d| d.set(d.get() + 1));
+        DepthGuard
+    }
+}
+
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        GUARD_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+/// The text of a panic payload (`panic!("...")` gives a `&str` or a `String`).
+pub fn panic_message(payload: &(dyn Any + Send)) -> std::string::String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<std::string::String>() {
+        s.clone()
+    } else {
+        "a panic with a payload that is not a string".to_owned()
+    }
+}
+
+/// Runs `body`, catching any panic; the one place a native's outcome becomes a status.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn guard_failure(rt: RtHandle, body: impl FnOnce() -> Result<(), Failure>) -> RtStatus {
+    install_quiet_hook();
+    let outcome = {
+        let _depth = DepthGuard::enter();
+        panic::catch_unwind(AssertUnwindSafe(body))
+    };
+    match outcome {
+        Ok(Ok(())) => STATUS_OK,
+        Ok(Err(failure)) => {
+            // A body that fails with the "ok" status would make the caller read an
+            // unwritten result: report it as a plain failure instead.
+            let status = if failure.status == STATUS_OK {
+                STATUS_FAILED
+            } else {
+                failure.status
+            };
+            call::dtlv_rti_error_set(rt, &failure.message);
+            status
+        }
+        Err(payload) => {
+            let message = format!("panicked: {}", panic_message(&*payload));
+            // Dropping the payload could itself panic; never let that escape.
+            let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            call::dtlv_rti_error_set(rt, &message);
+            STATUS_PANICKED
+        }
+    }
+}
+
+/// Runs `body` under `catch_unwind`: `Ok` is `STATUS_OK`; `Err(message)` sets the
+/// runtime's error message and returns `STATUS_FAILED`; a panic sets `panicked: <panic
+/// message>` and returns `STATUS_PANICKED`. Nothing ever unwinds out.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn guard(
+    rt: RtHandle,
+    body: impl FnOnce() -> Result<(), std::string::String>,
+) -> RtStatus {
+    guard_as(rt, STATUS_FAILED, body)
+}
+
+/// As [`guard`], returning `status` (not `STATUS_FAILED`) when the body fails.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn guard_as(
+    rt: RtHandle,
+    status: RtStatus,
+    body: impl FnOnce() -> Result<(), std::string::String>,
+) -> RtStatus {
+    guard_failure(rt, || {
+        body().map_err(|message| Failure::new(status, message))
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Strings
+// ---------------------------------------------------------------------------------------
+
+/// Writes a new runtime string holding `text` into `out`.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn make_string(
+    rt: RtHandle,
+    text: &str,
+    out: &mut MaybeUninit<rtdt::String>,
+) -> Result<(), Failure> {
+    make_string_from_bytes(rt, text.as_bytes(), out)
+}
+
+/// Writes a new runtime string of `bytes` into `out`; refused (`STATUS_INVALID_UTF8`)
+/// when they are not UTF-8.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn make_string_from_bytes(
+    rt: RtHandle,
+    bytes: &[u8],
+    out: &mut MaybeUninit<rtdt::String>,
+) -> Result<(), Failure> {
+    check(rt, call::dtlv_rti_string_from_bytes(rt, bytes, out))
+}
+
+/// A new runtime string holding `text`, by value (drop it with [`drop_string`] or move
+/// it somewhere that owns it).
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn new_string(rt: RtHandle, text: &str) -> Result<rtdt::String, Failure> {
+    let mut out = MaybeUninit::uninit();
+    make_string(rt, text, &mut out)?;
+    Ok(out.assume_init())
+}
+
+/// Frees a runtime string that was moved out of a slot.
+///
+/// # Safety
+/// `rt` must be live; `s` must be a string of this runtime.
+pub unsafe fn drop_string(rt: RtHandle, s: rtdt::String) {
+    let mut s = std::mem::ManuallyDrop::new(s);
+    call::dtlv_rti_drop(rt, (&mut *s as *mut rtdt::String).cast(), &STRING_TYDESC);
+}
+
+/// A `mut` string, changed only through the runtime's entry points so that it stays
+/// UTF-8 and its buffer stays the runtime's (and counted).
+pub struct StringMut<'a> {
+    rt: RtHandle,
+    s: &'a mut rtdt::String,
+}
+
+impl<'a> StringMut<'a> {
+    /// # Safety
+    /// `rt` must be live and `s` a string of that runtime.
+    pub unsafe fn new(rt: RtHandle, s: &'a mut rtdt::String) -> StringMut<'a> {
+        StringMut { rt, s }
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.s.as_str()
+    }
+
+    pub fn len(&self) -> usize {
+        self.s.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.s.is_empty()
+    }
+
+    /// Appends `text`.
+    pub fn push_str(&mut self, text: &str) -> Result<(), Failure> {
+        // SAFETY: `new`'s promise.
+        unsafe {
+            check(
+                self.rt,
+                call::dtlv_rti_string_push(self.rt, self.s, text.as_bytes()),
+            )
+        }
+    }
+
+    pub fn push_char(&mut self, c: char) -> Result<(), Failure> {
+        let mut buf = [0u8; 4];
+        self.push_str(c.encode_utf8(&mut buf))
+    }
+
+    /// Appends `bytes`, refused (`STATUS_INVALID_UTF8`, string unchanged) when they
+    /// are not UTF-8.
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        // SAFETY: `new`'s promise.
+        unsafe { check(self.rt, call::dtlv_rti_string_push(self.rt, self.s, bytes)) }
+    }
+
+    /// Replaces the contents with `text` (a new string; the old one is freed).
+    pub fn replace(&mut self, text: &str) -> Result<(), Failure> {
+        // SAFETY: `new`'s promise.
+        let new = unsafe { new_string(self.rt, text)? };
+        self.set(new);
+        Ok(())
+    }
+
+    /// Empties the string, freeing its buffer.
+    pub fn clear(&mut self) {
+        self.set(rtdt::String::EMPTY);
+    }
+
+    /// Keeps the first `len` bytes; refused (`STATUS_OUT_OF_BOUNDS`) past the end or
+    /// off a character boundary.
+    pub fn truncate(&mut self, len: usize) -> Result<(), Failure> {
+        let mut out = MaybeUninit::uninit();
+        // SAFETY: `new`'s promise.
+        unsafe {
+            check(
+                self.rt,
+                call::dtlv_rti_string_slice(self.rt, self.s, 0, len, &mut out),
+            )?;
+            self.set(out.assume_init());
+        }
+        Ok(())
+    }
+
+    /// Replaces the contents with `new`, which this string owns afterwards; the old
+    /// contents are freed.
+    pub fn set(&mut self, new: rtdt::String) {
+        let old = std::mem::replace(self.s, new);
+        // SAFETY: `old` was this runtime's string, now moved out.
+        unsafe { drop_string(self.rt, old) }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Values through descriptors
+// ---------------------------------------------------------------------------------------
+
+/// Anything that points at a value read or written through a descriptor: the four
+/// `rtdt::Any*` pointers and raw pointers.
+pub trait ValuePtr {
+    fn value_ptr(&self) -> *mut u8;
+}
+
+macro_rules! value_ptr_any {
+    ($($t:ident),*) => {
+        $(impl ValuePtr for $t<'_> {
+            fn value_ptr(&self) -> *mut u8 {
+                self.as_ptr()
+            }
+        })*
+    };
+}
+value_ptr_any!(AnyRef, AnyMut, AnyOwned, AnyOut);
+
+impl ValuePtr for *mut u8 {
+    fn value_ptr(&self) -> *mut u8 {
+        *self
+    }
+}
+
+impl ValuePtr for *const u8 {
+    fn value_ptr(&self) -> *mut u8 {
+        self.cast_mut()
+    }
+}
+
+impl ValuePtr for *mut c_void {
+    fn value_ptr(&self) -> *mut u8 {
+        self.cast()
+    }
+}
+
+impl ValuePtr for *const c_void {
+    fn value_ptr(&self) -> *mut u8 {
+        self.cast_mut().cast()
+    }
+}
+
+/// `Ok` when `td` is of `kind`, else a type-mismatch [`Failure`] naming both.
+pub fn expect_kind(td: &TyDesc, kind: TyKind) -> Result<(), Failure> {
+    if td.kind == kind {
+        Ok(())
+    } else {
+        Err(Failure::type_mismatch(format!(
+            "expected a {} value, got {}",
+            kind.name(),
+            td.kind.name()
+        )))
+    }
+}
+
+/// A scalar value, whatever its width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Unit,
+    Bool(bool),
+    /// Any integer kind and `index`.
+    Int(i128),
+    /// `f32` (widened) or `f64`.
+    Float(f64),
+}
+
+/// The range of an integer kind, as `i128`.
+pub fn int_range(kind: TyKind) -> Option<(i128, i128)> {
+    Some(match kind {
+        TyKind::U8 => (0, u8::MAX as i128),
+        TyKind::U16 => (0, u16::MAX as i128),
+        TyKind::U32 => (0, u32::MAX as i128),
+        TyKind::U64 | TyKind::Index => (0, u64::MAX as i128),
+        TyKind::I8 => (i8::MIN as i128, i8::MAX as i128),
+        TyKind::I16 => (i16::MIN as i128, i16::MAX as i128),
+        TyKind::I32 => (i32::MIN as i128, i32::MAX as i128),
+        TyKind::I64 => (i64::MIN as i128, i64::MAX as i128),
+        _ => return None,
+    })
+}
+
+/// Reads an integer of any fixed-width kind (or `index`) as `i128`.
+///
+/// # Safety
+/// `value` must point at an initialized value of `td`.
+pub unsafe fn read_int(value: &impl ValuePtr, td: &TyDesc) -> Result<i128, Failure> {
+    let p = value.value_ptr();
+    Ok(match td.kind {
+        TyKind::U8 => p.read() as i128,
+        TyKind::U16 => p.cast::<u16>().read_unaligned() as i128,
+        TyKind::U32 => p.cast::<u32>().read_unaligned() as i128,
+        TyKind::U64 | TyKind::Index => p.cast::<u64>().read_unaligned() as i128,
+        TyKind::I8 => p.cast::<i8>().read() as i128,
+        TyKind::I16 => p.cast::<i16>().read_unaligned() as i128,
+        TyKind::I32 => p.cast::<i32>().read_unaligned() as i128,
+        TyKind::I64 => p.cast::<i64>().read_unaligned() as i128,
+        other => {
+            return Err(Failure::type_mismatch(format!(
+                "expected an integer value, got {}",
+                other.name()
+            )))
+        }
+    })
+}
+
+/// Writes `v` as an integer of `td`'s kind; refused (`STATUS_FAILED`, `<v> does not fit
+/// in <kind>`) when out of range, and nothing is written.
+///
+/// # Safety
+/// `out` must have room for a value of `td`.
+pub unsafe fn write_int(out: &impl ValuePtr, td: &TyDesc, v: i128) -> Result<(), Failure> {
+    let Some((lo, hi)) = int_range(td.kind) else {
+        return Err(Failure::type_mismatch(format!(
+            "expected an integer value, got {}",
+            td.kind.name()
+        )));
+    };
+    if v < lo || v > hi {
+        return Err(Failure::failed(format!(
+            "{v} does not fit in {}",
+            td.kind.name()
+        )));
+    }
+    let p = out.value_ptr();
+    match td.kind {
+        TyKind::U8 => p.write(v as u8),
+        TyKind::U16 => p.cast::<u16>().write_unaligned(v as u16),
+        TyKind::U32 => p.cast::<u32>().write_unaligned(v as u32),
+        TyKind::U64 | TyKind::Index => p.cast::<u64>().write_unaligned(v as u64),
+        TyKind::I8 => p.cast::<i8>().write(v as i8),
+        TyKind::I16 => p.cast::<i16>().write_unaligned(v as i16),
+        TyKind::I32 => p.cast::<i32>().write_unaligned(v as i32),
+        TyKind::I64 => p.cast::<i64>().write_unaligned(v as i64),
+        _ => unreachable!("int_range covers the integer kinds"),
+    }
+    Ok(())
+}
+
+/// Reads an `f32` (widened exactly) or `f64`.
+///
+/// # Safety
+/// `value` must point at an initialized value of `td`.
+pub unsafe fn read_float(value: &impl ValuePtr, td: &TyDesc) -> Result<f64, Failure> {
+    let p = value.value_ptr();
+    match td.kind {
+        TyKind::F32 => Ok(p.cast::<f32>().read_unaligned() as f64),
+        TyKind::F64 => Ok(p.cast::<f64>().read_unaligned()),
+        other => Err(Failure::type_mismatch(format!(
+            "expected a float value, got {}",
+            other.name()
+        ))),
+    }
+}
+
+/// Writes `v` as `td`'s float kind. Narrowing to `f32` rounds to nearest; a finite `v`
+/// beyond `f32`'s range is refused (`<v> does not fit in f32`) rather than becoming
+/// infinite. Infinities and NaN pass as themselves.
+///
+/// # Safety
+/// `out` must have room for a value of `td`.
+pub unsafe fn write_float(out: &impl ValuePtr, td: &TyDesc, v: f64) -> Result<(), Failure> {
+    let p = out.value_ptr();
+    match td.kind {
+        TyKind::F32 => {
+            let narrow = v as f32;
+            if v.is_finite() && !narrow.is_finite() {
+                return Err(Failure::failed(format!("{v:?} does not fit in f32")));
+            }
+            p.cast::<f32>().write_unaligned(narrow);
+            Ok(())
+        }
+        TyKind::F64 => {
+            p.cast::<f64>().write_unaligned(v);
+            Ok(())
+        }
+        other => Err(Failure::type_mismatch(format!(
+            "expected a float value, got {}",
+            other.name()
+        ))),
+    }
+}
+
+/// Reads a `bool`.
+///
+/// # Safety
+/// `value` must point at an initialized value of `td`.
+pub unsafe fn read_bool(value: &impl ValuePtr, td: &TyDesc) -> Result<bool, Failure> {
+    expect_kind(td, TyKind::Bool)?;
+    Ok(value.value_ptr().read() != 0)
+}
+
+/// Writes a `bool` (as 0 or 1).
+///
+/// # Safety
+/// `out` must have room for a value of `td`.
+pub unsafe fn write_bool(out: &impl ValuePtr, td: &TyDesc, v: bool) -> Result<(), Failure> {
+    expect_kind(td, TyKind::Bool)?;
+    out.value_ptr().write(v as u8);
+    Ok(())
+}
+
+/// Reads any scalar.
+///
+/// # Safety
+/// `value` must point at an initialized value of `td`.
+pub unsafe fn read_scalar(value: &impl ValuePtr, td: &TyDesc) -> Result<Scalar, Failure> {
+    match td.kind {
+        TyKind::Unit => Ok(Scalar::Unit),
+        TyKind::Bool => read_bool(value, td).map(Scalar::Bool),
+        TyKind::F32 | TyKind::F64 => read_float(value, td).map(Scalar::Float),
+        k if k.is_integer() => read_int(value, td).map(Scalar::Int),
+        other => Err(Failure::type_mismatch(format!(
+            "expected a scalar value, got {}",
+            other.name()
+        ))),
+    }
+}
+
+/// Writes any scalar into a slot of `td`'s kind. An `Int` may go to an integer or
+/// float slot (converted), a `Float` only to a float slot, a `Bool` to a bool, `Unit`
+/// to unit.
+///
+/// # Safety
+/// `out` must have room for a value of `td`.
+pub unsafe fn write_scalar(out: &impl ValuePtr, td: &TyDesc, v: Scalar) -> Result<(), Failure> {
+    match (v, td.kind) {
+        (Scalar::Unit, TyKind::Unit) => Ok(()),
+        (Scalar::Bool(b), _) => write_bool(out, td, b),
+        (Scalar::Int(i), TyKind::F32 | TyKind::F64) => write_float(out, td, i as f64),
+        (Scalar::Int(i), _) => write_int(out, td, i),
+        (Scalar::Float(f), _) => write_float(out, td, f),
+        (Scalar::Unit, other) => Err(Failure::type_mismatch(format!(
+            "expected a unit slot, got {}",
+            other.name()
+        ))),
+    }
+}
+
+/// Writes the empty value of `td` (0, false, "", [], none, ...) at `out`. Allocates
+/// nothing, so needs no dropping if never filled.
+///
+/// # Safety
+/// `rt` must be live; `out` must have room for a value of `td`.
+pub unsafe fn init_value(rt: RtHandle, out: &impl ValuePtr, td: &TyDesc) {
+    (call::table(rt).init)(out.value_ptr().cast(), td)
+}
+
+/// Lends what a data holds: a pointer at the value and its descriptor. A packed scalar
+/// is unpacked into `scratch`, which must outlive the pointer's use.
+///
+/// # Safety
+/// `rt` must be live; `data` a data of that runtime.
+pub unsafe fn data_borrow<'a>(
+    rt: RtHandle,
+    data: &'a Data,
+    scratch: &'a mut u64,
+) -> (*const c_void, &'a TyDesc) {
+    let mut ptr: *const c_void = std::ptr::null();
+    let mut td: *const TyDesc = std::ptr::null();
+    (call::table(rt).data_borrow)(data, scratch, &mut ptr, &mut td);
+    (ptr, &*td)
+}
+
+/// Deep copy of the `td` value at `src` into `dst`.
+///
+/// # Safety
+/// `rt` must be live; `src` initialized; `dst` room for a `td` value.
+pub unsafe fn clone_value(
+    rt: RtHandle,
+    src: &impl ValuePtr,
+    td: &TyDesc,
+    dst: &impl ValuePtr,
+) -> Result<(), Failure> {
+    check(
+        rt,
+        call::dtlv_rti_clone(rt, src.value_ptr().cast(), td, dst.value_ptr().cast()),
+    )
+}
+
+/// Frees what the `td` value at `value` owns (an `in` argument a native does not keep,
+/// say). The bytes are uninitialized afterwards.
+///
+/// # Safety
+/// `rt` must be live; `value` initialized and not used again.
+pub unsafe fn drop_value(rt: RtHandle, value: &impl ValuePtr, td: &TyDesc) {
+    call::dtlv_rti_drop(rt, value.value_ptr().cast(), td)
+}
+
+/// Structural equality of two `td` values.
+///
+/// # Safety
+/// `rt` must be live; both initialized.
+pub unsafe fn values_eq(rt: RtHandle, a: &impl ValuePtr, b: &impl ValuePtr, td: &TyDesc) -> bool {
+    call::dtlv_rti_eq(rt, a.value_ptr().cast(), b.value_ptr().cast(), td)
+}
+
+/// The runtime's order of two `td` values.
+///
+/// # Safety
+/// `rt` must be live; both initialized.
+pub unsafe fn compare_values(
+    rt: RtHandle,
+    a: &impl ValuePtr,
+    b: &impl ValuePtr,
+    td: &TyDesc,
+) -> Ordering {
+    call::dtlv_rti_cmp(rt, a.value_ptr().cast(), b.value_ptr().cast(), td)
+}
+
+/// The text `debuglog` would print for the value, as a Rust string.
+///
+/// # Safety
+/// `rt` must be live; `value` initialized.
+pub unsafe fn format_value(
+    rt: RtHandle,
+    value: &impl ValuePtr,
+    td: &TyDesc,
+) -> Result<std::string::String, Failure> {
+    let mut out = MaybeUninit::uninit();
+    check(
+        rt,
+        call::dtlv_rti_format(rt, value.value_ptr().cast(), td, &mut out),
+    )?;
+    let s = out.assume_init();
+    let text = s.as_str().to_owned();
+    drop_string(rt, s);
+    Ok(text)
+}
+
+/// Prints the value as `debuglog` does.
+///
+/// # Safety
+/// `rt` must be live; `value` initialized.
+pub unsafe fn debuglog(rt: RtHandle, value: &impl ValuePtr, td: &TyDesc) {
+    call::dtlv_rti_debuglog(rt, value.value_ptr().cast(), td)
+}

@@ -302,6 +302,24 @@ packed! {
     INDEX_TYDESC = Index,
 }
 
+/// The runtime's constant descriptor for `string` (not copy: it owns its bytes).
+pub static STRING_TYDESC: TyDesc = {
+    let l = crate::layout::scalar_layout_const(TyKind::String);
+    TyDesc {
+        flags: 0,
+        ..TyDesc::scalar(TyKind::String, l.size, l.align)
+    }
+};
+
+/// The runtime's constant descriptor for `data` (not copy: it may own a box).
+pub static DATA_TYDESC: TyDesc = {
+    let l = crate::layout::scalar_layout_const(TyKind::Data);
+    TyDesc {
+        flags: 0,
+        ..TyDesc::scalar(TyKind::Data, l.size, l.align)
+    }
+};
+
 /// The constant descriptor of a type packed into a `data` (every scalar kind), as
 /// `dtlv_rti_data_borrow` lends it. `None` for kinds a data keeps on the heap.
 pub fn packed_tydesc(kind: TyKind) -> Option<&'static TyDesc> {
