@@ -1,0 +1,490 @@
+//! The dispatch loop. A call of a program function is a recursive call of [`Machine::run`]
+//! on a fresh frame from the frame arena; every fallible operation jumps to its abandon
+//! target when it fails or leaves the runtime abandoning.
+
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::ptr;
+
+use datalove_ir::CompareOp;
+use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::table::{RtiTable, Td};
+use datalove_rti::{ErrorKind, RtHeader};
+
+use crate::arith;
+use crate::desc::{DescRef, GenericEntry};
+use crate::native::call_c;
+use crate::ops::*;
+
+/// What runs a lowered program: the functions, the frame arena, the runtime.
+pub struct Machine<'p> {
+    pub funcs: &'p [CFunc],
+    pub desc_bases: &'p [u32],
+    pub natives: &'p [crate::ops::NativeName],
+    pub rt: *mut RtHeader,
+    pub table: &'p RtiTable,
+    pub arena: *mut u8,
+    pub arena_len: usize,
+    pub arena_top: Cell<usize>,
+}
+
+#[inline(always)]
+unsafe fn desc_of(frame: *mut u8, base: u32, d: DescRef) -> Td {
+    match d {
+        DescRef::Static(p) => p,
+        DescRef::Frame(i) => *(frame.add(base as usize + 8 * i as usize) as *const Td),
+    }
+}
+
+/// A place for unit results nobody keeps.
+static mut UNIT_SCRATCH: u64 = 0;
+
+impl Machine<'_> {
+    #[inline(always)]
+    fn abandoning(&self) -> bool {
+        // SAFETY: `rt` is the live runtime this machine was made for.
+        unsafe { ptr::read_volatile(&(*self.rt).abandoning) != 0 }
+    }
+
+    /// Allocates a frame of `size` bytes, 16-aligned; `None` when the arena is full.
+    fn push_frame(&self, size: usize) -> Option<(*mut u8, usize)> {
+        let top = self.arena_top.get();
+        let start = (top + 15) & !15;
+        if start + size > self.arena_len {
+            return None;
+        }
+        self.arena_top.set(start + size);
+        // SAFETY: within the arena.
+        Some((unsafe { self.arena.add(start) }, top))
+    }
+
+    /// Runs the entry function on a fresh frame.
+    ///
+    /// # Safety
+    /// The program must be verified and its natives the ones its calls declare.
+    pub unsafe fn run_entry(&self, entry: usize) {
+        let f = &self.funcs[entry];
+        let Some((frame, saved)) = self.push_frame(f.frame_size) else {
+            (self.table.raise_stack_overflow)(self.rt);
+            return;
+        };
+        self.run(entry, frame, ptr::null_mut());
+        self.arena_top.set(saved);
+    }
+
+    /// Drops values whose descriptor does not say copy (the owned `in` parameters of a
+    /// function that could not start).
+    unsafe fn drop_owned(&self, frame: *mut u8, base: u32, values: &[(Opnd, DescRef)]) {
+        for (o, d) in values {
+            let desc = desc_of(frame, base, *d);
+            if !(*desc).is_copy() {
+                (self.table.drop)(self.rt, o.addr(frame) as *mut c_void, desc);
+            }
+        }
+    }
+
+    /// Runs function `fi` on `frame`, whose parameters and type-parameter descriptors the
+    /// caller has written; the result goes to `ret`.
+    ///
+    /// # Safety
+    /// As for [`Machine::run_entry`].
+    pub unsafe fn run(&self, fi: usize, frame: *mut u8, ret: *mut u8) {
+        let f = &self.funcs[fi];
+        let base = self.desc_bases[fi];
+        let rt = self.rt;
+        let t = self.table;
+        // The frame's descriptor table: generic types, from the type arguments.
+        for (i, entry) in f.generic_entries.iter().enumerate() {
+            let desc = match entry {
+                GenericEntry::List(e) => (t.tydesc_list)(rt, desc_of(frame, base, *e)),
+                GenericEntry::Option(p) => (t.tydesc_option)(rt, desc_of(frame, base, *p)),
+                GenericEntry::Tuple(fields) => {
+                    let ds: Vec<Td> = fields.iter().map(|d| desc_of(frame, base, *d)).collect();
+                    (t.tydesc_tuple)(rt, ds.as_ptr(), ds.len())
+                }
+            };
+            *(frame.add(base as usize + 8 * (f.type_params + i)) as *mut Td) = desc;
+        }
+        // Deep recursion is a runtime error, never a crash.
+        let marker = 0u8;
+        if (&marker as *const u8 as usize) < (*rt).stack_limit {
+            (t.raise_stack_overflow)(rt);
+            self.drop_owned(frame, base, &f.entry_drops);
+            return;
+        }
+        if let Some(mark_at) = f.shadow_mark {
+            *(frame.add(mark_at as usize) as *mut *mut u8) = (*rt).shadow_top;
+            for (offset, d) in &f.shadow_locals {
+                let desc = desc_of(frame, base, *d);
+                let p = (t.shadow_push)(rt, (*desc).size, (*desc).align);
+                if p.is_null() {
+                    (t.shadow_pop)(rt, *(frame.add(mark_at as usize) as *mut *mut u8));
+                    self.drop_owned(frame, base, &f.entry_drops);
+                    return;
+                }
+                *(frame.add(*offset as usize) as *mut *mut u8) = p;
+            }
+        }
+        let pop_shadow = || {
+            if let Some(mark_at) = f.shadow_mark {
+                (t.shadow_pop)(rt, *(frame.add(mark_at as usize) as *mut *mut u8));
+            }
+        };
+        let ops = &f.ops[..];
+        let mut pc = 0usize;
+        let a = |o: Opnd| o.addr(frame);
+        let desc = |d: DescRef| desc_of(frame, base, d);
+        loop {
+            match &ops[pc] {
+                Op::Const { dst, bits, size } => {
+                    let p = a(*dst);
+                    match size {
+                        1 => *p = *bits as u8,
+                        2 => (p as *mut u16).write(*bits as u16),
+                        4 => (p as *mut u32).write(*bits as u32),
+                        _ => (p as *mut u64).write(*bits),
+                    }
+                }
+                Op::Mov { dst, src, size } => match size {
+                    8 => (a(*dst) as *mut u64).write((a(*src) as *const u64).read()),
+                    4 => (a(*dst) as *mut u32).write((a(*src) as *const u32).read()),
+                    1 => *a(*dst) = *a(*src),
+                    n => ptr::copy(a(*src), a(*dst), *n as usize),
+                },
+                Op::Binary {
+                    op,
+                    ty,
+                    dst,
+                    a: x,
+                    b: y,
+                    fail,
+                } => {
+                    if let Err((kind, aop)) = arith::binary(*op, *ty, a(*x), a(*y), a(*dst)) {
+                        (t.raise_arith)(rt, kind as u32, aop as u32, *ty as u32);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                }
+                Op::Compare {
+                    op,
+                    ty,
+                    dst,
+                    a: x,
+                    b: y,
+                } => {
+                    *a(*dst) = arith::compare(*op, *ty, a(*x), a(*y)) as u8;
+                }
+                Op::Branch {
+                    cond,
+                    then_pc,
+                    else_pc,
+                } => {
+                    pc = if *a(*cond) != 0 { *then_pc } else { *else_pc } as usize;
+                    continue;
+                }
+                Op::Jump(target) => {
+                    pc = *target as usize;
+                    continue;
+                }
+                Op::Unary {
+                    op,
+                    ty,
+                    dst,
+                    src,
+                    fail,
+                } => {
+                    if let Err((kind, aop)) = arith::unary(*op, *ty, a(*src), a(*dst)) {
+                        (t.raise_arith)(rt, kind as u32, aop as u32, *ty as u32);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                }
+                Op::Cast {
+                    from,
+                    to,
+                    checked,
+                    dst,
+                    src,
+                    fail,
+                } => {
+                    if let Err((kind, aop)) = arith::cast(*from, *to, *checked, a(*src), a(*dst)) {
+                        // A conversion error names the type converted from.
+                        (t.raise_arith)(rt, kind as u32, aop as u32, *from as u32);
+                        let _ = to;
+                        pc = *fail as usize;
+                        continue;
+                    }
+                }
+                Op::MovDyn { dst, src, desc: d } => {
+                    ptr::copy(a(*src), a(*dst), (*desc(*d)).size);
+                }
+                Op::CompareDyn {
+                    op,
+                    desc: d,
+                    dst,
+                    a: x,
+                    b: y,
+                } => {
+                    let td = desc(*d);
+                    let r = match op {
+                        CompareOp::Eq => {
+                            (t.eq)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td) != 0
+                        }
+                        CompareOp::Ne => {
+                            (t.eq)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td) == 0
+                        }
+                        _ => arith::compare_result(
+                            *op,
+                            (t.cmp)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td),
+                        ),
+                    };
+                    *a(*dst) = r as u8;
+                }
+                Op::ConstStr { dst, bytes } => {
+                    let status =
+                        (t.string_from_bytes)(rt, bytes.as_ptr(), bytes.len(), a(*dst) as *mut _);
+                    assert_eq!(status, STATUS_OK, "a string constant is UTF-8");
+                }
+                Op::Clone { dst, src, desc: d } => {
+                    (t.clone)(
+                        rt,
+                        a(*src) as *const c_void,
+                        desc(*d),
+                        a(*dst) as *mut c_void,
+                    );
+                }
+                Op::Drop { slot, desc: d } => (t.drop)(rt, a(*slot) as *mut c_void, desc(*d)),
+                Op::Concat { dst, a: x, b: y } => {
+                    (t.string_concat)(rt, a(*x) as *const _, a(*y) as *const _, a(*dst) as *mut _);
+                }
+                Op::MakeTuple {
+                    dst,
+                    desc: d,
+                    fields,
+                } => {
+                    let td = &*desc(*d);
+                    let d0 = a(*dst);
+                    for (field, src) in td.fields().iter().zip(fields.iter()) {
+                        ptr::copy(a(*src), d0.add(field.offset), (*field.desc).size);
+                    }
+                }
+                Op::TupleField {
+                    dst,
+                    src,
+                    desc: d,
+                    index,
+                } => {
+                    let field = (*desc(*d)).fields()[*index as usize];
+                    let from = a(*src).add(field.offset);
+                    if (*field.desc).is_copy() {
+                        ptr::copy(from, a(*dst), (*field.desc).size);
+                    } else {
+                        (t.clone)(
+                            rt,
+                            from as *const c_void,
+                            field.desc,
+                            a(*dst) as *mut c_void,
+                        );
+                    }
+                }
+                Op::Unpack { src, desc: d, dsts } => {
+                    let td = &*desc(*d);
+                    let s0 = a(*src);
+                    for (field, dst) in td.fields().iter().zip(dsts.iter()) {
+                        ptr::copy(s0.add(field.offset), a(*dst), (*field.desc).size);
+                    }
+                }
+                Op::MakeList { dst, elem, elems } => {
+                    let ed = desc(*elem);
+                    (t.list_new)(rt, ed, elems.len(), a(*dst) as *mut _);
+                    for e in elems.iter() {
+                        (t.list_push)(rt, a(*dst) as *mut _, ed, a(*e) as *mut c_void);
+                    }
+                }
+                Op::ListLen { dst, list } => {
+                    (a(*dst) as *mut u64).write((t.list_len)(rt, a(*list) as *const _) as u64);
+                }
+                Op::ListGet {
+                    dst,
+                    list,
+                    index,
+                    elem,
+                    fail,
+                } => {
+                    let i = (a(*index) as *const u64).read();
+                    let len = (t.list_len)(rt, a(*list) as *const _);
+                    if i >= len as u64 {
+                        (t.raise_bounds)(rt, i, len as u64);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                    (t.list_get)(
+                        rt,
+                        a(*list) as *const _,
+                        desc(*elem),
+                        i as usize,
+                        a(*dst) as *mut c_void,
+                    );
+                }
+                Op::ListSet {
+                    list,
+                    index,
+                    value,
+                    elem,
+                    fail,
+                } => {
+                    let i = (a(*index) as *const u64).read();
+                    let len = (t.list_len)(rt, a(*list) as *const _);
+                    let status = (t.list_set)(
+                        rt,
+                        a(*list) as *mut _,
+                        desc(*elem),
+                        i as usize,
+                        a(*value) as *mut c_void,
+                    );
+                    if status == STATUS_OUT_OF_BOUNDS || i >= len as u64 {
+                        (t.raise_bounds)(rt, i, len as u64);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                }
+                Op::ListPush { list, value, elem } => {
+                    (t.list_push)(
+                        rt,
+                        a(*list) as *mut _,
+                        desc(*elem),
+                        a(*value) as *mut c_void,
+                    );
+                }
+                Op::MakeSome {
+                    dst,
+                    value,
+                    desc: d,
+                } => {
+                    let td = &*desc(*d);
+                    let p = a(*dst);
+                    *p = 1;
+                    ptr::copy(a(*value), p.add(td.payload_offset), (*td.elem).size);
+                }
+                Op::MakeNone { dst, desc: d } => (t.init)(a(*dst) as *mut c_void, desc(*d)),
+                Op::IsSome { dst, src } => *a(*dst) = (*a(*src) != 0) as u8,
+                Op::Unwrap {
+                    dst,
+                    src,
+                    desc: d,
+                    fail,
+                } => {
+                    let p = a(*src);
+                    if *p == 0 {
+                        let detail = b"unwrap of a none";
+                        (t.raise)(
+                            rt,
+                            ErrorKind::UnwrapNone as u32,
+                            detail.as_ptr(),
+                            detail.len(),
+                        );
+                        pc = *fail as usize;
+                        continue;
+                    }
+                    let td = &*desc(*d);
+                    ptr::copy(p.add(td.payload_offset), a(*dst), (*td.elem).size);
+                }
+                Op::MakeData {
+                    dst,
+                    value,
+                    desc: d,
+                } => {
+                    (t.data_make)(rt, a(*value) as *mut c_void, desc(*d), a(*dst) as *mut _);
+                }
+                Op::Debuglog { src, desc: d } => {
+                    (t.debuglog)(rt, a(*src) as *const c_void, desc(*d))
+                }
+                Op::Call {
+                    callee,
+                    args,
+                    type_args,
+                    dst,
+                    in_drops,
+                    fail,
+                } => {
+                    let cf = &self.funcs[*callee as usize];
+                    let Some((callee_frame, saved)) = self.push_frame(cf.frame_size) else {
+                        (t.raise_stack_overflow)(rt);
+                        // The callee never started: the `in` arguments it would own are dropped
+                        // here, as its entry would have dropped them.
+                        self.drop_owned(frame, base, in_drops);
+                        pc = *fail as usize;
+                        continue;
+                    };
+                    for arg in args.iter() {
+                        match arg.pass {
+                            ParamPass::Value { offset, size } => ptr::copy_nonoverlapping(
+                                a(arg.src),
+                                callee_frame.add(offset as usize),
+                                size as usize,
+                            ),
+                            ParamPass::Address { offset } => {
+                                *(callee_frame.add(offset as usize) as *mut *mut u8) = a(arg.src)
+                            }
+                        }
+                    }
+                    let cbase = self.desc_bases[*callee as usize] as usize;
+                    for (i, d) in type_args.iter().enumerate() {
+                        *(callee_frame.add(cbase + 8 * i) as *mut Td) = desc(*d);
+                    }
+                    let ret_ptr = dst.map(a).unwrap_or(ptr::null_mut());
+                    self.run(*callee as usize, callee_frame, ret_ptr);
+                    self.arena_top.set(saved);
+                    if self.abandoning() {
+                        pc = *fail as usize;
+                        continue;
+                    }
+                }
+                Op::CallNative {
+                    function,
+                    words,
+                    native,
+                    fail,
+                } => {
+                    let mut buf = [0usize; datalove_ir::MAX_C_WORDS];
+                    for (w, src) in buf.iter_mut().zip(words.iter()) {
+                        *w = match src {
+                            WordSrc::Rt => rt as usize,
+                            WordSrc::Addr(o) => a(*o) as usize,
+                            WordSrc::Desc(d) => desc(*d) as usize,
+                            WordSrc::UnitScratch => ptr::addr_of_mut!(UNIT_SCRATCH) as usize,
+                        };
+                    }
+                    let status = call_c(*function, &buf[..words.len()]);
+                    if status != STATUS_OK {
+                        let name = &self.natives[*native as usize];
+                        (t.native_failed)(
+                            rt,
+                            name.rider.as_ptr(),
+                            name.rider.len(),
+                            name.function.as_ptr(),
+                            name.function.len(),
+                            status,
+                        );
+                        pc = *fail as usize;
+                        continue;
+                    }
+                }
+                Op::Return { src } => {
+                    if let Some((s, d)) = src {
+                        if !ret.is_null() {
+                            ptr::copy(a(*s), ret, (*desc(*d)).size);
+                        }
+                    }
+                    pop_shadow();
+                    return;
+                }
+                Op::Abandon => {
+                    pop_shadow();
+                    return;
+                }
+            }
+            pc += 1;
+        }
+    }
+}

@@ -1,0 +1,565 @@
+//! Lowers verified IR once into the interpreter's compact form: slots get frame
+//! offsets, descriptors are resolved (static, or the frame's table), block targets become
+//! operation indices, and each native call gets its word template and function pointer.
+
+use std::ffi::c_void;
+
+use datalove_ir::native::MAX_C_WORDS;
+use datalove_ir::*;
+use datalove_rti::layout::align_up;
+use datalove_rti::TyKind;
+
+use crate::desc::{scalar_static, DescCache, DescRef, FrameDescs};
+use crate::error::InterpError;
+use crate::native::{c_words, chosen_arity};
+use crate::ops::*;
+
+/// Resolves a native call site to the address of its implementation.
+pub type NativeResolver<'a> = dyn FnMut(&NativeContext) -> Result<*const c_void, String> + 'a;
+
+pub struct Lowered {
+    pub funcs: Vec<CFunc>,
+    pub natives: Vec<NativeName>,
+    pub descs: DescCache,
+    /// Where each function's descriptor table starts in its frame.
+    pub desc_bases: Vec<u32>,
+}
+
+/// Per-slot placement.
+#[derive(Clone, Copy)]
+struct Place {
+    opnd: Opnd,
+}
+
+struct FrameLayout {
+    places: Vec<Place>,
+    params: Vec<ParamPass>,
+    shadow_locals: Vec<(u32, SlotId)>,
+    size: usize,
+}
+
+fn layout_frame(f: &Function) -> FrameLayout {
+    let mut size = 0usize;
+    let mut places = vec![Place { opnd: Opnd(0) }; f.slots.len()];
+    let alloc = |size: &mut usize, bytes: usize, align: usize| -> u32 {
+        *size = align_up(*size, align.max(1));
+        let at = *size;
+        *size += bytes;
+        at as u32
+    };
+    let mut params = Vec::new();
+    for p in &f.params {
+        let ty = f.slot_type(p.slot);
+        let pass = match (p.mode, ty.layout()) {
+            (ParamMode::In, Some(l)) => {
+                let offset = alloc(&mut size, l.size, l.align);
+                places[p.slot.index()] = Place {
+                    opnd: Opnd::direct(offset),
+                };
+                ParamPass::Value {
+                    offset,
+                    size: l.size as u32,
+                }
+            }
+            _ => {
+                let offset = alloc(&mut size, 8, 8);
+                places[p.slot.index()] = Place {
+                    opnd: Opnd::indirect(offset),
+                };
+                ParamPass::Address { offset }
+            }
+        };
+        params.push(pass);
+    }
+    let mut shadow_locals = Vec::new();
+    for (i, slot) in f.slots.iter().enumerate() {
+        if f.param_mode(SlotId(i as u32)).is_some() {
+            continue;
+        }
+        match slot.ty.layout() {
+            Some(l) => {
+                let offset = alloc(&mut size, l.size, l.align);
+                places[i] = Place {
+                    opnd: Opnd::direct(offset),
+                };
+            }
+            None => {
+                let offset = alloc(&mut size, 8, 8);
+                places[i] = Place {
+                    opnd: Opnd::indirect(offset),
+                };
+                shadow_locals.push((offset, SlotId(i as u32)));
+            }
+        }
+    }
+    FrameLayout {
+        places,
+        params,
+        shadow_locals,
+        size,
+    }
+}
+
+/// Lowers a verified program.
+pub fn lower_program(
+    program: &Program,
+    resolve: &mut NativeResolver<'_>,
+) -> Result<Lowered, InterpError> {
+    let layouts: Vec<FrameLayout> = program.functions.iter().map(layout_frame).collect();
+    let mut descs = DescCache::default();
+    let mut natives = Vec::new();
+    let mut funcs = Vec::new();
+    let mut desc_bases = Vec::new();
+    for (fi, f) in program.functions.iter().enumerate() {
+        let mut cx = FuncLowering {
+            layouts: &layouts,
+            func: f,
+            layout: &layouts[fi],
+            descs: &mut descs,
+            frame_descs: FrameDescs::new(f.type_params.len()),
+            natives: &mut natives,
+            resolve,
+            ops: Vec::new(),
+        };
+        let ops = cx.lower()?;
+        let entry_drops: Vec<(Opnd, DescRef)> = f
+            .params
+            .iter()
+            .filter(|p| p.mode == ParamMode::In && !f.slot_type(p.slot).is_copy())
+            .map(|p| (cx.at(p.slot), cx.slot_desc(p.slot)))
+            .collect();
+        let shadow_locals: Vec<(u32, DescRef)> = layouts[fi]
+            .shadow_locals
+            .iter()
+            .map(|&(offset, slot)| (offset, cx.desc(f.slot_type(slot))))
+            .collect();
+        let frame_descs = std::mem::replace(&mut cx.frame_descs, FrameDescs::new(0));
+        let mut size = layouts[fi].size;
+        let shadow_mark = if shadow_locals.is_empty() {
+            None
+        } else {
+            size = align_up(size, 8);
+            size += 8;
+            Some((size - 8) as u32)
+        };
+        size = align_up(size, 8);
+        let desc_base = size as u32;
+        size += 8 * frame_descs.len();
+        desc_bases.push(desc_base);
+        funcs.push(CFunc {
+            name: f.name.clone(),
+            ops,
+            frame_size: align_up(size.max(8), 16),
+            type_params: f.type_params.len(),
+            generic_entries: frame_descs.into_entries(),
+            shadow_locals,
+            shadow_mark,
+            params: layouts[fi].params.clone(),
+            entry_drops,
+        });
+    }
+    Ok(Lowered {
+        funcs,
+        natives,
+        descs,
+        desc_bases,
+    })
+}
+
+struct FuncLowering<'a, 'r> {
+    layouts: &'a [FrameLayout],
+    func: &'a Function,
+    layout: &'a FrameLayout,
+    descs: &'a mut DescCache,
+    frame_descs: FrameDescs,
+    natives: &'a mut Vec<NativeName>,
+    resolve: &'a mut NativeResolver<'r>,
+    ops: Vec<Op>,
+}
+
+impl FuncLowering<'_, '_> {
+    fn at(&self, slot: SlotId) -> Opnd {
+        self.layout.places[slot.index()].opnd
+    }
+
+    fn ty(&self, slot: SlotId) -> &IrType {
+        self.func.slot_type(slot)
+    }
+
+    fn desc(&mut self, ty: &IrType) -> DescRef {
+        self.frame_descs.resolve(self.descs, ty)
+    }
+
+    fn slot_desc(&mut self, slot: SlotId) -> DescRef {
+        let ty = self.func.slot_type(slot).clone();
+        self.desc(&ty)
+    }
+
+    fn kind(&self, slot: SlotId) -> TyKind {
+        self.ty(slot)
+            .kind()
+            .expect("a concrete scalar, as verified")
+    }
+
+    fn lower(&mut self) -> Result<Vec<Op>, InterpError> {
+        let f = self.func;
+        // Emit blocks in order with block ids as targets, then map them to op indices.
+        let mut block_pc = vec![0u32; f.blocks.len()];
+        for (bi, block) in f.blocks.iter().enumerate() {
+            block_pc[bi] = self.ops.len() as u32;
+            for inst in &block.insts {
+                let fail = inst.abandon.map(|b| b.0).unwrap_or(u32::MAX);
+                self.inst(&inst.kind, fail)?;
+            }
+            let op = match &block.term {
+                Terminator::Jump(b) => Op::Jump(b.0),
+                Terminator::Branch {
+                    cond,
+                    then_block,
+                    else_block,
+                } => Op::Branch {
+                    cond: self.at(*cond),
+                    then_pc: then_block.0,
+                    else_pc: else_block.0,
+                },
+                Terminator::Return(Some(s)) => Op::Return {
+                    src: Some((self.at(*s), self.slot_desc(*s))),
+                },
+                Terminator::Return(None) => Op::Return { src: None },
+                Terminator::Abandon => Op::Abandon,
+                Terminator::Unterminated => {
+                    return Err(InterpError::Unverified(format!(
+                        "`{}` has an unterminated block b{bi}",
+                        f.name
+                    )))
+                }
+            };
+            self.ops.push(op);
+        }
+        let mut ops = std::mem::take(&mut self.ops);
+        let map = |t: &mut u32| *t = block_pc[*t as usize];
+        for op in &mut ops {
+            match op {
+                Op::Jump(t) => map(t),
+                Op::Branch {
+                    then_pc, else_pc, ..
+                } => {
+                    map(then_pc);
+                    map(else_pc);
+                }
+                Op::Unary { fail, .. }
+                | Op::Binary { fail, .. }
+                | Op::Cast { fail, .. }
+                | Op::ListGet { fail, .. }
+                | Op::ListSet { fail, .. }
+                | Op::Unwrap { fail, .. }
+                | Op::Call { fail, .. }
+                | Op::CallNative { fail, .. }
+                    if *fail != u32::MAX =>
+                {
+                    map(fail)
+                }
+                _ => {}
+            }
+        }
+        Ok(ops)
+    }
+
+    fn size_of(&self, slot: SlotId) -> Option<u32> {
+        self.ty(slot).layout().map(|l| l.size as u32)
+    }
+
+    fn mov(&mut self, dst: SlotId, src: SlotId) -> Op {
+        match self.size_of(src) {
+            Some(size) => Op::Mov {
+                dst: self.at(dst),
+                src: self.at(src),
+                size,
+            },
+            None => Op::MovDyn {
+                dst: self.at(dst),
+                src: self.at(src),
+                desc: self.slot_desc(src),
+            },
+        }
+    }
+
+    fn inst(&mut self, kind: &InstKind, fail: u32) -> Result<(), InterpError> {
+        use InstKind as K;
+        let op = match kind {
+            K::Const { dst, value } => {
+                let d = self.at(*dst);
+                match value {
+                    ConstValue::Unit => return Ok(()),
+                    ConstValue::Bool(b) => Op::Const {
+                        dst: d,
+                        bits: *b as u64,
+                        size: 1,
+                    },
+                    ConstValue::Int(v) => {
+                        let size = self.size_of(*dst).expect("integer") as u8;
+                        Op::Const {
+                            dst: d,
+                            bits: *v as u64,
+                            size,
+                        }
+                    }
+                    ConstValue::Float(x) => match self.kind(*dst) {
+                        TyKind::F32 => Op::Const {
+                            dst: d,
+                            bits: (*x as f32).to_bits() as u64,
+                            size: 4,
+                        },
+                        _ => Op::Const {
+                            dst: d,
+                            bits: x.to_bits(),
+                            size: 8,
+                        },
+                    },
+                    ConstValue::Str(s) => Op::ConstStr {
+                        dst: d,
+                        bytes: s.as_bytes().into(),
+                    },
+                }
+            }
+            K::Copy { dst, src } | K::Move { dst, src } => self.mov(*dst, *src),
+            K::Clone { dst, src } => {
+                if self.ty(*src).is_copy() {
+                    self.mov(*dst, *src)
+                } else {
+                    Op::Clone {
+                        dst: self.at(*dst),
+                        src: self.at(*src),
+                        desc: self.slot_desc(*src),
+                    }
+                }
+            }
+            K::Drop { slot } => {
+                if self.ty(*slot).is_copy() {
+                    return Ok(());
+                }
+                Op::Drop {
+                    slot: self.at(*slot),
+                    desc: self.slot_desc(*slot),
+                }
+            }
+            K::Unary { dst, op, src } => Op::Unary {
+                op: *op,
+                ty: self.kind(*src),
+                dst: self.at(*dst),
+                src: self.at(*src),
+                fail,
+            },
+            K::Binary { dst, op, lhs, rhs } => Op::Binary {
+                op: *op,
+                ty: self.kind(*lhs),
+                dst: self.at(*dst),
+                a: self.at(*lhs),
+                b: self.at(*rhs),
+                fail,
+            },
+            K::Compare { dst, op, lhs, rhs } => {
+                if self.ty(*lhs).is_scalar() {
+                    Op::Compare {
+                        op: *op,
+                        ty: self.kind(*lhs),
+                        dst: self.at(*dst),
+                        a: self.at(*lhs),
+                        b: self.at(*rhs),
+                    }
+                } else {
+                    Op::CompareDyn {
+                        op: *op,
+                        desc: self.slot_desc(*lhs),
+                        dst: self.at(*dst),
+                        a: self.at(*lhs),
+                        b: self.at(*rhs),
+                    }
+                }
+            }
+            K::Cast { dst, src, checked } => Op::Cast {
+                from: self.kind(*src),
+                to: self.kind(*dst),
+                checked: *checked,
+                dst: self.at(*dst),
+                src: self.at(*src),
+                fail,
+            },
+            K::Concat { dst, lhs, rhs } => Op::Concat {
+                dst: self.at(*dst),
+                a: self.at(*lhs),
+                b: self.at(*rhs),
+            },
+            K::MakeTuple { dst, fields } => Op::MakeTuple {
+                dst: self.at(*dst),
+                desc: self.slot_desc(*dst),
+                fields: fields.iter().map(|s| self.at(*s)).collect(),
+            },
+            K::TupleField { dst, src, index } => Op::TupleField {
+                dst: self.at(*dst),
+                src: self.at(*src),
+                desc: self.slot_desc(*src),
+                index: *index,
+            },
+            K::Unpack { src, dsts } => Op::Unpack {
+                src: self.at(*src),
+                desc: self.slot_desc(*src),
+                dsts: dsts.iter().map(|s| self.at(*s)).collect(),
+            },
+            K::MakeList { dst, elems } => {
+                let IrType::List(elem) = self.ty(*dst).clone() else {
+                    unreachable!("verified")
+                };
+                Op::MakeList {
+                    dst: self.at(*dst),
+                    elem: self.desc(&elem),
+                    elems: elems.iter().map(|s| self.at(*s)).collect(),
+                }
+            }
+            K::ListLen { dst, list } => Op::ListLen {
+                dst: self.at(*dst),
+                list: self.at(*list),
+            },
+            K::ListGet { dst, list, index } => Op::ListGet {
+                dst: self.at(*dst),
+                list: self.at(*list),
+                index: self.at(*index),
+                elem: self.slot_desc(*dst),
+                fail,
+            },
+            K::ListSet { list, index, value } => Op::ListSet {
+                list: self.at(*list),
+                index: self.at(*index),
+                value: self.at(*value),
+                elem: self.slot_desc(*value),
+                fail,
+            },
+            K::ListPush { list, value } => Op::ListPush {
+                list: self.at(*list),
+                value: self.at(*value),
+                elem: self.slot_desc(*value),
+            },
+            K::MakeSome { dst, value } => Op::MakeSome {
+                dst: self.at(*dst),
+                value: self.at(*value),
+                desc: self.slot_desc(*dst),
+            },
+            K::MakeNone { dst } => Op::MakeNone {
+                dst: self.at(*dst),
+                desc: self.slot_desc(*dst),
+            },
+            K::IsSome { dst, src } => Op::IsSome {
+                dst: self.at(*dst),
+                src: self.at(*src),
+            },
+            K::Unwrap { dst, src } => Op::Unwrap {
+                dst: self.at(*dst),
+                src: self.at(*src),
+                desc: self.slot_desc(*src),
+                fail,
+            },
+            K::MakeData { dst, value } => Op::MakeData {
+                dst: self.at(*dst),
+                value: self.at(*value),
+                desc: self.slot_desc(*value),
+            },
+            K::Debuglog { src } => Op::Debuglog {
+                src: self.at(*src),
+                desc: self.slot_desc(*src),
+            },
+            K::Call {
+                dst,
+                func,
+                type_args,
+                args,
+            } => {
+                let callee = &self.layouts[func.index()];
+                let call_args = args
+                    .iter()
+                    .zip(&callee.params)
+                    .map(|(a, pass)| CallArg {
+                        src: self.at(a.slot),
+                        pass: *pass,
+                    })
+                    .collect();
+                let type_args = type_args.iter().map(|t| self.desc(t)).collect();
+                let owned: Vec<SlotId> = args
+                    .iter()
+                    .filter(|a| a.mode == ParamMode::In && !self.ty(a.slot).is_copy())
+                    .map(|a| a.slot)
+                    .collect();
+                let in_drops = owned
+                    .into_iter()
+                    .map(|s| (self.at(s), self.slot_desc(s)))
+                    .collect();
+                Op::Call {
+                    callee: func.0,
+                    args: call_args,
+                    type_args,
+                    dst: dst.map(|d| self.at(d)),
+                    in_drops,
+                    fail,
+                }
+            }
+            K::CallNative { dst, native, args } => self.native_call(*dst, native, args, fail)?,
+        };
+        self.ops.push(op);
+        Ok(())
+    }
+
+    fn native_call(
+        &mut self,
+        dst: Option<SlotId>,
+        native: &NativeContext,
+        args: &[Arg],
+        fail: u32,
+    ) -> Result<Op, InterpError> {
+        if !native.fits() || chosen_arity(native.word_count()).is_none() {
+            return Err(InterpError::TooWide {
+                native: format!("{}.{}", native.rider(), native.function()),
+                words: native.word_count(),
+                max: MAX_C_WORDS,
+            });
+        }
+        let function = (self.resolve)(native).map_err(InterpError::Native)?;
+        let arg_words: Vec<(WordSrc, WordSrc)> = args
+            .iter()
+            .map(|a| {
+                (
+                    WordSrc::Addr(self.at(a.slot)),
+                    WordSrc::Desc(self.slot_desc(a.slot)),
+                )
+            })
+            .collect();
+        let result = match dst {
+            Some(d) => (WordSrc::Addr(self.at(d)), WordSrc::Desc(self.slot_desc(d))),
+            None => (
+                WordSrc::UnitScratch,
+                WordSrc::Desc(DescRef::Static(scalar_static(TyKind::Unit))),
+            ),
+        };
+        let trailing: Vec<WordSrc> = native
+            .undetermined_bindings
+            .iter()
+            .map(|t| WordSrc::Desc(self.desc(t)))
+            .collect();
+        let words = c_words(
+            native,
+            WordSrc::Rt,
+            |i| arg_words[i],
+            result,
+            |i| trailing[i],
+        );
+        debug_assert_eq!(words.len(), native.word_count());
+        self.natives.push(NativeName {
+            rider: native.rider().to_string(),
+            function: native.function().to_string(),
+        });
+        Ok(Op::CallNative {
+            function,
+            words: words.into(),
+            native: self.natives.len() as u32 - 1,
+            fail,
+        })
+    }
+}
