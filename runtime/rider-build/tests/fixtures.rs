@@ -1,0 +1,68 @@
+//! Builds the fixture rider crates under `tests/fixtures/` with `cargo build`, as a rider
+//! author would: one whose implementations agree with its `.dli` (builds), one whose
+//! implementations disagree (a build error naming each native that disagrees), one whose
+//! `.dli` has an error (the build script fails with the located diagnostic).
+//!
+//! The fixtures are their own workspaces, built with the toolchain running this test
+//! (`CARGO`) into a target directory of their own under this test's.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// `cargo build` of a fixture: (success, stderr).
+fn build(name: &str) -> (bool, String) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rider-fixtures");
+    let output = Command::new(cargo)
+        .arg("build")
+        .arg("--quiet")
+        .arg("--manifest-path")
+        .arg(fixture(name).join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.success(), stderr)
+}
+
+#[test]
+fn matching_rider_builds() {
+    let (ok, stderr) = build("matching_rider");
+    assert!(ok, "the matching fixture should build:\n{stderr}");
+}
+
+#[test]
+fn mismatched_rider_fails_naming_the_natives() {
+    let (ok, stderr) = build("mismatched_rider");
+    assert!(!ok, "the mismatched fixture should not build:\n{stderr}");
+    for native in ["CHECK_bad_len", "CHECK_bad_result", "CHECK_missing_one"] {
+        assert!(stderr.contains(native), "no error names {native}:\n{stderr}");
+    }
+    assert!(stderr.contains("mismatched types"), "{stderr}");
+    assert!(
+        stderr.contains("dlr_mismatched__missing_one"),
+        "the missing implementation is named:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("CHECK_good_one"),
+        "the agreeing native is not blamed:\n{stderr}"
+    );
+}
+
+#[test]
+fn bad_dli_fails_with_the_diagnostic() {
+    let (ok, stderr) = build("bad_dli_rider");
+    assert!(!ok, "the bad-dli fixture should not build:\n{stderr}");
+    assert!(stderr.contains("L003"), "{stderr}");
+    assert!(stderr.contains("unknown type `strng`"), "{stderr}");
+    assert!(stderr.contains("rider.dli:2:26"), "{stderr}");
+}
