@@ -1,1 +1,75 @@
-//! The text front end.
+//! The text front end: datalove source to IR.
+//!
+//! ```text
+//! text ─ lexer ─ parser ─▶ AST ─ resolve ─▶ files, riders, signatures
+//!      ─ typeck ─▶ typed tree ─ ownership ─▶ checked tree ─ lower ─▶ Program
+//! ```
+//!
+//! Each pass reports what it finds and the next runs only when nothing is wrong, so one
+//! run reports the mistakes of a pass without noise from the passes after it. The
+//! grammar, the rules and every diagnostic code are in `docs/language.md`.
+
+pub mod ast;
+pub mod hir;
+pub mod lexer;
+pub mod loader;
+pub mod lower;
+pub mod ownership;
+pub mod parser;
+pub mod resolve;
+pub mod typeck;
+
+pub use loader::{library_module, FsLoader, Loader, MemoryLoader, LIBRARY};
+
+use crate::diag::{Diagnostic, Sources};
+use crate::native::RiderInterface;
+use crate::program::Program;
+
+/// A compiled program, with the sources and rider interfaces it was compiled from.
+#[derive(Debug)]
+pub struct Compiled {
+    pub program: Program,
+    pub sources: Sources,
+    pub riders: Vec<RiderInterface>,
+}
+
+/// A compilation that failed: its diagnostics, and the sources to render them against.
+#[derive(Debug)]
+pub struct Failed {
+    pub sources: Sources,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Failed {
+    /// The diagnostics as `datalove check` prints them.
+    pub fn render(&self) -> String {
+        self.sources.render(&self.diagnostics)
+    }
+}
+
+/// Compiles the file `root_path` (a `.dfs` script or a `.dfm` module) whose text is
+/// `root_text`, finding what it imports through `loader`.
+pub fn compile(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result<Compiled, Failed> {
+    let mut sources = Sources::new();
+    let mut diagnostics = Vec::new();
+    let fail = |sources, diagnostics| Err(Failed { sources, diagnostics });
+
+    let resolved = resolve::resolve(loader, &mut sources, root_path, root_text, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        return fail(sources, diagnostics);
+    }
+    let mut checked = typeck::check(&resolved, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        return fail(sources, diagnostics);
+    }
+    ownership::check(&mut checked, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        return fail(sources, diagnostics);
+    }
+    let program = lower::lower(&checked, &resolved.riders, &sources);
+    Ok(Compiled {
+        program,
+        sources,
+        riders: resolved.riders,
+    })
+}

@@ -1,0 +1,405 @@
+//! The ownership checker: follows which locals hold a value along every path and
+//! refuses use after move, use before initialization, assignment to what is not a `var`,
+//! `mut`/`out` on what is not a `var`, moving out of a borrowed parameter, an `out`
+//! parameter left unwritten, and one value passed as `mut`/`out` and as another argument
+//! of the same call (`D010`).
+//!
+//! A loop's head is analysed to a fixpoint; the locals initialized there on every
+//! iteration are recorded in the loop (`head_init`) for lowering to follow.
+
+use super::hir::*;
+use crate::diag::{Diagnostic, Span};
+use crate::types::ParamMode;
+
+/// Checks every function, filling in each loop's `head_init`.
+pub fn check(program: &mut HirProgram, diagnostics: &mut Vec<Diagnostic>) {
+    for f in &mut program.functions {
+        check_function(f, diagnostics);
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum St {
+    Init,
+    Uninit,
+    /// Moved at this span (on some path).
+    Moved(Span),
+}
+
+/// The state of every local, or `None` where control cannot reach.
+type State = Option<Vec<St>>;
+
+fn meet(a: &State, b: &State) -> State {
+    match (a, b) {
+        (None, x) | (x, None) => x.clone(),
+        (Some(a), Some(b)) => Some(
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| match (x, y) {
+                    (St::Init, St::Init) => St::Init,
+                    (St::Moved(s), _) | (_, St::Moved(s)) => St::Moved(*s),
+                    _ => St::Uninit,
+                })
+                .collect(),
+        ),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// The value is taken (a copy value is copied).
+    Consume,
+    /// The value is read in place.
+    Read,
+}
+
+struct LoopCtx {
+    breaks: Vec<State>,
+    continues: Vec<State>,
+}
+
+struct Checker<'a> {
+    locals: &'a [Local],
+    loops: Vec<LoopCtx>,
+    diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+fn check_function(f: &mut HirFunction, diagnostics: &mut Vec<Diagnostic>) {
+    let locals = f.locals.clone();
+    let mut state: State = Some(
+        locals
+            .iter()
+            .map(|l| match l.kind {
+                LocalKind::Param(ParamMode::Out) => St::Uninit,
+                LocalKind::Param(_) => St::Init,
+                _ => St::Uninit,
+            })
+            .collect(),
+    );
+    let mut c = Checker {
+        locals: &locals,
+        loops: Vec::new(),
+        diagnostics,
+    };
+    c.block(&mut f.body, &mut state);
+    c.outs_written(&state, f.end_span, "the end of the function");
+}
+
+impl Checker<'_> {
+    fn local(&self, l: LocalId) -> &Local {
+        &self.locals[l.index()]
+    }
+
+    fn outs_written(&mut self, state: &State, at: Span, what: &str) {
+        let Some(s) = state else { return };
+        for (i, l) in self.locals.iter().enumerate() {
+            if matches!(l.kind, LocalKind::Param(ParamMode::Out)) && s[i] != St::Init {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "D006",
+                        at,
+                        format!("`out` parameter `{}` is not written on every path to {what}", l.name),
+                    )
+                    .with_secondary(l.span, "declared here")
+                    .with_note(format!("`set {} = ...` before returning", l.name)),
+                );
+            }
+        }
+    }
+
+    fn block(&mut self, b: &mut Block, st: &mut State) {
+        for s in &mut b.stmts {
+            self.stmt(s, st);
+        }
+        if let Some(s) = st {
+            for l in &b.declared {
+                s[l.index()] = St::Uninit;
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &mut Stmt, st: &mut State) {
+        let span = s.span;
+        match &mut s.kind {
+            StmtKind::Let { local, init } => {
+                if let Some(e) = init {
+                    self.expr(e, st, Use::Consume);
+                }
+                let value = if init.is_some() { St::Init } else { St::Uninit };
+                set(st, *local, value);
+            }
+            StmtKind::Set { local, value } => {
+                self.expr(value, st, Use::Consume);
+                self.assignable(*local, span, "assign to");
+                set(st, *local, St::Init);
+            }
+            StmtKind::SetIndex { local, index, value } => {
+                self.assignable(*local, span, "change an element of");
+                self.use_local(*local, span, st, Use::Read);
+                self.expr(index, st, Use::Consume);
+                self.expr(value, st, Use::Consume);
+            }
+            StmtKind::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                self.expr(cond, st, Use::Read);
+                let mut then_st = st.clone();
+                let mut else_st = st.clone();
+                self.block(then_body, &mut then_st);
+                self.block(else_body, &mut else_st);
+                *st = meet(&then_st, &else_st);
+            }
+            StmtKind::Loop {
+                cond,
+                body,
+                head_init,
+            } => {
+                let entry = st.clone();
+                let mut head = entry.clone();
+                let mark = self.diagnostics.len();
+                let (exit, final_head) = loop {
+                    self.diagnostics.truncate(mark);
+                    let mut s = head.clone();
+                    if let Some(c) = cond {
+                        self.expr(c, &mut s, Use::Read);
+                    }
+                    let cond_false = if cond.is_some() { s.clone() } else { None };
+                    self.loops.push(LoopCtx {
+                        breaks: Vec::new(),
+                        continues: Vec::new(),
+                    });
+                    self.block(body, &mut s);
+                    let ctx = self.loops.pop().expect("pushed above");
+                    let back = ctx.continues.iter().fold(s, |acc, c| meet(&acc, c));
+                    let new_head = meet(&entry, &back);
+                    if new_head == head {
+                        let exit = ctx.breaks.iter().fold(cond_false, |acc, b| meet(&acc, b));
+                        break (exit, head);
+                    }
+                    head = new_head;
+                };
+                *head_init = match &final_head {
+                    Some(h) => (0..h.len())
+                        .filter(|&i| h[i] == St::Init)
+                        .map(|i| LocalId(i as u32))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                *st = exit;
+            }
+            StmtKind::Break => {
+                let here = st.take();
+                if let Some(ctx) = self.loops.last_mut() {
+                    ctx.breaks.push(here);
+                }
+            }
+            StmtKind::Continue => {
+                let here = st.take();
+                if let Some(ctx) = self.loops.last_mut() {
+                    ctx.continues.push(here);
+                }
+            }
+            StmtKind::Ret(value) => {
+                if let Some(e) = value {
+                    self.expr(e, st, Use::Consume);
+                }
+                self.outs_written(&st.clone(), span, "this `ret`");
+                *st = None;
+            }
+            StmtKind::Debuglog(e) => self.expr(e, st, Use::Read),
+            StmtKind::Expr(e) => self.expr(e, st, Use::Consume),
+        }
+    }
+
+    /// Reports (D003/D004) when `local` may not be changed.
+    fn assignable(&mut self, local: LocalId, span: Span, what: &str) {
+        let l = self.local(local);
+        if l.assignable() {
+            return;
+        }
+        let (code, why) = match l.kind {
+            LocalKind::Let => ("D003", "it is declared with `let`; declare it with `var` to change it"),
+            LocalKind::Param(ParamMode::Ref) => ("D003", "it is a `ref` parameter, which is only read"),
+            _ => ("D003", "it is an `in` parameter; copy it into a `var` to change it"),
+        };
+        let code = if what.starts_with("pass") { "D004" } else { code };
+        let name = l.name.clone();
+        let decl = l.span;
+        self.diagnostics.push(
+            Diagnostic::error(code, span, format!("cannot {what} `{name}`: {why}"))
+                .with_secondary(decl, "declared here"),
+        );
+    }
+
+    fn use_local(&mut self, local: LocalId, span: Span, st: &mut State, how: Use) {
+        let Some(s) = st else { return };
+        let l = &self.locals[local.index()];
+        match s[local.index()] {
+            St::Init => {}
+            St::Moved(at) => {
+                let mut d = Diagnostic::error("D001", span, format!("use of `{}` after it was moved", l.name))
+                    .with_label("used here after the move")
+                    .with_secondary(at, "moved here");
+                if at.start > span.start {
+                    d = d.with_note("the move happens in an earlier iteration of the loop");
+                }
+                d = d.with_note(format!(
+                    "pass it `ref` to lend it, or `clone({})` to keep a copy",
+                    l.name
+                ));
+                self.diagnostics.push(d);
+                s[local.index()] = St::Init;
+            }
+            St::Uninit => {
+                self.diagnostics.push(
+                    Diagnostic::error("D002", span, format!("`{}` is used before it is initialized", l.name))
+                        .with_label("not initialized on every path to here")
+                        .with_secondary(l.span, "declared here"),
+                );
+                s[local.index()] = St::Init;
+            }
+        }
+        if how == Use::Consume && !l.ty.is_copy() {
+            if let LocalKind::Param(mode @ (ParamMode::Ref | ParamMode::Mut)) = l.kind {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "D005",
+                        span,
+                        format!("cannot move `{}` out of a `{mode}` parameter", l.name),
+                    )
+                    .with_label("this would take the caller's value")
+                    .with_note(format!("use `clone({})` for a copy of your own", l.name)),
+                );
+                return;
+            }
+            s[local.index()] = St::Moved(span);
+        }
+    }
+
+    fn expr(&mut self, e: &mut Expr, st: &mut State, how: Use) {
+        let span = e.span;
+        match &mut e.kind {
+            ExprKind::Local(l) => self.use_local(*l, span, st, how),
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Unit
+            | ExprKind::None => {}
+            ExprKind::List(es) | ExprKind::Tuple(es) => {
+                for x in es {
+                    self.expr(x, st, Use::Consume);
+                }
+            }
+            ExprKind::Some(x) | ExprKind::Data(x) | ExprKind::Unwrap(x) => self.expr(x, st, Use::Consume),
+            ExprKind::Field(x, _)
+            | ExprKind::Len(x)
+            | ExprKind::IsSome(x)
+            | ExprKind::Clone(x)
+            | ExprKind::Neg(x)
+            | ExprKind::Not(x)
+            | ExprKind::Cast { value: x, .. } => self.expr(x, st, Use::Read),
+            ExprKind::Index(base, index) => {
+                self.expr(base, st, Use::Read);
+                self.expr(index, st, Use::Consume);
+            }
+            ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) | ExprKind::Concat(a, b) => {
+                self.expr(a, st, Use::Read);
+                self.expr(b, st, Use::Read);
+            }
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                self.expr(a, st, Use::Read);
+                let mut rhs = st.clone();
+                self.expr(b, &mut rhs, Use::Read);
+                *st = meet(st, &rhs);
+            }
+            ExprKind::Push { list, value } => {
+                let list = *list;
+                self.assignable_arg(list, span, ParamMode::Mut);
+                if value.kind.as_local() == Some(list) {
+                    self.alias(list, value.span, span);
+                }
+                self.use_local(list, span, st, Use::Read);
+                self.expr(value, st, Use::Consume);
+            }
+            ExprKind::Call { args, .. } => {
+                for (i, a) in args.iter().enumerate() {
+                    if !matches!(a.mode, ParamMode::Mut | ParamMode::Out) {
+                        continue;
+                    }
+                    let Some(l) = a.value.kind.as_local() else { continue };
+                    for (j, b) in args.iter().enumerate() {
+                        if i != j && b.value.kind.as_local() == Some(l) && (j > i || !matches!(b.mode, ParamMode::Mut | ParamMode::Out)) {
+                            self.alias(l, b.span, a.span);
+                        }
+                    }
+                }
+                let mut outs = Vec::new();
+                for a in args.iter_mut() {
+                    match a.mode {
+                        ParamMode::In => self.expr(&mut a.value, st, Use::Consume),
+                        ParamMode::Ref => self.expr(&mut a.value, st, Use::Read),
+                        ParamMode::Mut => {
+                            if let Some(l) = a.value.kind.as_local() {
+                                self.assignable_arg(l, a.span, ParamMode::Mut);
+                                self.use_local(l, a.value.span, st, Use::Read);
+                            }
+                        }
+                        ParamMode::Out => {
+                            if let Some(l) = a.value.kind.as_local() {
+                                self.assignable_arg(l, a.span, ParamMode::Out);
+                                outs.push(l);
+                            }
+                        }
+                    }
+                }
+                for l in outs {
+                    set(st, l, St::Init);
+                }
+            }
+        }
+    }
+
+    /// D004: `mut`/`out` on what is not a `var` (and `out` on a `mut` parameter, which
+    /// must stay initialized even if the call fails).
+    fn assignable_arg(&mut self, local: LocalId, span: Span, mode: ParamMode) {
+        let l = self.local(local);
+        if mode == ParamMode::Out && matches!(l.kind, LocalKind::Param(ParamMode::Mut)) {
+            let (name, decl) = (l.name.clone(), l.span);
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "D004",
+                    span,
+                    format!("cannot pass `mut` parameter `{name}` as `out`"),
+                )
+                .with_label("`out` would leave it empty if the call failed")
+                .with_secondary(decl, "declared here")
+                .with_note("pass it `mut`, or write into a `var` and `set` it"),
+            );
+            return;
+        }
+        self.assignable(local, span, &format!("pass as `{mode}`"));
+    }
+
+    fn alias(&mut self, local: LocalId, other: Span, exclusive: Span) {
+        let name = self.local(local).name.clone();
+        self.diagnostics.push(
+            Diagnostic::error(
+                "D010",
+                other,
+                format!("`{name}` is passed as `mut`/`out` and again in the same call"),
+            )
+            .with_label("second use of the same value")
+            .with_secondary(exclusive, "passed for changing here")
+            .with_note(format!("a value passed `mut` or `out` may be the call's only view of it: pass `clone({name})` or use a second variable")),
+        );
+    }
+}
+
+fn set(st: &mut State, local: LocalId, value: St) {
+    if let Some(s) = st {
+        s[local.index()] = value;
+    }
+}
