@@ -242,7 +242,7 @@ impl Checker<'_> {
                 let mut d = Diagnostic::error("D001", span, format!("use of `{}` after it was moved", l.name))
                     .with_label("used here after the move")
                     .with_secondary(at, "moved here");
-                if at.start > span.start {
+                if at.start >= span.start {
                     d = d.with_note("the move happens in an earlier iteration of the loop");
                 }
                 d = d.with_note(format!(
@@ -318,9 +318,6 @@ impl Checker<'_> {
             ExprKind::Push { list, value } => {
                 let list = *list;
                 self.assignable_arg(list, span, ParamMode::Mut);
-                if value.kind.as_local() == Some(list) {
-                    self.alias(list, value.span, span);
-                }
                 self.use_local(list, span, st, Use::Read);
                 self.expr(value, st, Use::Consume);
             }

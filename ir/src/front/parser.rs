@@ -76,11 +76,6 @@ impl Parser {
         &self.tokens[self.pos].tok
     }
 
-    fn peek_at(&self, n: usize) -> &Tok {
-        let i = (self.pos + n).min(self.tokens.len() - 1);
-        &self.tokens[i].tok
-    }
-
     fn span(&self) -> Span {
         self.tokens[self.pos].span
     }

@@ -17,7 +17,6 @@ use super::ast::{self, BinOp, ExprKind as A, Item, StmtKind as S};
 use super::hir::*;
 use super::resolve::{resolve_type, Callable, Resolved, Signature, ENTRY_NAME};
 use crate::diag::{Diagnostic, Span};
-use crate::native::MAX_C_WORDS;
 use crate::program::{BinaryOp, CompareOp};
 use crate::types::{IrType, ParamMode, TypeClass};
 
@@ -1197,22 +1196,6 @@ impl<'a> FnChecker<'a> {
     ) -> Expr {
         let sig = self.resolved.signature(&callable);
         let name = self.resolved.callable_name(&callable);
-        if let Callable::Native { rider, name: native } = &callable {
-            let decl = self.resolved.riders[*rider].native(native).expect("resolved natives exist");
-            if decl.word_count() > MAX_C_WORDS {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "F034",
-                        callee.span,
-                        format!(
-                            "native `{name}` takes {} C words, more than the {MAX_C_WORDS} every backend can pass",
-                            decl.word_count()
-                        ),
-                    )
-                    .with_note("split it into natives with fewer parameters"),
-                );
-            }
-        }
         if !self.arity(&callee.name, sig.params.len(), args, span) {
             return self.bad_call(args, span);
         }

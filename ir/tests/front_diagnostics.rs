@@ -1,0 +1,180 @@
+//! Every diagnostic code of the front end, each triggered by a small program and asserted
+//! with its line and column. `docs/language.md` lists the same codes.
+
+mod front_support;
+
+use front_support::{assert_error, compile_err, located};
+
+#[test]
+fn f011_return_position_type_parameter_left_undetermined() {
+    let f = assert_error("import fixedint.zero\ndebuglog zero()\n", "F011", 2, 10);
+    assert!(f.render().contains("error[F011]"), "{}", f.render());
+}
+
+#[test]
+fn f011_is_not_reported_when_the_expected_type_decides() {
+    front_support::compile_ok("ok.dfs", "import fixedint.zero\nlet a: u8 = zero()\ndebuglog a\n", &[]);
+}
+
+#[test]
+fn f082_script_requires_a_rider() {
+    assert_error("require rider std\ndebuglog 1\n", "F082", 1, 1);
+}
+
+#[test]
+fn d010_mut_and_another_argument_are_the_same_value() {
+    let text = "fun f(mut a: [u8], ref b: [u8])\nend fun\nvar xs: [u8] = [1]\nf(mut xs, ref xs)\n";
+    assert_error(text, "D010", 4, 11);
+}
+
+#[test]
+fn d010_out_and_ref_of_the_same_variable() {
+    let text = "fun g(out a: string, ref b: string)\n  set a = b\nend fun\nvar s = \"x\"\ng(out s, ref s)\n";
+    assert_error(text, "D010", 5, 10);
+}
+
+#[test]
+fn d001_use_after_move() {
+    let text = "fun take(s: string)\nend fun\nlet s = \"a\"\ntake(s)\ndebuglog s\n";
+    assert_error(text, "D001", 5, 10);
+}
+
+#[test]
+fn d001_move_in_an_earlier_loop_iteration() {
+    let text = "fun take(s: string)\nend fun\nlet s = \"a\"\nloop while true\n  take(s)\nend loop\n";
+    let f = assert_error(text, "D001", 5, 8);
+    assert!(f.render().contains("earlier iteration"), "{}", f.render());
+}
+
+#[test]
+fn t001_type_mismatch() {
+    assert_error("let x: u8 = \"a\"\n", "T001", 1, 13);
+}
+
+#[test]
+fn n001_unknown_name() {
+    assert_error("debuglog y\n", "N001", 1, 10);
+}
+
+#[test]
+fn f001_wrong_arity() {
+    assert_error("fun f(a: u8)\nend fun\nf(1, 2)\n", "F001", 3, 1);
+}
+
+#[test]
+fn f002_wrong_mode() {
+    assert_error("fun f(ref a: string)\nend fun\nlet s = \"x\"\nf(s)\n", "F002", 4, 3);
+}
+
+/// `(code, program, line, col)`: one program per remaining code.
+const CASES: &[(&str, &str, u32, u32)] = &[
+    ("S001", "debuglog 1 $ 2\n", 1, 12),
+    ("S002", "debuglog \"open\n", 1, 10),
+    ("S003", "debuglog \"\\q\"\n", 1, 11),
+    ("S004", "debuglog 12u7\n", 1, 10),
+    ("S005", "let = 3\n", 1, 5),
+    ("S006", "if true\n  debuglog 1\n", 3, 1),
+    ("S007", "loop\n  break\nend if\n", 3, 1),
+    ("S008", "var t = (1, 2)\nset t.0 = 3\n", 2, 6),
+    ("S010", "fun f()\n  import strings.len\nend fun\n", 2, 3),
+    ("S011", "debuglog 1 < 2 < 3\n", 1, 16),
+    ("N002", "let x: u9 = 1\n", 1, 8),
+    ("N003", "import nowhere.f\n", 1, 8),
+    ("N005", "import strings.nope\n", 1, 16),
+    ("N006", "fun f()\nend fun\nfun f()\nend fun\n", 3, 5),
+    ("N007", "let a = 1\nlet a = 2\n", 2, 5),
+    ("N008", "fun main()\nend fun\n", 1, 5),
+    ("N009", "fun f<T>(x: T) where { T is number, }\nend fun\n", 1, 29),
+    ("N010", "fun f(a: u8, a: u8)\nend fun\n", 1, 14),
+    ("T002", "debuglog \"a\" * 2\n", 1, 10),
+    ("T003", "fun add<T>(a: T, b: T): T\n  ret a + b\nend fun\n", 2, 7),
+    ("T004", "let x: u8 = 256\n", 1, 13),
+    ("T005", "debuglog []\n", 1, 10),
+    ("T006", "import fixedint.zero\nlet s: string = zero()\n", 2, 17),
+    ("T007", "let n = 3\ndebuglog n[0]\n", 2, 10),
+    ("T008", "let t = (1, 2)\ndebuglog t.2\n", 2, 10),
+    ("T009", "debuglog \"1\" as u8\n", 1, 10),
+    ("F003", "fun f()\nend fun\ndebuglog f\n", 3, 10),
+    ("F004", "fun f(): u8\n  debuglog 1\nend fun\n", 3, 1),
+    ("F005", "fun f(): u8\n  ret\nend fun\n", 2, 3),
+    ("F006", "break\n", 1, 1),
+    ("F009", "fun f(mut a: u8)\nend fun\nf(mut 3)\n", 3, 7),
+    ("D002", "var x: u8\ndebuglog x\n", 2, 10),
+    ("D003", "let x = 1\nset x = 2\n", 2, 1),
+    ("D004", "fun f(mut a: [u8])\nend fun\nlet xs: [u8] = []\nf(mut xs)\n", 4, 3),
+    ("D005", "fun f(ref s: string): string\n  ret s\nend fun\n", 2, 7),
+    ("D006", "fun f(out r: u8)\nend fun\n", 2, 1),
+];
+
+#[test]
+fn every_other_code_has_a_located_example() {
+    for &(code, text, line, col) in CASES {
+        assert_error(text, code, line, col);
+    }
+}
+
+#[test]
+fn module_only_codes() {
+    // F007: a statement at the top level of a module.
+    let f = compile_err("m.dfm", "debuglog 1\n", &[]);
+    assert!(located(&f).contains(&("F007", 1, 1)), "{:?}", located(&f));
+    // N004: a rider nobody knows.
+    let f = compile_err("m.dfm", "require rider nosuch\n", &[]);
+    assert!(located(&f).contains(&("N004", 1, 15)), "{:?}", located(&f));
+    // N005: a native the rider does not declare.
+    let f = compile_err("m.dfm", "require rider std\nimport std.nope\n", &[]);
+    assert!(located(&f).contains(&("N005", 2, 12)), "{:?}", located(&f));
+}
+
+#[test]
+fn a_module_import_is_not_exported_again() {
+    let f = compile_err("t.dfs", "import fixedint.fixedint_zero\n", &[]);
+    assert!(located(&f).contains(&("N005", 1, 17)), "{:?}", located(&f));
+    assert!(f.render().contains("not exported again"), "{}", f.render());
+}
+
+#[test]
+fn f033_a_native_too_wide_for_the_c_abi() {
+    let params: Vec<String> = (0..15).map(|i| format!("a{i}: u8")).collect();
+    let dli = format!("native fun wide({})\n", params.join(", "));
+    let loader = front_support::loader(&[("wide", "require rider w\nimport w.wide\n")]);
+    let loader = datalove_ir::front::MemoryLoader {
+        riders: vec![("w".into(), "w.dli".into(), dli)],
+        ..loader
+    };
+    let f = datalove_ir::front::compile(&loader, "t.dfs", "import wide.nothing\n").unwrap_err();
+    assert!(f.diagnostics.iter().any(|d| d.code == "F033"), "{}", f.render());
+}
+
+#[test]
+fn several_mistakes_are_reported_in_one_run() {
+    let text = "let a: u8 = \"x\"\nlet b: string = 3\ndebuglog nope\n";
+    let f = compile_err("t.dfs", text, &[]);
+    let found = located(&f);
+    assert!(found.contains(&("T001", 1, 13)), "{found:?}");
+    assert!(found.contains(&("T001", 2, 17)), "{found:?}");
+    assert!(found.contains(&("N001", 3, 10)), "{found:?}");
+}
+
+#[test]
+fn rendering_shows_code_location_and_caret() {
+    let f = compile_err("prog.dfs", "import fixedint.zero\ndebuglog zero()\n", &[]);
+    let text = f.render();
+    assert!(text.contains("error[F011]"), "{text}");
+    assert!(text.contains("prog.dfs:2:10"), "{text}");
+    assert!(text.contains('^'), "{text}");
+}
+
+#[test]
+fn arithmetic_on_a_type_parameter_is_refused_but_comparison_is_not() {
+    let ok = "fun less<T>(ref a: T, ref b: T): bool\n  ret a < b\nend fun\ndebuglog less(ref 1u8, ref 2u8)\n";
+    front_support::compile_ok("ok.dfs", ok, &[]);
+    assert_error("fun neg<T>(a: T): T\n  ret -a\nend fun\n", "T003", 2, 7);
+}
+
+#[test]
+fn class_constraint_is_checked_through_a_generic_caller() {
+    let text = "import fixedint.zero\nfun z<T>(): T\n  ret zero()\nend fun\n";
+    let f = assert_error(text, "T006", 3, 7);
+    assert!(f.render().contains("where"), "{}", f.render());
+}
