@@ -49,6 +49,9 @@ pub enum ErrorKind {
     InvalidCast = 7,
     /// `unwrap` of a none.
     UnwrapNone = 8,
+    /// The program ended with allocations still live (reported only when leak checking
+    /// is on; never raised by compiled code).
+    Leak = 9,
 }
 
 impl ErrorKind {
@@ -63,6 +66,7 @@ impl ErrorKind {
             6 => ShadowStackExhausted,
             7 => InvalidCast,
             8 => UnwrapNone,
+            9 => Leak,
             _ => return None,
         })
     }
@@ -78,6 +82,7 @@ impl ErrorKind {
             ErrorKind::ShadowStackExhausted => "shadow stack exhausted",
             ErrorKind::InvalidCast => "invalid cast",
             ErrorKind::UnwrapNone => "unwrap of none",
+            ErrorKind::Leak => "leak",
         }
     }
 }

@@ -184,7 +184,10 @@ pub struct RtiTable {
     /// Records a runtime error of `kind` (an `ErrorKind`) with a detail and sets `abandoning`.
     pub raise: unsafe extern "C" fn(rt: Rt, kind: u32, detail: *const u8, len: usize),
     /// Records an arithmetic error: `kind` (overflow, division by zero, invalid cast),
-    /// `op` (an `ArithOp`), `ty` (the `TyKind` computed in). Sets `abandoning`.
+    /// `op` (an `ArithOp`), `ty` (the `TyKind` computed in). Sets `abandoning`. For
+    /// `ArithOp::Cast`, `ty` is `to | from << 8` (target kind in the low byte, source
+    /// kind in the next; a source of 0 means not given), so the detail can read
+    /// `f64 to i32 conversion`.
     pub raise_arith: unsafe extern "C" fn(rt: Rt, kind: u32, op: u32, ty: u32),
     /// Records `index out of bounds` for `index` in a list of `len`. Sets `abandoning`.
     pub raise_bounds: unsafe extern "C" fn(rt: Rt, index: u64, len: u64),

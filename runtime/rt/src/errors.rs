@@ -1,0 +1,209 @@
+//! Runtime errors: the message a failing native sets, the error a program raises, and
+//! the one place every error's words are chosen.
+//!
+//! The first error raised wins: while one is recorded (until a host takes it), later
+//! ones are ignored, though each still sets `abandoning`. Raising flushes buffered
+//! output first, so what the program printed comes out before the error line.
+//!
+//! Details (after `error: <kind>: `):
+//!
+//! | raised by | detail |
+//! |---|---|
+//! | `native_failed` | `<rider>.<function>: <message>` (the status's name when no message was set) |
+//! | `raise_arith` overflow / division by zero | `<type> <operation>`: `i32 addition`, `u8 multiplication`, `i64 division`, `i64 remainder`, `i32 shift left` |
+//! | `raise_arith` of a conversion | `<from> to <to> conversion`: `f64 to i32 conversion` (just `conversion to <to>` when the source is not given) |
+//! | `raise_bounds` | `index 5 out of bounds for length 3` |
+//! | `raise_stack_overflow` | `recursion too deep` |
+//! | `shadow_push` when full | `limit of 8388608 bytes reached` |
+//! | `raise` | the detail given |
+
+use std::cell::RefCell;
+use std::fmt;
+
+use datalove_rti::status::{status_name, ArithOp, ErrorKind, RtStatus};
+use datalove_rti::table::Rt;
+use datalove_rti::TyKind;
+
+use crate::state::Runtime;
+
+/// A runtime error: `error: <kind>: <detail>` is what the CLI and executables print.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeError {
+    pub kind: ErrorKind,
+    pub detail: String,
+}
+
+impl RuntimeError {
+    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> RuntimeError {
+        RuntimeError {
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Exactly `<kind>: <detail>`.
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.name(), self.detail)
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+#[derive(Default)]
+pub(crate) struct ErrorState {
+    pub(crate) error: RefCell<Option<RuntimeError>>,
+    /// The message a native (or a refusing entry) set last.
+    pub(crate) message: RefCell<Vec<u8>>,
+}
+
+/// The detail of an arithmetic error. For [`ArithOp::Cast`] `ty` is `to | from << 8`:
+/// the target kind in the low byte, the source kind in the next ([`cast_ty`]). A source
+/// of 0 (`unit`, which is never converted) means the source is not given.
+pub fn arith_detail(op: u32, ty: u32) -> String {
+    let op_name = ArithOp::from_u32(op).map_or("unknown operation", ArithOp::name);
+    let kind_name = |k: u32| TyKind::from_u32(k).map_or("?", TyKind::name);
+    if op == ArithOp::Cast as u32 {
+        let to = kind_name(ty & 0xff);
+        match (ty >> 8) & 0xff {
+            0 => format!("{op_name} to {to}"),
+            from => format!("{} to {to} {op_name}", kind_name(from)),
+        }
+    } else {
+        format!("{} {op_name}", kind_name(ty))
+    }
+}
+
+/// The `ty` argument of `raise_arith` for a conversion from `from` to `to`.
+pub fn cast_ty(from: TyKind, to: TyKind) -> u32 {
+    (to as u32) | ((from as u32) << 8)
+}
+
+pub fn bounds_detail(index: u64, len: u64) -> String {
+    format!("index {index} out of bounds for length {len}")
+}
+
+pub const STACK_OVERFLOW_DETAIL: &str = "recursion too deep";
+
+pub fn shadow_detail(capacity: usize) -> String {
+    format!("limit of {capacity} bytes reached")
+}
+
+pub fn native_failure_detail(rider: &str, function: &str, message: &str) -> String {
+    format!("{rider}.{function}: {message}")
+}
+
+impl Runtime {
+    /// Records `kind: detail` unless an error is already recorded, and sets
+    /// `abandoning` either way.
+    pub fn raise(&self, kind: ErrorKind, detail: impl Into<String>) {
+        self.flush_output();
+        {
+            let mut error = self.errors.error.borrow_mut();
+            if error.is_none() {
+                *error = Some(RuntimeError::new(kind, detail));
+            }
+        }
+        self.set_abandoning(true);
+    }
+
+    /// Sets the message a failing native's error will carry.
+    pub fn set_message(&self, message: impl AsRef<[u8]>) {
+        let mut slot = self.errors.message.borrow_mut();
+        slot.clear();
+        slot.extend_from_slice(message.as_ref());
+    }
+
+    /// The message last set, lossily as text.
+    pub fn message(&self) -> String {
+        String::from_utf8_lossy(&self.errors.message.borrow()).into_owned()
+    }
+
+    /// What `native_failed` does: a native-failure error with the message the native
+    /// set (or the status's name), the message cleared.
+    pub fn native_failed(&self, rider: &str, function: &str, status: RtStatus) {
+        let message = std::mem::take(&mut *self.errors.message.borrow_mut());
+        let message = if message.is_empty() {
+            status_name(status).to_owned()
+        } else {
+            String::from_utf8_lossy(&message).into_owned()
+        };
+        self.raise(
+            ErrorKind::NativeFailure,
+            native_failure_detail(rider, function, &message),
+        );
+    }
+}
+
+unsafe fn text<'a>(ptr: *const u8, len: usize) -> std::borrow::Cow<'a, str> {
+    if ptr.is_null() || len == 0 {
+        return std::borrow::Cow::Borrowed("");
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(ptr, len))
+}
+
+// ---- table entries ----
+
+pub(crate) unsafe extern "C" fn error_set(rt: Rt, message: *const u8, len: usize) {
+    let rt = Runtime::from_handle(rt);
+    if message.is_null() || len == 0 {
+        rt.set_message([]);
+    } else {
+        rt.set_message(std::slice::from_raw_parts(message, len));
+    }
+}
+
+pub(crate) unsafe extern "C" fn error_message(rt: Rt, out_len: *mut usize) -> *const u8 {
+    let rt = Runtime::from_handle(rt);
+    let message = rt.errors.message.borrow();
+    if !out_len.is_null() {
+        *out_len = message.len();
+    }
+    if message.is_empty() {
+        crate::strings::EMPTY_BYTES.as_ptr()
+    } else {
+        message.as_ptr()
+    }
+}
+
+pub(crate) unsafe extern "C" fn native_failed(
+    rt: Rt,
+    rider: *const u8,
+    rider_len: usize,
+    function: *const u8,
+    function_len: usize,
+    status: RtStatus,
+) {
+    Runtime::from_handle(rt).native_failed(
+        &text(rider, rider_len),
+        &text(function, function_len),
+        status,
+    );
+}
+
+pub(crate) unsafe extern "C" fn raise(rt: Rt, kind: u32, detail: *const u8, len: usize) {
+    let rt = Runtime::from_handle(rt);
+    let detail = text(detail, len);
+    match ErrorKind::from_u32(kind) {
+        Some(kind) => rt.raise(kind, detail),
+        None => rt.raise(
+            ErrorKind::NativeFailure,
+            format!("unknown error kind {kind}: {detail}"),
+        ),
+    }
+}
+
+pub(crate) unsafe extern "C" fn raise_arith(rt: Rt, kind: u32, op: u32, ty: u32) {
+    let rt = Runtime::from_handle(rt);
+    let kind = ErrorKind::from_u32(kind).unwrap_or(ErrorKind::Overflow);
+    rt.raise(kind, arith_detail(op, ty));
+}
+
+pub(crate) unsafe extern "C" fn raise_bounds(rt: Rt, index: u64, len: u64) {
+    Runtime::from_handle(rt).raise(ErrorKind::IndexOutOfBounds, bounds_detail(index, len));
+}
+
+pub(crate) unsafe extern "C" fn raise_stack_overflow(rt: Rt) {
+    Runtime::from_handle(rt).raise(ErrorKind::StackOverflow, STACK_OVERFLOW_DETAIL);
+}

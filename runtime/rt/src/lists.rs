@@ -1,0 +1,217 @@
+//! Lists: `len` elements of `size(T)` bytes each at `i * size(T)` in a counted buffer
+//! of `cap` elements. The element descriptor travels beside the list, never in it.
+//! The empty list owns nothing. Elements of size 0 (unit, the empty tuple) need no
+//! buffer: only `len` changes.
+//!
+//! Moves in (push, set, insert) make the value the list's whatever the status: an
+//! index past the end destroys it and returns `STATUS_OUT_OF_BOUNDS`.
+
+use std::ffi::c_void;
+
+use datalove_rti::rtdt::List;
+use datalove_rti::status::{RtStatus, STATUS_EMPTY, STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::table::{Rt, Td};
+use datalove_rti::TyDesc;
+
+use crate::errors::bounds_detail;
+use crate::state::Runtime;
+
+/// The message `list_pop` sets on an empty list.
+pub const POP_EMPTY_MESSAGE: &str = "pop from an empty list";
+
+unsafe fn elem_ptr(list: &List, td: &TyDesc, index: usize) -> *mut u8 {
+    let (ptr, _, _) = list.raw_parts();
+    if td.size == 0 {
+        return std::ptr::without_provenance_mut(td.align.max(1));
+    }
+    ptr.add(index * td.size)
+}
+
+impl Runtime {
+    /// A new empty list with room for `capacity` elements of `td`.
+    pub(crate) fn new_list(&self, td: &TyDesc, capacity: usize) -> List {
+        if capacity == 0 || td.size == 0 {
+            return List::EMPTY;
+        }
+        let ptr = self.alloc(capacity * td.size, td.align);
+        // SAFETY: a fresh buffer of `capacity` elements, none of them live yet.
+        unsafe { List::from_raw_parts(ptr, 0, capacity) }
+    }
+
+    /// Makes room for one more element.
+    pub(crate) unsafe fn list_reserve_one(&self, list: &mut List, td: &TyDesc) {
+        let (ptr, len, cap) = list.raw_parts();
+        if td.size == 0 || len < cap {
+            return;
+        }
+        let new_cap = (cap * 2).max(4);
+        let ptr = self.realloc(ptr, cap * td.size, new_cap * td.size, td.align);
+        list.set_raw_parts(ptr, len, new_cap);
+    }
+
+    /// Moves the value at `value` onto the end.
+    pub(crate) unsafe fn list_push_value(&self, list: &mut List, td: &TyDesc, value: *const u8) {
+        self.list_reserve_one(list, td);
+        let (ptr, len, cap) = list.raw_parts();
+        std::ptr::copy_nonoverlapping(value, elem_ptr(list, td, len), td.size);
+        list.set_raw_parts(ptr, len + 1, cap);
+    }
+
+    /// Drops every element and frees the buffer.
+    pub(crate) unsafe fn free_list(&self, list: &List, td: &TyDesc) {
+        let (ptr, len, cap) = list.raw_parts();
+        if !td.is_copy() {
+            for i in 0..len {
+                self.drop_value(elem_ptr(list, td, i), td);
+            }
+        }
+        if td.size != 0 {
+            self.free(ptr, cap * td.size, td.align);
+        }
+    }
+
+    fn refuse_index(&self, index: usize, len: usize) -> RtStatus {
+        self.refuse(
+            STATUS_OUT_OF_BOUNDS,
+            bounds_detail(index as u64, len as u64),
+        )
+    }
+}
+
+// ---- table entries ----
+
+pub(crate) unsafe extern "C" fn list_new(
+    rt: Rt,
+    elem_td: Td,
+    capacity: usize,
+    out: *mut List,
+) -> RtStatus {
+    out.write(Runtime::from_handle(rt).new_list(&*elem_td, capacity));
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn list_len(_rt: Rt, list: *const List) -> usize {
+    (*list).len()
+}
+
+pub(crate) unsafe extern "C" fn list_push(
+    rt: Rt,
+    list: *mut List,
+    elem_td: Td,
+    value: *mut c_void,
+) -> RtStatus {
+    Runtime::from_handle(rt).list_push_value(&mut *list, &*elem_td, value.cast());
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn list_pop(
+    rt: Rt,
+    list: *mut List,
+    elem_td: Td,
+    out: *mut c_void,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let (list, td) = (&mut *list, &*elem_td);
+    let (ptr, len, cap) = list.raw_parts();
+    if len == 0 {
+        return rt.refuse(STATUS_EMPTY, POP_EMPTY_MESSAGE);
+    }
+    std::ptr::copy_nonoverlapping(elem_ptr(list, td, len - 1), out.cast(), td.size);
+    list.set_raw_parts(ptr, len - 1, cap);
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn list_get(
+    rt: Rt,
+    list: *const List,
+    elem_td: Td,
+    index: usize,
+    out: *mut c_void,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let (list, td) = (&*list, &*elem_td);
+    if index >= list.len() {
+        return rt.refuse_index(index, list.len());
+    }
+    rt.clone_value(elem_ptr(list, td, index), td, out.cast());
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn list_at(
+    _rt: Rt,
+    list: *const List,
+    elem_td: Td,
+    index: usize,
+) -> *mut c_void {
+    let list = &*list;
+    if index >= list.len() {
+        return std::ptr::null_mut();
+    }
+    elem_ptr(list, &*elem_td, index).cast()
+}
+
+pub(crate) unsafe extern "C" fn list_set(
+    rt: Rt,
+    list: *mut List,
+    elem_td: Td,
+    index: usize,
+    value: *mut c_void,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let (list, td) = (&mut *list, &*elem_td);
+    if index >= list.len() {
+        rt.drop_value(value.cast(), td);
+        return rt.refuse_index(index, list.len());
+    }
+    let slot = elem_ptr(list, td, index);
+    rt.drop_value(slot, td);
+    std::ptr::copy_nonoverlapping(value.cast::<u8>(), slot, td.size);
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn list_insert(
+    rt: Rt,
+    list: *mut List,
+    elem_td: Td,
+    index: usize,
+    value: *mut c_void,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let (list, td) = (&mut *list, &*elem_td);
+    let len = list.len();
+    if index > len {
+        rt.drop_value(value.cast(), td);
+        return rt.refuse_index(index, len);
+    }
+    rt.list_reserve_one(list, td);
+    let (ptr, _, cap) = list.raw_parts();
+    if td.size != 0 {
+        let at = elem_ptr(list, td, index);
+        std::ptr::copy(at, at.add(td.size), (len - index) * td.size);
+        std::ptr::copy_nonoverlapping(value.cast::<u8>(), at, td.size);
+    }
+    list.set_raw_parts(ptr, len + 1, cap);
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn list_remove(
+    rt: Rt,
+    list: *mut List,
+    elem_td: Td,
+    index: usize,
+    out: *mut c_void,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let (list, td) = (&mut *list, &*elem_td);
+    let (ptr, len, cap) = list.raw_parts();
+    if index >= len {
+        return rt.refuse_index(index, len);
+    }
+    if td.size != 0 {
+        let at = elem_ptr(list, td, index);
+        std::ptr::copy_nonoverlapping(at, out.cast(), td.size);
+        std::ptr::copy(at.add(td.size), at, (len - index - 1) * td.size);
+    }
+    list.set_raw_parts(ptr, len - 1, cap);
+    STATUS_OK
+}

@@ -1,0 +1,206 @@
+//! Loading riders as shared libraries (the interpreter and the JIT; executables link
+//! them instead). A rider `R` is the library `libdlr_R.so` (`.dylib` on macOS) found in
+//! a search path; it exports `dtlv_rider_abi_version_R` (see
+//! `datalove_rti::rider_abi_symbol`), which must return this runtime's ABI version, and
+//! one `dlr_R__F` per native.
+
+use std::ffi::c_void;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use datalove_rti::{rider_abi_symbol, ABI_VERSION};
+
+/// Why a rider could not be loaded or a symbol found. `Display` is the whole message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// No `libdlr_<rider>.so` in any directory searched.
+    NotFound {
+        rider: String,
+        file_name: String,
+        searched: Vec<PathBuf>,
+    },
+    /// The library exists but the system loader refused it.
+    Open {
+        rider: String,
+        path: PathBuf,
+        message: String,
+    },
+    /// The library exports no ABI-version symbol: it is not a datalove rider (or not
+    /// this rider).
+    NoAbiSymbol {
+        rider: String,
+        path: PathBuf,
+        symbol: String,
+    },
+    /// The rider was built for another ABI.
+    AbiMismatch {
+        rider: String,
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
+    /// A symbol the caller asked for is missing.
+    MissingSymbol { symbol: String, path: PathBuf },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotFound {
+                rider,
+                file_name,
+                searched,
+            } => {
+                write!(f, "rider `{rider}` not found: no {file_name} in ")?;
+                if searched.is_empty() {
+                    write!(f, "any directory (the search path is empty)")
+                } else {
+                    let dirs: Vec<String> =
+                        searched.iter().map(|d| d.display().to_string()).collect();
+                    write!(f, "{}", dirs.join(", "))
+                }
+            }
+            LoadError::Open {
+                rider,
+                path,
+                message,
+            } => write!(
+                f,
+                "rider `{rider}`: cannot load {}: {message}",
+                path.display()
+            ),
+            LoadError::NoAbiSymbol {
+                rider,
+                path,
+                symbol,
+            } => write!(
+                f,
+                "rider `{rider}`: {} does not export {symbol}; it is not a datalove rider built as `{rider}`",
+                path.display()
+            ),
+            LoadError::AbiMismatch {
+                rider,
+                path,
+                found,
+                expected,
+            } => write!(
+                f,
+                "rider `{rider}` ({}) was built for datalove ABI version {found}, but this runtime is ABI version {expected}; rebuild the rider",
+                path.display()
+            ),
+            LoadError::MissingSymbol { symbol, path } => {
+                write!(f, "symbol {symbol} not found in {}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// The file name of rider `rider`'s library: `libdlr_<rider>.so` on Linux.
+pub fn rider_file_name(rider: &str) -> String {
+    format!(
+        "{}dlr_{rider}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    )
+}
+
+/// A loaded rider library. Symbols it hands out are valid while it lives: keep it
+/// alive as long as anything may call into the rider.
+pub struct RiderLibrary {
+    rider: String,
+    path: PathBuf,
+    library: libloading::Library,
+}
+
+impl fmt::Debug for RiderLibrary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RiderLibrary")
+            .field("rider", &self.rider)
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl RiderLibrary {
+    /// Finds `libdlr_<rider>.so` in the first directory of `search_path` that has it,
+    /// loads it and checks its ABI version.
+    pub fn load(rider: &str, search_path: &[PathBuf]) -> Result<RiderLibrary, LoadError> {
+        let file_name = rider_file_name(rider);
+        let Some(path) = search_path
+            .iter()
+            .map(|dir| dir.join(&file_name))
+            .find(|p| p.is_file())
+        else {
+            return Err(LoadError::NotFound {
+                rider: rider.to_owned(),
+                file_name,
+                searched: search_path.to_vec(),
+            });
+        };
+        RiderLibrary::load_path(rider, &path)
+    }
+
+    /// Loads rider `rider` from exactly `path` and checks its ABI version.
+    pub fn load_path(rider: &str, path: &Path) -> Result<RiderLibrary, LoadError> {
+        // SAFETY: loading a library runs its initializers; a rider's are Rust's or C's
+        // own and do nothing of ours.
+        let library = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open {
+            rider: rider.to_owned(),
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        let lib = RiderLibrary {
+            rider: rider.to_owned(),
+            path: path.to_owned(),
+            library,
+        };
+        let abi_symbol = rider_abi_symbol(rider);
+        let version_fn = lib
+            .symbol(&abi_symbol)
+            .map_err(|_| LoadError::NoAbiSymbol {
+                rider: rider.to_owned(),
+                path: path.to_owned(),
+                symbol: abi_symbol.clone(),
+            })?;
+        // SAFETY: the ABI symbol is an `extern "C" fn() -> u32` by contract.
+        let found = unsafe {
+            let f: extern "C" fn() -> u32 = std::mem::transmute(version_fn);
+            f()
+        };
+        if found != ABI_VERSION {
+            return Err(LoadError::AbiMismatch {
+                rider: rider.to_owned(),
+                path: path.to_owned(),
+                found,
+                expected: ABI_VERSION,
+            });
+        }
+        Ok(lib)
+    }
+
+    pub fn rider(&self) -> &str {
+        &self.rider
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The address of `name` (a native's `dlr_<rider>__<function>`, say).
+    pub fn symbol(&self, name: &str) -> Result<*const c_void, LoadError> {
+        let missing = || LoadError::MissingSymbol {
+            symbol: name.to_owned(),
+            path: self.path.clone(),
+        };
+        // SAFETY: the symbol is only read as an address here; its type is the caller's.
+        let symbol =
+            unsafe { self.library.get::<*const c_void>(name.as_bytes()) }.map_err(|_| missing())?;
+        let address = *symbol;
+        if address.is_null() {
+            return Err(missing());
+        }
+        Ok(address)
+    }
+}

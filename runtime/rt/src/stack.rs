@@ -1,0 +1,119 @@
+//! The native stack limit. Every backend's function prologue compares the stack pointer
+//! with `stack_limit` and raises `stack overflow` below it, so deep recursion is a
+//! runtime error, never a segfault. The limit is the lowest address of the current
+//! thread's stack plus [`STACK_SAFETY_MARGIN`], which leaves room for the runtime's own
+//! frames (raising, formatting, a native) after the check has fired.
+//!
+//! On Linux the stack is read with `pthread_getattr_np`, which also reports the main
+//! thread's stack (from its rlimit and mappings). Elsewhere, or if that fails, the
+//! limit is [`FALLBACK_STACK_SIZE`] below the current stack pointer, less the margin.
+//!
+//! A program should run on a thread with a big stack: [`run_on_thread`] with
+//! [`PROGRAM_STACK_SIZE`], which every backend uses (the interpreter in-process,
+//! executables through `dtlv_rt_run_main`), so that the depth at which recursion fails
+//! is the same order everywhere.
+
+use crate::state::Runtime;
+
+/// Bytes kept free below the limit: 256 KiB.
+pub const STACK_SAFETY_MARGIN: usize = 256 * 1024;
+
+/// The stack a program runs on: 256 MiB (reserved, not committed, until used).
+pub const PROGRAM_STACK_SIZE: usize = 256 << 20;
+
+/// What is assumed to be left below the stack pointer when the stack cannot be read.
+pub const FALLBACK_STACK_SIZE: usize = 1 << 20;
+
+#[cfg(target_os = "linux")]
+mod sys {
+    use std::ffi::c_void;
+
+    /// Room for a `pthread_attr_t` (56 bytes on x86-64 glibc, 64 on aarch64).
+    #[repr(C, align(16))]
+    pub struct PthreadAttr([u8; 128]);
+
+    extern "C" {
+        fn pthread_self() -> usize;
+        fn pthread_getattr_np(thread: usize, attr: *mut PthreadAttr) -> i32;
+        fn pthread_attr_getstack(
+            attr: *const PthreadAttr,
+            stackaddr: *mut *mut c_void,
+            stacksize: *mut usize,
+        ) -> i32;
+        fn pthread_attr_destroy(attr: *mut PthreadAttr) -> i32;
+    }
+
+    /// `(lowest address, size)` of the calling thread's stack.
+    pub fn current_stack() -> Option<(usize, usize)> {
+        let mut attr = PthreadAttr([0; 128]);
+        // SAFETY: `attr` is big enough for a pthread_attr_t; it is destroyed after a
+        // successful getattr.
+        unsafe {
+            if pthread_getattr_np(pthread_self(), &mut attr) != 0 {
+                return None;
+            }
+            let mut addr: *mut c_void = std::ptr::null_mut();
+            let mut size = 0usize;
+            let ok = pthread_attr_getstack(&attr, &mut addr, &mut size) == 0;
+            pthread_attr_destroy(&mut attr);
+            (ok && !addr.is_null() && size != 0).then_some((addr as usize, size))
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod sys {
+    pub fn current_stack() -> Option<(usize, usize)> {
+        None
+    }
+}
+
+/// An address in the current frame: the stack pointer, near enough.
+#[inline(never)]
+pub fn approximate_stack_pointer() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// `(lowest address, size)` of the calling thread's stack, when the system says.
+pub fn current_thread_stack() -> Option<(usize, usize)> {
+    sys::current_stack()
+}
+
+/// The `stack_limit` for the calling thread: its stack's lowest address plus the
+/// margin (or a quarter of the stack, for a stack smaller than four margins).
+pub fn stack_limit_for_current_thread() -> usize {
+    let sp = approximate_stack_pointer();
+    match current_thread_stack() {
+        Some((low, size)) if sp > low && sp <= low + size => {
+            let margin = STACK_SAFETY_MARGIN.min(size / 4);
+            low + margin
+        }
+        _ => sp.saturating_sub(FALLBACK_STACK_SIZE) + STACK_SAFETY_MARGIN,
+    }
+}
+
+impl Runtime {
+    /// Sets `stack_limit` for the thread this is called on. `Runtime::new` does this for
+    /// the thread it runs on; a host that runs the program on another thread calls it
+    /// there first.
+    pub fn set_stack_limit_for_current_thread(&self) {
+        self.set_stack_limit(stack_limit_for_current_thread());
+    }
+}
+
+/// Runs `f` on a new thread with a stack of `stack_size` bytes and returns what it
+/// returns. A panic in `f` is resumed on the calling thread.
+pub fn run_on_thread<R: Send>(stack_size: usize, f: impl FnOnce() -> R + Send) -> R {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("datalove-program".to_owned())
+            .stack_size(stack_size)
+            .spawn_scoped(scope, f)
+            .expect("spawning the program thread");
+        match handle.join() {
+            Ok(value) => value,
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    })
+}

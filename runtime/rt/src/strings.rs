@@ -1,0 +1,209 @@
+//! Strings: UTF-8 bytes, length delimited (an interior NUL is an ordinary character),
+//! in a counted buffer of `cap` bytes. The empty string owns nothing (null, 0, 0).
+//! Bytes coming in are checked: anything that is not UTF-8 is refused with
+//! `STATUS_INVALID_UTF8` and the message `invalid UTF-8 at byte N`.
+
+use std::cmp::Ordering;
+
+use datalove_rti::rtdt::String as RtString;
+use datalove_rti::status::{RtStatus, STATUS_INVALID_UTF8, STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::table::Rt;
+
+use crate::state::Runtime;
+
+/// What `string_bytes` and `error_message` return for nothing: a non-null pointer at a
+/// NUL byte, so C code may treat it as an empty C string too.
+pub(crate) static EMPTY_BYTES: [u8; 1] = [0];
+
+/// The message for bytes that are not UTF-8, or `None` when they are.
+pub fn utf8_problem(bytes: &[u8]) -> Option<String> {
+    std::str::from_utf8(bytes)
+        .err()
+        .map(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))
+}
+
+/// A byte slice from a pointer that may be null when `len` is 0.
+pub(crate) unsafe fn bytes_of<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 || ptr.is_null() {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, len)
+    }
+}
+
+impl Runtime {
+    /// A new string holding `bytes`, which the caller vouches are UTF-8.
+    pub(crate) fn string_from_utf8(&self, bytes: &[u8]) -> RtString {
+        if bytes.is_empty() {
+            return RtString::EMPTY;
+        }
+        let ptr = self.alloc(bytes.len(), 1);
+        // SAFETY: `ptr` has room for `bytes`; the bytes are UTF-8 by the caller's word.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr, bytes.len());
+            RtString::from_raw_parts(ptr, bytes.len(), bytes.len())
+        }
+    }
+
+    /// A new string holding `text`.
+    pub fn new_string(&self, text: &str) -> RtString {
+        self.string_from_utf8(text.as_bytes())
+    }
+
+    /// Frees a string's buffer.
+    pub(crate) fn free_string(&self, s: RtString) {
+        let (ptr, _, cap) = s.into_raw_parts();
+        // SAFETY: a string's buffer is a counted allocation of `cap` bytes.
+        unsafe { self.free(ptr, cap, 1) }
+    }
+
+    /// Frees a string made by this runtime.
+    pub fn drop_string(&self, s: RtString) {
+        self.free_string(s)
+    }
+
+    /// Appends UTF-8 `bytes` in place, growing the buffer.
+    pub(crate) fn string_append(&self, s: &mut RtString, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let (ptr, len, cap) = s.raw_parts();
+        let needed = len + bytes.len();
+        let (ptr, cap) = if needed > cap {
+            let new_cap = needed.max(cap * 2).max(16);
+            // SAFETY: the buffer is a counted allocation of `cap` bytes.
+            (unsafe { self.realloc(ptr, cap, new_cap, 1) }, new_cap)
+        } else {
+            (ptr, cap)
+        };
+        // SAFETY: `ptr` has room for `needed` bytes; the result is UTF-8 since both
+        // parts are.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.add(len), bytes.len());
+            *s = RtString::from_raw_parts(ptr, needed, cap);
+        }
+    }
+
+    /// Sets the message and returns `status`: how every refusing entry ends.
+    pub(crate) fn refuse(&self, status: RtStatus, message: impl AsRef<[u8]>) -> RtStatus {
+        self.set_message(message);
+        status
+    }
+}
+
+// ---- table entries ----
+
+pub(crate) unsafe extern "C" fn string_from_bytes(
+    rt: Rt,
+    bytes: *const u8,
+    len: usize,
+    out: *mut RtString,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let bytes = bytes_of(bytes, len);
+    if let Some(problem) = utf8_problem(bytes) {
+        return rt.refuse(STATUS_INVALID_UTF8, problem);
+    }
+    out.write(rt.string_from_utf8(bytes));
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn string_len(_rt: Rt, s: *const RtString) -> usize {
+    (*s).len()
+}
+
+pub(crate) unsafe extern "C" fn string_bytes(
+    _rt: Rt,
+    s: *const RtString,
+    out_len: *mut usize,
+) -> *const u8 {
+    let (ptr, len, _) = (*s).raw_parts();
+    if !out_len.is_null() {
+        *out_len = len;
+    }
+    if ptr.is_null() {
+        EMPTY_BYTES.as_ptr()
+    } else {
+        ptr
+    }
+}
+
+pub(crate) unsafe extern "C" fn string_push(
+    rt: Rt,
+    s: *mut RtString,
+    bytes: *const u8,
+    len: usize,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let bytes = bytes_of(bytes, len);
+    if let Some(problem) = utf8_problem(bytes) {
+        return rt.refuse(STATUS_INVALID_UTF8, problem);
+    }
+    rt.string_append(&mut *s, bytes);
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn string_concat(
+    rt: Rt,
+    a: *const RtString,
+    b: *const RtString,
+    out: *mut RtString,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let (a, b) = ((*a).as_bytes(), (*b).as_bytes());
+    let mut joined = Vec::with_capacity(a.len() + b.len());
+    joined.extend_from_slice(a);
+    joined.extend_from_slice(b);
+    out.write(rt.string_from_utf8(&joined));
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn string_slice(
+    rt: Rt,
+    s: *const RtString,
+    start: usize,
+    end: usize,
+    out: *mut RtString,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let text = (*s).as_str();
+    if start > end {
+        return rt.refuse(
+            STATUS_OUT_OF_BOUNDS,
+            format!("string slice {start}..{end} starts after it ends"),
+        );
+    }
+    if end > text.len() {
+        return rt.refuse(
+            STATUS_OUT_OF_BOUNDS,
+            format!(
+                "string slice {start}..{end} out of bounds for length {}",
+                text.len()
+            ),
+        );
+    }
+    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return rt.refuse(
+            STATUS_OUT_OF_BOUNDS,
+            format!("string slice {start}..{end} is not on character boundaries"),
+        );
+    }
+    out.write(rt.string_from_utf8(&text.as_bytes()[start..end]));
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn string_eq(_rt: Rt, a: *const RtString, b: *const RtString) -> u8 {
+    ((*a).as_bytes() == (*b).as_bytes()) as u8
+}
+
+pub(crate) fn ordering_i32(o: Ordering) -> i32 {
+    match o {
+        Ordering::Less => -1,
+        Ordering::Equal => 0,
+        Ordering::Greater => 1,
+    }
+}
+
+pub(crate) unsafe extern "C" fn string_cmp(_rt: Rt, a: *const RtString, b: *const RtString) -> i32 {
+    ordering_i32((*a).as_bytes().cmp((*b).as_bytes()))
+}

@@ -1,0 +1,67 @@
+//! The static table every runtime's header points at.
+
+use datalove_rti::{RtiTable, ABI_VERSION};
+
+use crate::{alloc, data, errors, lists, shadow, strings, tydescs, values};
+
+/// The runtime's entry points, in `RtiTable` order.
+pub static TABLE: RtiTable = RtiTable {
+    abi_version: ABI_VERSION,
+    struct_size: std::mem::size_of::<RtiTable>(),
+
+    init: data::init,
+    data_borrow: data::data_borrow,
+    field_offset: tydescs::field_offset,
+    field_tydesc: tydescs::field_tydesc,
+    payload_offset: tydescs::payload_offset,
+    payload_tydesc: tydescs::payload_tydesc,
+
+    string_from_bytes: strings::string_from_bytes,
+    string_len: strings::string_len,
+    string_bytes: strings::string_bytes,
+    string_push: strings::string_push,
+    string_concat: strings::string_concat,
+    string_slice: strings::string_slice,
+    string_eq: strings::string_eq,
+    string_cmp: strings::string_cmp,
+
+    list_new: lists::list_new,
+    list_len: lists::list_len,
+    list_push: lists::list_push,
+    list_pop: lists::list_pop,
+    list_get: lists::list_get,
+    list_at: lists::list_at,
+    list_set: lists::list_set,
+    list_insert: lists::list_insert,
+    list_remove: lists::list_remove,
+
+    data_make: data::data_make,
+    data_type_name: data::data_type_name,
+    type_name: data::type_name,
+
+    clone: values::clone,
+    drop: values::drop,
+    eq: values::eq,
+    cmp: values::cmp,
+    format: values::format,
+    debuglog: values::debuglog,
+
+    error_set: errors::error_set,
+    error_message: errors::error_message,
+    native_failed: errors::native_failed,
+    raise: errors::raise,
+    raise_arith: errors::raise_arith,
+    raise_bounds: errors::raise_bounds,
+    raise_stack_overflow: errors::raise_stack_overflow,
+
+    shadow_push: shadow::shadow_push,
+    shadow_pop: shadow::shadow_pop,
+
+    tydesc_list: tydescs::tydesc_list,
+    tydesc_option: tydescs::tydesc_option,
+    tydesc_tuple: tydescs::tydesc_tuple,
+
+    alloc: alloc::alloc,
+    free: alloc::free,
+    alloc_stats: alloc::alloc_stats,
+};

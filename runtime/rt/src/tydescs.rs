@@ -1,0 +1,227 @@
+//! Descriptors made at run time, interned structurally: asking twice for `[?u8]`, with
+//! any descriptors of `?u8`, gives the same descriptor. Children are interned first, so
+//! a descriptor is keyed by its kind and its (interned) children's addresses. Scalars,
+//! `string` and `data` intern to the constants in `datalove_rti::tydesc`. Interned
+//! descriptors live until the runtime is destroyed; they are runtime bookkeeping and
+//! not counted as program allocations.
+//!
+//! Also here: the layout queries that take no `rt` (`field_offset`, `field_tydesc`,
+//! `payload_offset`, `payload_tydesc`).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use datalove_rti::layout::{compute_layout, Layout};
+use datalove_rti::table::{Rt, Td};
+use datalove_rti::tydesc::{DATA_TYDESC, STRING_TYDESC, TYDESC_COPY};
+use datalove_rti::{packed_tydesc, TyDesc, TyField, TyKind};
+
+use crate::state::Runtime;
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    List(usize),
+    Option(usize),
+    Tuple(Vec<usize>),
+}
+
+struct Interned {
+    desc: Box<TyDesc>,
+    _fields: Box<[TyField]>,
+}
+
+#[derive(Default)]
+pub(crate) struct Interner {
+    table: RefCell<HashMap<Key, Interned>>,
+}
+
+impl Interner {
+    pub(crate) fn len(&self) -> usize {
+        self.table.borrow().len()
+    }
+
+    fn get_or_make(&self, key: Key, make: impl FnOnce() -> Interned) -> *const TyDesc {
+        if let Some(found) = self.table.borrow().get(&key) {
+            return &*found.desc;
+        }
+        let interned = make();
+        let ptr: *const TyDesc = &*interned.desc;
+        self.table.borrow_mut().insert(key, interned);
+        ptr
+    }
+}
+
+impl Runtime {
+    /// The interned descriptor structurally equal to `td`.
+    ///
+    /// # Safety
+    /// `td` must be well formed.
+    pub unsafe fn intern_tydesc(&self, td: &TyDesc) -> &TyDesc {
+        match td.kind {
+            TyKind::String => &STRING_TYDESC,
+            TyKind::Data => &DATA_TYDESC,
+            TyKind::List => self.tydesc_list(td.elem()),
+            TyKind::Option => self.tydesc_option(td.elem()),
+            TyKind::Tuple => {
+                let fields: Vec<&TyDesc> = td.fields().iter().map(|f| &*f.desc).collect();
+                self.tydesc_tuple(&fields)
+            }
+            kind => packed_tydesc(kind).expect("every scalar kind has a constant descriptor"),
+        }
+    }
+
+    /// The interned `[elem]`.
+    ///
+    /// # Safety
+    /// `elem` must be well formed.
+    pub unsafe fn tydesc_list(&self, elem: &TyDesc) -> &TyDesc {
+        let elem = self.intern_tydesc(elem) as *const TyDesc;
+        let ptr = self.tydescs.get_or_make(Key::List(elem as usize), || {
+            let l = compute_layout(TyKind::List, &[(*elem).layout()], &mut []).layout;
+            Interned {
+                desc: Box::new(TyDesc {
+                    kind: TyKind::List,
+                    flags: 0,
+                    size: l.size,
+                    align: l.align,
+                    elem,
+                    payload_offset: 0,
+                    field_count: 0,
+                    fields: std::ptr::null(),
+                }),
+                _fields: Box::new([]),
+            }
+        });
+        &*ptr
+    }
+
+    /// The interned `?payload`.
+    ///
+    /// # Safety
+    /// `payload` must be well formed.
+    pub unsafe fn tydesc_option(&self, payload: &TyDesc) -> &TyDesc {
+        let payload = self.intern_tydesc(payload) as *const TyDesc;
+        let ptr = self.tydescs.get_or_make(Key::Option(payload as usize), || {
+            let mut offsets = [0usize];
+            let l = compute_layout(TyKind::Option, &[(*payload).layout()], &mut offsets).layout;
+            Interned {
+                desc: Box::new(TyDesc {
+                    kind: TyKind::Option,
+                    flags: (*payload).flags & TYDESC_COPY,
+                    size: l.size,
+                    align: l.align,
+                    elem: payload,
+                    payload_offset: offsets[0],
+                    field_count: 0,
+                    fields: std::ptr::null(),
+                }),
+                _fields: Box::new([]),
+            }
+        });
+        &*ptr
+    }
+
+    /// The interned tuple of `fields`.
+    ///
+    /// # Safety
+    /// Every field must be well formed.
+    pub unsafe fn tydesc_tuple(&self, fields: &[&TyDesc]) -> &TyDesc {
+        let interned: Vec<*const TyDesc> = fields
+            .iter()
+            .map(|f| self.intern_tydesc(f) as *const TyDesc)
+            .collect();
+        let key = Key::Tuple(interned.iter().map(|&p| p as usize).collect());
+        let ptr = self.tydescs.get_or_make(key, || {
+            let layouts: Vec<Layout> = interned.iter().map(|&f| (*f).layout()).collect();
+            let mut offsets = vec![0usize; layouts.len()];
+            let l = compute_layout(TyKind::Tuple, &layouts, &mut offsets).layout;
+            let copy = interned.iter().all(|&f| (*f).is_copy());
+            let entries: Box<[TyField]> = interned
+                .iter()
+                .zip(&offsets)
+                .map(|(&desc, &offset)| TyField { desc, offset })
+                .collect();
+            Interned {
+                desc: Box::new(TyDesc {
+                    kind: TyKind::Tuple,
+                    flags: if copy { TYDESC_COPY } else { 0 },
+                    size: l.size,
+                    align: l.align,
+                    elem: std::ptr::null(),
+                    payload_offset: 0,
+                    field_count: entries.len(),
+                    fields: if entries.is_empty() {
+                        std::ptr::null()
+                    } else {
+                        entries.as_ptr()
+                    },
+                }),
+                _fields: entries,
+            }
+        });
+        &*ptr
+    }
+
+    /// How many descriptors have been interned (lists, options and tuples).
+    pub fn interned_tydescs(&self) -> usize {
+        self.tydescs.len()
+    }
+}
+
+// ---- table entries ----
+
+pub(crate) unsafe extern "C" fn tydesc_list(rt: Rt, elem: Td) -> Td {
+    Runtime::from_handle(rt).tydesc_list(&*elem)
+}
+
+pub(crate) unsafe extern "C" fn tydesc_option(rt: Rt, payload: Td) -> Td {
+    Runtime::from_handle(rt).tydesc_option(&*payload)
+}
+
+pub(crate) unsafe extern "C" fn tydesc_tuple(rt: Rt, fields: *const Td, count: usize) -> Td {
+    let fields: Vec<&TyDesc> = if count == 0 || fields.is_null() {
+        Vec::new()
+    } else {
+        std::slice::from_raw_parts(fields, count)
+            .iter()
+            .map(|&f| &*f)
+            .collect()
+    };
+    Runtime::from_handle(rt).tydesc_tuple(&fields)
+}
+
+/// `usize::MAX` when `tuple_td` is not a tuple or `field` is past its last field.
+pub(crate) unsafe extern "C" fn field_offset(tuple_td: Td, field: usize) -> usize {
+    let td = &*tuple_td;
+    if td.kind != TyKind::Tuple || field >= td.field_count {
+        return usize::MAX;
+    }
+    td.fields()[field].offset
+}
+
+/// Null when `tuple_td` is not a tuple or `field` is past its last field.
+pub(crate) unsafe extern "C" fn field_tydesc(tuple_td: Td, field: usize) -> Td {
+    let td = &*tuple_td;
+    if td.kind != TyKind::Tuple || field >= td.field_count {
+        return std::ptr::null();
+    }
+    td.fields()[field].desc
+}
+
+/// `usize::MAX` when `option_td` is not an option.
+pub(crate) unsafe extern "C" fn payload_offset(option_td: Td) -> usize {
+    let td = &*option_td;
+    if td.kind != TyKind::Option {
+        return usize::MAX;
+    }
+    td.payload_offset
+}
+
+/// Null when `option_td` is not an option.
+pub(crate) unsafe extern "C" fn payload_tydesc(option_td: Td) -> Td {
+    let td = &*option_td;
+    if td.kind != TyKind::Option {
+        return std::ptr::null();
+    }
+    td.elem
+}
