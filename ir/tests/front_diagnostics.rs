@@ -3,7 +3,7 @@
 
 mod front_support;
 
-use front_support::{assert_error, compile_err, located};
+use front_support::{assert_error, compile_err, located, DIAGNOSTIC_CASES};
 
 #[test]
 fn f011_return_position_type_parameter_left_undetermined() {
@@ -66,49 +66,9 @@ fn f002_wrong_mode() {
     assert_error("fun f(ref a: string)\nend fun\nlet s = \"x\"\nf(s)\n", "F002", 4, 3);
 }
 
-/// `(code, program, line, col)`: one program per remaining code.
-const CASES: &[(&str, &str, u32, u32)] = &[
-    ("S001", "debuglog 1 $ 2\n", 1, 12),
-    ("S002", "debuglog \"open\n", 1, 10),
-    ("S003", "debuglog \"\\q\"\n", 1, 11),
-    ("S004", "debuglog 12u7\n", 1, 10),
-    ("S005", "let = 3\n", 1, 5),
-    ("S006", "if true\n  debuglog 1\n", 3, 1),
-    ("S007", "loop\n  break\nend if\n", 3, 1),
-    ("S008", "var t = (1, 2)\nset t.0 = 3\n", 2, 6),
-    ("S010", "fun f()\n  import strings.len\nend fun\n", 2, 3),
-    ("S011", "debuglog 1 < 2 < 3\n", 1, 16),
-    ("N002", "let x: u9 = 1\n", 1, 8),
-    ("N003", "import nowhere.f\n", 1, 8),
-    ("N005", "import strings.nope\n", 1, 16),
-    ("N006", "fun f()\nend fun\nfun f()\nend fun\n", 3, 5),
-    ("N007", "let a = 1\nlet a = 2\n", 2, 5),
-    ("N008", "fun main()\nend fun\n", 1, 5),
-    ("N009", "fun f<T>(x: T) where { T is number, }\nend fun\n", 1, 29),
-    ("N010", "fun f(a: u8, a: u8)\nend fun\n", 1, 14),
-    ("T002", "debuglog \"a\" * 2\n", 1, 10),
-    ("T003", "fun add<T>(a: T, b: T): T\n  ret a + b\nend fun\n", 2, 7),
-    ("T004", "let x: u8 = 256\n", 1, 13),
-    ("T005", "debuglog []\n", 1, 10),
-    ("T006", "import fixedint.zero\nlet s: string = zero()\n", 2, 17),
-    ("T007", "let n = 3\ndebuglog n[0]\n", 2, 10),
-    ("T008", "let t = (1, 2)\ndebuglog t.2\n", 2, 10),
-    ("T009", "debuglog \"1\" as u8\n", 1, 10),
-    ("F003", "fun f()\nend fun\ndebuglog f\n", 3, 10),
-    ("F004", "fun f(): u8\n  debuglog 1\nend fun\n", 3, 1),
-    ("F005", "fun f(): u8\n  ret\nend fun\n", 2, 3),
-    ("F006", "break\n", 1, 1),
-    ("F009", "fun f(mut a: u8)\nend fun\nf(mut 3)\n", 3, 7),
-    ("D002", "var x: u8\ndebuglog x\n", 2, 10),
-    ("D003", "let x = 1\nset x = 2\n", 2, 1),
-    ("D004", "fun f(mut a: [u8])\nend fun\nlet xs: [u8] = []\nf(mut xs)\n", 4, 3),
-    ("D005", "fun f(ref s: string): string\n  ret s\nend fun\n", 2, 7),
-    ("D006", "fun f(out r: u8)\nend fun\n", 2, 1),
-];
-
 #[test]
 fn every_other_code_has_a_located_example() {
-    for &(code, text, line, col) in CASES {
+    for &(code, text, line, col) in DIAGNOSTIC_CASES {
         assert_error(text, code, line, col);
     }
 }

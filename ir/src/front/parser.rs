@@ -7,7 +7,7 @@ use crate::diag::{Diagnostic, FileId, Span};
 use crate::types::ParamMode;
 
 /// Deeper nesting than this is refused (S009) rather than overflowing the stack.
-const MAX_DEPTH: u32 = 200;
+const MAX_DEPTH: u32 = 64;
 
 /// Parses one file. Any diagnostic means the tree is incomplete.
 pub fn parse(file: FileId, kind: SourceKind, text: &str) -> (SourceFile, Vec<Diagnostic>) {
@@ -179,6 +179,9 @@ impl Parser {
         self.skip_newlines();
     }
 
+    /// One level deeper into the tree; refused past [`MAX_DEPTH`]. Every chain of
+    /// operators counts a level per operator, so no tree outgrows the later passes'
+    /// recursion either.
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -188,8 +191,12 @@ impl Parser {
         Ok(())
     }
 
-    fn leave(&mut self) {
-        self.depth -= 1;
+    /// Runs `f` one level deeper, restoring the depth afterwards whatever it returns.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Parser) -> PResult<T>) -> PResult<T> {
+        let base = self.depth;
+        let result = self.enter().and_then(|()| f(self));
+        self.depth = base;
+        result
     }
 
     // ------------------------------------------------------------ items
@@ -368,10 +375,7 @@ impl Parser {
     // ------------------------------------------------------------ types
 
     fn type_expr(&mut self) -> PResult<TypeExpr> {
-        self.enter()?;
-        let result = self.type_expr_inner();
-        self.leave();
-        result
+        self.nested(Parser::type_expr_inner)
     }
 
     fn type_expr_inner(&mut self) -> PResult<TypeExpr> {
@@ -453,10 +457,7 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> PResult<Stmt> {
-        self.enter()?;
-        let result = self.stmt_inner();
-        self.leave();
-        result
+        self.nested(Parser::stmt_inner)
     }
 
     fn stmt_inner(&mut self) -> PResult<Stmt> {
@@ -583,10 +584,7 @@ impl Parser {
     }
 
     fn if_rest(&mut self, opened: Span) -> PResult<(StmtKind, Span)> {
-        self.enter()?;
-        let result = self.if_rest_inner(opened);
-        self.leave();
-        result
+        self.nested(|p| p.if_rest_inner(opened))
     }
 
     fn if_rest_inner(&mut self, opened: Span) -> PResult<(StmtKind, Span)> {
@@ -636,68 +634,68 @@ impl Parser {
     // ------------------------------------------------------------ expressions
 
     fn expr(&mut self) -> PResult<Expr> {
-        self.binary(0)
+        self.nested(|p| p.binary(0))
     }
 
-    fn binary(&mut self, level: usize) -> PResult<Expr> {
-        if level == LEVELS.len() {
-            return self.unary();
-        }
-        self.enter()?;
-        let result = self.binary_inner(level);
-        self.leave();
-        result
-    }
-
-    fn binary_op(&self, level: usize) -> Option<BinOp> {
-        let word = match self.peek() {
-            Tok::Punct(p) => *p,
-            Tok::Kw(Kw::And) => "and",
-            Tok::Kw(Kw::Or) => "or",
-            _ => return None,
-        };
-        LEVELS[level]
-            .iter()
-            .find(|(sym, _)| *sym == word)
-            .map(|(_, op)| *op)
-    }
-
-    fn binary_inner(&mut self, level: usize) -> PResult<Expr> {
-        if level == COMPARISON_LEVEL && self.at_kw(Kw::Not) {
+    /// Precedence climbing over [`LEVELS`]: operators at `min_level` or tighter.
+    fn binary(&mut self, min_level: usize) -> PResult<Expr> {
+        let mut lhs = if min_level <= COMPARISON_LEVEL && self.at_kw(Kw::Not) {
             // `not` binds looser than comparisons: `not a == b` is `not (a == b)`.
             let start = self.bump().span;
-            let operand = self.binary(level)?;
+            self.enter()?;
+            let operand = self.binary(COMPARISON_LEVEL)?;
             let span = start.to(operand.span);
-            return Ok(Expr {
+            Expr {
                 kind: ExprKind::Not(Box::new(operand)),
                 span,
-            });
-        }
-        let mut lhs = self.binary(level + 1)?;
-        while let Some(op) = self.binary_op(level) {
-            self.bump();
-            let rhs = self.binary(level + 1)?;
-            let span = lhs.span.to(rhs.span);
-            lhs = Expr {
-                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                span,
-            };
+            }
+        } else {
+            self.unary()?
+        };
+        let mut last_comparison: Option<BinOp> = None;
+        while let Some((op, level)) = self.binary_op().filter(|(_, l)| *l >= min_level) {
             if level == COMPARISON_LEVEL {
-                if let Some(op2) = self.binary_op(level) {
+                if let Some(prev) = last_comparison {
                     let span = self.span();
                     return Err(self.error(
                         "S011",
                         span,
                         format!(
                             "comparisons do not chain: parenthesize `{}` or `{}`",
-                            op.symbol(),
-                            op2.symbol()
+                            prev.symbol(),
+                            op.symbol()
                         ),
                     ));
                 }
+                last_comparison = Some(op);
+            } else if level < COMPARISON_LEVEL {
+                last_comparison = None;
             }
+            self.bump();
+            self.enter()?;
+            let rhs = self.binary(level + 1)?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
         }
         Ok(lhs)
+    }
+
+    /// The binary operator at the cursor and its level.
+    fn binary_op(&self) -> Option<(BinOp, usize)> {
+        let word = match self.peek() {
+            Tok::Punct(p) => *p,
+            Tok::Kw(Kw::And) => "and",
+            Tok::Kw(Kw::Or) => "or",
+            _ => return None,
+        };
+        LEVELS.iter().enumerate().find_map(|(level, ops)| {
+            ops.iter()
+                .find(|(sym, _)| *sym == word)
+                .map(|(_, op)| (*op, level))
+        })
     }
 
     /// A prefix expression followed by any casts: `-x as u8` is `(-x) as u8`.
@@ -707,17 +705,11 @@ impl Parser {
     }
 
     fn prefix(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let result = self.prefix_inner();
-        self.leave();
-        result
-    }
-
-    fn prefix_inner(&mut self) -> PResult<Expr> {
         if !self.at_punct("-") {
             return self.postfix();
         }
         let start = self.bump().span;
+        self.enter()?;
         let operand = self.prefix()?;
         let span = start.to(operand.span);
         let adjacent = operand.span.start == start.end;
@@ -743,6 +735,7 @@ impl Parser {
             } else {
                 return Ok(value);
             };
+            self.enter()?;
             let ty = self.type_expr()?;
             let span = value.span.to(ty.span);
             value = Expr {
@@ -759,6 +752,9 @@ impl Parser {
     fn postfix(&mut self) -> PResult<Expr> {
         let mut e = self.primary()?;
         loop {
+            if self.at_punct("[") || self.at_punct(".") {
+                self.enter()?;
+            }
             if self.eat_punct("[") {
                 let index = self.expr()?;
                 let end = self.expect_punct("]")?;

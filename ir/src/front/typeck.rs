@@ -1195,7 +1195,6 @@ impl<'a> FnChecker<'a> {
         expected: Option<&IrType>,
     ) -> Expr {
         let sig = self.resolved.signature(&callable);
-        let name = self.resolved.callable_name(&callable);
         if !self.arity(&callee.name, sig.params.len(), args, span) {
             return self.bad_call(args, span);
         }
