@@ -1,1 +1,885 @@
-//! The std rider.
+//! The `std` rider: strings, lists, math and conversions as natives.
+//!
+//! `rider.dli` beside this crate declares every native; `build.rs` derives each one's
+//! Rust signature from it and the file included below holds the implementations here to
+//! them (a disagreement is a build error naming the native), and exports the ABI version
+//! this rider was built for (`datalove_rti::export_rider!(std)`, as
+//! `dtlv_rider_abi_version_std`).
+//!
+//! Every native runs its body inside [`guard_failure`]: a failure returns its status with
+//! a message set through the runtime table, a panic becomes `STATUS_PANICKED` with the
+//! panic's message, and nothing unwinds out. The runtime is reached only through the
+//! table `rt` points at ([`datalove_rti::call`] and [`datalove_rti::rider_helpers`]); the
+//! cdylib links nothing of the runtime.
+//!
+//! # Safety
+//!
+//! Every native has the one contract of the native-call ABI (`docs/abi.md`): `rt` is a
+//! live runtime handle, every pointer is at a value (or, for a result, room for one) of
+//! the type its descriptor describes, every descriptor is well formed, and no two
+//! arguments are the same value where either is `mut` or `out`. It is not repeated on
+//! each function.
+#![allow(clippy::missing_safety_doc)]
+
+use std::cmp::Ordering;
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+
+use datalove_rti::call;
+use datalove_rti::rider_helpers::{
+    check, compare_values, drop_value, expect_kind, guard_failure, init_value, int_range,
+    make_string, read_int, write_int, Failure, ValuePtr,
+};
+use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
+use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
+use datalove_rti::{same_tydesc, TyDesc, TyKind};
+
+include!(concat!(env!("OUT_DIR"), "/datalove_rider.rs"));
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+fn is_fixedint(kind: TyKind) -> bool {
+    kind.is_integer() && kind != TyKind::Index
+}
+
+fn expect_fixedint(td: &TyDesc) -> Result<(), Failure> {
+    if is_fixedint(td.kind) {
+        Ok(())
+    } else {
+        Err(Failure::type_mismatch(format!(
+            "expected a fixed-width integer, got {}",
+            td.kind.name()
+        )))
+    }
+}
+
+fn expect_float(td: &TyDesc) -> Result<(), Failure> {
+    if td.kind.is_float() {
+        Ok(())
+    } else {
+        Err(Failure::type_mismatch(format!(
+            "expected a float, got {}",
+            td.kind.name()
+        )))
+    }
+}
+
+fn out_of_bounds(message: String) -> Failure {
+    Failure::new(STATUS_OUT_OF_BOUNDS, message)
+}
+
+fn index_out_of_bounds(index: u64, len: usize) -> Failure {
+    out_of_bounds(format!("index {index} out of bounds for length {len}"))
+}
+
+/// An `index` as a Rust position; one that does not fit is past the end of anything.
+fn position(i: &rtdt::Index) -> usize {
+    usize::try_from(i.0).unwrap_or(usize::MAX)
+}
+
+/// The element descriptor of a list descriptor.
+///
+/// # Safety
+/// `td` must be a well-formed descriptor.
+unsafe fn list_elem(td: &TyDesc) -> Result<&TyDesc, Failure> {
+    expect_kind(td, TyKind::List)?;
+    Ok(td.elem())
+}
+
+/// The payload descriptor and offset of an option descriptor.
+///
+/// # Safety
+/// `td` must be a well-formed descriptor.
+unsafe fn option_payload(td: &TyDesc) -> Result<(&TyDesc, usize), Failure> {
+    expect_kind(td, TyKind::Option)?;
+    Ok((td.elem(), td.payload_offset))
+}
+
+/// A value handed over `in` whose descriptor must be `expected`'s type; a mismatched one
+/// is destroyed (the native owns it) and refused.
+///
+/// # Safety
+/// `rt` live, `value` an initialized `value_td` value the native owns.
+unsafe fn expect_same(
+    rt: RtHandle,
+    value: &AnyOwned<'_>,
+    value_td: &TyDesc,
+    expected: &TyDesc,
+) -> Result<(), Failure> {
+    if same_tydesc(value_td, expected) {
+        Ok(())
+    } else {
+        let message = format!(
+            "a {} value where the list holds {}",
+            value_td.type_name(),
+            expected.type_name()
+        );
+        drop_value(rt, value, value_td);
+        Err(Failure::type_mismatch(message))
+    }
+}
+
+/// Writes `?T`'s none at `out`.
+///
+/// # Safety
+/// `out` has room for an `option_td` value.
+unsafe fn write_none(rt: RtHandle, out: &AnyOut<'_>, option_td: &TyDesc) {
+    // The empty value of an option is none.
+    init_value(rt, out, option_td);
+}
+
+/// The payload slot of `?T` at `out`, to fill before [`set_some`].
+///
+/// # Safety
+/// `out` has room for an option value with its payload at `offset`.
+unsafe fn payload_slot(out: &AnyOut<'_>, offset: usize) -> *mut u8 {
+    out.as_ptr().add(offset)
+}
+
+/// Marks the option at `out` as holding its (already written) payload.
+///
+/// # Safety
+/// `out` has room for an option value.
+unsafe fn set_some(out: &AnyOut<'_>) {
+    out.as_ptr().write(1);
+}
+
+/// Moves a `td` value from `src` to `dst` (values are owned trees: a move is a copy of
+/// their bytes, after which `src` is not used again).
+///
+/// # Safety
+/// `src` initialized, `dst` room for a `td` value, not overlapping.
+unsafe fn move_value(src: &impl ValuePtr, dst: &impl ValuePtr, td: &TyDesc) {
+    std::ptr::copy_nonoverlapping(src.value_ptr(), dst.value_ptr(), td.size);
+}
+
+/// Where element `i` of a list of `elem_td` is (valid until the list changes).
+///
+/// # Safety
+/// `rt` live; `i < len`.
+unsafe fn element(rt: RtHandle, xs: &rtdt::List, elem_td: &TyDesc, i: usize) -> *mut u8 {
+    let p = call::dtlv_rti_list_at(rt, xs, elem_td, i);
+    assert!(!p.is_null(), "element {i} of a list of length {}", xs.len());
+    p.cast()
+}
+
+// ---------------------------------------------------------------------------------------
+// Integers
+// ---------------------------------------------------------------------------------------
+
+/// `0` of the fixed-width integer type the call site asks for (its trailing descriptor).
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__fixedint_zero(
+    rt: RtHandle,
+    result_out: AnyOut<'_>,
+    result_td: &TyDesc,
+    t_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        expect_fixedint(t_td)?;
+        if !same_tydesc(t_td, result_td) {
+            return Err(Failure::type_mismatch(format!(
+                "asked for {} but the result slot holds {}",
+                t_td.type_name(),
+                result_td.type_name()
+            )));
+        }
+        write_int(&result_out, result_td, 0)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Strings
+// ---------------------------------------------------------------------------------------
+
+/// The length in bytes.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__string_len(
+    rt: RtHandle,
+    s: &rtdt::String,
+    _s_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::Index>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        result_out.write(rtdt::Index(s.len() as u64));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__string_concat(
+    rt: RtHandle,
+    a: &rtdt::String,
+    _a_td: &TyDesc,
+    b: &rtdt::String,
+    _b_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        check(rt, call::dtlv_rti_string_concat(rt, a, b, result_out))
+    })
+}
+
+/// Bytes `start..end`; fails past the end, for `start > end`, or off a char boundary.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C-unwind" fn dlr_std__string_slice(
+    rt: RtHandle,
+    s: &rtdt::String,
+    _s_td: &TyDesc,
+    start: &rtdt::Index,
+    _start_td: &TyDesc,
+    end: &rtdt::Index,
+    _end_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let text = s.as_str();
+        let (a, b) = (start.0, end.0);
+        if a > b {
+            return Err(out_of_bounds(format!(
+                "slice {a}..{b} starts after it ends"
+            )));
+        }
+        if b > text.len() as u64 {
+            return Err(out_of_bounds(format!(
+                "slice {a}..{b} out of bounds for string of length {}",
+                text.len()
+            )));
+        }
+        let (a, b) = (a as usize, b as usize);
+        for i in [a, b] {
+            if !text.is_char_boundary(i) {
+                return Err(out_of_bounds(format!(
+                    "slice {a}..{b}: byte {i} is not on a character boundary"
+                )));
+            }
+        }
+        check(rt, call::dtlv_rti_string_slice(rt, s, a, b, result_out))
+    })
+}
+
+/// The byte offset of the first occurrence of `needle`, or none.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__string_find(
+    rt: RtHandle,
+    s: &rtdt::String,
+    _s_td: &TyDesc,
+    needle: &rtdt::String,
+    _needle_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let (payload_td, offset) = option_payload(result_td)?;
+        expect_kind(payload_td, TyKind::Index)?;
+        match s.as_str().find(needle.as_str()) {
+            Some(at) => {
+                write_int(&payload_slot(&result_out, offset), payload_td, at as i128)?;
+                set_some(&result_out);
+            }
+            None => write_none(rt, &result_out, result_td),
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__string_contains(
+    rt: RtHandle,
+    s: &rtdt::String,
+    _s_td: &TyDesc,
+    needle: &rtdt::String,
+    _needle_td: &TyDesc,
+    result_out: &mut MaybeUninit<bool>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        result_out.write(s.as_str().contains(needle.as_str()));
+        Ok(())
+    })
+}
+
+/// Upper case, by Unicode's full case mapping (`ß` becomes `SS`).
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__string_to_upper(
+    rt: RtHandle,
+    s: &rtdt::String,
+    _s_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        make_string(rt, &s.as_str().to_uppercase(), result_out)
+    })
+}
+
+/// Lower case, by Unicode's full case mapping.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__string_to_lower(
+    rt: RtHandle,
+    s: &rtdt::String,
+    _s_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        make_string(rt, &s.as_str().to_lowercase(), result_out)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Conversions
+// ---------------------------------------------------------------------------------------
+
+/// Decimal, with a `-` for a negative value.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__int_to_string(
+    rt: RtHandle,
+    value: AnyRef<'_>,
+    value_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        expect_fixedint(value_td)?;
+        let v = read_int(&value, value_td)?;
+        make_string(rt, &v.to_string(), result_out)
+    })
+}
+
+/// The runtime's float format, the one `debuglog` uses, so every backend agrees.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__float_to_string(
+    rt: RtHandle,
+    value: AnyRef<'_>,
+    value_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        expect_float(value_td)?;
+        check(
+            rt,
+            call::dtlv_rti_format(rt, value.as_ptr().cast::<c_void>(), value_td, result_out),
+        )
+    })
+}
+
+/// The integer `s` spells in decimal (an optional `+` or `-`, then digits, nothing
+/// else), or none when it spells none or one out of `T`'s range.
+pub fn parse_int_text(text: &str, kind: TyKind) -> Option<i128> {
+    let (lo, hi) = int_range(kind)?;
+    let v: i128 = text.parse().ok()?;
+    (lo..=hi).contains(&v).then_some(v)
+}
+
+/// `T` is undetermined: the call site's trailing descriptor says which integer to parse.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__parse_int(
+    rt: RtHandle,
+    s: &rtdt::String,
+    _s_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    result_td: &TyDesc,
+    t_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        expect_fixedint(t_td)?;
+        let (payload_td, offset) = option_payload(result_td)?;
+        if !same_tydesc(payload_td, t_td) {
+            return Err(Failure::type_mismatch(format!(
+                "asked for {} but the result slot holds {}",
+                t_td.type_name(),
+                result_td.type_name()
+            )));
+        }
+        match parse_int_text(s.as_str(), t_td.kind) {
+            Some(v) => {
+                write_int(&payload_slot(&result_out, offset), payload_td, v)?;
+                set_some(&result_out);
+            }
+            None => write_none(rt, &result_out, result_td),
+        }
+        Ok(())
+    })
+}
+
+/// The float `s` spells (Rust's syntax: `1.5`, `-2e10`, `inf`, `NaN`), or none.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__parse_float(
+    rt: RtHandle,
+    s: &rtdt::String,
+    _s_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    result_td: &TyDesc,
+    t_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        expect_float(t_td)?;
+        let (payload_td, offset) = option_payload(result_td)?;
+        if !same_tydesc(payload_td, t_td) {
+            return Err(Failure::type_mismatch(format!(
+                "asked for {} but the result slot holds {}",
+                t_td.type_name(),
+                result_td.type_name()
+            )));
+        }
+        let slot = payload_slot(&result_out, offset);
+        let text = s.as_str();
+        // Parse at the target width, so an f32 is rounded once.
+        let parsed = match t_td.kind {
+            TyKind::F32 => text
+                .parse::<f32>()
+                .ok()
+                .map(|v| slot.cast::<f32>().write_unaligned(v)),
+            _ => text
+                .parse::<f64>()
+                .ok()
+                .map(|v| slot.cast::<f64>().write_unaligned(v)),
+        };
+        match parsed {
+            Some(()) => set_some(&result_out),
+            None => write_none(rt, &result_out, result_td),
+        }
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Lists
+// ---------------------------------------------------------------------------------------
+
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__list_len(
+    rt: RtHandle,
+    xs: &rtdt::List,
+    _xs_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::Index>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        result_out.write(rtdt::Index(call::dtlv_rti_list_len(rt, xs) as u64));
+        Ok(())
+    })
+}
+
+/// Moves `value` onto the end.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__list_push(
+    rt: RtHandle,
+    xs: &mut rtdt::List,
+    xs_td: &TyDesc,
+    value: AnyOwned<'_>,
+    value_td: &TyDesc,
+    _result_out: &mut MaybeUninit<()>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = list_elem(xs_td)?;
+        expect_same(rt, &value, value_td, elem_td)?;
+        check(
+            rt,
+            call::dtlv_rti_list_push(rt, xs, elem_td, value.as_ptr().cast()),
+        )
+    })
+}
+
+/// Moves the last element out, or none for an empty list.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__list_pop(
+    rt: RtHandle,
+    xs: &mut rtdt::List,
+    xs_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = list_elem(xs_td)?;
+        let (payload_td, offset) = option_payload(result_td)?;
+        if !same_tydesc(payload_td, elem_td) {
+            return Err(Failure::type_mismatch(format!(
+                "popping a {} into a {} slot",
+                elem_td.type_name(),
+                result_td.type_name()
+            )));
+        }
+        if xs.is_empty() {
+            write_none(rt, &result_out, result_td);
+            return Ok(());
+        }
+        let slot = payload_slot(&result_out, offset);
+        check(rt, call::dtlv_rti_list_pop(rt, xs, elem_td, slot.cast()))?;
+        set_some(&result_out);
+        Ok(())
+    })
+}
+
+/// A clone of element `i`; fails past the end.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__list_get(
+    rt: RtHandle,
+    xs: &rtdt::List,
+    xs_td: &TyDesc,
+    i: &rtdt::Index,
+    _i_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = list_elem(xs_td)?;
+        let len = xs.len();
+        if i.0 >= len as u64 {
+            return Err(index_out_of_bounds(i.0, len));
+        }
+        check(
+            rt,
+            call::dtlv_rti_list_get(rt, xs, elem_td, position(i), result_out.as_ptr().cast()),
+        )
+    })
+}
+
+/// Moves `value` into element `i`, dropping the old one; past the end the value is
+/// destroyed (by the runtime) and the call fails.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C-unwind" fn dlr_std__list_set(
+    rt: RtHandle,
+    xs: &mut rtdt::List,
+    xs_td: &TyDesc,
+    i: &rtdt::Index,
+    _i_td: &TyDesc,
+    value: AnyOwned<'_>,
+    value_td: &TyDesc,
+    _result_out: &mut MaybeUninit<()>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = list_elem(xs_td)?;
+        expect_same(rt, &value, value_td, elem_td)?;
+        let len = xs.len();
+        let status = call::dtlv_rti_list_set(rt, xs, elem_td, position(i), value.as_ptr().cast());
+        if status == STATUS_OUT_OF_BOUNDS {
+            return Err(index_out_of_bounds(i.0, len));
+        }
+        check(rt, status)
+    })
+}
+
+/// Moves `value` in before element `i` (`i` = length appends); past that the value is
+/// destroyed (by the runtime) and the call fails.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C-unwind" fn dlr_std__list_insert(
+    rt: RtHandle,
+    xs: &mut rtdt::List,
+    xs_td: &TyDesc,
+    i: &rtdt::Index,
+    _i_td: &TyDesc,
+    value: AnyOwned<'_>,
+    value_td: &TyDesc,
+    _result_out: &mut MaybeUninit<()>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = list_elem(xs_td)?;
+        expect_same(rt, &value, value_td, elem_td)?;
+        let len = xs.len();
+        let status =
+            call::dtlv_rti_list_insert(rt, xs, elem_td, position(i), value.as_ptr().cast());
+        if status == STATUS_OUT_OF_BOUNDS {
+            return Err(out_of_bounds(format!(
+                "insertion index {} out of bounds for length {len}",
+                i.0
+            )));
+        }
+        check(rt, status)
+    })
+}
+
+/// Moves element `i` out, closing the gap; fails past the end.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__list_remove(
+    rt: RtHandle,
+    xs: &mut rtdt::List,
+    xs_td: &TyDesc,
+    i: &rtdt::Index,
+    _i_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = list_elem(xs_td)?;
+        let len = xs.len();
+        if i.0 >= len as u64 {
+            return Err(index_out_of_bounds(i.0, len));
+        }
+        check(
+            rt,
+            call::dtlv_rti_list_remove(rt, xs, elem_td, position(i), result_out.as_ptr().cast()),
+        )
+    })
+}
+
+/// Reverses in place.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__list_reverse(
+    rt: RtHandle,
+    xs: &mut rtdt::List,
+    xs_td: &TyDesc,
+    _result_out: &mut MaybeUninit<()>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = list_elem(xs_td)?;
+        let len = xs.len();
+        if elem_td.size == 0 {
+            return Ok(());
+        }
+        for i in 0..len / 2 {
+            let a = element(rt, xs, elem_td, i);
+            let b = element(rt, xs, elem_td, len - 1 - i);
+            std::ptr::swap_nonoverlapping(a, b, elem_td.size);
+        }
+        Ok(())
+    })
+}
+
+/// Sorts in place, stably, by the runtime's order (`cmp`), so every backend sorts alike.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__list_sort(
+    rt: RtHandle,
+    xs: &mut rtdt::List,
+    xs_td: &TyDesc,
+    _result_out: &mut MaybeUninit<()>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = list_elem(xs_td)?;
+        let len = xs.len();
+        let size = elem_td.size;
+        if len < 2 || size == 0 {
+            return Ok(());
+        }
+        let base = element(rt, xs, elem_td, 0);
+        let at = |i: usize| base.add(i * size).cast_const();
+        let mut order: Vec<usize> = (0..len).collect();
+        order.sort_by(|&a, &b| compare_values(rt, &at(a), &at(b), elem_td));
+        // Permute through a scratch copy: every element's bytes move exactly once.
+        let mut scratch = vec![0u8; len * size];
+        for (to, &from) in order.iter().enumerate() {
+            std::ptr::copy_nonoverlapping(at(from), scratch.as_mut_ptr().add(to * size), size);
+        }
+        std::ptr::copy_nonoverlapping(scratch.as_ptr(), base, len * size);
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Math
+// ---------------------------------------------------------------------------------------
+
+macro_rules! unary_f64 {
+    ($($(#[$doc:meta])* $name:ident = $f:expr;)*) => {
+        $(
+            $(#[$doc])*
+            #[no_mangle]
+            pub unsafe extern "C-unwind" fn $name(
+                rt: RtHandle,
+                x: &f64,
+                _x_td: &TyDesc,
+                result_out: &mut MaybeUninit<f64>,
+                _result_td: &TyDesc,
+            ) -> u8 {
+                guard_failure(rt, || {
+                    let f: fn(f64) -> f64 = $f;
+                    result_out.write(f(*x));
+                    Ok(())
+                })
+            }
+        )*
+    };
+}
+
+unary_f64! {
+    /// The square root (NaN for a negative argument).
+    dlr_std__sqrt = f64::sqrt;
+    dlr_std__sin = f64::sin;
+    dlr_std__cos = f64::cos;
+    dlr_std__exp = f64::exp;
+    /// The natural logarithm (NaN for a negative argument, -inf for 0).
+    dlr_std__ln = f64::ln;
+    dlr_std__floor = f64::floor;
+    dlr_std__ceil = f64::ceil;
+    /// The absolute value.
+    dlr_std__fabs = f64::abs;
+}
+
+/// `x` to the power `y`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__pow(
+    rt: RtHandle,
+    x: &f64,
+    _x_td: &TyDesc,
+    y: &f64,
+    _y_td: &TyDesc,
+    result_out: &mut MaybeUninit<f64>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        result_out.write(x.powf(*y));
+        Ok(())
+    })
+}
+
+/// The absolute value; fails for the minimum signed value, whose has none in its type.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__abs(
+    rt: RtHandle,
+    x: AnyOwned<'_>,
+    x_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        expect_fixedint(x_td)?;
+        let v = read_int(&x, x_td)?;
+        let (lo, _) = int_range(x_td.kind).unwrap_or((0, 0));
+        if x_td.kind.is_signed() && v == lo {
+            return Err(Failure::failed(format!(
+                "abs of {v} overflows {}",
+                x_td.kind.name()
+            )));
+        }
+        write_int(&result_out, result_td, v.abs())
+    })
+}
+
+/// Keeps one of two owned values (`pick_first` decides from their order), moving it to
+/// `out`, and destroys the other.
+///
+/// # Safety
+/// `rt` live; `a` and `b` initialized values of `a_td`/`b_td` the native owns; `out`
+/// room for a `result_td` value.
+#[allow(clippy::too_many_arguments)]
+unsafe fn keep_one(
+    rt: RtHandle,
+    a: AnyOwned<'_>,
+    a_td: &TyDesc,
+    b: AnyOwned<'_>,
+    b_td: &TyDesc,
+    out: AnyOut<'_>,
+    result_td: &TyDesc,
+    pick_first: fn(Ordering) -> bool,
+) -> Result<(), Failure> {
+    if !same_tydesc(a_td, b_td) || !same_tydesc(a_td, result_td) {
+        let message = format!(
+            "comparing a {} with a {} into a {}",
+            a_td.type_name(),
+            b_td.type_name(),
+            result_td.type_name()
+        );
+        drop_value(rt, &a, a_td);
+        drop_value(rt, &b, b_td);
+        return Err(Failure::type_mismatch(message));
+    }
+    if pick_first(compare_values(rt, &a, &b, a_td)) {
+        move_value(&a, &out, a_td);
+        drop_value(rt, &b, b_td);
+    } else {
+        move_value(&b, &out, b_td);
+        drop_value(rt, &a, a_td);
+    }
+    Ok(())
+}
+
+/// The smaller by the runtime's order (`a` on a tie); the other is destroyed.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__min(
+    rt: RtHandle,
+    a: AnyOwned<'_>,
+    a_td: &TyDesc,
+    b: AnyOwned<'_>,
+    b_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        keep_one(rt, a, a_td, b, b_td, result_out, result_td, |o| {
+            o != Ordering::Greater
+        })
+    })
+}
+
+/// The larger by the runtime's order (`b` on a tie); the other is destroyed.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__max(
+    rt: RtHandle,
+    a: AnyOwned<'_>,
+    a_td: &TyDesc,
+    b: AnyOwned<'_>,
+    b_td: &TyDesc,
+    result_out: AnyOut<'_>,
+    result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        keep_one(rt, a, a_td, b, b_td, result_out, result_td, |o| {
+            o == Ordering::Greater
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Reflection
+// ---------------------------------------------------------------------------------------
+
+/// The value's type as text, as the runtime spells it: `u8`, `[string]`, `?(i32, f64)`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__describe(
+    rt: RtHandle,
+    _value: AnyRef<'_>,
+    value_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        check(rt, call::dtlv_rti_type_name(rt, value_td, result_out))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_int_text_respects_ranges() {
+        assert_eq!(parse_int_text("42", TyKind::U8), Some(42));
+        assert_eq!(parse_int_text("+42", TyKind::I8), Some(42));
+        assert_eq!(parse_int_text("-128", TyKind::I8), Some(-128));
+        assert_eq!(parse_int_text("-129", TyKind::I8), None);
+        assert_eq!(parse_int_text("256", TyKind::U8), None);
+        assert_eq!(parse_int_text("-1", TyKind::U64), None);
+        assert_eq!(
+            parse_int_text("18446744073709551615", TyKind::U64),
+            Some(u64::MAX as i128)
+        );
+        assert_eq!(parse_int_text("", TyKind::I32), None);
+        assert_eq!(parse_int_text(" 1", TyKind::I32), None);
+        assert_eq!(parse_int_text("1_000", TyKind::I32), None);
+        assert_eq!(parse_int_text("0x10", TyKind::I32), None);
+        assert_eq!(parse_int_text("1", TyKind::F64), None);
+    }
+
+    #[test]
+    fn fixedint_excludes_index() {
+        assert!(is_fixedint(TyKind::U8));
+        assert!(is_fixedint(TyKind::I64));
+        assert!(!is_fixedint(TyKind::Index));
+        assert!(!is_fixedint(TyKind::F32));
+    }
+}

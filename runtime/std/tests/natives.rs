@@ -1,0 +1,907 @@
+//! The std natives called as a backend calls them, through their C-ABI functions, on a
+//! real runtime (`datalove-rt`). Every test ends by checking nothing leaked.
+
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+
+use datalove_rt::{Runtime, RuntimeOptions};
+use datalove_rti::rider_helpers::{drop_string, format_value, new_string};
+use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
+use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS, STATUS_TYPE_MISMATCH};
+use datalove_rti::tydesc::{
+    OwnedTyDesc, F32_TYDESC, F64_TYDESC, I32_TYDESC, I64_TYDESC, I8_TYDESC, INDEX_TYDESC,
+    STRING_TYDESC, U64_TYDESC, U8_TYDESC, UNIT_TYDESC,
+};
+use datalove_rti::{call, TyDesc, TyKind};
+use dlr_std::*;
+
+static BOOL_TD: &TyDesc = &datalove_rti::tydesc::BOOL_TYDESC;
+
+/// A runtime for one test; checks for leaks when dropped.
+struct Rt {
+    rt: Box<Runtime>,
+}
+
+impl Rt {
+    fn new() -> Rt {
+        Rt {
+            rt: Runtime::new(RuntimeOptions::capturing()),
+        }
+    }
+
+    fn h(&self) -> RtHandle {
+        self.rt.rt_handle()
+    }
+
+    fn s(&self, text: &str) -> rtdt::String {
+        unsafe { new_string(self.h(), text).unwrap() }
+    }
+
+    /// Takes a string result, frees it and returns its text.
+    fn take(&self, out: MaybeUninit<rtdt::String>) -> String {
+        unsafe {
+            let s = out.assume_init();
+            let text = s.as_str().to_owned();
+            drop_string(self.h(), s);
+            text
+        }
+    }
+
+    fn free(&self, s: rtdt::String) {
+        unsafe { drop_string(self.h(), s) }
+    }
+
+    fn message(&self) -> String {
+        unsafe { call::dtlv_rti_error_message(self.h()) }
+    }
+
+    fn list<E: Copy>(&self, elem_td: &TyDesc, values: &[E]) -> rtdt::List {
+        unsafe {
+            let mut out = MaybeUninit::uninit();
+            assert_eq!(
+                call::dtlv_rti_list_new(self.h(), elem_td, values.len(), &mut out),
+                STATUS_OK
+            );
+            let mut list = out.assume_init();
+            for v in values {
+                let mut v = *v;
+                let p: *mut E = &mut v;
+                assert_eq!(
+                    call::dtlv_rti_list_push(self.h(), &mut list, elem_td, p.cast()),
+                    STATUS_OK
+                );
+            }
+            list
+        }
+    }
+
+    fn string_list(&self, values: &[&str]) -> rtdt::List {
+        let mut list = self.list::<u8>(&STRING_TYDESC, &[]);
+        for v in values {
+            let mut s = self.s(v);
+            let p: *mut rtdt::String = &mut s;
+            unsafe {
+                assert_eq!(
+                    call::dtlv_rti_list_push(self.h(), &mut list, &STRING_TYDESC, p.cast()),
+                    STATUS_OK
+                );
+            }
+            // `s` was moved into the list.
+        }
+        list
+    }
+
+    fn elements<E: Copy>(&self, list: &rtdt::List, elem_td: &TyDesc) -> Vec<E> {
+        (0..list.len())
+            .map(|i| unsafe {
+                call::dtlv_rti_list_at(self.h(), list, elem_td, i)
+                    .cast::<E>()
+                    .read()
+            })
+            .collect()
+    }
+
+    fn strings(&self, list: &rtdt::List) -> Vec<String> {
+        (0..list.len())
+            .map(|i| unsafe {
+                let p = call::dtlv_rti_list_at(self.h(), list, &STRING_TYDESC, i);
+                (*p.cast::<rtdt::String>()).as_str().to_owned()
+            })
+            .collect()
+    }
+
+    fn drop_list(&self, mut list: rtdt::List, list_td: &TyDesc) {
+        let p: *mut rtdt::List = &mut list;
+        unsafe { call::dtlv_rti_drop(self.h(), p.cast(), list_td) }
+    }
+}
+
+impl Drop for Rt {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            assert_eq!(self.rt.alloc_stats().live, 0, "the test leaked");
+        }
+    }
+}
+
+fn any_ref<T>(v: &T) -> AnyRef<'_> {
+    unsafe { AnyRef::from_raw((v as *const T).cast_mut().cast()) }
+}
+
+fn any_owned<T>(v: &mut T) -> AnyOwned<'_> {
+    unsafe { AnyOwned::from_raw((v as *mut T).cast()) }
+}
+
+fn any_out<T>(v: &mut MaybeUninit<T>) -> AnyOut<'_> {
+    unsafe { AnyOut::from_raw(v.as_mut_ptr().cast()) }
+}
+
+fn ix(i: u64) -> rtdt::Index {
+    rtdt::Index(i)
+}
+
+/// An option result slot: (tag, payload bytes at the descriptor's offset).
+#[repr(C, align(8))]
+struct OptSlot([u8; 64]);
+
+impl OptSlot {
+    fn new() -> OptSlot {
+        OptSlot([0xAA; 64])
+    }
+    fn out(&mut self) -> AnyOut<'_> {
+        unsafe { AnyOut::from_raw(self.0.as_mut_ptr()) }
+    }
+    fn get<T: Copy>(&self, td: &TyDesc) -> Option<T> {
+        match self.0[0] {
+            0 => None,
+            1 => Some(unsafe {
+                self.0
+                    .as_ptr()
+                    .add(td.payload_offset)
+                    .cast::<T>()
+                    .read_unaligned()
+            }),
+            tag => panic!("option tag {tag}"),
+        }
+    }
+}
+
+fn option_of(kind: TyKind) -> OwnedTyDesc {
+    OwnedTyDesc::option(OwnedTyDesc::scalar(kind))
+}
+
+fn list_of(kind: TyKind) -> OwnedTyDesc {
+    OwnedTyDesc::list(OwnedTyDesc::scalar(kind))
+}
+
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn fixedint_zero_uses_the_trailing_descriptor() {
+    let t = Rt::new();
+    unsafe {
+        let mut out = MaybeUninit::<i64>::new(-1);
+        let st = dlr_std__fixedint_zero(t.h(), any_out(&mut out), &I64_TYDESC, &I64_TYDESC);
+        assert_eq!(st, STATUS_OK);
+        assert_eq!(out.assume_init(), 0);
+        let mut out = MaybeUninit::<u8>::new(7);
+        assert_eq!(
+            dlr_std__fixedint_zero(t.h(), any_out(&mut out), &U8_TYDESC, &U8_TYDESC),
+            STATUS_OK
+        );
+        assert_eq!(out.assume_init(), 0);
+        let mut out = MaybeUninit::<f64>::uninit();
+        let st = dlr_std__fixedint_zero(t.h(), any_out(&mut out), &F64_TYDESC, &F64_TYDESC);
+        assert_eq!(st, STATUS_TYPE_MISMATCH);
+        assert_eq!(t.message(), "expected a fixed-width integer, got f64");
+    }
+}
+
+#[test]
+fn strings() {
+    let t = Rt::new();
+    let st_td = &STRING_TYDESC;
+    unsafe {
+        let a = t.s("héllo");
+        let b = t.s(", world");
+        let mut len = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__string_len(t.h(), &a, st_td, &mut len, &INDEX_TYDESC),
+            STATUS_OK
+        );
+        assert_eq!(len.assume_init(), ix(6));
+
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__string_concat(t.h(), &a, st_td, &b, st_td, &mut out, st_td),
+            STATUS_OK
+        );
+        assert_eq!(t.take(out), "héllo, world");
+
+        let mut out = MaybeUninit::uninit();
+        let (idx, s) = (&INDEX_TYDESC, st_td);
+        assert_eq!(
+            dlr_std__string_slice(t.h(), &a, s, &ix(3), idx, &ix(6), idx, &mut out, s),
+            STATUS_OK
+        );
+        assert_eq!(t.take(out), "llo");
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__string_slice(t.h(), &a, s, &ix(2), idx, &ix(9), idx, &mut out, s),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(
+            t.message(),
+            "slice 2..9 out of bounds for string of length 6"
+        );
+        assert_eq!(
+            dlr_std__string_slice(t.h(), &a, s, &ix(2), idx, &ix(6), idx, &mut out, s),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(
+            t.message(),
+            "slice 2..6: byte 2 is not on a character boundary"
+        );
+        assert_eq!(
+            dlr_std__string_slice(t.h(), &a, s, &ix(4), idx, &ix(3), idx, &mut out, s),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(t.message(), "slice 4..3 starts after it ends");
+
+        let opt = option_of(TyKind::Index);
+        let needle = t.s("llo");
+        let mut slot = OptSlot::new();
+        assert_eq!(
+            dlr_std__string_find(t.h(), &a, s, &needle, s, slot.out(), &opt),
+            STATUS_OK
+        );
+        assert_eq!(slot.get::<u64>(&opt), Some(3));
+        let mut slot = OptSlot::new();
+        assert_eq!(
+            dlr_std__string_find(t.h(), &a, s, &b, s, slot.out(), &opt),
+            STATUS_OK
+        );
+        assert_eq!(slot.get::<u64>(&opt), None);
+
+        let mut found = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__string_contains(t.h(), &a, s, &needle, s, &mut found, BOOL_TD),
+            STATUS_OK
+        );
+        assert!(found.assume_init());
+        assert_eq!(
+            dlr_std__string_contains(t.h(), &needle, s, &a, s, &mut found, BOOL_TD),
+            STATUS_OK
+        );
+        assert!(!found.assume_init());
+
+        let street = t.s("Straße");
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__string_to_upper(t.h(), &street, s, &mut out, s),
+            STATUS_OK
+        );
+        assert_eq!(t.take(out), "STRASSE");
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__string_to_lower(t.h(), &street, s, &mut out, s),
+            STATUS_OK
+        );
+        assert_eq!(t.take(out), "straße");
+
+        for s in [a, b, needle, street] {
+            t.free(s);
+        }
+    }
+}
+
+#[test]
+fn conversions_to_string() {
+    let t = Rt::new();
+    let s = &STRING_TYDESC;
+    unsafe {
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__int_to_string(t.h(), any_ref(&-128i8), &I8_TYDESC, &mut out, s),
+            STATUS_OK
+        );
+        assert_eq!(t.take(out), "-128");
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__int_to_string(t.h(), any_ref(&u64::MAX), &U64_TYDESC, &mut out, s),
+            STATUS_OK
+        );
+        assert_eq!(t.take(out), "18446744073709551615");
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__int_to_string(t.h(), any_ref(&1.0f64), &F64_TYDESC, &mut out, s),
+            STATUS_TYPE_MISMATCH
+        );
+
+        // Floats are formatted by the runtime, exactly as debuglog prints them.
+        for v in [1.5f64, 0.1, -0.0, 1e300, f64::NAN, f64::INFINITY, 3.0] {
+            let mut out = MaybeUninit::uninit();
+            assert_eq!(
+                dlr_std__float_to_string(t.h(), any_ref(&v), &F64_TYDESC, &mut out, s),
+                STATUS_OK
+            );
+            let expected = format_value(t.h(), &any_ref(&v), &F64_TYDESC).unwrap();
+            assert_eq!(t.take(out), expected, "{v}");
+        }
+        let v = 0.1f32;
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__float_to_string(t.h(), any_ref(&v), &F32_TYDESC, &mut out, s),
+            STATUS_OK
+        );
+        let expected = format_value(t.h(), &any_ref(&v), &F32_TYDESC).unwrap();
+        assert_eq!(t.take(out), expected);
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__float_to_string(t.h(), any_ref(&1u8), &U8_TYDESC, &mut out, s),
+            STATUS_TYPE_MISMATCH
+        );
+        assert_eq!(t.message(), "expected a float, got u8");
+    }
+}
+
+#[test]
+fn parsing() {
+    let t = Rt::new();
+    let s = &STRING_TYDESC;
+    unsafe {
+        let cases: [(&str, TyKind, Option<i128>); 6] = [
+            ("255", TyKind::U8, Some(255)),
+            ("256", TyKind::U8, None),
+            ("-7", TyKind::I32, Some(-7)),
+            ("seven", TyKind::I32, None),
+            ("", TyKind::I64, None),
+            ("-9223372036854775808", TyKind::I64, Some(i64::MIN as i128)),
+        ];
+        for (text, kind, expected) in cases {
+            let opt = option_of(kind);
+            let t_td = OwnedTyDesc::scalar(kind);
+            let text_s = t.s(text);
+            let mut slot = OptSlot::new();
+            assert_eq!(
+                dlr_std__parse_int(t.h(), &text_s, s, slot.out(), &opt, &t_td),
+                STATUS_OK
+            );
+            let got = match kind {
+                TyKind::U8 => slot.get::<u8>(&opt).map(i128::from),
+                TyKind::I32 => slot.get::<i32>(&opt).map(i128::from),
+                _ => slot.get::<i64>(&opt).map(i128::from),
+            };
+            assert_eq!(got, expected, "{text:?} as {kind:?}");
+            t.free(text_s);
+        }
+
+        let opt = option_of(TyKind::F64);
+        let text = t.s("2.5e3");
+        let mut slot = OptSlot::new();
+        assert_eq!(
+            dlr_std__parse_float(t.h(), &text, s, slot.out(), &opt, &F64_TYDESC),
+            STATUS_OK
+        );
+        assert_eq!(slot.get::<f64>(&opt), Some(2500.0));
+        let opt32 = option_of(TyKind::F32);
+        let mut slot = OptSlot::new();
+        assert_eq!(
+            dlr_std__parse_float(t.h(), &text, s, slot.out(), &opt32, &F32_TYDESC),
+            STATUS_OK
+        );
+        assert_eq!(slot.get::<f32>(&opt32), Some(2500.0));
+        t.free(text);
+        let bad = t.s("2.5.3");
+        let mut slot = OptSlot::new();
+        assert_eq!(
+            dlr_std__parse_float(t.h(), &bad, s, slot.out(), &opt, &F64_TYDESC),
+            STATUS_OK
+        );
+        assert_eq!(slot.get::<f64>(&opt), None);
+        // A trailing descriptor that disagrees with the result slot is refused.
+        let mut slot = OptSlot::new();
+        assert_eq!(
+            dlr_std__parse_float(t.h(), &bad, s, slot.out(), &opt, &F32_TYDESC),
+            STATUS_TYPE_MISMATCH
+        );
+        t.free(bad);
+    }
+}
+
+#[test]
+fn lists_of_scalars() {
+    let t = Rt::new();
+    let list_td = list_of(TyKind::I32);
+    let e = &I32_TYDESC;
+    let idx = &INDEX_TYDESC;
+    let unit = &UNIT_TYDESC;
+    unsafe {
+        let mut xs = t.list(e, &[10i32, 20, 30]);
+        let mut len = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__list_len(t.h(), &xs, &list_td, &mut len, idx),
+            STATUS_OK
+        );
+        assert_eq!(len.assume_init(), ix(3));
+
+        let mut got = MaybeUninit::<i32>::uninit();
+        assert_eq!(
+            dlr_std__list_get(t.h(), &xs, &list_td, &ix(1), idx, any_out(&mut got), e),
+            STATUS_OK
+        );
+        assert_eq!(got.assume_init(), 20);
+        assert_eq!(
+            dlr_std__list_get(t.h(), &xs, &list_td, &ix(7), idx, any_out(&mut got), e),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(t.message(), "index 7 out of bounds for length 3");
+
+        let mut done = MaybeUninit::uninit();
+        let mut v = 40i32;
+        assert_eq!(
+            dlr_std__list_push(
+                t.h(),
+                &mut xs,
+                &list_td,
+                any_owned(&mut v),
+                e,
+                &mut done,
+                unit
+            ),
+            STATUS_OK
+        );
+        let mut v = 5i32;
+        assert_eq!(
+            dlr_std__list_set(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(0),
+                idx,
+                any_owned(&mut v),
+                e,
+                &mut done,
+                unit
+            ),
+            STATUS_OK
+        );
+        let mut v = 6i32;
+        assert_eq!(
+            dlr_std__list_set(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(4),
+                idx,
+                any_owned(&mut v),
+                e,
+                &mut done,
+                unit
+            ),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(t.message(), "index 4 out of bounds for length 4");
+        let mut v = 15i32;
+        assert_eq!(
+            dlr_std__list_insert(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(1),
+                idx,
+                any_owned(&mut v),
+                e,
+                &mut done,
+                unit
+            ),
+            STATUS_OK
+        );
+        let mut v = 99i32;
+        assert_eq!(
+            dlr_std__list_insert(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(9),
+                idx,
+                any_owned(&mut v),
+                e,
+                &mut done,
+                unit
+            ),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(t.message(), "insertion index 9 out of bounds for length 5");
+        assert_eq!(t.elements::<i32>(&xs, e), [5, 15, 20, 30, 40]);
+
+        let mut removed = MaybeUninit::<i32>::uninit();
+        assert_eq!(
+            dlr_std__list_remove(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(2),
+                idx,
+                any_out(&mut removed),
+                e
+            ),
+            STATUS_OK
+        );
+        assert_eq!(removed.assume_init(), 20);
+        assert_eq!(
+            dlr_std__list_remove(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(4),
+                idx,
+                any_out(&mut removed),
+                e
+            ),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(t.message(), "index 4 out of bounds for length 4");
+
+        assert_eq!(
+            dlr_std__list_reverse(t.h(), &mut xs, &list_td, &mut done, unit),
+            STATUS_OK
+        );
+        assert_eq!(t.elements::<i32>(&xs, e), [40, 30, 15, 5]);
+
+        let mut v = -3i32;
+        dlr_std__list_push(
+            t.h(),
+            &mut xs,
+            &list_td,
+            any_owned(&mut v),
+            e,
+            &mut done,
+            unit,
+        );
+        assert_eq!(
+            dlr_std__list_sort(t.h(), &mut xs, &list_td, &mut done, unit),
+            STATUS_OK
+        );
+        assert_eq!(t.elements::<i32>(&xs, e), [-3, 5, 15, 30, 40]);
+
+        let opt = option_of(TyKind::I32);
+        let mut slot = OptSlot::new();
+        assert_eq!(
+            dlr_std__list_pop(t.h(), &mut xs, &list_td, slot.out(), &opt),
+            STATUS_OK
+        );
+        assert_eq!(slot.get::<i32>(&opt), Some(40));
+        assert_eq!(xs.len(), 4);
+
+        let mut empty = t.list::<i32>(e, &[]);
+        let mut slot = OptSlot::new();
+        assert_eq!(
+            dlr_std__list_pop(t.h(), &mut empty, &list_td, slot.out(), &opt),
+            STATUS_OK
+        );
+        assert_eq!(slot.get::<i32>(&opt), None);
+
+        // A value of another type than the list's is refused.
+        let mut wrong = 1u8;
+        assert_eq!(
+            dlr_std__list_push(
+                t.h(),
+                &mut xs,
+                &list_td,
+                any_owned(&mut wrong),
+                &U8_TYDESC,
+                &mut done,
+                unit
+            ),
+            STATUS_TYPE_MISMATCH
+        );
+        assert_eq!(t.message(), "a u8 value where the list holds i32");
+
+        t.drop_list(xs, &list_td);
+        t.drop_list(empty, &list_td);
+    }
+}
+
+#[test]
+fn lists_of_strings_move_and_destroy_their_values() {
+    let t = Rt::new();
+    let list_td = OwnedTyDesc::list(OwnedTyDesc::string());
+    let s = &STRING_TYDESC;
+    let idx = &INDEX_TYDESC;
+    let unit = &UNIT_TYDESC;
+    unsafe {
+        let mut xs = t.string_list(&["pear", "apple", "fig", "banana"]);
+        let mut done = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__list_sort(t.h(), &mut xs, &list_td, &mut done, unit),
+            STATUS_OK
+        );
+        assert_eq!(t.strings(&xs), ["apple", "banana", "fig", "pear"]);
+        assert_eq!(
+            dlr_std__list_reverse(t.h(), &mut xs, &list_td, &mut done, unit),
+            STATUS_OK
+        );
+        assert_eq!(t.strings(&xs), ["pear", "fig", "banana", "apple"]);
+
+        // A refused set destroys the value: nothing leaks (checked when `t` drops).
+        let mut v = t.s("lost");
+        assert_eq!(
+            dlr_std__list_set(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(10),
+                idx,
+                any_owned(&mut v),
+                s,
+                &mut done,
+                unit
+            ),
+            STATUS_OUT_OF_BOUNDS
+        );
+        // `v` was handed over: the runtime owns (or destroyed) it.
+        let mut v = t.s("kiwi");
+        assert_eq!(
+            dlr_std__list_set(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(0),
+                idx,
+                any_owned(&mut v),
+                s,
+                &mut done,
+                unit
+            ),
+            STATUS_OK
+        );
+        // `v` was handed over: the runtime owns (or destroyed) it.
+
+        // get clones: the list keeps its element.
+        let mut got = MaybeUninit::<rtdt::String>::uninit();
+        assert_eq!(
+            dlr_std__list_get(t.h(), &xs, &list_td, &ix(0), idx, any_out(&mut got), s),
+            STATUS_OK
+        );
+        assert_eq!(t.take(got), "kiwi");
+        let mut removed = MaybeUninit::<rtdt::String>::uninit();
+        assert_eq!(
+            dlr_std__list_remove(
+                t.h(),
+                &mut xs,
+                &list_td,
+                &ix(1),
+                idx,
+                any_out(&mut removed),
+                s
+            ),
+            STATUS_OK
+        );
+        assert_eq!(t.take(removed), "fig");
+        assert_eq!(t.strings(&xs), ["kiwi", "banana", "apple"]);
+        t.drop_list(xs, &list_td);
+    }
+}
+
+#[test]
+fn math() {
+    let t = Rt::new();
+    let f = &F64_TYDESC;
+    type Unary =
+        unsafe extern "C-unwind" fn(RtHandle, &f64, &TyDesc, &mut MaybeUninit<f64>, &TyDesc) -> u8;
+    let cases: [(Unary, f64, f64); 9] = [
+        (dlr_std__sqrt, 16.0, 4.0),
+        (dlr_std__sin, 0.0, 0.0),
+        (dlr_std__cos, 0.0, 1.0),
+        (dlr_std__exp, 0.0, 1.0),
+        (dlr_std__ln, 1.0, 0.0),
+        (dlr_std__floor, -1.5, -2.0),
+        (dlr_std__ceil, -1.5, -1.0),
+        (dlr_std__fabs, -2.25, 2.25),
+        (dlr_std__fabs, 2.25, 2.25),
+    ];
+    unsafe {
+        for (native, x, expected) in cases {
+            let mut out = MaybeUninit::uninit();
+            assert_eq!(native(t.h(), &x, f, &mut out, f), STATUS_OK);
+            assert_eq!(out.assume_init(), expected);
+        }
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__pow(t.h(), &2.0, f, &10.0, f, &mut out, f),
+            STATUS_OK
+        );
+        assert_eq!(out.assume_init(), 1024.0);
+        let mut out = MaybeUninit::uninit();
+        dlr_std__sqrt(t.h(), &-1.0, f, &mut out, f);
+        assert!(out.assume_init().is_nan());
+    }
+}
+
+#[test]
+fn abs_fails_for_the_minimum() {
+    let t = Rt::new();
+    unsafe {
+        let mut x = -5i32;
+        let mut out = MaybeUninit::<i32>::uninit();
+        assert_eq!(
+            dlr_std__abs(
+                t.h(),
+                any_owned(&mut x),
+                &I32_TYDESC,
+                any_out(&mut out),
+                &I32_TYDESC
+            ),
+            STATUS_OK
+        );
+        assert_eq!(out.assume_init(), 5);
+        let mut x = 200u8;
+        let mut out = MaybeUninit::<u8>::uninit();
+        assert_eq!(
+            dlr_std__abs(
+                t.h(),
+                any_owned(&mut x),
+                &U8_TYDESC,
+                any_out(&mut out),
+                &U8_TYDESC
+            ),
+            STATUS_OK
+        );
+        assert_eq!(out.assume_init(), 200);
+        let mut x = i8::MIN;
+        let mut out = MaybeUninit::<i8>::uninit();
+        assert_ne!(
+            dlr_std__abs(
+                t.h(),
+                any_owned(&mut x),
+                &I8_TYDESC,
+                any_out(&mut out),
+                &I8_TYDESC
+            ),
+            STATUS_OK
+        );
+        assert_eq!(t.message(), "abs of -128 overflows i8");
+    }
+}
+
+#[test]
+fn min_and_max_keep_one_and_destroy_the_other() {
+    let t = Rt::new();
+    let s = &STRING_TYDESC;
+    unsafe {
+        let (mut a, mut b) = (3i64, -4i64);
+        let mut out = MaybeUninit::<i64>::uninit();
+        let e = &I64_TYDESC;
+        assert_eq!(
+            dlr_std__min(
+                t.h(),
+                any_owned(&mut a),
+                e,
+                any_owned(&mut b),
+                e,
+                any_out(&mut out),
+                e
+            ),
+            STATUS_OK
+        );
+        assert_eq!(out.assume_init(), -4);
+        assert_eq!(
+            dlr_std__max(
+                t.h(),
+                any_owned(&mut a),
+                e,
+                any_owned(&mut b),
+                e,
+                any_out(&mut out),
+                e
+            ),
+            STATUS_OK
+        );
+        assert_eq!(out.assume_init(), 3);
+
+        type Pick = unsafe extern "C-unwind" fn(
+            RtHandle,
+            AnyOwned<'_>,
+            &TyDesc,
+            AnyOwned<'_>,
+            &TyDesc,
+            AnyOut<'_>,
+            &TyDesc,
+        ) -> u8;
+        let picks: [(Pick, &str); 2] = [(dlr_std__min, "apple"), (dlr_std__max, "pear")];
+        for (native, expected) in picks {
+            let mut a = t.s("pear");
+            let mut b = t.s("apple");
+            let mut out = MaybeUninit::<rtdt::String>::uninit();
+            assert_eq!(
+                native(
+                    t.h(),
+                    any_owned(&mut a),
+                    s,
+                    any_owned(&mut b),
+                    s,
+                    any_out(&mut out),
+                    s
+                ),
+                STATUS_OK
+            );
+            // Both arguments were handed over; the loser was destroyed (no leak).
+            assert_eq!(t.take(out), expected);
+        }
+    }
+}
+
+#[test]
+fn describe_spells_the_type() {
+    let t = Rt::new();
+    let s = &STRING_TYDESC;
+    unsafe {
+        let list_td = list_of(TyKind::U8);
+        let xs = t.list(&U8_TYDESC, &[1u8, 2]);
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__describe(t.h(), any_ref(&xs), &list_td, &mut out, s),
+            STATUS_OK
+        );
+        assert_eq!(t.take(out), "[u8]");
+        t.drop_list(xs, &list_td);
+
+        let tuple = OwnedTyDesc::option(OwnedTyDesc::tuple(vec![
+            OwnedTyDesc::scalar(TyKind::I32),
+            OwnedTyDesc::string(),
+        ]));
+        let dummy = [0u64; 8];
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(
+            dlr_std__describe(t.h(), any_ref(&dummy), &tuple, &mut out, s),
+            STATUS_OK
+        );
+        assert_eq!(t.take(out), "?(i32, string)");
+    }
+}
+
+#[test]
+fn abi_version_is_exported() {
+    extern "C" {
+        fn dtlv_rider_abi_version_std() -> u32;
+    }
+    assert_eq!(
+        unsafe { dtlv_rider_abi_version_std() },
+        datalove_rti::ABI_VERSION
+    );
+    assert_eq!(
+        datalove_rti::rider_abi_symbol("std"),
+        "dtlv_rider_abi_version_std"
+    );
+}
+
+/// Keeps `c_void` and the raw-pointer forms honest: a native reached through a C
+/// function pointer of the ABI's shape behaves the same.
+#[test]
+fn callable_through_the_c_shape() {
+    let t = Rt::new();
+    type CShape = unsafe extern "C-unwind" fn(
+        *mut c_void,
+        *mut c_void,
+        *const TyDesc,
+        *mut c_void,
+        *const TyDesc,
+    ) -> u8;
+    let f: CShape =
+        unsafe { std::mem::transmute::<usize, CShape>(dlr_std__string_len as *const () as usize) };
+    let s = t.s("four");
+    let mut len = MaybeUninit::<u64>::uninit();
+    let st = unsafe {
+        f(
+            t.h().as_ptr().cast(),
+            (&s as *const rtdt::String).cast_mut().cast(),
+            &STRING_TYDESC,
+            len.as_mut_ptr().cast(),
+            &INDEX_TYDESC,
+        )
+    };
+    assert_eq!(st, STATUS_OK);
+    assert_eq!(unsafe { len.assume_init() }, 4);
+    t.free(s);
+}
