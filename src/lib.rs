@@ -1,2 +1,102 @@
-//! datalove: one typed program representation, four backends, one native-call ABI.
+//! datalove: one typed program representation, four interchangeable backends, one
+//! native-call ABI.
+//!
+//! This facade compiles a source file with the built-in standard modules and the `std`
+//! rider's interface, plus any module and rider directories the caller names:
+//!
+//! ```
+//! let dir = std::env::temp_dir().join(format!("datalove-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let path = dir.join("hello.dfs");
+//! std::fs::write(&path, "import fixedint.zero\nlet a: u8 = zero()\ndebuglog a\n").unwrap();
+//! let compiled = datalove::compile_file(&path, &datalove::Options::from_env()).unwrap();
+//! assert!(compiled.program.entry.is_some());
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
 pub use datalove_ir as ir;
+use datalove_ir::front::{Compiled, Failed, FsLoader};
+
+/// The interface of the built-in `std` rider.
+pub const STD_RIDER_DLI: &str = include_str!("../runtime/std/rider.dli");
+
+/// Where to look for what a program names, beyond the root file's directory and the
+/// built-in library.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Directories searched for `NAME.dfm` after the root file's own.
+    pub module_dirs: Vec<PathBuf>,
+    /// Directories holding `<rider>.dli` interfaces.
+    pub rider_dirs: Vec<PathBuf>,
+}
+
+impl Options {
+    /// Options with the rider directories of `DATALOVE_RIDER_PATH` (a path list).
+    pub fn from_env() -> Options {
+        let rider_dirs = std::env::var_os("DATALOVE_RIDER_PATH")
+            .map(|v| std::env::split_paths(&v).collect())
+            .unwrap_or_default();
+        Options {
+            module_dirs: Vec::new(),
+            rider_dirs,
+        }
+    }
+}
+
+/// The loader `compile_file` uses: the root's directory, `options`' directories, the
+/// built-in library and the built-in `std` rider.
+pub fn loader(root: &Path, options: &Options) -> FsLoader {
+    let mut l = FsLoader::for_root(&root.display().to_string())
+        .with_builtin_rider("std", "<std>/rider.dli", STD_RIDER_DLI);
+    for d in &options.module_dirs {
+        l = l.with_module_dir(d.clone());
+    }
+    for d in &options.rider_dirs {
+        l = l.with_rider_dir(d.clone());
+    }
+    l
+}
+
+/// Why a file did not compile.
+#[derive(Debug)]
+pub enum CompileError {
+    /// The file could not be read.
+    Io { path: PathBuf, error: std::io::Error },
+    /// The program is wrong: diagnostics to show.
+    Diagnostics(Failed),
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompileError::Io { path, error } => write!(f, "error: cannot read {}: {error}", path.display()),
+            CompileError::Diagnostics(failed) => f.write_str(&failed.render()),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Reads and compiles `path`; a program with an entry is also verified (a verifier
+/// failure is a compiler bug, and panics with the verifier's report).
+pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, CompileError> {
+    let text = std::fs::read_to_string(path).map_err(|error| CompileError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let name = path.display().to_string();
+    let compiled = datalove_ir::front::compile(&loader(path, options), &name, &text)
+        .map_err(CompileError::Diagnostics)?;
+    if compiled.program.entry.is_some() {
+        if let Err(errors) = datalove_ir::verify::verify_program(&compiled.program) {
+            let report: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            panic!(
+                "internal error: {name} lowered to IR the verifier refuses:\n{}",
+                report.join("\n")
+            );
+        }
+    }
+    Ok(compiled)
+}

@@ -1,0 +1,74 @@
+//! `datalove check`: diagnostics on stderr with code and location, exit 2; clean
+//! programs exit 0. `datalove emit ir` prints the IR.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("datalove-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+fn datalove(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_datalove"))
+        .args(args)
+        .env_remove("DATALOVE_RIDER_PATH")
+        .output()
+        .expect("datalove runs")
+}
+
+#[test]
+fn check_reports_f011_with_location_and_exits_2() {
+    let path = scratch("f011.dfs", "import fixedint.zero\ndebuglog zero()\n");
+    let out = datalove(&["check", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error[F011]"), "{stderr}");
+    assert!(stderr.contains(&format!("{}:2:10", path.display())), "{stderr}");
+}
+
+#[test]
+fn check_of_a_clean_program_exits_0_quietly() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for example in ["hello.dfs", "generics.dfs", "lists.dfs"] {
+        let path = format!("{root}/examples/{example}");
+        let out = datalove(&["check", &path]);
+        assert_eq!(out.status.code(), Some(0), "{example}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{example}");
+    }
+}
+
+#[test]
+fn check_of_a_missing_file_exits_2() {
+    let out = datalove(&["check", "/nonexistent/nothing.dfs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
+
+#[test]
+fn rider_path_supplies_rider_interfaces() {
+    let dir = std::env::temp_dir().join(format!("datalove-cli-riders-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("extra.dli"), "native fun twice(x: u32): u32\n").expect("write");
+    let module = scratch("twice.dfm", "require rider extra\nimport extra.twice as native_twice\nfun twice(x: u32): u32\n  ret native_twice(x)\nend fun\n");
+    let script = scratch("use_twice.dfs", "import twice.twice\ndebuglog twice(21)\n");
+    let without = datalove(&["check", script.to_str().unwrap()]);
+    assert_eq!(without.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&without.stderr).contains("error[N004]"));
+    let with = datalove(&["check", "--rider-path", dir.to_str().unwrap(), script.to_str().unwrap()]);
+    assert_eq!(with.status.code(), Some(0), "{}", String::from_utf8_lossy(&with.stderr));
+    assert!(module.exists());
+}
+
+#[test]
+fn emit_ir_prints_the_program() {
+    let path = format!("{}/examples/fib.dfs", env!("CARGO_MANIFEST_DIR"));
+    let out = datalove(&["emit", "ir", &path]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("fun fib("), "{stdout}");
+    assert!(stdout.contains("entry"), "{stdout}");
+}
