@@ -113,6 +113,44 @@ fn mode_of(word: &str) -> Option<ParamMode> {
 
 const KEYWORDS: [&str; 4] = ["native", "fun", "where", "is"];
 
+const BUILTIN_NAMES: [&str; 15] = [
+    "unit", "bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "index",
+    "string", "data",
+];
+
+/// The built-in type name a misspelling is closest to (at most two edits, and fewer
+/// edits than the name is long), for `L003`'s note.
+fn nearest_builtin(name: &str) -> Option<&'static str> {
+    if name.len() > 16 {
+        return None;
+    }
+    BUILTIN_NAMES
+        .iter()
+        .map(|b| (edit_distance(name, b), *b))
+        .filter(|(d, b)| *d <= 2 && *d < b.len().min(name.len()))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, b)| b)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 // ---------------------------------------------------------------------------------------
 // Lexer
 
@@ -623,7 +661,9 @@ impl Parser {
                 None => {
                     let mut d = Diagnostic::error("L003", span, format!("unknown type `{n}`"))
                         .with_label("not a built-in type or a type parameter of this native");
-                    if type_params.is_empty() {
+                    if let Some(near) = nearest_builtin(&n) {
+                        d = d.with_note(format!("did you mean `{near}`?"));
+                    } else if type_params.is_empty() {
                         d = d.with_note(format!(
                             "a type parameter is declared after the name: `native fun f<{n}>(...)`"
                         ));
@@ -851,6 +891,17 @@ mod tests {
         let deep = format!("native fun f(x: {}u8{})", "[".repeat(100), "]".repeat(100));
         assert_eq!(error(&deep).0, "L011");
         assert_eq!(error("native fun where()").0, "L002");
+    }
+
+    #[test]
+    fn misspelt_types_get_a_suggestion() {
+        let notes = |text: &str| parse(text).unwrap_err()[0].notes.clone();
+        assert_eq!(notes("native fun f(x: strng)"), ["did you mean `string`?"]);
+        assert_eq!(notes("native fun f(x: u9)"), ["did you mean `u8`?"]);
+        assert_eq!(notes("native fun f<T>(x: Tx)"), Vec::<String>::new());
+        assert!(notes("native fun f(x: Elem)")[0].contains("native fun f<Elem>"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
     }
 
     #[test]

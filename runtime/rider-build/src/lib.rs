@@ -28,9 +28,10 @@
 //! The included file holds, per native, one item whose name includes the native's:
 //!
 //! ```ignore
-//! const CHECK_string_len: unsafe extern "C-unwind" fn(rt: RtHandle, s: &rtdt::String,
-//!     s_td: &TyDesc, result_out: &mut MaybeUninit<rtdt::Index>, result_td: &TyDesc) -> u8
-//!     = dlr_std__string_len;
+//! type Signature_string_len = unsafe extern "C-unwind" fn(rt: RtHandle,
+//!     s: &rtdt::String, s_td: &TyDesc, result_out: &mut MaybeUninit<rtdt::Index>,
+//!     result_td: &TyDesc) -> u8;
+//! const CHECK_string_len: Signature_string_len = dlr_std__string_len;
 //! ```
 //!
 //! and, unless turned off with [`RiderBuild::export_abi_version`], the rider's ABI-version
@@ -365,12 +366,19 @@ pub fn generate(
         for line in rust_declaration(&iface.rider, decl).lines() {
             out.push_str(&format!("    //     {line}\n"));
         }
+        // The signature gets a name of its own so that the line an error points at is
+        // short enough to be shown whole: `const CHECK_<native>: ... = <symbol>;`.
+        out.push_str("    #[allow(non_camel_case_types, dead_code)]\n");
+        out.push_str(&format!(
+            "    type Signature_{} = {};\n",
+            decl.name,
+            rust_signature(decl)
+        ));
         out.push_str("    #[allow(non_upper_case_globals, dead_code)]\n");
         out.push_str(&format!(
-            "    const CHECK_{}: {} = {};\n",
-            decl.name,
-            rust_signature(decl),
-            native_symbol(&iface.rider, &decl.name)
+            "    const CHECK_{name}: Signature_{name} = {};\n",
+            native_symbol(&iface.rider, &decl.name),
+            name = decl.name,
         ));
     }
     out.push_str("};\n");
@@ -470,11 +478,12 @@ mod tests {
         let iface = parse_dli("demo", FileId(0), text).unwrap();
         let generated = generate(&iface, "rider.dli", text, true);
         assert!(generated.contains(
-            "const CHECK_a: unsafe extern \"C-unwind\" fn(rt: RtHandle, x: &u8, x_td: &TyDesc, \
-             result_out: &mut MaybeUninit<u8>, result_td: &TyDesc) -> u8 = dlr_demo__a;"
+            "type Signature_a = unsafe extern \"C-unwind\" fn(rt: RtHandle, x: &u8, \
+             x_td: &TyDesc, result_out: &mut MaybeUninit<u8>, result_td: &TyDesc) -> u8;\n"
         ));
+        assert!(generated.contains("const CHECK_a: Signature_a = dlr_demo__a;\n"));
         assert!(generated.contains("// rider.dli:3:1: native fun b<T>(): T\n"));
-        assert!(generated.contains("= dlr_demo__b;"));
+        assert!(generated.contains("const CHECK_b: Signature_b = dlr_demo__b;\n"));
         assert!(generated.contains("::datalove_rti::export_rider!(demo);"));
         assert!(!generate(&iface, "rider.dli", text, false).contains("export_rider"));
     }

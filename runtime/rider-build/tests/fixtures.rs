@@ -45,7 +45,10 @@ fn mismatched_rider_fails_naming_the_natives() {
     let (ok, stderr) = build("mismatched_rider");
     assert!(!ok, "the mismatched fixture should not build:\n{stderr}");
     for native in ["CHECK_bad_len", "CHECK_bad_result", "CHECK_missing_one"] {
-        assert!(stderr.contains(native), "no error names {native}:\n{stderr}");
+        assert!(
+            stderr.contains(native),
+            "no error names {native}:\n{stderr}"
+        );
     }
     assert!(stderr.contains("mismatched types"), "{stderr}");
     assert!(
@@ -65,4 +68,5 @@ fn bad_dli_fails_with_the_diagnostic() {
     assert!(stderr.contains("L003"), "{stderr}");
     assert!(stderr.contains("unknown type `strng`"), "{stderr}");
     assert!(stderr.contains("rider.dli:2:26"), "{stderr}");
+    assert!(stderr.contains("did you mean `string`?"), "{stderr}");
 }
