@@ -1,0 +1,149 @@
+//! Shared test fixtures: a capturing runtime that checks it ends with nothing live, and
+//! a C compiler.
+#![allow(dead_code)]
+
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use datalove_rt::{OutputMode, Runtime, RuntimeOptions};
+use datalove_rti::call;
+use datalove_rti::rtdt::{self, RtHandle};
+use datalove_rti::tydesc::OwnedTyDesc;
+use datalove_rti::{TyDesc, TyKind};
+
+pub struct Fixture {
+    pub rt: Box<Runtime>,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        Fixture::with_shadow(datalove_rt::DEFAULT_SHADOW_STACK_SIZE)
+    }
+
+    pub fn with_shadow(shadow_stack_size: usize) -> Fixture {
+        Fixture {
+            rt: Runtime::new(RuntimeOptions {
+                check_leaks: false,
+                shadow_stack_size,
+                output: OutputMode::Capture,
+            }),
+        }
+    }
+
+    pub fn h(&self) -> RtHandle {
+        self.rt.rt_handle()
+    }
+
+    pub fn live(&self) -> usize {
+        self.rt.alloc_stats().live
+    }
+
+    /// A new runtime string.
+    pub fn string(&self, text: &str) -> rtdt::String {
+        let mut out = MaybeUninit::uninit();
+        let status = unsafe { call::dtlv_rti_string_from_bytes(self.h(), text.as_bytes(), &mut out) };
+        assert_eq!(status, datalove_rti::STATUS_OK);
+        unsafe { out.assume_init() }
+    }
+
+    /// Drops any value through the table.
+    pub fn drop_value<T>(&self, mut value: T, td: &TyDesc) {
+        unsafe { call::dtlv_rti_drop(self.h(), (&mut value as *mut T).cast(), td) };
+        std::mem::forget(value);
+    }
+
+    /// Drops the value at `value` through the table.
+    pub fn drop_at(&self, value: *mut u8, td: &TyDesc) {
+        unsafe { call::dtlv_rti_drop(self.h(), value.cast(), td) };
+    }
+
+    /// The text `format` gives.
+    pub fn format(&self, value: *const c_void, td: &TyDesc) -> String {
+        let mut out = MaybeUninit::uninit();
+        let status = unsafe { call::dtlv_rti_format(self.h(), value, td, &mut out) };
+        assert_eq!(status, datalove_rti::STATUS_OK);
+        let s = unsafe { out.assume_init() };
+        let text = s.as_str().to_owned();
+        self.drop_value(s, &datalove_rti::tydesc::STRING_TYDESC);
+        text
+    }
+
+    /// Ends the test: nothing may be live.
+    pub fn done(self) {
+        let stats = self.rt.alloc_stats();
+        assert_eq!(stats.live, 0, "allocations still live: {stats:?}");
+        assert_eq!(stats.live_bytes, 0, "bytes still live: {stats:?}");
+    }
+}
+
+pub fn scalar(kind: TyKind) -> OwnedTyDesc {
+    OwnedTyDesc::scalar(kind)
+}
+
+pub fn ptr<T>(v: &T) -> *const c_void {
+    (v as *const T).cast()
+}
+
+pub fn mut_ptr<T>(v: &mut T) -> *mut c_void {
+    (v as *mut T).cast()
+}
+
+/// A list of `T` values pushed in order (moved in).
+pub fn list_of<T>(fx: &Fixture, td: &TyDesc, values: Vec<T>) -> rtdt::List {
+    let mut out = MaybeUninit::uninit();
+    unsafe {
+        assert_eq!(call::dtlv_rti_list_new(fx.h(), td, 0, &mut out), 1);
+        let mut list = out.assume_init();
+        for v in values {
+            let mut v = std::mem::ManuallyDrop::new(v);
+            assert_eq!(
+                call::dtlv_rti_list_push(fx.h(), &mut list, td, (&mut *v as *mut T).cast()),
+                1
+            );
+        }
+        list
+    }
+}
+
+// ---- a C compiler ----
+
+pub fn tmp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "datalove-rt-{name}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The system C compiler as the `cc` crate finds it, for the machine the tests run on.
+pub fn c_compiler(out_dir: &Path) -> Command {
+    let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    cc::Build::new()
+        .target(&target)
+        .host(&target)
+        .opt_level(0)
+        .out_dir(out_dir)
+        .cargo_metadata(false)
+        .get_compiler()
+        .to_command()
+}
+
+pub fn include_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../include")
+}
+
+/// Runs a command, panicking with its output when it fails.
+pub fn run(mut cmd: Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

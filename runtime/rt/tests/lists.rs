@@ -1,0 +1,262 @@
+//! Every list entry, with its failure paths; refused moves destroy the value.
+
+mod common;
+
+use std::mem::MaybeUninit;
+
+use common::{list_of, mut_ptr, scalar, Fixture};
+use datalove_rti::call;
+use datalove_rti::rtdt::{self, List};
+use datalove_rti::status::{STATUS_EMPTY, STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::tydesc::{OwnedTyDesc, STRING_TYDESC};
+use datalove_rti::TyKind;
+
+fn strings(fx: &Fixture, texts: &[&str]) -> List {
+    let values: Vec<rtdt::String> = texts.iter().map(|t| fx.string(t)).collect();
+    list_of(fx, &STRING_TYDESC, values)
+}
+
+fn texts(fx: &Fixture, list: &List) -> Vec<String> {
+    (0..list.len())
+        .map(|i| unsafe {
+            let p = call::dtlv_rti_list_at(fx.h(), list, &STRING_TYDESC, i);
+            (*p.cast::<rtdt::String>()).as_str().to_owned()
+        })
+        .collect()
+}
+
+fn drop_list(fx: &Fixture, list: List) {
+    let td = OwnedTyDesc::list(OwnedTyDesc::string());
+    fx.drop_value(list, &td);
+}
+
+#[test]
+fn list_new_len_and_push() {
+    let fx = Fixture::new();
+    let u32_td = scalar(TyKind::U32);
+    let mut out = MaybeUninit::uninit();
+    assert_eq!(unsafe { call::dtlv_rti_list_new(fx.h(), &u32_td, 3, &mut out) }, STATUS_OK);
+    let mut list = unsafe { out.assume_init() };
+    assert_eq!(fx.live(), 1, "capacity 3 allocates once");
+    assert_eq!(unsafe { call::dtlv_rti_list_len(fx.h(), &list) }, 0);
+    for i in 0..100u32 {
+        let mut v = i * 2;
+        assert_eq!(
+            unsafe { call::dtlv_rti_list_push(fx.h(), &mut list, &u32_td, mut_ptr(&mut v)) },
+            STATUS_OK
+        );
+    }
+    assert_eq!(unsafe { call::dtlv_rti_list_len(fx.h(), &list) }, 100);
+    assert_eq!(fx.live(), 1, "growing reallocates, it does not add allocations");
+    let at = unsafe { call::dtlv_rti_list_at(fx.h(), &list, &u32_td, 99) };
+    assert_eq!(unsafe { *at.cast::<u32>() }, 198);
+    fx.drop_value(list, &OwnedTyDesc::list(scalar(TyKind::U32)));
+    // An empty list with no capacity owns nothing.
+    let mut out = MaybeUninit::uninit();
+    unsafe { call::dtlv_rti_list_new(fx.h(), &u32_td, 0, &mut out) };
+    assert_eq!(fx.live(), 0);
+    fx.done();
+}
+
+#[test]
+fn list_pop_moves_out_the_last_and_refuses_an_empty_list() {
+    let fx = Fixture::new();
+    let mut list = strings(&fx, &["a", "b"]);
+    let mut out = MaybeUninit::<rtdt::String>::uninit();
+    unsafe {
+        assert_eq!(
+            call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast()),
+            STATUS_OK
+        );
+        let b = out.assume_init_read();
+        assert_eq!(b.as_str(), "b");
+        fx.drop_value(b, &STRING_TYDESC);
+        call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast());
+        fx.drop_value(out.assume_init_read(), &STRING_TYDESC);
+        assert_eq!(
+            call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast()),
+            STATUS_EMPTY
+        );
+        assert_eq!(call::dtlv_rti_error_message(fx.h()), "pop from an empty list");
+    }
+    drop_list(&fx, list);
+    fx.done();
+}
+
+#[test]
+fn list_get_clones_and_refuses_past_the_end() {
+    let fx = Fixture::new();
+    let list = strings(&fx, &["x", "y", "z"]);
+    let live = fx.live();
+    let mut out = MaybeUninit::<rtdt::String>::uninit();
+    unsafe {
+        assert_eq!(
+            call::dtlv_rti_list_get(fx.h(), &list, &STRING_TYDESC, 1, out.as_mut_ptr().cast()),
+            STATUS_OK
+        );
+        let y = out.assume_init_read();
+        assert_eq!(y.as_str(), "y");
+        assert_eq!(fx.live(), live + 1, "a get clones");
+        fx.drop_value(y, &STRING_TYDESC);
+        assert_eq!(
+            call::dtlv_rti_list_get(fx.h(), &list, &STRING_TYDESC, 3, out.as_mut_ptr().cast()),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(
+            call::dtlv_rti_error_message(fx.h()),
+            "index 3 out of bounds for length 3"
+        );
+    }
+    assert_eq!(texts(&fx, &list), ["x", "y", "z"]);
+    drop_list(&fx, list);
+    fx.done();
+}
+
+#[test]
+fn list_at_lends_in_place_and_is_null_past_the_end() {
+    let fx = Fixture::new();
+    let list = strings(&fx, &["p"]);
+    unsafe {
+        let p = call::dtlv_rti_list_at(fx.h(), &list, &STRING_TYDESC, 0);
+        assert!(!p.is_null());
+        assert_eq!((*p.cast::<rtdt::String>()).as_str(), "p");
+        assert!(call::dtlv_rti_list_at(fx.h(), &list, &STRING_TYDESC, 1).is_null());
+    }
+    drop_list(&fx, list);
+    fx.done();
+}
+
+#[test]
+fn list_set_replaces_and_a_refused_set_destroys_the_value() {
+    let fx = Fixture::new();
+    let mut list = strings(&fx, &["a", "b"]);
+    unsafe {
+        let mut v = std::mem::ManuallyDrop::new(fx.string("B"));
+        assert_eq!(
+            call::dtlv_rti_list_set(fx.h(), &mut list, &STRING_TYDESC, 1, mut_ptr(&mut *v)),
+            STATUS_OK
+        );
+        assert_eq!(texts(&fx, &list), ["a", "B"]);
+        assert_eq!(fx.live(), 3, "the old element was dropped");
+
+        let mut v = std::mem::ManuallyDrop::new(fx.string("lost"));
+        assert_eq!(fx.live(), 4);
+        assert_eq!(
+            call::dtlv_rti_list_set(fx.h(), &mut list, &STRING_TYDESC, 5, mut_ptr(&mut *v)),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(fx.live(), 3, "the refused value was destroyed");
+        assert_eq!(
+            call::dtlv_rti_error_message(fx.h()),
+            "index 5 out of bounds for length 2"
+        );
+    }
+    drop_list(&fx, list);
+    fx.done();
+}
+
+#[test]
+fn list_insert_shifts_appends_at_len_and_destroys_a_refused_value() {
+    let fx = Fixture::new();
+    let mut list = strings(&fx, &["a", "c"]);
+    unsafe {
+        let mut v = std::mem::ManuallyDrop::new(fx.string("b"));
+        assert_eq!(
+            call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 1, mut_ptr(&mut *v)),
+            STATUS_OK
+        );
+        let mut v = std::mem::ManuallyDrop::new(fx.string("d"));
+        assert_eq!(
+            call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 3, mut_ptr(&mut *v)),
+            STATUS_OK
+        );
+        let mut v = std::mem::ManuallyDrop::new(fx.string("_"));
+        assert_eq!(
+            call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 0, mut_ptr(&mut *v)),
+            STATUS_OK
+        );
+        assert_eq!(texts(&fx, &list), ["_", "a", "b", "c", "d"]);
+        let live = fx.live();
+        let mut v = std::mem::ManuallyDrop::new(fx.string("far"));
+        assert_eq!(
+            call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 7, mut_ptr(&mut *v)),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(fx.live(), live, "the refused value was destroyed");
+        assert_eq!(
+            call::dtlv_rti_error_message(fx.h()),
+            "index 7 out of bounds for length 5"
+        );
+    }
+    drop_list(&fx, list);
+    fx.done();
+}
+
+#[test]
+fn a_refused_push_into_a_bad_index_returns_live_allocations_to_zero() {
+    let fx = Fixture::new();
+    let mut out = MaybeUninit::uninit();
+    unsafe { call::dtlv_rti_list_new(fx.h(), &STRING_TYDESC, 0, &mut out) };
+    let mut list = unsafe { out.assume_init() };
+    let mut v = std::mem::ManuallyDrop::new(fx.string("doomed"));
+    assert_eq!(fx.live(), 1);
+    let status =
+        unsafe { call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 1, mut_ptr(&mut *v)) };
+    assert_eq!(status, STATUS_OUT_OF_BOUNDS);
+    assert_eq!(fx.live(), 0);
+    drop_list(&fx, list);
+    fx.done();
+}
+
+#[test]
+fn list_remove_moves_out_and_closes_the_gap() {
+    let fx = Fixture::new();
+    let mut list = strings(&fx, &["a", "b", "c"]);
+    let mut out = MaybeUninit::<rtdt::String>::uninit();
+    unsafe {
+        assert_eq!(
+            call::dtlv_rti_list_remove(fx.h(), &mut list, &STRING_TYDESC, 0, out.as_mut_ptr().cast()),
+            STATUS_OK
+        );
+        let a = out.assume_init_read();
+        assert_eq!(a.as_str(), "a");
+        fx.drop_value(a, &STRING_TYDESC);
+        assert_eq!(texts(&fx, &list), ["b", "c"]);
+        assert_eq!(
+            call::dtlv_rti_list_remove(fx.h(), &mut list, &STRING_TYDESC, 2, out.as_mut_ptr().cast()),
+            STATUS_OUT_OF_BOUNDS
+        );
+        assert_eq!(
+            call::dtlv_rti_error_message(fx.h()),
+            "index 2 out of bounds for length 2"
+        );
+    }
+    drop_list(&fx, list);
+    fx.done();
+}
+
+#[test]
+fn lists_of_zero_sized_elements_need_no_buffer() {
+    let fx = Fixture::new();
+    let unit = scalar(TyKind::Unit);
+    let mut out = MaybeUninit::uninit();
+    unsafe { call::dtlv_rti_list_new(fx.h(), &unit, 10, &mut out) };
+    let mut list = unsafe { out.assume_init() };
+    let mut v = ();
+    unsafe {
+        for _ in 0..3 {
+            call::dtlv_rti_list_push(fx.h(), &mut list, &unit, mut_ptr(&mut v));
+        }
+        assert_eq!(call::dtlv_rti_list_len(fx.h(), &list), 3);
+        assert!(!call::dtlv_rti_list_at(fx.h(), &list, &unit, 2).is_null());
+        call::dtlv_rti_list_insert(fx.h(), &mut list, &unit, 0, mut_ptr(&mut v));
+        call::dtlv_rti_list_remove(fx.h(), &mut list, &unit, 0, mut_ptr(&mut v));
+        call::dtlv_rti_list_pop(fx.h(), &mut list, &unit, mut_ptr(&mut v));
+        assert_eq!(call::dtlv_rti_list_len(fx.h(), &list), 2);
+    }
+    assert_eq!(fx.live(), 0);
+    let list_td = OwnedTyDesc::list(scalar(TyKind::Unit));
+    assert_eq!(fx.format(common::ptr(&list), &list_td), "[(), ()]");
+    fx.drop_value(list, &list_td);
+    fx.done();
+}

@@ -1,0 +1,193 @@
+//! Every string entry, with its failure paths.
+
+mod common;
+
+use std::mem::MaybeUninit;
+
+use common::Fixture;
+use datalove_rti::call;
+use datalove_rti::status::{STATUS_INVALID_UTF8, STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::tydesc::STRING_TYDESC;
+use std::cmp::Ordering;
+
+#[test]
+fn string_from_bytes_makes_a_counted_string() {
+    let fx = Fixture::new();
+    let s = fx.string("héllo");
+    assert_eq!(s.as_str(), "héllo");
+    assert_eq!(fx.live(), 1);
+    assert_eq!(fx.rt.alloc_stats().live_bytes, 6);
+    fx.drop_value(s, &STRING_TYDESC);
+    fx.done();
+}
+
+#[test]
+fn interior_nul_passes_unchanged() {
+    let fx = Fixture::new();
+    let bytes = b"\0a\0b\0";
+    let mut out = MaybeUninit::uninit();
+    let status = unsafe { call::dtlv_rti_string_from_bytes(fx.h(), bytes, &mut out) };
+    assert_eq!(status, STATUS_OK);
+    let s = unsafe { out.assume_init() };
+    assert_eq!(unsafe { call::dtlv_rti_string_len(fx.h(), &s) }, 5);
+    assert_eq!(unsafe { call::dtlv_rti_string_bytes(fx.h(), &s) }, bytes);
+    // Top-level formatting prints the bytes raw, NULs included.
+    assert_eq!(fx.format(common::ptr(&s), &STRING_TYDESC).as_bytes(), bytes);
+    fx.drop_value(s, &STRING_TYDESC);
+    fx.done();
+}
+
+#[test]
+fn empty_string_owns_nothing_and_lends_a_non_null_pointer() {
+    let fx = Fixture::new();
+    let mut out = MaybeUninit::uninit();
+    let status = unsafe { call::dtlv_rti_string_from_bytes(fx.h(), &[], &mut out) };
+    assert_eq!(status, STATUS_OK);
+    let s = unsafe { out.assume_init() };
+    assert_eq!(fx.live(), 0);
+    let mut len = 99usize;
+    let table = unsafe { call::table(fx.h()) };
+    let p = unsafe { (table.string_bytes)(fx.rt.handle(), &s, &mut len) };
+    assert!(!p.is_null());
+    assert_eq!(len, 0);
+    // A null pointer with length 0 is also the empty string.
+    let mut out2 = MaybeUninit::uninit();
+    let status =
+        unsafe { (table.string_from_bytes)(fx.rt.handle(), std::ptr::null(), 0, out2.as_mut_ptr()) };
+    assert_eq!(status, STATUS_OK);
+    let s2 = unsafe { out2.assume_init() };
+    assert!(s2.is_empty());
+    fx.drop_value(s, &STRING_TYDESC);
+    fx.drop_value(s2, &STRING_TYDESC);
+    fx.done();
+}
+
+#[test]
+fn non_utf8_bytes_are_refused_with_status_and_message() {
+    let fx = Fixture::new();
+    let mut out = MaybeUninit::uninit();
+    let status = unsafe { call::dtlv_rti_string_from_bytes(fx.h(), b"ab\xffc", &mut out) };
+    assert_eq!(status, STATUS_INVALID_UTF8);
+    assert_eq!(
+        unsafe { call::dtlv_rti_error_message(fx.h()) },
+        "invalid UTF-8 at byte 2"
+    );
+    // A truncated multi-byte sequence too.
+    let status = unsafe { call::dtlv_rti_string_from_bytes(fx.h(), b"\xe2\x82", &mut out) };
+    assert_eq!(status, STATUS_INVALID_UTF8);
+    assert_eq!(fx.live(), 0);
+    fx.done();
+}
+
+#[test]
+fn string_push_appends_and_refuses_non_utf8_leaving_the_string_unchanged() {
+    let fx = Fixture::new();
+    let mut s = fx.string("ab");
+    for _ in 0..20 {
+        assert_eq!(unsafe { call::dtlv_rti_string_push(fx.h(), &mut s, "cd".as_bytes()) }, STATUS_OK);
+    }
+    assert_eq!(s.len(), 42);
+    assert!(s.as_str().starts_with("abcdcd"));
+    let before = s.as_str().to_owned();
+    let status = unsafe { call::dtlv_rti_string_push(fx.h(), &mut s, b"\xc0\x80") };
+    assert_eq!(status, STATUS_INVALID_UTF8);
+    assert_eq!(unsafe { call::dtlv_rti_error_message(fx.h()) }, "invalid UTF-8 at byte 0");
+    assert_eq!(s.as_str(), before);
+    // Pushing onto the empty string allocates; pushing nothing does not.
+    let mut e = fx.string("");
+    assert_eq!(unsafe { call::dtlv_rti_string_push(fx.h(), &mut e, b"") }, STATUS_OK);
+    assert_eq!(fx.live(), 1);
+    assert_eq!(unsafe { call::dtlv_rti_string_push(fx.h(), &mut e, b"x\0") }, STATUS_OK);
+    assert_eq!(e.as_bytes(), b"x\0");
+    fx.drop_value(s, &STRING_TYDESC);
+    fx.drop_value(e, &STRING_TYDESC);
+    fx.done();
+}
+
+#[test]
+fn string_concat_joins() {
+    let fx = Fixture::new();
+    let a = fx.string("foo");
+    let b = fx.string("");
+    let c = fx.string("bär");
+    let mut out = MaybeUninit::uninit();
+    assert_eq!(unsafe { call::dtlv_rti_string_concat(fx.h(), &a, &c, &mut out) }, STATUS_OK);
+    let ac = unsafe { out.assume_init() };
+    assert_eq!(ac.as_str(), "foobär");
+    let mut out = MaybeUninit::uninit();
+    assert_eq!(unsafe { call::dtlv_rti_string_concat(fx.h(), &b, &b, &mut out) }, STATUS_OK);
+    let bb = unsafe { out.assume_init() };
+    assert!(bb.is_empty());
+    for s in [a, b, c, ac, bb] {
+        fx.drop_value(s, &STRING_TYDESC);
+    }
+    fx.done();
+}
+
+#[test]
+fn string_slice_checks_bounds_and_char_boundaries() {
+    let fx = Fixture::new();
+    let s = fx.string("aé"); // bytes: a, 0xc3, 0xa9
+    let slice = |start, end| {
+        let mut out = MaybeUninit::uninit();
+        let status = unsafe { call::dtlv_rti_string_slice(fx.h(), &s, start, end, &mut out) };
+        (status, (status == STATUS_OK).then(|| unsafe { out.assume_init() }))
+    };
+    let (status, whole) = slice(0, 3);
+    assert_eq!(status, STATUS_OK);
+    let whole = whole.unwrap();
+    assert_eq!(whole.as_str(), "aé");
+    let (_, a) = slice(0, 1);
+    let a = a.unwrap();
+    assert_eq!(a.as_str(), "a");
+    let (_, empty) = slice(3, 3);
+    assert!(empty.unwrap().is_empty());
+
+    assert_eq!(slice(0, 4).0, STATUS_OUT_OF_BOUNDS);
+    assert_eq!(
+        unsafe { call::dtlv_rti_error_message(fx.h()) },
+        "string slice 0..4 out of bounds for length 3"
+    );
+    assert_eq!(slice(0, 2).0, STATUS_OUT_OF_BOUNDS);
+    assert_eq!(
+        unsafe { call::dtlv_rti_error_message(fx.h()) },
+        "string slice 0..2 is not on character boundaries"
+    );
+    assert_eq!(slice(2, 1).0, STATUS_OUT_OF_BOUNDS);
+    assert_eq!(
+        unsafe { call::dtlv_rti_error_message(fx.h()) },
+        "string slice 2..1 starts after it ends"
+    );
+    fx.drop_value(whole, &STRING_TYDESC);
+    fx.drop_value(a, &STRING_TYDESC);
+    fx.drop_value(s, &STRING_TYDESC);
+    fx.done();
+}
+
+#[test]
+fn string_eq_and_cmp_are_byte_order() {
+    let fx = Fixture::new();
+    let a = fx.string("abc");
+    let a2 = fx.string("abc");
+    let b = fx.string("abd");
+    let short = fx.string("ab");
+    let nul = fx.string("ab\0");
+    let e = fx.string("é");
+    unsafe {
+        assert!(call::dtlv_rti_string_eq(fx.h(), &a, &a2));
+        assert!(!call::dtlv_rti_string_eq(fx.h(), &a, &b));
+        assert!(!call::dtlv_rti_string_eq(fx.h(), &short, &nul));
+        assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &a, &a2), Ordering::Equal);
+        assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &a, &b), Ordering::Less);
+        assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &b, &a), Ordering::Greater);
+        assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &short, &nul), Ordering::Less);
+        assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &e, &a), Ordering::Greater);
+        let table = call::table(fx.h());
+        assert_eq!((table.string_cmp)(fx.rt.handle(), &a, &b), -1);
+        assert_eq!((table.string_eq)(fx.rt.handle(), &a, &a2), 1);
+    }
+    for s in [a, a2, b, short, nul, e] {
+        fx.drop_value(s, &STRING_TYDESC);
+    }
+    fx.done();
+}
