@@ -13,14 +13,17 @@
 //! assert!(compiled.program.entry.is_some());
 //! ```
 
+pub mod riders;
+pub mod run;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use datalove_ir as ir;
-use datalove_ir::front::{Compiled, Failed, FsLoader};
+use datalove_ir::front::{Compiled, Failed};
 
-/// The interface of the built-in `std` rider.
-pub const STD_RIDER_DLI: &str = include_str!("../runtime/std/rider.dli");
+pub use riders::{ProgramLoader, RiderPath, STD_DLI as STD_RIDER_DLI};
+pub use run::{run, run_all, Backend, Comparison, RunOptions, RunResult, Unavailable};
 
 /// Where to look for what a program names, beyond the root file's directory and the
 /// built-in library.
@@ -28,42 +31,38 @@ pub const STD_RIDER_DLI: &str = include_str!("../runtime/std/rider.dli");
 pub struct Options {
     /// Directories searched for `NAME.dfm` after the root file's own.
     pub module_dirs: Vec<PathBuf>,
-    /// Directories holding `<rider>.dli` interfaces.
+    /// Directories searched for riders (`<rider>.dli` or `<rider>/rider.dli`, and
+    /// `libdlr_<rider>.so`) before `DATALOVE_RIDER_PATH` and the executable's directory.
     pub rider_dirs: Vec<PathBuf>,
 }
 
 impl Options {
-    /// Options with the rider directories of `DATALOVE_RIDER_PATH` (a path list).
+    /// The defaults: `DATALOVE_RIDER_PATH` and the executable's directory are searched
+    /// for riders whatever `rider_dirs` holds.
     pub fn from_env() -> Options {
-        let rider_dirs = std::env::var_os("DATALOVE_RIDER_PATH")
-            .map(|v| std::env::split_paths(&v).collect())
-            .unwrap_or_default();
-        Options {
-            module_dirs: Vec::new(),
-            rider_dirs,
-        }
+        Options::default()
+    }
+
+    /// The rider search path these options give.
+    pub fn rider_path(&self) -> RiderPath {
+        RiderPath::new(&self.rider_dirs)
     }
 }
 
 /// The loader `compile_file` uses: the root's directory, `options`' directories, the
-/// built-in library and the built-in `std` rider.
-pub fn loader(root: &Path, options: &Options) -> FsLoader {
-    let mut l = FsLoader::for_root(&root.display().to_string())
-        .with_builtin_rider("std", "<std>/rider.dli", STD_RIDER_DLI);
-    for d in &options.module_dirs {
-        l = l.with_module_dir(d.clone());
-    }
-    for d in &options.rider_dirs {
-        l = l.with_rider_dir(d.clone());
-    }
-    l
+/// built-in library, the built-in `std` rider and the rider path.
+pub fn loader(root: &Path, options: &Options) -> ProgramLoader {
+    ProgramLoader::new(root, options.module_dirs.clone(), options.rider_path())
 }
 
 /// Why a file did not compile.
 #[derive(Debug)]
 pub enum CompileError {
     /// The file could not be read.
-    Io { path: PathBuf, error: std::io::Error },
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     /// The program is wrong: diagnostics to show.
     Diagnostics(Failed),
 }
@@ -71,7 +70,9 @@ pub enum CompileError {
 impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CompileError::Io { path, error } => write!(f, "error: cannot read {}: {error}", path.display()),
+            CompileError::Io { path, error } => {
+                write!(f, "error: cannot read {}: {error}", path.display())
+            }
             CompileError::Diagnostics(failed) => f.write_str(&failed.render()),
         }
     }

@@ -27,7 +27,10 @@ fn check_reports_f011_with_location_and_exits_2() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("error[F011]"), "{stderr}");
-    assert!(stderr.contains(&format!("{}:2:10", path.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:2:10", path.display())),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -36,7 +39,12 @@ fn check_of_a_clean_program_exits_0_quietly() {
     for example in ["hello.dfs", "generics.dfs", "lists.dfs"] {
         let path = format!("{root}/examples/{example}");
         let out = datalove(&["check", &path]);
-        assert_eq!(out.status.code(), Some(0), "{example}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{example}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(out.stderr.is_empty(), "{example}");
     }
 }
@@ -58,8 +66,18 @@ fn rider_path_supplies_rider_interfaces() {
     let without = datalove(&["check", script.to_str().unwrap()]);
     assert_eq!(without.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&without.stderr).contains("error[N004]"));
-    let with = datalove(&["check", "--rider-path", dir.to_str().unwrap(), script.to_str().unwrap()]);
-    assert_eq!(with.status.code(), Some(0), "{}", String::from_utf8_lossy(&with.stderr));
+    let with = datalove(&[
+        "check",
+        "--rider-path",
+        dir.to_str().unwrap(),
+        script.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        with.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
     assert!(module.exists());
 }
 
@@ -68,7 +86,12 @@ fn emit_ir_prints_the_program() {
     let path = format!("{}/examples/fib.dfs", env!("CARGO_MANIFEST_DIR"));
     let out = datalove(&["emit", "ir", &path]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("fun fib("), "{stdout}");
     assert!(stdout.contains("entry"), "{stdout}");
 }

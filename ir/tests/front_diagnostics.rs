@@ -13,7 +13,11 @@ fn f011_return_position_type_parameter_left_undetermined() {
 
 #[test]
 fn f011_is_not_reported_when_the_expected_type_decides() {
-    front_support::compile_ok("ok.dfs", "import fixedint.zero\nlet a: u8 = zero()\ndebuglog a\n", &[]);
+    front_support::compile_ok(
+        "ok.dfs",
+        "import fixedint.zero\nlet a: u8 = zero()\ndebuglog a\n",
+        &[],
+    );
 }
 
 #[test]
@@ -41,7 +45,8 @@ fn d001_use_after_move() {
 
 #[test]
 fn d001_move_in_an_earlier_loop_iteration() {
-    let text = "fun take(s: string)\nend fun\nlet s = \"a\"\nloop while true\n  take(s)\nend loop\n";
+    let text =
+        "fun take(s: string)\nend fun\nlet s = \"a\"\nloop while true\n  take(s)\nend loop\n";
     let f = assert_error(text, "D001", 5, 8);
     assert!(f.render().contains("earlier iteration"), "{}", f.render());
 }
@@ -63,7 +68,12 @@ fn f001_wrong_arity() {
 
 #[test]
 fn f002_wrong_mode() {
-    assert_error("fun f(ref a: string)\nend fun\nlet s = \"x\"\nf(s)\n", "F002", 4, 3);
+    assert_error(
+        "fun f(ref a: string)\nend fun\nlet s = \"x\"\nf(s)\n",
+        "F002",
+        4,
+        3,
+    );
 }
 
 #[test]
@@ -103,7 +113,11 @@ fn f033_a_native_too_wide_for_the_c_abi() {
         ..loader
     };
     let f = datalove_ir::front::compile(&loader, "t.dfs", "import wide.nothing\n").unwrap_err();
-    assert!(f.diagnostics.iter().any(|d| d.code == "F033"), "{}", f.render());
+    assert!(
+        f.diagnostics.iter().any(|d| d.code == "F033"),
+        "{}",
+        f.render()
+    );
 }
 
 #[test]

@@ -37,7 +37,9 @@ fn every_library_module_compiles_on_its_own() {
     for (name, text) in datalove_ir::front::LIBRARY {
         let compiled = compile_ok(&format!("{name}.dfm"), text, &[]);
         assert!(compiled.program.entry.is_none());
-        assert!(!compiled.program.functions.is_empty(), "{name} defines functions");
+        assert!(
+            !compiled.program.functions.is_empty(),
+            "{name} defines functions"
+        );
     }
 }
-

@@ -35,7 +35,10 @@ fn corpus() -> Vec<(String, String)> {
         .collect();
     paths.sort();
     for p in paths {
-        out.push((p.display().to_string(), std::fs::read_to_string(&p).expect("readable")));
+        out.push((
+            p.display().to_string(),
+            std::fs::read_to_string(&p).expect("readable"),
+        ));
     }
     for (name, text) in LIBRARY {
         out.push((format!("{name}.dfm"), text.to_string()));
@@ -127,7 +130,11 @@ fn deep_nesting_is_a_diagnostic() {
     ] {
         let l = loader(&[]);
         let f = compile(&l, "deep.dfs", &text).expect_err("too deep to compile");
-        assert!(f.diagnostics.iter().any(|d| d.code == "S009"), "{}", f.render());
+        assert!(
+            f.diagnostics.iter().any(|d| d.code == "S009"),
+            "{}",
+            f.render()
+        );
     }
 }
 
@@ -136,8 +143,18 @@ fn nesting_just_under_the_limit_compiles_on_a_test_thread() {
     for text in [
         format!("debuglog {}1{}\n", "(".repeat(60), ")".repeat(60)),
         format!("debuglog 1{}\n", " + 1".repeat(60)),
-        format!("{}debuglog 1\n{}", "if true\n".repeat(30), "end if\n".repeat(30)),
-        format!("let x: {}u8{} = {}1{}\ndebuglog x\n", "[".repeat(30), "]".repeat(30), "[".repeat(30), "]".repeat(30)),
+        format!(
+            "{}debuglog 1\n{}",
+            "if true\n".repeat(30),
+            "end if\n".repeat(30)
+        ),
+        format!(
+            "let x: {}u8{} = {}1{}\ndebuglog x\n",
+            "[".repeat(30),
+            "]".repeat(30),
+            "[".repeat(30),
+            "]".repeat(30)
+        ),
     ] {
         front_support::compile_ok("deep.dfs", &text, &[]);
     }

@@ -28,8 +28,15 @@ fn conditional_move_drops_on_the_other_path() {
     let c = compile_ok("t.dfs", PROGRAMS[0].1, &[]);
     let main = c.program.function(c.program.entry());
     // The string is moved on one path and dropped on the other, once each.
-    let drops = count_insts(&c.program, |k| matches!(k, InstKind::Drop { slot } if main.slot(*slot).name.as_deref() == Some("s")));
-    assert!(drops >= 1, "{}", datalove_ir::print::print_program(&c.program));
+    let drops = count_insts(
+        &c.program,
+        |k| matches!(k, InstKind::Drop { slot } if main.slot(*slot).name.as_deref() == Some("s")),
+    );
+    assert!(
+        drops >= 1,
+        "{}",
+        datalove_ir::print::print_program(&c.program)
+    );
 }
 
 #[test]
@@ -39,7 +46,12 @@ fn every_fallible_instruction_has_an_abandon_block_that_abandons() {
         for f in &c.program.functions {
             for b in &f.blocks {
                 for i in &b.insts {
-                    assert_eq!(i.kind.is_fallible(f), i.abandon.is_some(), "{name}: {}", i.kind.name());
+                    assert_eq!(
+                        i.kind.is_fallible(f),
+                        i.abandon.is_some(),
+                        "{name}: {}",
+                        i.kind.name()
+                    );
                     if let Some(a) = i.abandon {
                         assert_eq!(f.block(a).term, Terminator::Abandon, "{name}");
                     }
@@ -51,8 +63,15 @@ fn every_fallible_instruction_has_an_abandon_block_that_abandons() {
 
 #[test]
 fn native_call_carries_undetermined_bindings() {
-    let c = compile_ok("t.dfs", "import fixedint.zero\nlet a: u16 = zero()\ndebuglog a\n", &[]);
-    let zero = c.program.function_by_name("fixedint.zero").expect("zero is compiled");
+    let c = compile_ok(
+        "t.dfs",
+        "import fixedint.zero\nlet a: u16 = zero()\ndebuglog a\n",
+        &[],
+    );
+    let zero = c
+        .program
+        .function_by_name("fixedint.zero")
+        .expect("zero is compiled");
     let f = c.program.function(zero);
     let native = f
         .blocks
@@ -66,7 +85,10 @@ fn native_call_carries_undetermined_bindings() {
     assert_eq!(native.symbol(), "dlr_std__fixedint_zero");
     assert_eq!(native.undetermined_type_params, vec![0]);
     // Written over the caller's own type parameter.
-    assert_eq!(native.undetermined_bindings, vec![datalove_ir::IrType::Param(0)]);
+    assert_eq!(
+        native.undetermined_bindings,
+        vec![datalove_ir::IrType::Param(0)]
+    );
     // And the script binds zero's T to u16.
     let main = c.program.function(c.program.entry());
     let call = main

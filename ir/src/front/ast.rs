@@ -26,7 +26,10 @@ pub struct Ident {
 #[derive(Clone, Debug)]
 pub enum Item {
     /// `require rider NAME`
-    Require { rider: Ident, span: Span },
+    Require {
+        rider: Ident,
+        span: Span,
+    },
     /// `import FROM.NAME` or `import FROM.NAME as ALIAS`
     Import {
         from: Ident,
@@ -93,7 +96,10 @@ pub enum StmtKind {
         init: Option<Expr>,
     },
     /// `set x = e`
-    Set { target: Ident, value: Expr },
+    Set {
+        target: Ident,
+        value: Expr,
+    },
     /// `set xs[i] = e`
     SetIndex {
         target: Ident,
@@ -107,7 +113,10 @@ pub enum StmtKind {
         otherwise: Vec<Stmt>,
     },
     /// `loop while c ... end loop`, or `loop ... end loop` (no condition).
-    Loop { cond: Option<Expr>, body: Vec<Stmt> },
+    Loop {
+        cond: Option<Expr>,
+        body: Vec<Stmt>,
+    },
     Break,
     Continue,
     Ret(Option<Expr>),
@@ -194,7 +203,10 @@ pub enum ExprKind {
     /// `xs[i]`
     Index(Box<Expr>, Box<Expr>),
     /// A call `f(args)`: user functions, imports and built-ins alike.
-    Call { callee: Ident, args: Vec<Arg> },
+    Call {
+        callee: Ident,
+        args: Vec<Arg>,
+    },
     Neg(Box<Expr>),
     Not(Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),

@@ -85,8 +85,14 @@ pub struct Stmt {
 #[derive(Clone, Debug)]
 pub enum StmtKind {
     /// Declares `local` (already in the enclosing block's `declared`), initialized or not.
-    Let { local: LocalId, init: Option<Expr> },
-    Set { local: LocalId, value: Expr },
+    Let {
+        local: LocalId,
+        init: Option<Expr>,
+    },
+    Set {
+        local: LocalId,
+        value: Expr,
+    },
     SetIndex {
         local: LocalId,
         index: Expr,
@@ -149,7 +155,10 @@ pub enum ExprKind {
     None,
     Index(Box<Expr>, Box<Expr>),
     Len(Box<Expr>),
-    Push { list: LocalId, value: Box<Expr> },
+    Push {
+        list: LocalId,
+        value: Box<Expr>,
+    },
     IsSome(Box<Expr>),
     Unwrap(Box<Expr>),
     Data(Box<Expr>),
@@ -162,7 +171,10 @@ pub enum ExprKind {
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Concat(Box<Expr>, Box<Expr>),
-    Cast { value: Box<Expr>, checked: bool },
+    Cast {
+        value: Box<Expr>,
+        checked: bool,
+    },
     Call {
         callee: Callee,
         /// The callee's type parameters bound in the caller's terms.

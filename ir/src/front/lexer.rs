@@ -202,7 +202,8 @@ impl Lexer<'_> {
 
     fn error(&mut self, code: &'static str, start: usize, message: impl Into<String>) {
         let span = self.span(start);
-        self.diagnostics.push(Diagnostic::error(code, span, message));
+        self.diagnostics
+            .push(Diagnostic::error(code, span, message));
     }
 
     fn run(&mut self) {
@@ -211,8 +212,13 @@ impl Lexer<'_> {
             match c {
                 '\n' => {
                     self.pos += 1;
-                    let last_is_newline =
-                        matches!(self.tokens.last(), None | Some(Token { tok: Tok::Newline, .. }));
+                    let last_is_newline = matches!(
+                        self.tokens.last(),
+                        None | Some(Token {
+                            tok: Tok::Newline,
+                            ..
+                        })
+                    );
                     if self.depth == 0 && !last_is_newline {
                         self.push(Tok::Newline, start);
                     }
@@ -229,10 +235,7 @@ impl Lexer<'_> {
                 '"' => self.string(),
                 c if c.is_ascii_digit() => self.number(),
                 c if c.is_alphabetic() || c == '_' => {
-                    while self
-                        .peek()
-                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
-                    {
+                    while self.peek().is_some_and(|c| c.is_alphanumeric() || c == '_') {
                         self.pos += self.peek().map_or(1, char::len_utf8);
                     }
                     let word = &self.text[start..self.pos];
@@ -261,14 +264,24 @@ impl Lexer<'_> {
                         }
                         None => {
                             self.pos += c.len_utf8();
-                            self.error("S001", start, format!("unexpected character `{}`", c.escape_debug()));
+                            self.error(
+                                "S001",
+                                start,
+                                format!("unexpected character `{}`", c.escape_debug()),
+                            );
                         }
                     }
                 }
             }
         }
         let end = self.text.len();
-        if !matches!(self.tokens.last(), None | Some(Token { tok: Tok::Newline, .. })) {
+        if !matches!(
+            self.tokens.last(),
+            None | Some(Token {
+                tok: Tok::Newline,
+                ..
+            })
+        ) {
             self.tokens.push(Token {
                 tok: Tok::Newline,
                 span: Span::new(self.file, end, end),
@@ -295,13 +308,18 @@ impl Lexer<'_> {
                 '"' => break,
                 '\n' => {
                     self.pos = here;
-                    self.error("S002", start, "unterminated string literal (strings end on their line)");
+                    self.error(
+                        "S002",
+                        start,
+                        "unterminated string literal (strings end on their line)",
+                    );
                     break;
                 }
-                '\\' => match self.escape(here) {
-                    Some(ch) => value.push(ch),
-                    None => {}
-                },
+                '\\' => {
+                    if let Some(ch) = self.escape(here) {
+                        value.push(ch);
+                    }
+                }
                 c => value.push(c),
             }
         }
@@ -333,16 +351,30 @@ impl Lexer<'_> {
             let digits = &self.text[digits_start..self.pos];
             if self.peek() == Some('}') && !digits.is_empty() && digits.len() <= 6 {
                 self.pos += 1;
-                let ch = u32::from_str_radix(digits, 16).ok().and_then(char::from_u32);
+                let ch = u32::from_str_radix(digits, 16)
+                    .ok()
+                    .and_then(char::from_u32);
                 if ch.is_none() {
-                    self.error("S003", start, format!("`\\u{{{digits}}}` is not a Unicode scalar value"));
+                    self.error(
+                        "S003",
+                        start,
+                        format!("`\\u{{{digits}}}` is not a Unicode scalar value"),
+                    );
                 }
                 return ch;
             }
-            self.error("S003", start, "a `\\u` escape is written `\\u{HEX}` with 1 to 6 hex digits");
+            self.error(
+                "S003",
+                start,
+                "a `\\u` escape is written `\\u{HEX}` with 1 to 6 hex digits",
+            );
             return None;
         }
-        self.error("S003", start, format!("unknown escape `\\{}`", c.escape_debug()));
+        self.error(
+            "S003",
+            start,
+            format!("unknown escape `\\{}`", c.escape_debug()),
+        );
         None
     }
 
@@ -360,10 +392,7 @@ impl Lexer<'_> {
             self.pos += 2;
         }
         let digits_start = self.pos;
-        while self
-            .peek()
-            .is_some_and(|c| c.is_digit(radix) || c == '_')
-        {
+        while self.peek().is_some_and(|c| c.is_digit(radix) || c == '_') {
             self.pos += 1;
         }
         let mut is_float = false;
@@ -401,11 +430,17 @@ impl Lexer<'_> {
             self.push(Tok::Int(0, None), start);
             return;
         }
-        let float_suffix = suffix.as_deref().is_some_and(|s| FLOAT_SUFFIXES.contains(&s));
+        let float_suffix = suffix
+            .as_deref()
+            .is_some_and(|s| FLOAT_SUFFIXES.contains(&s));
         if is_float || (float_suffix && radix == 10 && !after_dot) {
             if let Some(s) = &suffix {
                 if !float_suffix {
-                    self.error("S004", start, format!("`{s}` is not a float suffix (write f32 or f64)"));
+                    self.error(
+                        "S004",
+                        start,
+                        format!("`{s}` is not a float suffix (write f32 or f64)"),
+                    );
                 }
             }
             let value = body.parse::<f64>().unwrap_or(0.0);
@@ -414,7 +449,11 @@ impl Lexer<'_> {
         }
         if let Some(s) = &suffix {
             if !INT_SUFFIXES.contains(&s.as_str()) {
-                self.error("S004", start, format!("`{s}` is not an integer suffix (write u8..u64 or i8..i64)"));
+                self.error(
+                    "S004",
+                    start,
+                    format!("`{s}` is not an integer suffix (write u8..u64 or i8..i64)"),
+                );
             }
         }
         let value = match u128::from_str_radix(&body, radix) {

@@ -139,7 +139,13 @@ impl Loader for MemoryLoader {
             .iter()
             .find(|(n, _, _)| n == name)
             .map(|(_, p, t)| (p.clone(), t.clone()))
-            .or_else(|| if self.library { library_module(name) } else { None })
+            .or_else(|| {
+                if self.library {
+                    library_module(name)
+                } else {
+                    None
+                }
+            })
     }
 
     fn rider(&self, name: &str) -> Option<(String, String)> {

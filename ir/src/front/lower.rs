@@ -77,7 +77,11 @@ struct FnLowering<'a> {
 }
 
 impl<'a> FnLowering<'a> {
-    fn new(hir: &'a HirFunction, riders: &'a [RiderInterface], sources: &'a Sources) -> FnLowering<'a> {
+    fn new(
+        hir: &'a HirFunction,
+        riders: &'a [RiderInterface],
+        sources: &'a Sources,
+    ) -> FnLowering<'a> {
         let mut func = Function {
             name: hir.name.clone(),
             type_params: hir.type_params.clone(),
@@ -200,9 +204,7 @@ impl<'a> FnLowering<'a> {
     /// Emits an instruction; a fallible one gets the abandon block for what is live now
     /// (the caller has already taken out what the instruction consumes).
     fn emit(&mut self, kind: InstKind, span: Span) {
-        let abandon = kind
-            .is_fallible(&self.func)
-            .then(|| self.abandon_block());
+        let abandon = kind.is_fallible(&self.func).then(|| self.abandon_block());
         self.push_inst(kind, abandon, span);
     }
 
@@ -334,7 +336,10 @@ impl<'a> FnLowering<'a> {
         let span = s.span;
         match &s.kind {
             StmtKind::Let { local, init } => {
-                self.scopes.last_mut().expect("a scope is open").push(*local);
+                self.scopes
+                    .last_mut()
+                    .expect("a scope is open")
+                    .push(*local);
                 if let Some(e) = init {
                     let slot = self.slot(*local);
                     self.eval(e, slot);
@@ -352,7 +357,11 @@ impl<'a> FnLowering<'a> {
                 }
                 self.move_or_copy(slot, t, span);
             }
-            StmtKind::SetIndex { local, index, value } => {
+            StmtKind::SetIndex {
+                local,
+                index,
+                value,
+            } => {
                 let list = self.slot(*local);
                 let i = self.operand(index);
                 let v = self.consumed(value);
@@ -429,7 +438,13 @@ impl<'a> FnLowering<'a> {
         }
     }
 
-    fn lower_loop(&mut self, cond: Option<&hir::Expr>, body: &hir::Block, head_init: &[LocalId], span: Span) {
+    fn lower_loop(
+        &mut self,
+        cond: Option<&hir::Expr>,
+        body: &hir::Block,
+        head_init: &[LocalId],
+        span: Span,
+    ) {
         let head_live: Vec<SlotId> = self
             .live
             .iter()
@@ -630,7 +645,13 @@ impl<'a> FnLowering<'a> {
             }
             ExprKind::Len(x) => {
                 let v = self.operand(x);
-                self.emit(InstKind::ListLen { dst, list: v.slot() }, span);
+                self.emit(
+                    InstKind::ListLen {
+                        dst,
+                        list: v.slot(),
+                    },
+                    span,
+                );
                 self.release(v, span);
             }
             ExprKind::Push { list, value } => {
@@ -672,7 +693,14 @@ impl<'a> FnLowering<'a> {
                 } else {
                     UnaryOp::Not
                 };
-                self.emit(InstKind::Unary { dst, op, src: v.slot() }, span);
+                self.emit(
+                    InstKind::Unary {
+                        dst,
+                        op,
+                        src: v.slot(),
+                    },
+                    span,
+                );
                 self.release(v, span);
             }
             ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) | ExprKind::Concat(a, b) => {
@@ -680,8 +708,18 @@ impl<'a> FnLowering<'a> {
                 let r = self.operand(b);
                 let (lhs, rhs) = (l.slot(), r.slot());
                 let kind = match &e.kind {
-                    ExprKind::Binary(op, ..) => InstKind::Binary { dst, op: *op, lhs, rhs },
-                    ExprKind::Compare(cmp, ..) => InstKind::Compare { dst, op: *cmp, lhs, rhs },
+                    ExprKind::Binary(op, ..) => InstKind::Binary {
+                        dst,
+                        op: *op,
+                        lhs,
+                        rhs,
+                    },
+                    ExprKind::Compare(cmp, ..) => InstKind::Compare {
+                        dst,
+                        op: *cmp,
+                        lhs,
+                        rhs,
+                    },
                     _ => InstKind::Concat { dst, lhs, rhs },
                 };
                 self.emit(kind, span);
@@ -694,7 +732,11 @@ impl<'a> FnLowering<'a> {
                 self.release(l, span);
                 let rhs_b = self.new_block();
                 let short_b = self.new_block();
-                let (then_block, else_block) = if is_and { (rhs_b, short_b) } else { (short_b, rhs_b) };
+                let (then_block, else_block) = if is_and {
+                    (rhs_b, short_b)
+                } else {
+                    (short_b, rhs_b)
+                };
                 self.terminate(Terminator::Branch {
                     cond: l.slot(),
                     then_block,
@@ -790,8 +832,15 @@ impl<'a> FnLowering<'a> {
             },
             Callee::Native { rider, name } => {
                 let interface = &self.riders[*rider];
-                let undetermined = interface.generic_functions.get(name).cloned().unwrap_or_default();
-                let bindings = undetermined.iter().map(|n| type_args[*n as usize].clone()).collect();
+                let undetermined = interface
+                    .generic_functions
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_default();
+                let bindings = undetermined
+                    .iter()
+                    .map(|n| type_args[*n as usize].clone())
+                    .collect();
                 let native = interface
                     .context(name, bindings)
                     .expect("resolved natives are declared");

@@ -52,7 +52,12 @@ impl Failed {
 pub fn compile(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result<Compiled, Failed> {
     let mut sources = Sources::new();
     let mut diagnostics = Vec::new();
-    let fail = |sources, diagnostics| Err(Failed { sources, diagnostics });
+    let fail = |sources, diagnostics| {
+        Err(Failed {
+            sources,
+            diagnostics,
+        })
+    };
 
     let resolved = resolve::resolve(loader, &mut sources, root_path, root_text, &mut diagnostics);
     if !diagnostics.is_empty() {

@@ -98,7 +98,10 @@ impl Checker<'_> {
                     Diagnostic::error(
                         "D006",
                         at,
-                        format!("`out` parameter `{}` is not written on every path to {what}", l.name),
+                        format!(
+                            "`out` parameter `{}` is not written on every path to {what}",
+                            l.name
+                        ),
                     )
                     .with_secondary(l.span, "declared here")
                     .with_note(format!("`set {} = ...` before returning", l.name)),
@@ -133,7 +136,11 @@ impl Checker<'_> {
                 self.assignable(*local, span, "assign to");
                 set(st, *local, St::Init);
             }
-            StmtKind::SetIndex { local, index, value } => {
+            StmtKind::SetIndex {
+                local,
+                index,
+                value,
+            } => {
                 self.assignable(*local, span, "change an element of");
                 self.use_local(*local, span, st, Use::Read);
                 self.expr(index, st, Use::Consume);
@@ -220,11 +227,23 @@ impl Checker<'_> {
             return;
         }
         let (code, why) = match l.kind {
-            LocalKind::Let => ("D003", "it is declared with `let`; declare it with `var` to change it"),
-            LocalKind::Param(ParamMode::Ref) => ("D003", "it is a `ref` parameter, which is only read"),
-            _ => ("D003", "it is an `in` parameter; copy it into a `var` to change it"),
+            LocalKind::Let => (
+                "D003",
+                "it is declared with `let`; declare it with `var` to change it",
+            ),
+            LocalKind::Param(ParamMode::Ref) => {
+                ("D003", "it is a `ref` parameter, which is only read")
+            }
+            _ => (
+                "D003",
+                "it is an `in` parameter; copy it into a `var` to change it",
+            ),
         };
-        let code = if what.starts_with("pass") { "D004" } else { code };
+        let code = if what.starts_with("pass") {
+            "D004"
+        } else {
+            code
+        };
         let name = l.name.clone();
         let decl = l.span;
         self.diagnostics.push(
@@ -239,9 +258,13 @@ impl Checker<'_> {
         match s[local.index()] {
             St::Init => {}
             St::Moved(at) => {
-                let mut d = Diagnostic::error("D001", span, format!("use of `{}` after it was moved", l.name))
-                    .with_label("used here after the move")
-                    .with_secondary(at, "moved here");
+                let mut d = Diagnostic::error(
+                    "D001",
+                    span,
+                    format!("use of `{}` after it was moved", l.name),
+                )
+                .with_label("used here after the move")
+                .with_secondary(at, "moved here");
                 if at.start >= span.start {
                     d = d.with_note("the move happens in an earlier iteration of the loop");
                 }
@@ -254,9 +277,13 @@ impl Checker<'_> {
             }
             St::Uninit => {
                 self.diagnostics.push(
-                    Diagnostic::error("D002", span, format!("`{}` is used before it is initialized", l.name))
-                        .with_label("not initialized on every path to here")
-                        .with_secondary(l.span, "declared here"),
+                    Diagnostic::error(
+                        "D002",
+                        span,
+                        format!("`{}` is used before it is initialized", l.name),
+                    )
+                    .with_label("not initialized on every path to here")
+                    .with_secondary(l.span, "declared here"),
                 );
                 s[local.index()] = St::Init;
             }
@@ -293,7 +320,9 @@ impl Checker<'_> {
                     self.expr(x, st, Use::Consume);
                 }
             }
-            ExprKind::Some(x) | ExprKind::Data(x) | ExprKind::Unwrap(x) => self.expr(x, st, Use::Consume),
+            ExprKind::Some(x) | ExprKind::Data(x) | ExprKind::Unwrap(x) => {
+                self.expr(x, st, Use::Consume)
+            }
             ExprKind::Field(x, _)
             | ExprKind::Len(x)
             | ExprKind::IsSome(x)
@@ -326,9 +355,14 @@ impl Checker<'_> {
                     if !matches!(a.mode, ParamMode::Mut | ParamMode::Out) {
                         continue;
                     }
-                    let Some(l) = a.value.kind.as_local() else { continue };
+                    let Some(l) = a.value.kind.as_local() else {
+                        continue;
+                    };
                     for (j, b) in args.iter().enumerate() {
-                        if i != j && b.value.kind.as_local() == Some(l) && (j > i || !matches!(b.mode, ParamMode::Mut | ParamMode::Out)) {
+                        if i != j
+                            && b.value.kind.as_local() == Some(l)
+                            && (j > i || !matches!(b.mode, ParamMode::Mut | ParamMode::Out))
+                        {
                             self.alias(l, b.span, a.span);
                         }
                     }

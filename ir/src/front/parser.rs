@@ -117,7 +117,8 @@ impl Parser {
     }
 
     fn error(&mut self, code: &'static str, span: Span, message: impl Into<String>) -> Failed {
-        self.diagnostics.push(Diagnostic::error(code, span, message));
+        self.diagnostics
+            .push(Diagnostic::error(code, span, message));
         Failed
     }
 
@@ -959,7 +960,11 @@ mod tests {
 
     #[test]
     fn mismatched_end_is_s007() {
-        let (_, diags) = parse(FileId(0), SourceKind::Script, "if true\n  debuglog 1\nend loop\n");
+        let (_, diags) = parse(
+            FileId(0),
+            SourceKind::Script,
+            "if true\n  debuglog 1\nend loop\n",
+        );
         assert_eq!(diags[0].code, "S007");
     }
 }

@@ -169,7 +169,13 @@ fn module_name_of(path: &str) -> String {
 }
 
 impl Resolver<'_> {
-    fn add_file(&mut self, path: &str, text: &str, kind: SourceKind, module: Option<String>) -> usize {
+    fn add_file(
+        &mut self,
+        path: &str,
+        text: &str,
+        kind: SourceKind,
+        module: Option<String>,
+    ) -> usize {
         let id = self.sources.add(path, text);
         let (ast, mut diags) = parse(id, kind, text);
         self.diagnostics.append(&mut diags);
@@ -265,8 +271,12 @@ impl Resolver<'_> {
             }
             None => {
                 self.module_files.insert(from.name.clone(), None);
-                let mut d = Diagnostic::error("N003", from.span, format!("no module `{}` is known", from.name))
-                    .with_label("no such module");
+                let mut d = Diagnostic::error(
+                    "N003",
+                    from.span,
+                    format!("no module `{}` is known", from.name),
+                )
+                .with_label("no such module");
                 if self.loader.rider(&from.name).is_some() {
                     d = d.with_note(format!(
                         "`{}` is a rider: a module reaches its natives after `require rider {}`; a script reaches them through a module",
@@ -289,9 +299,13 @@ impl Resolver<'_> {
                     if let Item::Stmt(stmt) = &self.out.files[file].ast.items[item] {
                         if !is_script {
                             self.diagnostics.push(
-                                Diagnostic::error("F007", stmt.span, "a module holds only `require`, `import` and `fun`")
-                                    .with_label("a statement outside a function")
-                                    .with_note("statements at the top level belong to scripts (.dfs)"),
+                                Diagnostic::error(
+                                    "F007",
+                                    stmt.span,
+                                    "a module holds only `require`, `import` and `fun`",
+                                )
+                                .with_label("a statement outside a function")
+                                .with_note("statements at the top level belong to scripts (.dfs)"),
                             );
                         }
                     }
@@ -300,20 +314,24 @@ impl Resolver<'_> {
                 let decl = decl.clone();
                 if let Some(first) = seen.get(&decl.name.name) {
                     self.diagnostics.push(
-                        Diagnostic::error("N006", decl.name.span, format!("`{}` is defined twice", decl.name.name))
-                            .with_secondary(*first, "first defined here"),
+                        Diagnostic::error(
+                            "N006",
+                            decl.name.span,
+                            format!("`{}` is defined twice", decl.name.name),
+                        )
+                        .with_secondary(*first, "first defined here"),
                     );
                     continue;
                 }
                 seen.insert(decl.name.name.clone(), decl.name.span);
                 if is_script && decl.name.name == ENTRY_NAME {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            "N008",
-                            decl.name.span,
-                            format!("`{ENTRY_NAME}` is the name of the script body; choose another name"),
+                    self.diagnostics.push(Diagnostic::error(
+                        "N008",
+                        decl.name.span,
+                        format!(
+                            "`{ENTRY_NAME}` is the name of the script body; choose another name"
                         ),
-                    );
+                    ));
                     continue;
                 }
                 let sig = self.signature(&decl);
@@ -339,8 +357,12 @@ impl Resolver<'_> {
         for tp in &decl.type_params {
             if let Some(i) = type_params.iter().position(|t| t.name == tp.name) {
                 self.diagnostics.push(
-                    Diagnostic::error("N010", tp.span, format!("type parameter `{}` is declared twice", tp.name))
-                        .with_secondary(spans[i], "first declared here"),
+                    Diagnostic::error(
+                        "N010",
+                        tp.span,
+                        format!("type parameter `{}` is declared twice", tp.name),
+                    )
+                    .with_secondary(spans[i], "first declared here"),
                 );
                 continue;
             }
@@ -355,15 +377,22 @@ impl Resolver<'_> {
                 self.diagnostics.push(Diagnostic::error(
                     "N002",
                     param.span,
-                    format!("`{}` is not a type parameter of `{}`", param.name, decl.name.name),
+                    format!(
+                        "`{}` is not a type parameter of `{}`",
+                        param.name, decl.name.name
+                    ),
                 ));
                 continue;
             };
             match TypeClass::from_name(&class.name) {
                 Some(c) => type_params[i].class = c,
                 None => self.diagnostics.push(
-                    Diagnostic::error("N009", class.span, format!("no type class `{}`", class.name))
-                        .with_note("the classes are `any`, `fixedint` and `float`"),
+                    Diagnostic::error(
+                        "N009",
+                        class.span,
+                        format!("no type class `{}`", class.name),
+                    )
+                    .with_note("the classes are `any`, `fixedint` and `float`"),
                 ),
             }
         }
@@ -373,8 +402,12 @@ impl Resolver<'_> {
             if let Some(first) = params.iter().find(|q| q.name == p.name.name) {
                 let first = first.span;
                 self.diagnostics.push(
-                    Diagnostic::error("N010", p.name.span, format!("parameter `{}` is declared twice", p.name.name))
-                        .with_secondary(first, "first declared here"),
+                    Diagnostic::error(
+                        "N010",
+                        p.name.span,
+                        format!("parameter `{}` is declared twice", p.name.name),
+                    )
+                    .with_secondary(first, "first declared here"),
                 );
                 continue;
             }
@@ -422,7 +455,8 @@ impl Resolver<'_> {
                     _ => None,
                 })
                 .collect();
-            let imports: Vec<(ast::Ident, ast::Ident, Option<ast::Ident>, Span)> = self.out.files[file]
+            let imports: Vec<(ast::Ident, ast::Ident, Option<ast::Ident>, Span)> = self.out.files
+                [file]
                 .ast
                 .items
                 .iter()
@@ -485,9 +519,13 @@ impl Resolver<'_> {
                 let local = alias.unwrap_or(name);
                 if let Some(first) = spans.get(&local.name) {
                     self.diagnostics.push(
-                        Diagnostic::error("N006", local.span, format!("`{}` is already defined in this file", local.name))
-                            .with_secondary(*first, "first defined here")
-                            .with_note("import it under another name: `import M.f as g`"),
+                        Diagnostic::error(
+                            "N006",
+                            local.span,
+                            format!("`{}` is already defined in this file", local.name),
+                        )
+                        .with_secondary(*first, "first defined here")
+                        .with_note("import it under another name: `import M.f as g`"),
                     );
                     continue;
                 }
@@ -500,7 +538,11 @@ impl Resolver<'_> {
 }
 
 /// Resolves a written type over the named type parameters.
-pub fn resolve_type(t: &TypeExpr, type_params: &[String], diagnostics: &mut Vec<Diagnostic>) -> IrType {
+pub fn resolve_type(
+    t: &TypeExpr,
+    type_params: &[String],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> IrType {
     match &t.kind {
         TypeExprKind::Unit => IrType::Unit,
         TypeExprKind::List(e) => IrType::list(resolve_type(e, type_params, diagnostics)),

@@ -51,7 +51,8 @@ pub fn check(resolved: &Resolved, diagnostics: &mut Vec<Diagnostic>) -> HirProgr
             };
             let file = root.ast.file;
             let end = resolved_end(resolved, file);
-            let f = FnChecker::new(resolved, 0, sig, diagnostics).body(ENTRY_NAME, &stmts, end, end);
+            let f =
+                FnChecker::new(resolved, 0, sig, diagnostics).body(ENTRY_NAME, &stmts, end, end);
             program.entry = Some(program.functions.len());
             program.functions.push(f);
         }
@@ -64,11 +65,11 @@ fn resolved_end(resolved: &Resolved, file: crate::diag::FileId) -> Span {
         .ast
         .items
         .iter()
-        .filter_map(|i| match i {
+        .rev()
+        .find_map(|i| match i {
             Item::Stmt(s) => Some(s.span),
             _ => None,
-        })
-        .last();
+        });
     last.map(|s| Span {
         file,
         start: s.end,
@@ -92,9 +93,17 @@ enum VarKind {
 #[derive(Clone, Debug)]
 enum Origin {
     /// A type parameter of a callee that only its result mentions.
-    ReturnParam { span: Span, callee: String, param: String },
+    ReturnParam {
+        span: Span,
+        callee: String,
+        param: String,
+    },
     /// Any other type parameter of a callee.
-    Param { span: Span, callee: String, param: String },
+    Param {
+        span: Span,
+        callee: String,
+        param: String,
+    },
     EmptyList(Span),
     NoneValue(Span),
     Literal,
@@ -112,10 +121,29 @@ struct Var {
 /// A check that needs decided types, run at the end of the statement.
 #[derive(Clone, Debug)]
 enum Obligation {
-    IntFits { ty: IrType, value: i128, span: Span },
-    Class { ty: IrType, class: TypeClass, span: Span, callee: String, param: String },
-    Arith { ty: IrType, op: &'static str, need: Need, span: Span },
-    Cast { from: IrType, to: IrType, span: Span },
+    IntFits {
+        ty: IrType,
+        value: i128,
+        span: Span,
+    },
+    Class {
+        ty: IrType,
+        class: TypeClass,
+        span: Span,
+        callee: String,
+        param: String,
+    },
+    Arith {
+        ty: IrType,
+        op: &'static str,
+        need: Need,
+        span: Span,
+    },
+    Cast {
+        from: IrType,
+        to: IrType,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,7 +193,8 @@ impl<'a> FnChecker<'a> {
     }
 
     fn error(&mut self, code: &'static str, span: Span, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic::error(code, span, message));
+        self.diagnostics
+            .push(Diagnostic::error(code, span, message));
     }
 
     fn function(self, ir_name: &str, decl: &ast::FunDecl) -> HirFunction {
@@ -206,7 +235,10 @@ impl<'a> FnChecker<'a> {
                 Diagnostic::error(
                     "F004",
                     end_span,
-                    format!("`{}` must return a {result}, but its end can be reached", display_name(ir_name)),
+                    format!(
+                        "`{}` must return a {result}, but its end can be reached",
+                        display_name(ir_name)
+                    ),
                 )
                 .with_label("missing `ret` before here"),
             );
@@ -339,11 +371,13 @@ impl<'a> FnChecker<'a> {
 
     fn write_type(&self, ty: &IrType, out: &mut String) {
         match ty {
-            IrType::Param(n) if *n >= VAR_BASE => out.push_str(match self.vars[(*n - VAR_BASE) as usize].kind {
-                VarKind::Int => "{integer}",
-                VarKind::Float => "{float}",
-                VarKind::General => "_",
-            }),
+            IrType::Param(n) if *n >= VAR_BASE => {
+                out.push_str(match self.vars[(*n - VAR_BASE) as usize].kind {
+                    VarKind::Int => "{integer}",
+                    VarKind::Float => "{float}",
+                    VarKind::General => "_",
+                })
+            }
             IrType::List(e) => {
                 out.push('[');
                 self.write_type(e, out);
@@ -404,16 +438,26 @@ impl<'a> FnChecker<'a> {
                 continue; // decided by an earlier one in this loop
             };
             let diag = match &self.vars[v].origin {
-                Origin::ReturnParam { span, callee, param } => Some(
+                Origin::ReturnParam {
+                    span,
+                    callee,
+                    param,
+                } => Some(
                     Diagnostic::error(
                         "F011",
                         *span,
                         format!("nothing decides type parameter `{param}` of `{callee}`"),
                     )
-                    .with_label(format!("`{param}` appears only in the result of `{callee}`"))
+                    .with_label(format!(
+                        "`{param}` appears only in the result of `{callee}`"
+                    ))
                     .with_note("give the call an expected type, e.g. `let a: u8 = ...`"),
                 ),
-                Origin::Param { span, callee, param } => Some(Diagnostic::error(
+                Origin::Param {
+                    span,
+                    callee,
+                    param,
+                } => Some(Diagnostic::error(
                     "T005",
                     *span,
                     format!("cannot infer type parameter `{param}` of `{callee}`"),
@@ -479,7 +523,10 @@ impl<'a> FnChecker<'a> {
                     let mut d = Diagnostic::error(
                         "T006",
                         span,
-                        format!("`{callee}` needs `{param}` to be {}, but it is {t}", class.name()),
+                        format!(
+                            "`{callee}` needs `{param}` to be {}, but it is {t}",
+                            class.name()
+                        ),
                     );
                     if let IrType::Param(_) = ty {
                         d = d.with_note(format!(
@@ -559,12 +606,19 @@ impl<'a> FnChecker<'a> {
 
     fn declare(&mut self, name: &ast::Ident, ty: IrType, kind: LocalKind) -> LocalId {
         let scope = self.scopes.last().expect("a scope is open");
-        if let Some(prev) = scope.iter().find(|l| self.locals[l.index()].name == name.name) {
+        if let Some(prev) = scope
+            .iter()
+            .find(|l| self.locals[l.index()].name == name.name)
+        {
             let first = self.locals[prev.index()].span;
             self.diagnostics.push(
-                Diagnostic::error("N007", name.span, format!("`{}` is already declared in this block", name.name))
-                    .with_secondary(first, "first declared here")
-                    .with_note("use `set` to change a `var`, or declare the new one in an inner block"),
+                Diagnostic::error(
+                    "N007",
+                    name.span,
+                    format!("`{}` is already declared in this block", name.name),
+                )
+                .with_secondary(first, "first declared here")
+                .with_note("use `set` to change a `var`, or declare the new one in an inner block"),
             );
         }
         let id = LocalId(self.locals.len() as u32);
@@ -592,7 +646,10 @@ impl<'a> FnChecker<'a> {
         let declared = if new_scope {
             self.scopes.pop().expect("pushed above")
         } else {
-            self.scopes.last().map(|s| s[start..].to_vec()).unwrap_or_default()
+            self.scopes
+                .last()
+                .map(|s| s[start..].to_vec())
+                .unwrap_or_default()
         };
         Block {
             stmts: out,
@@ -614,7 +671,9 @@ impl<'a> FnChecker<'a> {
                 ty,
                 init,
             } => {
-                let declared = ty.as_ref().map(|t| resolve_type(t, &self.names, self.diagnostics));
+                let declared = ty
+                    .as_ref()
+                    .map(|t| resolve_type(t, &self.names, self.diagnostics));
                 let init = init.as_ref().map(|e| match &declared {
                     Some(t) => self.expr_coerce(e, t),
                     None => self.expr(e, None),
@@ -624,7 +683,11 @@ impl<'a> FnChecker<'a> {
                     (None, Some(e)) => e.ty.clone(),
                     (None, None) => self.error_ty(),
                 };
-                let kind = if *mutable { LocalKind::Var } else { LocalKind::Let };
+                let kind = if *mutable {
+                    LocalKind::Var
+                } else {
+                    LocalKind::Let
+                };
                 let local = self.declare(name, ty, kind);
                 self.finish_stmt();
                 StmtKind::Let { local, init }
@@ -657,12 +720,20 @@ impl<'a> FnChecker<'a> {
                     IrType::List(elem) => self.expr_coerce(value, &elem),
                     other => {
                         let t = self.show(&other);
-                        self.error("T007", target.span, format!("`{}` is {t}, not a list", target.name));
+                        self.error(
+                            "T007",
+                            target.span,
+                            format!("`{}` is {t}, not a list", target.name),
+                        );
                         self.expr(value, None)
                     }
                 };
                 self.finish_stmt();
-                StmtKind::SetIndex { local, index, value }
+                StmtKind::SetIndex {
+                    local,
+                    index,
+                    value,
+                }
             }
             S::If {
                 cond,
@@ -692,7 +763,11 @@ impl<'a> FnChecker<'a> {
                 }
             }
             S::Break | S::Continue => {
-                let word = if matches!(s.kind, S::Break) { "break" } else { "continue" };
+                let word = if matches!(s.kind, S::Break) {
+                    "break"
+                } else {
+                    "continue"
+                };
                 if self.loop_depth == 0 {
                     self.error("F006", span, format!("`{word}` outside a loop"));
                     return None;
@@ -710,8 +785,12 @@ impl<'a> FnChecker<'a> {
                         let e = self.expr(e, None);
                         let t = self.show(&e.ty);
                         self.diagnostics.push(
-                            Diagnostic::error("F005", e.span, format!("this function returns nothing, but `ret` gives a {t}"))
-                                .with_note("declare a result type: `fun f(...): T`"),
+                            Diagnostic::error(
+                                "F005",
+                                e.span,
+                                format!("this function returns nothing, but `ret` gives a {t}"),
+                            )
+                            .with_note("declare a result type: `fun f(...): T`"),
                         );
                         None
                     }
@@ -744,7 +823,11 @@ impl<'a> FnChecker<'a> {
     fn lookup_local(&mut self, name: &ast::Ident) -> Option<LocalId> {
         let found = self.lookup(&name.name);
         if found.is_none() {
-            self.error("N001", name.span, format!("no variable `{}` in scope", name.name));
+            self.error(
+                "N001",
+                name.span,
+                format!("no variable `{}` in scope", name.name),
+            );
         }
         found
     }
@@ -754,7 +837,10 @@ impl<'a> FnChecker<'a> {
     /// Checks `e` against `expected` and reports a mismatch (T001).
     fn expr_coerce(&mut self, e: &ast::Expr, expected: &IrType) -> Expr {
         let out = self.expr(e, Some(expected));
-        if !self.unify(&out.ty, expected) && !self.poisoned_or_error(&out.ty) && !self.poisoned_or_error(expected) {
+        if !self.unify(&out.ty, expected)
+            && !self.poisoned_or_error(&out.ty)
+            && !self.poisoned_or_error(expected)
+        {
             let (want, got) = (self.show(expected), self.show(&out.ty));
             self.diagnostics.push(
                 Diagnostic::error("T001", e.span, format!("expected {want}, found {got}"))
@@ -777,12 +863,25 @@ impl<'a> FnChecker<'a> {
                     self.mk(ExprKind::Local(l), ty, span)
                 }
                 None => {
-                    if self.resolved.scopes.get(self.file).is_some_and(|s| s.contains_key(name)) {
-                        self.error("F003", span, format!("`{name}` is a function: call it, `{name}(...)`"));
+                    if self
+                        .resolved
+                        .scopes
+                        .get(self.file)
+                        .is_some_and(|s| s.contains_key(name))
+                    {
+                        self.error(
+                            "F003",
+                            span,
+                            format!("`{name}` is a function: call it, `{name}(...)`"),
+                        );
                     } else {
                         self.diagnostics.push(
-                            Diagnostic::error("N001", span, format!("no variable `{name}` in scope"))
-                                .with_label("not declared"),
+                            Diagnostic::error(
+                                "N001",
+                                span,
+                                format!("no variable `{name}` in scope"),
+                            )
+                            .with_label("not declared"),
                         );
                     }
                     let ty = self.error_ty();
@@ -835,7 +934,9 @@ impl<'a> FnChecker<'a> {
             }
             A::Tuple(elems) => {
                 let hints: Vec<Option<IrType>> = match expected.map(|x| self.shallow(x)) {
-                    Some(IrType::Tuple(ts)) if ts.len() == elems.len() => ts.into_iter().map(Some).collect(),
+                    Some(IrType::Tuple(ts)) if ts.len() == elems.len() => {
+                        ts.into_iter().map(Some).collect()
+                    }
                     _ => vec![None; elems.len()],
                 };
                 let elems: Vec<Expr> = elems
@@ -886,11 +987,19 @@ impl<'a> FnChecker<'a> {
                 let index = self.expr_coerce(index, &IrType::Index);
                 let ty = self.shallow(&base.ty);
                 match ty {
-                    IrType::List(elem) => self.mk(ExprKind::Index(Box::new(base), Box::new(index)), *elem, span),
+                    IrType::List(elem) => self.mk(
+                        ExprKind::Index(Box::new(base), Box::new(index)),
+                        *elem,
+                        span,
+                    ),
                     other => {
                         if !self.poisoned_or_error(&other) {
                             let t = self.show(&other);
-                            self.error("T007", base.span, format!("cannot index {t}: only lists are indexed"));
+                            self.error(
+                                "T007",
+                                base.span,
+                                format!("cannot index {t}: only lists are indexed"),
+                            );
                         }
                         let ty = self.error_ty();
                         self.mk(ExprKind::Unit, ty, span)
@@ -934,7 +1043,14 @@ impl<'a> FnChecker<'a> {
         }
     }
 
-    fn binary(&mut self, op: BinOp, lhs: &ast::Expr, rhs: &ast::Expr, span: Span, expected: Option<&IrType>) -> Expr {
+    fn binary(
+        &mut self,
+        op: BinOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+        expected: Option<&IrType>,
+    ) -> Expr {
         let arith = |op: BinOp| -> Option<(BinaryOp, Need)> {
             Some(match op {
                 BinOp::Add => (BinaryOp::Add, Need::Number),
@@ -979,7 +1095,11 @@ impl<'a> FnChecker<'a> {
         if let Some(cmp) = compare(op) {
             let l = self.expr(lhs, None);
             let r = self.expr_coerce(rhs, &l.ty.clone());
-            return self.mk(ExprKind::Compare(cmp, Box::new(l), Box::new(r)), IrType::Bool, span);
+            return self.mk(
+                ExprKind::Compare(cmp, Box::new(l), Box::new(r)),
+                IrType::Bool,
+                span,
+            );
         }
         match op {
             BinOp::And | BinOp::Or => {
@@ -995,14 +1115,24 @@ impl<'a> FnChecker<'a> {
             _ => {
                 let l = self.expr_coerce(lhs, &IrType::String);
                 let r = self.expr_coerce(rhs, &IrType::String);
-                self.mk(ExprKind::Concat(Box::new(l), Box::new(r)), IrType::String, span)
+                self.mk(
+                    ExprKind::Concat(Box::new(l), Box::new(r)),
+                    IrType::String,
+                    span,
+                )
             }
         }
     }
 
     // ------------------------------------------------------------ calls
 
-    fn call(&mut self, callee: &ast::Ident, args: &[ast::Arg], span: Span, expected: Option<&IrType>) -> Expr {
+    fn call(
+        &mut self,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        expected: Option<&IrType>,
+    ) -> Expr {
         if self.lookup(&callee.name).is_some() {
             self.error(
                 "F003",
@@ -1011,22 +1141,29 @@ impl<'a> FnChecker<'a> {
             );
             return self.bad_call(args, span);
         }
-        let callable = self.resolved.scopes.get(self.file).and_then(|s| s.get(&callee.name)).cloned();
+        let callable = self
+            .resolved
+            .scopes
+            .get(self.file)
+            .and_then(|s| s.get(&callee.name))
+            .cloned();
         match callable {
             Some(c) => self.user_call(c, callee, args, span, expected),
-            None => match callee.name.as_str() {
-                "len" | "push" | "is_some" | "unwrap" | "data" | "clone" => {
-                    self.builtin(&callee.name, args, span, expected)
-                }
-                name => {
-                    self.diagnostics.push(
+            None => {
+                match callee.name.as_str() {
+                    "len" | "push" | "is_some" | "unwrap" | "data" | "clone" => {
+                        self.builtin(&callee.name, args, span, expected)
+                    }
+                    name => {
+                        self.diagnostics.push(
                         Diagnostic::error("N001", callee.span, format!("no function `{name}` in scope"))
                             .with_label("not defined or imported")
                             .with_note("functions of other modules are imported first: `import MODULE.NAME`"),
                     );
-                    self.bad_call(args, span)
+                        self.bad_call(args, span)
+                    }
                 }
-            },
+            }
         }
     }
 
@@ -1048,9 +1185,16 @@ impl<'a> FnChecker<'a> {
             Diagnostic::error(
                 "F001",
                 span,
-                format!("`{name}` takes {want} argument{s}, but {} were given", args.len()),
+                format!(
+                    "`{name}` takes {want} argument{s}, but {} were given",
+                    args.len()
+                ),
             )
-            .with_label(format!("{} argument{}", args.len(), if args.len() == 1 { "" } else { "s" })),
+            .with_label(format!(
+                "{} argument{}",
+                args.len(),
+                if args.len() == 1 { "" } else { "s" }
+            )),
         );
         false
     }
@@ -1083,7 +1227,11 @@ impl<'a> FnChecker<'a> {
             if let Some(l) = self.lookup(n) {
                 return Some(l);
             }
-            self.error("N001", arg.value.span, format!("no variable `{n}` in scope"));
+            self.error(
+                "N001",
+                arg.value.span,
+                format!("no variable `{n}` in scope"),
+            );
             return None;
         }
         self.diagnostics.push(
@@ -1098,7 +1246,13 @@ impl<'a> FnChecker<'a> {
         None
     }
 
-    fn builtin(&mut self, name: &str, args: &[ast::Arg], span: Span, expected: Option<&IrType>) -> Expr {
+    fn builtin(
+        &mut self,
+        name: &str,
+        args: &[ast::Arg],
+        span: Span,
+        expected: Option<&IrType>,
+    ) -> Expr {
         let want = if name == "push" { 2 } else { 1 };
         if !self.arity(name, want, args, span) {
             return self.bad_call(args, span);
@@ -1126,7 +1280,11 @@ impl<'a> FnChecker<'a> {
                 let ty = self.shallow(&self.locals[list.index()].ty.clone());
                 let IrType::List(elem) = ty else {
                     let t = self.show(&ty);
-                    self.error("T007", arg.value.span, format!("`push` takes a list, not {t}"));
+                    self.error(
+                        "T007",
+                        arg.value.span,
+                        format!("`push` takes a list, not {t}"),
+                    );
                     return self.bad_call(&args[1..], span);
                 };
                 let value = self.expr_coerce(&args[1].value, &elem);
@@ -1145,9 +1303,15 @@ impl<'a> FnChecker<'a> {
                 if !matches!(ty, IrType::List(_)) {
                     if !self.poisoned_or_error(&ty) {
                         let t = self.show(&ty);
-                        let mut d = Diagnostic::error("T007", arg.value.span, format!("`len` takes a list, not {t}"));
+                        let mut d = Diagnostic::error(
+                            "T007",
+                            arg.value.span,
+                            format!("`len` takes a list, not {t}"),
+                        );
                         if ty == IrType::String {
-                            d = d.with_note("the length of a string is `strings.len` (`import strings.len`)");
+                            d = d.with_note(
+                                "the length of a string is `strings.len` (`import strings.len`)",
+                            );
                         }
                         self.diagnostics.push(d);
                     }
@@ -1157,13 +1321,19 @@ impl<'a> FnChecker<'a> {
                 self.mk(ExprKind::Len(Box::new(value)), IrType::Index, span)
             }
             "is_some" | "unwrap" => {
-                let hint = expected.filter(|_| name == "unwrap").map(|x| IrType::option(x.clone()));
+                let hint = expected
+                    .filter(|_| name == "unwrap")
+                    .map(|x| IrType::option(x.clone()));
                 let value = self.expr(&arg.value, hint.as_ref());
                 let ty = self.shallow(&value.ty);
                 let IrType::Option(payload) = ty else {
                     if !self.poisoned_or_error(&ty) {
                         let t = self.show(&ty);
-                        self.error("T001", arg.value.span, format!("`{name}` takes an option, not {t}"));
+                        self.error(
+                            "T001",
+                            arg.value.span,
+                            format!("`{name}` takes an option, not {t}"),
+                        );
                     }
                     let ty = self.error_ty();
                     return self.mk(ExprKind::Unit, ty, span);
@@ -1346,7 +1516,9 @@ fn contains_error_unit(vars: &[Var], ty: &IrType) -> bool {
         IrType::Param(n) if *n >= VAR_BASE => {
             let v = &vars[(*n - VAR_BASE) as usize];
             matches!(v.origin, Origin::Error)
-                || v.binding.as_ref().is_some_and(|b| contains_error_unit(vars, b))
+                || v.binding
+                    .as_ref()
+                    .is_some_and(|b| contains_error_unit(vars, b))
         }
         IrType::List(e) | IrType::Option(e) => contains_error_unit(vars, e),
         IrType::Tuple(fs) => fs.iter().any(|f| contains_error_unit(vars, f)),
@@ -1410,7 +1582,9 @@ fn zonk_block(vars: &[Var], block: &mut Block) {
                 }
                 zonk_block(vars, body);
             }
-            StmtKind::Ret(Some(e)) | StmtKind::Debuglog(e) | StmtKind::Expr(e) => zonk_expr(vars, e),
+            StmtKind::Ret(Some(e)) | StmtKind::Debuglog(e) | StmtKind::Expr(e) => {
+                zonk_expr(vars, e)
+            }
             StmtKind::Ret(None) | StmtKind::Break | StmtKind::Continue => {}
         }
     }
@@ -1440,7 +1614,9 @@ fn zonk_expr(vars: &[Var], e: &mut Expr) {
             zonk_expr(vars, a);
             zonk_expr(vars, b);
         }
-        ExprKind::Call { type_args, args, .. } => {
+        ExprKind::Call {
+            type_args, args, ..
+        } => {
             for t in type_args.iter_mut() {
                 *t = zonk(vars, t);
             }

@@ -41,7 +41,10 @@ pub fn compile_ok(path: &str, text: &str, modules: &[(&str, &str)]) -> Compiled 
     if let Err(errors) = verified {
         let listing = datalove_ir::print::print_program(&compiled.program);
         let errors: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        panic!("{path} lowers to IR the verifier refuses:\n{}\n\n{listing}", errors.join("\n"));
+        panic!(
+            "{path} lowers to IR the verifier refuses:\n{}\n\n{listing}",
+            errors.join("\n")
+        );
     }
     let printed = datalove_ir::print::print_program(&compiled.program);
     assert!(!printed.is_empty(), "{path} prints to nothing");
@@ -72,7 +75,9 @@ pub fn assert_error(text: &str, code: &str, line: u32, col: u32) -> Failed {
     let failed = compile_err("test.dfs", text, &[]);
     let found = located(&failed);
     assert!(
-        found.iter().any(|&(c, l, k)| c == code && l == line && k == col),
+        found
+            .iter()
+            .any(|&(c, l, k)| c == code && l == line && k == col),
         "expected {code} at {line}:{col}, got {found:?}\n{}",
         failed.render()
     );
@@ -173,13 +178,28 @@ pub const DIAGNOSTIC_CASES: &[(&str, &str, u32, u32)] = &[
     ("N006", "fun f()\nend fun\nfun f()\nend fun\n", 3, 5),
     ("N007", "let a = 1\nlet a = 2\n", 2, 5),
     ("N008", "fun main()\nend fun\n", 1, 5),
-    ("N009", "fun f<T>(x: T) where { T is number, }\nend fun\n", 1, 29),
+    (
+        "N009",
+        "fun f<T>(x: T) where { T is number, }\nend fun\n",
+        1,
+        29,
+    ),
     ("N010", "fun f(a: u8, a: u8)\nend fun\n", 1, 14),
     ("T002", "debuglog \"a\" * 2\n", 1, 10),
-    ("T003", "fun add<T>(a: T, b: T): T\n  ret a + b\nend fun\n", 2, 7),
+    (
+        "T003",
+        "fun add<T>(a: T, b: T): T\n  ret a + b\nend fun\n",
+        2,
+        7,
+    ),
     ("T004", "let x: u8 = 256\n", 1, 13),
     ("T005", "debuglog []\n", 1, 10),
-    ("T006", "import fixedint.zero\nlet s: string = zero()\n", 2, 17),
+    (
+        "T006",
+        "import fixedint.zero\nlet s: string = zero()\n",
+        2,
+        17,
+    ),
     ("T007", "let n = 3\ndebuglog n[0]\n", 2, 10),
     ("T008", "let t = (1, 2)\ndebuglog t.2\n", 2, 10),
     ("T009", "debuglog \"1\" as u8\n", 1, 10),
@@ -190,7 +210,17 @@ pub const DIAGNOSTIC_CASES: &[(&str, &str, u32, u32)] = &[
     ("F009", "fun f(mut a: u8)\nend fun\nf(mut 3)\n", 3, 7),
     ("D002", "var x: u8\ndebuglog x\n", 2, 10),
     ("D003", "let x = 1\nset x = 2\n", 2, 1),
-    ("D004", "fun f(mut a: [u8])\nend fun\nlet xs: [u8] = []\nf(mut xs)\n", 4, 3),
-    ("D005", "fun f(ref s: string): string\n  ret s\nend fun\n", 2, 7),
+    (
+        "D004",
+        "fun f(mut a: [u8])\nend fun\nlet xs: [u8] = []\nf(mut xs)\n",
+        4,
+        3,
+    ),
+    (
+        "D005",
+        "fun f(ref s: string): string\n  ret s\nend fun\n",
+        2,
+        7,
+    ),
     ("D006", "fun f(out r: u8)\nend fun\n", 2, 1),
 ];
