@@ -75,7 +75,12 @@ fn main() -> ExitCode {
     let (file, search, emit) = match cli.command {
         Command::Check { file, search } => (file, search, None),
         Command::Emit { what, file, search } => (file, search, Some(what)),
-        Command::Run { file, backend, check_leaks, search } => return run(&file, &backend, check_leaks, search),
+        Command::Run {
+            file,
+            backend,
+            check_leaks,
+            search,
+        } => return run(&file, &backend, check_leaks, search),
     };
     match datalove::compile_file(&file, &options(search)) {
         Ok(compiled) => {
@@ -109,8 +114,11 @@ fn exit_code(code: i32) -> ExitCode {
 
 fn run(file: &std::path::Path, backend: &str, check_leaks: bool, search: Search) -> ExitCode {
     let options = options(search);
-    let run_options =
-        datalove::RunOptions { riders: options.rider_path(), check_leaks, capture: false };
+    let run_options = datalove::RunOptions {
+        riders: options.rider_path(),
+        check_leaks,
+        capture: false,
+    };
     let backend = match backend {
         "all" => None,
         name => match datalove::Backend::from_name(name) {
@@ -134,7 +142,11 @@ fn run(file: &std::path::Path, backend: &str, check_leaks: bool, search: Search)
                 exit_code(result.outcome.exit_code)
             }
             Err(u) => {
-                eprintln!("error: backend `{}` is unavailable: {}", u.backend.name(), u.reason);
+                eprintln!(
+                    "error: backend `{}` is unavailable: {}",
+                    u.backend.name(),
+                    u.reason
+                );
                 ExitCode::from(3)
             }
         },
@@ -143,10 +155,18 @@ fn run(file: &std::path::Path, backend: &str, check_leaks: bool, search: Search)
 }
 
 /// `run --backend all`: each backend's output and wall time, then whether they agree.
-fn run_all(compiled: &datalove::ir::front::Compiled, run_options: &datalove::RunOptions) -> ExitCode {
+fn run_all(
+    compiled: &datalove::ir::front::Compiled,
+    run_options: &datalove::RunOptions,
+) -> ExitCode {
     let comparison = datalove::run_all(compiled, run_options);
     for r in &comparison.results {
-        println!("== {} ({:.1} ms, exit {})", r.backend.name(), r.elapsed.as_secs_f64() * 1000.0, r.outcome.exit_code);
+        println!(
+            "== {} ({:.1} ms, exit {})",
+            r.backend.name(),
+            r.elapsed.as_secs_f64() * 1000.0,
+            r.outcome.exit_code
+        );
         print!("{}", String::from_utf8_lossy(&r.stdout));
         for line in &r.outcome.stderr_lines {
             println!("stderr: {line}");
@@ -158,7 +178,12 @@ fn run_all(compiled: &datalove::ir::front::Compiled, run_options: &datalove::Run
     let ran = comparison.results.len();
     if comparison.agree() {
         println!("== all {ran} available backends agree");
-        exit_code(comparison.results.first().map_or(0, |r| r.outcome.exit_code))
+        exit_code(
+            comparison
+                .results
+                .first()
+                .map_or(0, |r| r.outcome.exit_code),
+        )
     } else {
         println!("== DISAGREEMENT between the {ran} backends that ran");
         ExitCode::from(1)

@@ -1,0 +1,199 @@
+//! Running a compiled program on a backend, and on all of them side by side.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::time::{Duration, Instant};
+
+use datalove_ir::front::Compiled;
+use datalove_rt::{Outcome, OutputMode, RiderLibrary, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
+
+use crate::riders::RiderPath;
+
+/// The four backends. Each either runs a program or says why it is unavailable here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Backend {
+    /// The interpreter: fast start, the reference the others are held to.
+    Interp,
+    /// Cranelift, compiled in-process.
+    Jit,
+    /// Cranelift, an object file linked into an executable.
+    Aot,
+    /// C, compiled by the system C compiler into an executable.
+    C,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 4] = [Backend::Interp, Backend::Jit, Backend::Aot, Backend::C];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Interp => "interp",
+            Backend::Jit => "jit",
+            Backend::Aot => "aot",
+            Backend::C => "c",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Backend> {
+        Backend::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// `None` when the backend can run programs in this build; otherwise why not.
+    pub fn unavailable_reason(self) -> Option<&'static str> {
+        match self {
+            Backend::Interp => None,
+            Backend::Jit | Backend::Aot | Backend::C => {
+                Some("not built yet in this version of datalove")
+            }
+        }
+    }
+}
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub riders: RiderPath,
+    /// Report allocations still live at the end as a runtime error (also on with
+    /// `DATALOVE_CHECK_LEAKS=1`).
+    pub check_leaks: bool,
+    /// Keep `debuglog` output in the result instead of writing it to stdout.
+    pub capture: bool,
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub backend: Backend,
+    /// `debuglog` output, when captured.
+    pub stdout: Vec<u8>,
+    /// The lines for stderr (`error: <kind>: <detail>`), exit code and error.
+    pub outcome: Outcome,
+    pub elapsed: Duration,
+}
+
+/// Why a backend could not run a program at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unavailable {
+    pub backend: Backend,
+    pub reason: String,
+}
+
+/// The outcome of a rider problem found before the program could start (a missing
+/// library or symbol, another ABI version): one `error: rider: ...` line, exit 101, on
+/// every backend.
+pub fn rider_problem(message: &str) -> Outcome {
+    Outcome {
+        exit_code: EXIT_RUNTIME_ERROR,
+        stderr_lines: vec![format!("error: rider: {message}")],
+        error: None,
+    }
+}
+
+/// Runs `compiled` on `backend`.
+pub fn run(
+    compiled: &Compiled,
+    backend: Backend,
+    options: &RunOptions,
+) -> Result<RunResult, Unavailable> {
+    if let Some(reason) = backend.unavailable_reason() {
+        return Err(Unavailable {
+            backend,
+            reason: reason.to_string(),
+        });
+    }
+    let start = Instant::now();
+    let (stdout, outcome) = match backend {
+        Backend::Interp => run_interp(compiled, options),
+        _ => unreachable!("unavailable backends returned above"),
+    };
+    Ok(RunResult {
+        backend,
+        stdout,
+        outcome,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Loads every rider the program requires.
+fn load_riders(
+    compiled: &Compiled,
+    riders: &RiderPath,
+) -> Result<HashMap<String, RiderLibrary>, String> {
+    let mut libraries = HashMap::new();
+    for name in &compiled.program.riders {
+        let library = RiderLibrary::load(name, &riders.dirs).map_err(|e| e.to_string())?;
+        libraries.insert(name.clone(), library);
+    }
+    Ok(libraries)
+}
+
+fn run_interp(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+    datalove_rt::run_on_thread(datalove_rt::PROGRAM_STACK_SIZE, || {
+        let libraries = match load_riders(compiled, &options.riders) {
+            Ok(l) => l,
+            Err(message) => return (Vec::new(), rider_problem(&message)),
+        };
+        let mut resolve = |ctx: &datalove_ir::NativeContext| -> Result<*const c_void, String> {
+            let library = libraries
+                .get(ctx.rider())
+                .ok_or_else(|| format!("rider `{}` is not loaded", ctx.rider()))?;
+            library.symbol(ctx.symbol()).map_err(|e| e.to_string())
+        };
+        let interpreter = match datalove_interp::compile(&compiled.program, &mut resolve) {
+            Ok(i) => i,
+            Err(e) => return (Vec::new(), rider_problem(&e.to_string())),
+        };
+        let mut runtime_options = RuntimeOptions::default();
+        runtime_options.check_leaks |= options.check_leaks;
+        if options.capture {
+            runtime_options.output = OutputMode::Capture;
+        }
+        let runtime = Runtime::new(runtime_options);
+        // SAFETY: the runtime was made on this thread (its stack limit is this thread's),
+        // and the rider libraries stay loaded until after the run.
+        unsafe { interpreter.run(runtime.handle(), datalove_interp::DEFAULT_ARENA_BYTES) };
+        let outcome = runtime.finish_report(options.check_leaks);
+        let stdout = runtime.take_output();
+        drop(runtime);
+        drop(interpreter);
+        drop(libraries);
+        (stdout, outcome)
+    })
+}
+
+/// Every backend's run of one program, and whether they agree.
+pub struct Comparison {
+    pub results: Vec<RunResult>,
+    pub unavailable: Vec<Unavailable>,
+}
+
+impl Comparison {
+    /// Whether every backend that ran printed the same, ended the same and exited the same.
+    pub fn agree(&self) -> bool {
+        self.results.windows(2).all(|w| {
+            w[0].stdout == w[1].stdout
+                && w[0].outcome.stderr_lines == w[1].outcome.stderr_lines
+                && w[0].outcome.exit_code == w[1].outcome.exit_code
+        })
+    }
+}
+
+/// Runs `compiled` on every available backend, output captured.
+pub fn run_all(compiled: &Compiled, options: &RunOptions) -> Comparison {
+    let options = RunOptions {
+        capture: true,
+        ..options.clone()
+    };
+    let mut results = Vec::new();
+    let mut unavailable = Vec::new();
+    for backend in Backend::ALL {
+        match run(compiled, backend, &options) {
+            Ok(r) => results.push(r),
+            Err(u) => unavailable.push(u),
+        }
+    }
+    Comparison {
+        results,
+        unavailable,
+    }
+}
