@@ -152,3 +152,41 @@ fn class_constraint_is_checked_through_a_generic_caller() {
     let f = assert_error(text, "T006", 3, 7);
     assert!(f.render().contains("where"), "{}", f.render());
 }
+
+/// Every code the front end can report is listed in `docs/language.md`, and has a test
+/// in this file (or in the support module's table).
+#[test]
+fn every_code_is_documented_and_tested() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = std::fs::read_to_string(root.join("../docs/language.md")).expect("docs/language.md");
+    let tests = [
+        include_str!("front_diagnostics.rs"),
+        include_str!("front_support/mod.rs"),
+        include_str!("front_fuzz.rs"),
+    ]
+    .concat();
+    let mut codes = Vec::new();
+    for entry in std::fs::read_dir(root.join("src/front")).expect("src/front") {
+        let text = std::fs::read_to_string(entry.expect("entry").path()).expect("source");
+        let bytes = text.as_bytes();
+        for i in 0..bytes.len().saturating_sub(5) {
+            let quoted = bytes[i] == b'"' && bytes[i + 5] == b'"';
+            if quoted
+                && b"SNTFD".contains(&bytes[i + 1])
+                && bytes[i + 2..i + 5].iter().all(u8::is_ascii_digit)
+            {
+                codes.push(text[i + 1..i + 5].to_string());
+            }
+        }
+    }
+    codes.sort();
+    codes.dedup();
+    assert!(codes.len() > 40, "{codes:?}");
+    for code in &codes {
+        assert!(
+            docs.contains(&format!("`{code}`")),
+            "{code} is not in docs/language.md"
+        );
+        assert!(tests.contains(&format!("\"{code}\"")), "{code} has no test");
+    }
+}
