@@ -137,10 +137,15 @@ pub fn include_dir() -> PathBuf {
 
 /// Runs a command, panicking with its output when it fails.
 pub fn run(mut cmd: Command) -> std::process::Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let shown = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
     assert!(
         out.status.success(),
-        "{cmd:?} failed: {}\nstdout:\n{}\nstderr:\n{}",
+        "{shown} failed: {}\nstdout:\n{}\nstderr:\n{}",
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)

@@ -1,0 +1,335 @@
+//! `runtime/include/datalove_rti.h` against the Rust ABI: every size, offset and
+//! constant is printed by a compiled C program and compared with what Rust reports;
+//! then a C program written against the header and linked with the runtime's
+//! staticlib runs as an executable would.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::mem::{offset_of, size_of};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{c_compiler, include_dir, run, tmp_dir};
+use datalove_rti::header::RtHeader;
+use datalove_rti::rtdt::{Data, Index, List, String as RtString};
+use datalove_rti::status::*;
+use datalove_rti::tydesc::TYDESC_COPY;
+use datalove_rti::{AllocStats, ArithOp, ErrorKind, RtiTable, TyDesc, TyField, TyKind, ABI_VERSION};
+
+/// `(C expression, Rust value)` for every size, offset and constant the header states.
+fn expectations() -> Vec<(String, u64)> {
+    let mut e: Vec<(String, u64)> = Vec::new();
+    macro_rules! size {
+        ($c:literal, $t:ty) => {
+            e.push((format!("sizeof({})", $c), size_of::<$t>() as u64));
+            e.push((format!("_Alignof({})", $c), std::mem::align_of::<$t>() as u64));
+        };
+    }
+    macro_rules! fields {
+        ($c:literal, $t:ty, [$($f:ident),* $(,)?]) => {
+            $(e.push((format!("offsetof({}, {})", $c, stringify!($f)), offset_of!($t, $f) as u64));)*
+        };
+    }
+    size!("dtlv_tydesc_t", TyDesc);
+    fields!("dtlv_tydesc_t", TyDesc, [kind, flags, size, align, elem, payload_offset, field_count, fields]);
+    size!("dtlv_tyfield_t", TyField);
+    fields!("dtlv_tyfield_t", TyField, [desc, offset]);
+    size!("dtlv_alloc_stats_t", AllocStats);
+    fields!("dtlv_alloc_stats_t", AllocStats, [live, total, live_bytes]);
+    size!("dtlv_rt_header_t", RtHeader);
+    fields!("dtlv_rt_header_t", RtHeader, [table, abandoning, stack_limit, shadow_top, shadow_limit]);
+    size!("dtlv_rti_table_t", RtiTable);
+    fields!("dtlv_rti_table_t", RtiTable, [
+        abi_version, struct_size,
+        init, data_borrow, field_offset, field_tydesc, payload_offset, payload_tydesc,
+        string_from_bytes, string_len, string_bytes, string_push, string_concat, string_slice,
+        string_eq, string_cmp,
+        list_new, list_len, list_push, list_pop, list_get, list_at, list_set, list_insert,
+        list_remove,
+        data_make, data_type_name, type_name,
+        clone, drop, eq, cmp, format, debuglog,
+        error_set, error_message, native_failed, raise, raise_arith, raise_bounds,
+        raise_stack_overflow,
+        shadow_push, shadow_pop,
+        tydesc_list, tydesc_option, tydesc_tuple,
+        alloc, free, alloc_stats,
+    ]);
+    size!("dtlv_string_t", RtString);
+    size!("dtlv_list_t", List);
+    size!("dtlv_data_t", Data);
+    size!("dtlv_index_t", Index);
+    size!("dtlv_status_t", RtStatus);
+    // The value types' fields are private: find each by building a value from known
+    // raw parts and looking for them in its bytes.
+    let word_at = |bytes: &[u8], v: u64| -> u64 {
+        (0..bytes.len() / 8)
+            .find(|i| bytes[i * 8..i * 8 + 8] == v.to_ne_bytes())
+            .map(|i| i as u64 * 8)
+            .expect("the part is in the value")
+    };
+    let s = unsafe { RtString::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333) };
+    let s_bytes: [u8; 24] = unsafe { std::mem::transmute(s) };
+    e.push(("offsetof(dtlv_string_t, ptr)".into(), word_at(&s_bytes, 0x1111)));
+    e.push(("offsetof(dtlv_string_t, len)".into(), word_at(&s_bytes, 0x2222)));
+    e.push(("offsetof(dtlv_string_t, cap)".into(), word_at(&s_bytes, 0x3333)));
+    let l = unsafe { List::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333) };
+    let l_bytes: [u8; 24] = unsafe { std::mem::transmute(l) };
+    e.push(("offsetof(dtlv_list_t, ptr)".into(), word_at(&l_bytes, 0x1111)));
+    e.push(("offsetof(dtlv_list_t, len)".into(), word_at(&l_bytes, 0x2222)));
+    e.push(("offsetof(dtlv_list_t, cap)".into(), word_at(&l_bytes, 0x3333)));
+    let d = unsafe { Data::from_raw_parts(std::ptr::without_provenance(0x1111), 0x2222) };
+    let d_bytes: [u8; 16] = unsafe { std::mem::transmute(d) };
+    e.push(("offsetof(dtlv_data_t, desc)".into(), word_at(&d_bytes, 0x1111)));
+    e.push(("offsetof(dtlv_data_t, word)".into(), word_at(&d_bytes, 0x2222)));
+    // Table entry count: every field after the two version words is one pointer.
+    let entries = (size_of::<RtiTable>() - offset_of!(RtiTable, init)) / size_of::<usize>();
+    e.push((
+        "(sizeof(dtlv_rti_table_t) - offsetof(dtlv_rti_table_t, init)) / sizeof(void *)".into(),
+        entries as u64,
+    ));
+
+    let mut c = |name: &str, v: u64| e.push((name.to_owned(), v));
+    c("DTLV_ABI_VERSION", ABI_VERSION as u64);
+    c("DTLV_TYDESC_COPY", TYDESC_COPY as u64);
+    for (name, status) in [
+        ("DTLV_STATUS_FAILED", STATUS_FAILED),
+        ("DTLV_STATUS_OK", STATUS_OK),
+        ("DTLV_STATUS_OUT_OF_BOUNDS", STATUS_OUT_OF_BOUNDS),
+        ("DTLV_STATUS_INVALID_UTF8", STATUS_INVALID_UTF8),
+        ("DTLV_STATUS_TYPE_MISMATCH", STATUS_TYPE_MISMATCH),
+        ("DTLV_STATUS_PANICKED", STATUS_PANICKED),
+        ("DTLV_STATUS_EMPTY", STATUS_EMPTY),
+    ] {
+        c(name, status as u64);
+    }
+    for v in 0..=17u32 {
+        let kind = TyKind::from_u32(v).unwrap();
+        let name = match kind {
+            TyKind::Index => "INDEX".to_owned(),
+            k => k.name().to_uppercase(),
+        };
+        c(&format!("DTLV_KIND_{name}"), kind as u64);
+    }
+    for (name, kind) in [
+        ("NATIVE_FAILURE", ErrorKind::NativeFailure),
+        ("OVERFLOW", ErrorKind::Overflow),
+        ("DIVISION_BY_ZERO", ErrorKind::DivisionByZero),
+        ("INDEX_OUT_OF_BOUNDS", ErrorKind::IndexOutOfBounds),
+        ("STACK_OVERFLOW", ErrorKind::StackOverflow),
+        ("SHADOW_STACK_EXHAUSTED", ErrorKind::ShadowStackExhausted),
+        ("INVALID_CAST", ErrorKind::InvalidCast),
+        ("UNWRAP_NONE", ErrorKind::UnwrapNone),
+        ("LEAK", ErrorKind::Leak),
+    ] {
+        c(&format!("DTLV_ERROR_{name}"), kind as u64);
+    }
+    for (name, op) in [
+        ("ADD", ArithOp::Add),
+        ("SUB", ArithOp::Sub),
+        ("MUL", ArithOp::Mul),
+        ("DIV", ArithOp::Div),
+        ("REM", ArithOp::Rem),
+        ("NEG", ArithOp::Neg),
+        ("SHL", ArithOp::Shl),
+        ("SHR", ArithOp::Shr),
+        ("CAST", ArithOp::Cast),
+    ] {
+        c(&format!("DTLV_ARITH_{name}"), op as u64);
+    }
+    c(
+        "DTLV_CAST_TY(DTLV_KIND_F64, DTLV_KIND_I32)",
+        datalove_rt::errors::cast_ty(TyKind::F64, TyKind::I32) as u64,
+    );
+    e
+}
+
+#[test]
+fn every_size_offset_and_constant_in_the_header_matches_rust() {
+    let dir = tmp_dir("layout");
+    let expected = expectations();
+    let mut src = String::from(
+        "#include <stdio.h>\n#include <stddef.h>\n#include \"datalove_rti.h\"\nint main(void) {\n",
+    );
+    for (expr, _) in &expected {
+        src.push_str(&format!(
+            "    printf(\"%s=%llu\\n\", {:?}, (unsigned long long)({expr}));\n",
+            expr
+        ));
+    }
+    src.push_str("    return 0;\n}\n");
+    let c_file = dir.join("layout.c");
+    std::fs::write(&c_file, src).unwrap();
+    let exe = dir.join("layout");
+    let mut cc = c_compiler(&dir);
+    cc.arg("-std=c11")
+        .arg("-Wall")
+        .arg("-Werror")
+        .arg("-I")
+        .arg(include_dir())
+        .arg(&c_file)
+        .arg("-o")
+        .arg(&exe);
+    run(cc);
+    let out = run(Command::new(&exe));
+    let printed: BTreeMap<String, u64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (k, v) = l.rsplit_once('=').unwrap();
+            (k.to_owned(), v.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(printed.len(), expected.len(), "one line per expectation");
+    let mismatches: Vec<String> = expected
+        .iter()
+        .filter(|(k, v)| printed.get(k) != Some(v))
+        .map(|(k, v)| format!("{k}: C says {:?}, Rust says {v}", printed.get(k)))
+        .collect();
+    assert!(mismatches.is_empty(), "header disagrees:\n{}", mismatches.join("\n"));
+}
+
+/// The runtime's staticlib, beside the test executable's `deps/`.
+fn staticlib() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().unwrap().parent().unwrap();
+    let lib = profile_dir.join("libdatalove_rt.a");
+    assert!(lib.is_file(), "no staticlib at {}", lib.display());
+    lib
+}
+
+const PROGRAM: &str = r#"
+#include <stdio.h>
+#include <string.h>
+#include "datalove_rti.h"
+
+static const dtlv_tydesc_t STRING_TD = { DTLV_KIND_STRING, 0, 24, 8, 0, 0, 0, 0 };
+static const dtlv_tydesc_t U32_TD = { DTLV_KIND_U32, DTLV_TYDESC_COPY, 4, 4, 0, 0, 0, 0 };
+
+static const char *mode;
+
+static void program(void *rt) {
+    char marker;
+    size_t sp = (size_t)&marker;
+    size_t limit = ((dtlv_rt_header_t *)rt)->stack_limit;
+    if (!dtlv_rti_table_ok(rt) || !(limit < sp && sp - limit < ((size_t)1 << 30))) {
+        fprintf(stderr, "bad runtime header\n");
+        return;
+    }
+    dtlv_string_t s;
+    if (dtlv_rti_string_from_bytes(rt, (const uint8_t *)"hi\0there", 8, &s) != DTLV_STATUS_OK)
+        return;
+    dtlv_rti_debuglog(rt, &s, &STRING_TD);
+    dtlv_list_t list;
+    dtlv_rti_list_new(rt, &U32_TD, 0, &list);
+    for (uint32_t i = 1; i <= 3; i++) {
+        uint32_t v = i;
+        dtlv_rti_list_push(rt, &list, &U32_TD, &v);
+    }
+    const dtlv_tydesc_t *list_td = dtlv_rti_tydesc_list(rt, &U32_TD);
+    dtlv_rti_debuglog(rt, &list, list_td);
+    dtlv_rti_drop(rt, &list, list_td);
+    uint8_t bad[2] = { 0xff, 0 };
+    dtlv_string_t refused;
+    if (dtlv_rti_string_from_bytes(rt, bad, 1, &refused) != DTLV_STATUS_INVALID_UTF8) return;
+    if (strcmp(mode, "leak") != 0) dtlv_rti_drop(rt, &s, &STRING_TD);
+    if (strcmp(mode, "bounds") == 0) dtlv_rti_raise_bounds(rt, 5, 3);
+    if (strcmp(mode, "native") == 0) {
+        dtlv_status_t st = dtlv_rti_fail(rt, "it broke");
+        const char *rider = "crider", *fn = "explode";
+        dtlv_rti_native_failed(rt, (const uint8_t *)rider, strlen(rider),
+                               (const uint8_t *)fn, strlen(fn), st);
+        if (!dtlv_rt_abandoning(rt)) fprintf(stderr, "not abandoning\n");
+    }
+}
+
+int main(int argc, char **argv) {
+    mode = argc > 1 ? argv[1] : "ok";
+    if (argc > 2 && strcmp(argv[2], "thread") == 0) return dtlv_rt_run_main(program, 0);
+    void *rt = dtlv_rt_create();
+    program(rt);
+    return dtlv_rt_finish(rt, 0);
+}
+"#;
+
+fn build_program(dir: &Path) -> PathBuf {
+    let c_file = dir.join("program.c");
+    std::fs::write(&c_file, PROGRAM).unwrap();
+    let exe = dir.join("program");
+    let mut cc = c_compiler(dir);
+    cc.arg("-std=c11")
+        .arg("-Wall")
+        .arg("-Werror")
+        .arg("-I")
+        .arg(include_dir())
+        .arg(&c_file)
+        .arg(staticlib())
+        .args(["-ldl", "-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-lc"])
+        .arg("-o")
+        .arg(&exe);
+    run(cc);
+    exe
+}
+
+struct Ran {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+fn run_program(exe: &Path, args: &[&str], check_leaks: bool) -> Ran {
+    let mut cmd = Command::new(exe);
+    cmd.args(args);
+    if check_leaks {
+        cmd.env("DATALOVE_CHECK_LEAKS", "1");
+    } else {
+        cmd.env_remove("DATALOVE_CHECK_LEAKS");
+    }
+    let out = cmd.output().unwrap();
+    Ran {
+        code: out.status.code().unwrap(),
+        stdout: out.stdout,
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+#[test]
+fn a_c_program_against_the_header_runs_as_an_executable() {
+    let dir = tmp_dir("exe");
+    let exe = build_program(&dir);
+    let expected_stdout = b"hi\0there\n[1, 2, 3]\n";
+    for threaded in [false, true] {
+        let args = |mode: &'static str| -> Vec<&'static str> {
+            if threaded {
+                vec![mode, "thread"]
+            } else {
+                vec![mode]
+            }
+        };
+
+        let ok = run_program(&exe, &args("ok"), true);
+        assert_eq!((ok.code, ok.stderr.as_str()), (0, ""));
+        assert_eq!(ok.stdout, expected_stdout);
+
+        // Output is flushed before the error line; the first error is reported.
+        let bounds = run_program(&exe, &args("bounds"), true);
+        assert_eq!(bounds.code, 101);
+        assert_eq!(bounds.stdout, expected_stdout);
+        assert_eq!(
+            bounds.stderr,
+            "error: index out of bounds: index 5 out of bounds for length 3\n"
+        );
+
+        let native = run_program(&exe, &args("native"), false);
+        assert_eq!(native.code, 101);
+        assert_eq!(native.stderr, "error: native failure: crider.explode: it broke\n");
+
+        // A leak is an error only when leak checking is on.
+        let leak = run_program(&exe, &args("leak"), true);
+        assert_eq!(leak.code, 101);
+        assert_eq!(leak.stderr, "error: leak: 1 allocation still live\n");
+        assert_eq!(leak.stdout, expected_stdout);
+        let unchecked = run_program(&exe, &args("leak"), false);
+        assert_eq!((unchecked.code, unchecked.stderr.as_str()), (0, ""));
+    }
+}

@@ -1,0 +1,314 @@
+//! Errors, the shadow stack, interned descriptors and counted allocation.
+
+mod common;
+
+use common::{scalar, Fixture};
+use datalove_rt::errors::{arith_detail, cast_ty};
+use datalove_rt::{ErrorKind, RuntimeError};
+use datalove_rti::call;
+use datalove_rti::status::{ArithOp, STATUS_EMPTY, STATUS_FAILED, STATUS_PANICKED};
+use datalove_rti::tydesc::OwnedTyDesc;
+use datalove_rti::{same_tydesc, AllocStats, TyKind};
+
+// ---- errors ----
+
+#[test]
+fn error_set_and_error_message_round_trip() {
+    let fx = Fixture::new();
+    unsafe {
+        assert_eq!(call::dtlv_rti_error_message(fx.h()), "");
+        call::dtlv_rti_error_set(fx.h(), "bad thing");
+        assert_eq!(call::dtlv_rti_error_message(fx.h()), "bad thing");
+        call::dtlv_rti_error_set(fx.h(), "worse");
+        assert_eq!(call::dtlv_rti_error_message(fx.h()), "worse");
+        let mut len = 0usize;
+        let p = (call::table(fx.h()).error_message)(fx.rt.handle(), &mut len);
+        assert_eq!(std::slice::from_raw_parts(p, len), b"worse");
+        // Setting a message raises nothing.
+        assert!(!fx.rt.abandoning());
+    }
+    assert_eq!(fx.rt.error(), None);
+    fx.done();
+}
+
+#[test]
+fn native_failed_carries_the_message_clears_it_and_abandons() {
+    let fx = Fixture::new();
+    unsafe {
+        call::dtlv_rti_error_set(fx.h(), "no such file");
+        call::dtlv_rti_native_failed(fx.h(), "std", "read_file", STATUS_FAILED);
+        assert_eq!(call::dtlv_rti_error_message(fx.h()), "", "the message was cleared");
+    }
+    assert!(fx.rt.abandoning());
+    let error = fx.rt.take_error().unwrap();
+    assert_eq!(error.kind, ErrorKind::NativeFailure);
+    assert_eq!(error.detail, "std.read_file: no such file");
+    assert_eq!(error.to_string(), "native failure: std.read_file: no such file");
+    assert!(!fx.rt.abandoning(), "taking the error resets the runtime");
+    fx.done();
+}
+
+#[test]
+fn native_failed_without_a_message_names_the_status() {
+    let fx = Fixture::new();
+    unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "f", STATUS_EMPTY) };
+    assert_eq!(fx.rt.take_error().unwrap().to_string(), "native failure: r.f: empty");
+    unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "g", 77) };
+    assert_eq!(
+        fx.rt.take_error().unwrap().to_string(),
+        "native failure: r.g: unknown failure status"
+    );
+    unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "h", STATUS_PANICKED) };
+    assert_eq!(fx.rt.take_error().unwrap().detail, "r.h: panicked");
+    fx.done();
+}
+
+#[test]
+fn the_first_error_wins() {
+    let fx = Fixture::new();
+    unsafe {
+        call::dtlv_rti_raise_bounds(fx.h(), 5, 3);
+        call::dtlv_rti_raise_stack_overflow(fx.h());
+        call::dtlv_rti_error_set(fx.h(), "later");
+        call::dtlv_rti_native_failed(fx.h(), "std", "f", STATUS_FAILED);
+    }
+    assert!(fx.rt.abandoning());
+    let error = fx.rt.take_error().unwrap();
+    assert_eq!(
+        error.to_string(),
+        "index out of bounds: index 5 out of bounds for length 3"
+    );
+    assert_eq!(fx.rt.take_error(), None);
+    // After taking, a new error is recorded again.
+    unsafe { call::dtlv_rti_raise_stack_overflow(fx.h()) };
+    assert_eq!(
+        fx.rt.take_error().unwrap().to_string(),
+        "stack overflow: recursion too deep"
+    );
+    fx.done();
+}
+
+#[test]
+fn raise_records_kind_and_detail() {
+    let fx = Fixture::new();
+    unsafe { call::dtlv_rti_raise(fx.h(), ErrorKind::UnwrapNone, "unwrap of ?i32") };
+    assert_eq!(
+        fx.rt.take_error(),
+        Some(RuntimeError::new(ErrorKind::UnwrapNone, "unwrap of ?i32"))
+    );
+    // An unknown kind is still an error, never ignored.
+    unsafe { (call::table(fx.h()).raise)(fx.rt.handle(), 999, b"x".as_ptr(), 1) };
+    assert_eq!(
+        fx.rt.take_error().unwrap().to_string(),
+        "native failure: unknown error kind 999: x"
+    );
+    fx.done();
+}
+
+#[test]
+fn raise_arith_words_each_error() {
+    let fx = Fixture::new();
+    let cases = [
+        (ErrorKind::Overflow, ArithOp::Add, TyKind::I32 as u32, "overflow: i32 addition"),
+        (ErrorKind::Overflow, ArithOp::Mul, TyKind::U8 as u32, "overflow: u8 multiplication"),
+        (ErrorKind::Overflow, ArithOp::Neg, TyKind::I64 as u32, "overflow: i64 negation"),
+        (ErrorKind::Overflow, ArithOp::Shl, TyKind::U32 as u32, "overflow: u32 shift left"),
+        (ErrorKind::DivisionByZero, ArithOp::Div, TyKind::I32 as u32, "division by zero: i32 division"),
+        (ErrorKind::DivisionByZero, ArithOp::Rem, TyKind::U64 as u32, "division by zero: u64 remainder"),
+        (
+            ErrorKind::InvalidCast,
+            ArithOp::Cast,
+            cast_ty(TyKind::F64, TyKind::I32),
+            "invalid cast: f64 to i32 conversion",
+        ),
+        (
+            ErrorKind::Overflow,
+            ArithOp::Cast,
+            cast_ty(TyKind::I64, TyKind::U8),
+            "overflow: i64 to u8 conversion",
+        ),
+        (ErrorKind::InvalidCast, ArithOp::Cast, TyKind::U16 as u32, "invalid cast: conversion to u16"),
+    ];
+    for (kind, op, ty, text) in cases {
+        unsafe { (call::table(fx.h()).raise_arith)(fx.rt.handle(), kind as u32, op as u32, ty) };
+        assert_eq!(fx.rt.take_error().unwrap().to_string(), text);
+    }
+    unsafe { call::dtlv_rti_raise_arith(fx.h(), ErrorKind::Overflow, ArithOp::Sub, TyKind::I16) };
+    assert_eq!(fx.rt.take_error().unwrap().detail, "i16 subtraction");
+    assert_eq!(arith_detail(99, TyKind::I8 as u32), "i8 unknown operation");
+    fx.done();
+}
+
+#[test]
+fn a_runtime_error_displays_kind_then_detail_and_error_peeks() {
+    let fx = Fixture::new();
+    let e = RuntimeError::new(ErrorKind::DivisionByZero, "i32 division");
+    assert_eq!(format!("{e}"), "division by zero: i32 division");
+    unsafe { call::dtlv_rti_raise_stack_overflow(fx.h()) };
+    assert_eq!(fx.rt.error().unwrap().kind, ErrorKind::StackOverflow);
+    assert!(fx.rt.error().is_some(), "error() leaves it in place");
+    fx.rt.take_error();
+    fx.done();
+}
+
+// ---- shadow stack ----
+
+#[test]
+fn shadow_push_reserves_aligned_and_pop_releases_to_a_mark() {
+    let fx = Fixture::with_shadow(1024);
+    let header = fx.rt.handle();
+    unsafe {
+        let base = (*header).shadow_top;
+        assert_eq!((*header).shadow_limit as usize - base as usize, 1024);
+        let a = call::dtlv_rti_shadow_push(fx.h(), 3, 1);
+        assert_eq!(a, base);
+        let mark = (*header).shadow_top;
+        assert_eq!(mark as usize, base as usize + 3);
+        let b = call::dtlv_rti_shadow_push(fx.h(), 16, 8);
+        assert_eq!(b as usize % 8, 0);
+        assert_eq!(b as usize, base as usize + 8);
+        b.write_bytes(0xee, 16);
+        assert_eq!(fx.rt.shadow_used(), 24);
+        call::dtlv_rti_shadow_pop(fx.h(), mark);
+        assert_eq!((*header).shadow_top, mark);
+        call::dtlv_rti_shadow_pop(fx.h(), base);
+        assert_eq!(fx.rt.shadow_used(), 0);
+        // A zero-size push is fine.
+        assert!(!call::dtlv_rti_shadow_push(fx.h(), 0, 1).is_null());
+    }
+    assert_eq!(fx.live(), 0, "the shadow stack is not a program allocation");
+    assert!(!fx.rt.abandoning());
+    fx.done();
+}
+
+#[test]
+fn shadow_stack_exhaustion_raises_and_returns_null() {
+    let fx = Fixture::with_shadow(64);
+    unsafe {
+        assert!(!call::dtlv_rti_shadow_push(fx.h(), 60, 1).is_null());
+        let top = (*fx.rt.handle()).shadow_top;
+        assert!(call::dtlv_rti_shadow_push(fx.h(), 8, 1).is_null());
+        assert_eq!((*fx.rt.handle()).shadow_top, top, "a refused push reserves nothing");
+    }
+    assert!(fx.rt.abandoning());
+    assert_eq!(
+        fx.rt.take_error().unwrap().to_string(),
+        "shadow stack exhausted: limit of 64 bytes reached"
+    );
+    unsafe {
+        assert!(call::dtlv_rti_shadow_push(fx.h(), 1, 3).is_null(), "alignment 3 is refused");
+        fx.rt.take_error();
+        assert!(call::dtlv_rti_shadow_push(fx.h(), usize::MAX, 1).is_null());
+    }
+    assert_eq!(fx.rt.take_error().unwrap().kind, ErrorKind::ShadowStackExhausted);
+    fx.done();
+}
+
+#[test]
+fn shadow_stack_defaults_to_8_mib() {
+    let fx = Fixture::new();
+    unsafe {
+        let h = fx.rt.handle();
+        assert_eq!((*h).shadow_limit as usize - (*h).shadow_top as usize, 8 << 20);
+    }
+    fx.done();
+}
+
+// ---- interned descriptors ----
+
+#[test]
+fn interning_gives_one_structurally_equal_descriptor_per_type() {
+    let fx = Fixture::new();
+    let u8_td = scalar(TyKind::U8);
+    let other_u8 = scalar(TyKind::U8);
+    unsafe {
+        let l1 = call::dtlv_rti_tydesc_list(fx.h(), &u8_td);
+        let l2 = call::dtlv_rti_tydesc_list(fx.h(), &other_u8);
+        assert!(std::ptr::eq(l1, l2), "interned: the same descriptor");
+        assert!(same_tydesc(l1, &OwnedTyDesc::list(scalar(TyKind::U8))));
+
+        let s = OwnedTyDesc::string();
+        let o = call::dtlv_rti_tydesc_option(fx.h(), &s);
+        let emitted_o = OwnedTyDesc::option(OwnedTyDesc::string());
+        assert!(same_tydesc(o, &emitted_o));
+        assert!(std::ptr::eq(o, call::dtlv_rti_tydesc_option(fx.h(), emitted_o.elem())));
+        assert_eq!(o.payload_offset, 8);
+        assert!(!o.is_copy());
+
+        let t = call::dtlv_rti_tydesc_tuple(fx.h(), &[l1, o, &scalar(TyKind::U16)]);
+        let emitted_t = OwnedTyDesc::tuple(vec![
+            OwnedTyDesc::list(scalar(TyKind::U8)),
+            OwnedTyDesc::option(OwnedTyDesc::string()),
+            scalar(TyKind::U16),
+        ]);
+        assert!(same_tydesc(t, &emitted_t));
+        // Asking with a structurally equal but separately built descriptor gives the
+        // same interned one.
+        let t2 = call::dtlv_rti_tydesc_tuple(
+            fx.h(),
+            &[
+                &*OwnedTyDesc::list(scalar(TyKind::U8)),
+                &*OwnedTyDesc::option(OwnedTyDesc::string()),
+                &*scalar(TyKind::U16),
+            ],
+        );
+        assert!(std::ptr::eq(t, t2));
+        assert_eq!(t.type_name(), "([u8], ?string, u16)");
+
+        let copy_pair =
+            call::dtlv_rti_tydesc_tuple(fx.h(), &[&*scalar(TyKind::I32), &*scalar(TyKind::F64)]);
+        assert!(copy_pair.is_copy());
+        assert_eq!((copy_pair.size, copy_pair.align), (16, 8));
+
+        let empty = call::dtlv_rti_tydesc_tuple(fx.h(), &[]);
+        assert_eq!((empty.size, empty.field_count), (0, 0));
+        assert!(same_tydesc(empty, &OwnedTyDesc::tuple(vec![])));
+        assert!(std::ptr::eq(empty, call::dtlv_rti_tydesc_tuple(fx.h(), &[])));
+    }
+    assert_eq!(fx.live(), 0, "interned descriptors are not program allocations");
+    fx.done();
+}
+
+// ---- counted allocation ----
+
+#[test]
+fn alloc_free_and_alloc_stats_count() {
+    let fx = Fixture::new();
+    unsafe {
+        assert_eq!(call::dtlv_rti_alloc_stats(fx.h()), AllocStats::default());
+        let p = call::dtlv_rti_alloc(fx.h(), 100, 16);
+        assert!(!p.is_null());
+        assert_eq!(p as usize % 16, 0);
+        p.write_bytes(1, 100);
+        let q = call::dtlv_rti_alloc(fx.h(), 8, 8);
+        assert_eq!(
+            call::dtlv_rti_alloc_stats(fx.h()),
+            AllocStats {
+                live: 2,
+                total: 2,
+                live_bytes: 108
+            }
+        );
+        call::dtlv_rti_free(fx.h(), p, 100, 16);
+        call::dtlv_rti_free(fx.h(), q, 8, 8);
+        assert_eq!(
+            call::dtlv_rti_alloc_stats(fx.h()),
+            AllocStats {
+                live: 0,
+                total: 2,
+                live_bytes: 0
+            }
+        );
+        // Zero bytes is no allocation; a bad alignment is refused.
+        let z = call::dtlv_rti_alloc(fx.h(), 0, 8);
+        assert!(!z.is_null());
+        assert_eq!(call::dtlv_rti_alloc_stats(fx.h()).total, 2);
+        call::dtlv_rti_free(fx.h(), z, 0, 8);
+        assert!(call::dtlv_rti_alloc(fx.h(), 8, 3).is_null());
+    }
+    assert_eq!(fx.rt.leak_report(), None);
+    let s = fx.string("abc");
+    assert_eq!(fx.rt.leak_report().as_deref(), Some("1 allocation still live (3 bytes)"));
+    fx.drop_value(s, &datalove_rti::tydesc::STRING_TYDESC);
+    fx.done();
+}
