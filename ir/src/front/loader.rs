@@ -120,13 +120,13 @@ impl MemoryLoader {
         }
     }
 
-    pub fn module(mut self, name: &str, text: &str) -> MemoryLoader {
+    pub fn with_module(mut self, name: &str, text: &str) -> MemoryLoader {
         self.modules
             .push((name.into(), format!("{name}.dfm"), text.into()));
         self
     }
 
-    pub fn rider(mut self, name: &str, text: &str) -> MemoryLoader {
+    pub fn with_rider(mut self, name: &str, text: &str) -> MemoryLoader {
         self.riders
             .push((name.into(), format!("{name}.dli"), text.into()));
         self

@@ -8,6 +8,20 @@
 //! Each pass reports what it finds and the next runs only when nothing is wrong, so one
 //! run reports the mistakes of a pass without noise from the passes after it. The
 //! grammar, the rules and every diagnostic code are in `docs/language.md`.
+//!
+//! ```
+//! use datalove_ir::front::{compile, MemoryLoader};
+//!
+//! let loader = MemoryLoader::new()
+//!     .with_rider("num", "native fun twice(x: u32): u32\n")
+//!     .with_module("num", "require rider num\nimport num.twice as t\nfun twice(x: u32): u32\n  ret t(x)\nend fun\n");
+//! let compiled = compile(&loader, "main.dfs", "import num.twice\ndebuglog twice(21)\n").unwrap();
+//! datalove_ir::verify::verify_program(&compiled.program).unwrap();
+//! assert!(datalove_ir::print::print_program(&compiled.program).contains("call_native"));
+//!
+//! let failed = compile(&loader, "bad.dfs", "debuglog nope\n").unwrap_err();
+//! assert!(failed.render().contains("error[N001]"));
+//! ```
 
 pub mod ast;
 pub mod hir;

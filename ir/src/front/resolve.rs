@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::ast::{self, Item, SourceKind, TypeExpr, TypeExprKind};
 use super::loader::Loader;
 use super::parser::parse;
-use crate::diag::{Diagnostic, FileId, Sources, Span};
+use crate::diag::{Diagnostic, Sources, Span};
 use crate::native::{NativeDecl, RiderInterface};
 use crate::types::{IrType, ParamMode, TypeClass, TypeParam};
 
@@ -107,14 +107,6 @@ impl Resolved {
                     .native(name)
                     .expect("scopes name only declared natives"),
             ),
-        }
-    }
-
-    /// The name a callee is known by in diagnostics.
-    pub fn callable_name(&self, callable: &Callable) -> String {
-        match callable {
-            Callable::Function(f) => self.functions[*f].name.clone(),
-            Callable::Native { rider, name } => format!("{}.{name}", self.riders[*rider].rider),
         }
     }
 }
@@ -583,10 +575,4 @@ pub fn resolve_type(
             }
         }
     }
-}
-
-/// The file a `FileId` was parsed into (files are added to `Sources` in load order, rider
-/// interfaces among them).
-pub fn file_of(resolved: &Resolved, id: FileId) -> Option<usize> {
-    resolved.files.iter().position(|f| f.ast.file == id)
 }

@@ -8,9 +8,9 @@ pub const STD_DLI: &str = include_str!("../../../runtime/std/rider.dli");
 
 /// A loader with the built-in library, the `std` rider and the given extra modules.
 pub fn loader(modules: &[(&str, &str)]) -> MemoryLoader {
-    let mut l = MemoryLoader::new().rider("std", STD_DLI);
+    let mut l = MemoryLoader::new().with_rider("std", STD_DLI);
     for (name, text) in modules {
-        l = l.module(name, text);
+        l = l.with_module(name, text);
     }
     l
 }
