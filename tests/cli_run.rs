@@ -1,0 +1,126 @@
+//! `datalove run`: output, runtime errors (`error: <kind>: <detail>`, exit 101), compile
+//! errors (exit 2), leak checking, and `--backend all`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("datalove-cli-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).expect("temp dir");
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+fn datalove(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_datalove"))
+        .args(args)
+        .env_remove("DATALOVE_RIDER_PATH")
+        .env_remove("DATALOVE_CHECK_LEAKS")
+        .output()
+        .expect("datalove runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn run_prints_what_the_example_logs() {
+    let example = format!("{}/examples/hello.dfs", env!("CARGO_MANIFEST_DIR"));
+    let out = datalove(&["run", &example]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "hello, world\n");
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn a_failing_native_is_one_error_line_and_exit_101() {
+    let path = scratch(
+        "native_fails.dfs",
+        "import lists.get\nlet xs: [string] = [\"a\", \"b\"]\ndebuglog \"before\"\ndebuglog get(ref xs, 5)\ndebuglog \"after\"\n",
+    );
+    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(101));
+    assert_eq!(text(&out.stdout), "before\n");
+    assert_eq!(
+        text(&out.stderr),
+        "error: native failure: std.list_get: index 5 out of bounds for length 2\n"
+    );
+}
+
+#[test]
+fn overflow_and_deep_recursion_are_runtime_errors() {
+    let path = scratch(
+        "overflow.dfs",
+        "let a: i32 = 2147483647\nlet s = \"owned\"\ndebuglog a + 1\n",
+    );
+    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
+    assert_eq!(
+        (out.status.code(), text(&out.stderr)),
+        (Some(101), "error: overflow: i32 addition\n".into())
+    );
+
+    let path = scratch(
+        "deep.dfs",
+        "fun down(n: i64, s: string): i64\n  ret down(n + 1, s) + 1\nend fun\ndebuglog down(0, \"owned\")\n",
+    );
+    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with("error: stack overflow: "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        text(&out.stderr).lines().count(),
+        1,
+        "no leak reported after the error"
+    );
+}
+
+#[test]
+fn a_compile_error_exits_2_with_its_diagnostic() {
+    let path = scratch("f082.dfs", "require rider std\ndebuglog 1\n");
+    let out = datalove(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("error[F082]"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_missing_rider_library_is_named() {
+    let dir = scratch("riders/ghost.dli", "native fun boo(): i32\n");
+    let rider_dir = dir.parent().unwrap();
+    scratch(
+        "ghostly.dfm",
+        "require rider ghost\nimport ghost.boo\nfun b(): i32\n  ret boo()\nend fun\n",
+    );
+    let path = scratch("ghost.dfs", "import ghostly.b\ndebuglog b()\n");
+    let out = datalove(&[
+        "run",
+        "--rider-path",
+        rider_dir.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("error: rider: ") && stderr.contains("ghost"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn backend_all_runs_every_available_backend_and_reports_agreement() {
+    let example = format!("{}/examples/fib.dfs", env!("CARGO_MANIFEST_DIR"));
+    let out = datalove(&["run", "--backend", "all", &example]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("== interp ("), "{stdout}");
+    assert!(stdout.contains("available backends agree"), "{stdout}");
+}
