@@ -15,7 +15,9 @@ use datalove_rti::header::RtHeader;
 use datalove_rti::rtdt::{Data, Index, List, String as RtString};
 use datalove_rti::status::*;
 use datalove_rti::tydesc::TYDESC_COPY;
-use datalove_rti::{AllocStats, ArithOp, ErrorKind, RtiTable, TyDesc, TyField, TyKind, ABI_VERSION};
+use datalove_rti::{
+    AllocStats, ArithOp, ErrorKind, RtiTable, TyDesc, TyField, TyKind, ABI_VERSION,
+};
 
 /// `(C expression, Rust value)` for every size, offset and constant the header states.
 fn expectations() -> Vec<(String, u64)> {
@@ -23,7 +25,10 @@ fn expectations() -> Vec<(String, u64)> {
     macro_rules! size {
         ($c:literal, $t:ty) => {
             e.push((format!("sizeof({})", $c), size_of::<$t>() as u64));
-            e.push((format!("_Alignof({})", $c), std::mem::align_of::<$t>() as u64));
+            e.push((
+                format!("_Alignof({})", $c),
+                std::mem::align_of::<$t>() as u64,
+            ));
         };
     }
     macro_rules! fields {
@@ -32,29 +37,86 @@ fn expectations() -> Vec<(String, u64)> {
         };
     }
     size!("dtlv_tydesc_t", TyDesc);
-    fields!("dtlv_tydesc_t", TyDesc, [kind, flags, size, align, elem, payload_offset, field_count, fields]);
+    fields!(
+        "dtlv_tydesc_t",
+        TyDesc,
+        [
+            kind,
+            flags,
+            size,
+            align,
+            elem,
+            payload_offset,
+            field_count,
+            fields
+        ]
+    );
     size!("dtlv_tyfield_t", TyField);
     fields!("dtlv_tyfield_t", TyField, [desc, offset]);
     size!("dtlv_alloc_stats_t", AllocStats);
     fields!("dtlv_alloc_stats_t", AllocStats, [live, total, live_bytes]);
     size!("dtlv_rt_header_t", RtHeader);
-    fields!("dtlv_rt_header_t", RtHeader, [table, abandoning, stack_limit, shadow_top, shadow_limit]);
+    fields!(
+        "dtlv_rt_header_t",
+        RtHeader,
+        [table, abandoning, stack_limit, shadow_top, shadow_limit]
+    );
     size!("dtlv_rti_table_t", RtiTable);
-    fields!("dtlv_rti_table_t", RtiTable, [
-        abi_version, struct_size,
-        init, data_borrow, field_offset, field_tydesc, payload_offset, payload_tydesc,
-        string_from_bytes, string_len, string_bytes, string_push, string_concat, string_slice,
-        string_eq, string_cmp,
-        list_new, list_len, list_push, list_pop, list_get, list_at, list_set, list_insert,
-        list_remove,
-        data_make, data_type_name, type_name,
-        clone, drop, eq, cmp, format, debuglog,
-        error_set, error_message, native_failed, raise, raise_arith, raise_bounds,
-        raise_stack_overflow,
-        shadow_push, shadow_pop,
-        tydesc_list, tydesc_option, tydesc_tuple,
-        alloc, free, alloc_stats,
-    ]);
+    fields!(
+        "dtlv_rti_table_t",
+        RtiTable,
+        [
+            abi_version,
+            struct_size,
+            init,
+            data_borrow,
+            field_offset,
+            field_tydesc,
+            payload_offset,
+            payload_tydesc,
+            string_from_bytes,
+            string_len,
+            string_bytes,
+            string_push,
+            string_concat,
+            string_slice,
+            string_eq,
+            string_cmp,
+            list_new,
+            list_len,
+            list_push,
+            list_pop,
+            list_get,
+            list_at,
+            list_set,
+            list_insert,
+            list_remove,
+            data_make,
+            data_type_name,
+            type_name,
+            clone,
+            drop,
+            eq,
+            cmp,
+            format,
+            debuglog,
+            error_set,
+            error_message,
+            native_failed,
+            raise,
+            raise_arith,
+            raise_bounds,
+            raise_stack_overflow,
+            shadow_push,
+            shadow_pop,
+            tydesc_list,
+            tydesc_option,
+            tydesc_tuple,
+            alloc,
+            free,
+            alloc_stats,
+        ]
+    );
     size!("dtlv_string_t", RtString);
     size!("dtlv_list_t", List);
     size!("dtlv_data_t", Data);
@@ -68,20 +130,47 @@ fn expectations() -> Vec<(String, u64)> {
             .map(|i| i as u64 * 8)
             .expect("the part is in the value")
     };
-    let s = unsafe { RtString::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333) };
+    let s = unsafe {
+        RtString::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333)
+    };
     let s_bytes: [u8; 24] = unsafe { std::mem::transmute(s) };
-    e.push(("offsetof(dtlv_string_t, ptr)".into(), word_at(&s_bytes, 0x1111)));
-    e.push(("offsetof(dtlv_string_t, len)".into(), word_at(&s_bytes, 0x2222)));
-    e.push(("offsetof(dtlv_string_t, cap)".into(), word_at(&s_bytes, 0x3333)));
-    let l = unsafe { List::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333) };
+    e.push((
+        "offsetof(dtlv_string_t, ptr)".into(),
+        word_at(&s_bytes, 0x1111),
+    ));
+    e.push((
+        "offsetof(dtlv_string_t, len)".into(),
+        word_at(&s_bytes, 0x2222),
+    ));
+    e.push((
+        "offsetof(dtlv_string_t, cap)".into(),
+        word_at(&s_bytes, 0x3333),
+    ));
+    let l =
+        unsafe { List::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333) };
     let l_bytes: [u8; 24] = unsafe { std::mem::transmute(l) };
-    e.push(("offsetof(dtlv_list_t, ptr)".into(), word_at(&l_bytes, 0x1111)));
-    e.push(("offsetof(dtlv_list_t, len)".into(), word_at(&l_bytes, 0x2222)));
-    e.push(("offsetof(dtlv_list_t, cap)".into(), word_at(&l_bytes, 0x3333)));
+    e.push((
+        "offsetof(dtlv_list_t, ptr)".into(),
+        word_at(&l_bytes, 0x1111),
+    ));
+    e.push((
+        "offsetof(dtlv_list_t, len)".into(),
+        word_at(&l_bytes, 0x2222),
+    ));
+    e.push((
+        "offsetof(dtlv_list_t, cap)".into(),
+        word_at(&l_bytes, 0x3333),
+    ));
     let d = unsafe { Data::from_raw_parts(std::ptr::without_provenance(0x1111), 0x2222) };
     let d_bytes: [u8; 16] = unsafe { std::mem::transmute(d) };
-    e.push(("offsetof(dtlv_data_t, desc)".into(), word_at(&d_bytes, 0x1111)));
-    e.push(("offsetof(dtlv_data_t, word)".into(), word_at(&d_bytes, 0x2222)));
+    e.push((
+        "offsetof(dtlv_data_t, desc)".into(),
+        word_at(&d_bytes, 0x1111),
+    ));
+    e.push((
+        "offsetof(dtlv_data_t, word)".into(),
+        word_at(&d_bytes, 0x2222),
+    ));
     // Table entry count: every field after the two version words is one pointer.
     let entries = (size_of::<RtiTable>() - offset_of!(RtiTable, init)) / size_of::<usize>();
     e.push((
@@ -186,7 +275,11 @@ fn every_size_offset_and_constant_in_the_header_matches_rust() {
         .filter(|(k, v)| printed.get(k) != Some(v))
         .map(|(k, v)| format!("{k}: C says {:?}, Rust says {v}", printed.get(k)))
         .collect();
-    assert!(mismatches.is_empty(), "header disagrees:\n{}", mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "header disagrees:\n{}",
+        mismatches.join("\n")
+    );
 }
 
 /// The runtime's staticlib, beside the test executable's `deps/`.
@@ -264,7 +357,15 @@ fn build_program(dir: &Path) -> PathBuf {
         .arg(include_dir())
         .arg(&c_file)
         .arg(staticlib())
-        .args(["-ldl", "-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-lc"])
+        .args([
+            "-ldl",
+            "-lgcc_s",
+            "-lutil",
+            "-lrt",
+            "-lpthread",
+            "-lm",
+            "-lc",
+        ])
         .arg("-o")
         .arg(&exe);
     run(cc);
@@ -322,7 +423,10 @@ fn a_c_program_against_the_header_runs_as_an_executable() {
 
         let native = run_program(&exe, &args("native"), false);
         assert_eq!(native.code, 101);
-        assert_eq!(native.stderr, "error: native failure: crider.explode: it broke\n");
+        assert_eq!(
+            native.stderr,
+            "error: native failure: crider.explode: it broke\n"
+        );
 
         // A leak is an error only when leak checking is on.
         let leak = run_program(&exe, &args("leak"), true);

@@ -35,7 +35,10 @@ fn list_new_len_and_push() {
     let fx = Fixture::new();
     let u32_td = scalar(TyKind::U32);
     let mut out = MaybeUninit::uninit();
-    assert_eq!(unsafe { call::dtlv_rti_list_new(fx.h(), &u32_td, 3, &mut out) }, STATUS_OK);
+    assert_eq!(
+        unsafe { call::dtlv_rti_list_new(fx.h(), &u32_td, 3, &mut out) },
+        STATUS_OK
+    );
     let mut list = unsafe { out.assume_init() };
     assert_eq!(fx.live(), 1, "capacity 3 allocates once");
     assert_eq!(unsafe { call::dtlv_rti_list_len(fx.h(), &list) }, 0);
@@ -47,7 +50,11 @@ fn list_new_len_and_push() {
         );
     }
     assert_eq!(unsafe { call::dtlv_rti_list_len(fx.h(), &list) }, 100);
-    assert_eq!(fx.live(), 1, "growing reallocates, it does not add allocations");
+    assert_eq!(
+        fx.live(),
+        1,
+        "growing reallocates, it does not add allocations"
+    );
     let at = unsafe { call::dtlv_rti_list_at(fx.h(), &list, &u32_td, 99) };
     assert_eq!(unsafe { *at.cast::<u32>() }, 198);
     fx.drop_value(list, &OwnedTyDesc::list(scalar(TyKind::U32)));
@@ -77,7 +84,10 @@ fn list_pop_moves_out_the_last_and_refuses_an_empty_list() {
             call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast()),
             STATUS_EMPTY
         );
-        assert_eq!(call::dtlv_rti_error_message(fx.h()), "pop from an empty list");
+        assert_eq!(
+            call::dtlv_rti_error_message(fx.h()),
+            "pop from an empty list"
+        );
     }
     drop_list(&fx, list);
     fx.done();
@@ -200,8 +210,9 @@ fn a_refused_push_into_a_bad_index_returns_live_allocations_to_zero() {
     let mut list = unsafe { out.assume_init() };
     let mut v = std::mem::ManuallyDrop::new(fx.string("doomed"));
     assert_eq!(fx.live(), 1);
-    let status =
-        unsafe { call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 1, mut_ptr(&mut *v)) };
+    let status = unsafe {
+        call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 1, mut_ptr(&mut *v))
+    };
     assert_eq!(status, STATUS_OUT_OF_BOUNDS);
     assert_eq!(fx.live(), 0);
     drop_list(&fx, list);
@@ -215,7 +226,13 @@ fn list_remove_moves_out_and_closes_the_gap() {
     let mut out = MaybeUninit::<rtdt::String>::uninit();
     unsafe {
         assert_eq!(
-            call::dtlv_rti_list_remove(fx.h(), &mut list, &STRING_TYDESC, 0, out.as_mut_ptr().cast()),
+            call::dtlv_rti_list_remove(
+                fx.h(),
+                &mut list,
+                &STRING_TYDESC,
+                0,
+                out.as_mut_ptr().cast()
+            ),
             STATUS_OK
         );
         let a = out.assume_init_read();
@@ -223,7 +240,13 @@ fn list_remove_moves_out_and_closes_the_gap() {
         fx.drop_value(a, &STRING_TYDESC);
         assert_eq!(texts(&fx, &list), ["b", "c"]);
         assert_eq!(
-            call::dtlv_rti_list_remove(fx.h(), &mut list, &STRING_TYDESC, 2, out.as_mut_ptr().cast()),
+            call::dtlv_rti_list_remove(
+                fx.h(),
+                &mut list,
+                &STRING_TYDESC,
+                2,
+                out.as_mut_ptr().cast()
+            ),
             STATUS_OUT_OF_BOUNDS
         );
         assert_eq!(

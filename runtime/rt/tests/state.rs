@@ -37,13 +37,20 @@ fn native_failed_carries_the_message_clears_it_and_abandons() {
     unsafe {
         call::dtlv_rti_error_set(fx.h(), "no such file");
         call::dtlv_rti_native_failed(fx.h(), "std", "read_file", STATUS_FAILED);
-        assert_eq!(call::dtlv_rti_error_message(fx.h()), "", "the message was cleared");
+        assert_eq!(
+            call::dtlv_rti_error_message(fx.h()),
+            "",
+            "the message was cleared"
+        );
     }
     assert!(fx.rt.abandoning());
     let error = fx.rt.take_error().unwrap();
     assert_eq!(error.kind, ErrorKind::NativeFailure);
     assert_eq!(error.detail, "std.read_file: no such file");
-    assert_eq!(error.to_string(), "native failure: std.read_file: no such file");
+    assert_eq!(
+        error.to_string(),
+        "native failure: std.read_file: no such file"
+    );
     assert!(!fx.rt.abandoning(), "taking the error resets the runtime");
     fx.done();
 }
@@ -52,7 +59,10 @@ fn native_failed_carries_the_message_clears_it_and_abandons() {
 fn native_failed_without_a_message_names_the_status() {
     let fx = Fixture::new();
     unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "f", STATUS_EMPTY) };
-    assert_eq!(fx.rt.take_error().unwrap().to_string(), "native failure: r.f: empty");
+    assert_eq!(
+        fx.rt.take_error().unwrap().to_string(),
+        "native failure: r.f: empty"
+    );
     unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "g", 77) };
     assert_eq!(
         fx.rt.take_error().unwrap().to_string(),
@@ -109,12 +119,42 @@ fn raise_records_kind_and_detail() {
 fn raise_arith_words_each_error() {
     let fx = Fixture::new();
     let cases = [
-        (ErrorKind::Overflow, ArithOp::Add, TyKind::I32 as u32, "overflow: i32 addition"),
-        (ErrorKind::Overflow, ArithOp::Mul, TyKind::U8 as u32, "overflow: u8 multiplication"),
-        (ErrorKind::Overflow, ArithOp::Neg, TyKind::I64 as u32, "overflow: i64 negation"),
-        (ErrorKind::Overflow, ArithOp::Shl, TyKind::U32 as u32, "overflow: u32 shift left"),
-        (ErrorKind::DivisionByZero, ArithOp::Div, TyKind::I32 as u32, "division by zero: i32 division"),
-        (ErrorKind::DivisionByZero, ArithOp::Rem, TyKind::U64 as u32, "division by zero: u64 remainder"),
+        (
+            ErrorKind::Overflow,
+            ArithOp::Add,
+            TyKind::I32 as u32,
+            "overflow: i32 addition",
+        ),
+        (
+            ErrorKind::Overflow,
+            ArithOp::Mul,
+            TyKind::U8 as u32,
+            "overflow: u8 multiplication",
+        ),
+        (
+            ErrorKind::Overflow,
+            ArithOp::Neg,
+            TyKind::I64 as u32,
+            "overflow: i64 negation",
+        ),
+        (
+            ErrorKind::Overflow,
+            ArithOp::Shl,
+            TyKind::U32 as u32,
+            "overflow: u32 shift left",
+        ),
+        (
+            ErrorKind::DivisionByZero,
+            ArithOp::Div,
+            TyKind::I32 as u32,
+            "division by zero: i32 division",
+        ),
+        (
+            ErrorKind::DivisionByZero,
+            ArithOp::Rem,
+            TyKind::U64 as u32,
+            "division by zero: u64 remainder",
+        ),
         (
             ErrorKind::InvalidCast,
             ArithOp::Cast,
@@ -127,7 +167,12 @@ fn raise_arith_words_each_error() {
             cast_ty(TyKind::I64, TyKind::U8),
             "overflow: i64 to u8 conversion",
         ),
-        (ErrorKind::InvalidCast, ArithOp::Cast, TyKind::U16 as u32, "invalid cast: conversion to u16"),
+        (
+            ErrorKind::InvalidCast,
+            ArithOp::Cast,
+            TyKind::U16 as u32,
+            "invalid cast: conversion to u16",
+        ),
     ];
     for (kind, op, ty, text) in cases {
         unsafe { (call::table(fx.h()).raise_arith)(fx.rt.handle(), kind as u32, op as u32, ty) };
@@ -188,7 +233,11 @@ fn shadow_stack_exhaustion_raises_and_returns_null() {
         assert!(!call::dtlv_rti_shadow_push(fx.h(), 60, 1).is_null());
         let top = (*fx.rt.handle()).shadow_top;
         assert!(call::dtlv_rti_shadow_push(fx.h(), 8, 1).is_null());
-        assert_eq!((*fx.rt.handle()).shadow_top, top, "a refused push reserves nothing");
+        assert_eq!(
+            (*fx.rt.handle()).shadow_top,
+            top,
+            "a refused push reserves nothing"
+        );
     }
     assert!(fx.rt.abandoning());
     assert_eq!(
@@ -196,11 +245,17 @@ fn shadow_stack_exhaustion_raises_and_returns_null() {
         "shadow stack exhausted: limit of 64 bytes reached"
     );
     unsafe {
-        assert!(call::dtlv_rti_shadow_push(fx.h(), 1, 3).is_null(), "alignment 3 is refused");
+        assert!(
+            call::dtlv_rti_shadow_push(fx.h(), 1, 3).is_null(),
+            "alignment 3 is refused"
+        );
         fx.rt.take_error();
         assert!(call::dtlv_rti_shadow_push(fx.h(), usize::MAX, 1).is_null());
     }
-    assert_eq!(fx.rt.take_error().unwrap().kind, ErrorKind::ShadowStackExhausted);
+    assert_eq!(
+        fx.rt.take_error().unwrap().kind,
+        ErrorKind::ShadowStackExhausted
+    );
     fx.done();
 }
 
@@ -209,7 +264,10 @@ fn shadow_stack_defaults_to_8_mib() {
     let fx = Fixture::new();
     unsafe {
         let h = fx.rt.handle();
-        assert_eq!((*h).shadow_limit as usize - (*h).shadow_top as usize, 8 << 20);
+        assert_eq!(
+            (*h).shadow_limit as usize - (*h).shadow_top as usize,
+            8 << 20
+        );
     }
     fx.done();
 }
@@ -231,7 +289,10 @@ fn interning_gives_one_structurally_equal_descriptor_per_type() {
         let o = call::dtlv_rti_tydesc_option(fx.h(), &s);
         let emitted_o = OwnedTyDesc::option(OwnedTyDesc::string());
         assert!(same_tydesc(o, &emitted_o));
-        assert!(std::ptr::eq(o, call::dtlv_rti_tydesc_option(fx.h(), emitted_o.elem())));
+        assert!(std::ptr::eq(
+            o,
+            call::dtlv_rti_tydesc_option(fx.h(), emitted_o.elem())
+        ));
         assert_eq!(o.payload_offset, 8);
         assert!(!o.is_copy());
 
@@ -263,9 +324,16 @@ fn interning_gives_one_structurally_equal_descriptor_per_type() {
         let empty = call::dtlv_rti_tydesc_tuple(fx.h(), &[]);
         assert_eq!((empty.size, empty.field_count), (0, 0));
         assert!(same_tydesc(empty, &OwnedTyDesc::tuple(vec![])));
-        assert!(std::ptr::eq(empty, call::dtlv_rti_tydesc_tuple(fx.h(), &[])));
+        assert!(std::ptr::eq(
+            empty,
+            call::dtlv_rti_tydesc_tuple(fx.h(), &[])
+        ));
     }
-    assert_eq!(fx.live(), 0, "interned descriptors are not program allocations");
+    assert_eq!(
+        fx.live(),
+        0,
+        "interned descriptors are not program allocations"
+    );
     fx.done();
 }
 
@@ -308,7 +376,10 @@ fn alloc_free_and_alloc_stats_count() {
     }
     assert_eq!(fx.rt.leak_report(), None);
     let s = fx.string("abc");
-    assert_eq!(fx.rt.leak_report().as_deref(), Some("1 allocation still live (3 bytes)"));
+    assert_eq!(
+        fx.rt.leak_report().as_deref(),
+        Some("1 allocation still live (3 bytes)")
+    );
     fx.drop_value(s, &datalove_rti::tydesc::STRING_TYDESC);
     fx.done();
 }

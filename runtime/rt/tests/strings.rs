@@ -52,8 +52,9 @@ fn empty_string_owns_nothing_and_lends_a_non_null_pointer() {
     assert_eq!(len, 0);
     // A null pointer with length 0 is also the empty string.
     let mut out2 = MaybeUninit::uninit();
-    let status =
-        unsafe { (table.string_from_bytes)(fx.rt.handle(), std::ptr::null(), 0, out2.as_mut_ptr()) };
+    let status = unsafe {
+        (table.string_from_bytes)(fx.rt.handle(), std::ptr::null(), 0, out2.as_mut_ptr())
+    };
     assert_eq!(status, STATUS_OK);
     let s2 = unsafe { out2.assume_init() };
     assert!(s2.is_empty());
@@ -84,20 +85,32 @@ fn string_push_appends_and_refuses_non_utf8_leaving_the_string_unchanged() {
     let fx = Fixture::new();
     let mut s = fx.string("ab");
     for _ in 0..20 {
-        assert_eq!(unsafe { call::dtlv_rti_string_push(fx.h(), &mut s, "cd".as_bytes()) }, STATUS_OK);
+        assert_eq!(
+            unsafe { call::dtlv_rti_string_push(fx.h(), &mut s, "cd".as_bytes()) },
+            STATUS_OK
+        );
     }
     assert_eq!(s.len(), 42);
     assert!(s.as_str().starts_with("abcdcd"));
     let before = s.as_str().to_owned();
     let status = unsafe { call::dtlv_rti_string_push(fx.h(), &mut s, b"\xc0\x80") };
     assert_eq!(status, STATUS_INVALID_UTF8);
-    assert_eq!(unsafe { call::dtlv_rti_error_message(fx.h()) }, "invalid UTF-8 at byte 0");
+    assert_eq!(
+        unsafe { call::dtlv_rti_error_message(fx.h()) },
+        "invalid UTF-8 at byte 0"
+    );
     assert_eq!(s.as_str(), before);
     // Pushing onto the empty string allocates; pushing nothing does not.
     let mut e = fx.string("");
-    assert_eq!(unsafe { call::dtlv_rti_string_push(fx.h(), &mut e, b"") }, STATUS_OK);
+    assert_eq!(
+        unsafe { call::dtlv_rti_string_push(fx.h(), &mut e, b"") },
+        STATUS_OK
+    );
     assert_eq!(fx.live(), 1);
-    assert_eq!(unsafe { call::dtlv_rti_string_push(fx.h(), &mut e, b"x\0") }, STATUS_OK);
+    assert_eq!(
+        unsafe { call::dtlv_rti_string_push(fx.h(), &mut e, b"x\0") },
+        STATUS_OK
+    );
     assert_eq!(e.as_bytes(), b"x\0");
     fx.drop_value(s, &STRING_TYDESC);
     fx.drop_value(e, &STRING_TYDESC);
@@ -111,11 +124,17 @@ fn string_concat_joins() {
     let b = fx.string("");
     let c = fx.string("bär");
     let mut out = MaybeUninit::uninit();
-    assert_eq!(unsafe { call::dtlv_rti_string_concat(fx.h(), &a, &c, &mut out) }, STATUS_OK);
+    assert_eq!(
+        unsafe { call::dtlv_rti_string_concat(fx.h(), &a, &c, &mut out) },
+        STATUS_OK
+    );
     let ac = unsafe { out.assume_init() };
     assert_eq!(ac.as_str(), "foobär");
     let mut out = MaybeUninit::uninit();
-    assert_eq!(unsafe { call::dtlv_rti_string_concat(fx.h(), &b, &b, &mut out) }, STATUS_OK);
+    assert_eq!(
+        unsafe { call::dtlv_rti_string_concat(fx.h(), &b, &b, &mut out) },
+        STATUS_OK
+    );
     let bb = unsafe { out.assume_init() };
     assert!(bb.is_empty());
     for s in [a, b, c, ac, bb] {
@@ -131,7 +150,10 @@ fn string_slice_checks_bounds_and_char_boundaries() {
     let slice = |start, end| {
         let mut out = MaybeUninit::uninit();
         let status = unsafe { call::dtlv_rti_string_slice(fx.h(), &s, start, end, &mut out) };
-        (status, (status == STATUS_OK).then(|| unsafe { out.assume_init() }))
+        (
+            status,
+            (status == STATUS_OK).then(|| unsafe { out.assume_init() }),
+        )
     };
     let (status, whole) = slice(0, 3);
     assert_eq!(status, STATUS_OK);
@@ -180,7 +202,10 @@ fn string_eq_and_cmp_are_byte_order() {
         assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &a, &a2), Ordering::Equal);
         assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &a, &b), Ordering::Less);
         assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &b, &a), Ordering::Greater);
-        assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &short, &nul), Ordering::Less);
+        assert_eq!(
+            call::dtlv_rti_string_cmp(fx.h(), &short, &nul),
+            Ordering::Less
+        );
         assert_eq!(call::dtlv_rti_string_cmp(fx.h(), &e, &a), Ordering::Greater);
         let table = call::table(fx.h());
         assert_eq!((table.string_cmp)(fx.rt.handle(), &a, &b), -1);

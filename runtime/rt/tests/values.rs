@@ -79,7 +79,10 @@ fn data_of_a_list_is_boxed_and_borrows_the_box() {
     assert_eq!(fx.format(ptr(&d), &DATA_TYDESC), r#"["a", "b"]"#);
 
     let mut name = MaybeUninit::uninit();
-    assert_eq!(unsafe { call::dtlv_rti_data_type_name(fx.h(), &d, &mut name) }, STATUS_OK);
+    assert_eq!(
+        unsafe { call::dtlv_rti_data_type_name(fx.h(), &d, &mut name) },
+        STATUS_OK
+    );
     let name = unsafe { name.assume_init() };
     assert_eq!(name.as_str(), "[string]");
     fx.drop_value(name, &STRING_TYDESC);
@@ -100,7 +103,11 @@ fn data_of_a_string_prints_raw_at_top_level_and_quoted_when_nested() {
     let fx = Fixture::new();
     let d = make_data(&fx, fx.string("hi"), &STRING_TYDESC);
     assert_eq!(fx.format(ptr(&d), &DATA_TYDESC), "hi");
-    let list = list_of(&fx, &DATA_TYDESC, vec![d, make_data(&fx, 7i32, &scalar(TyKind::I32))]);
+    let list = list_of(
+        &fx,
+        &DATA_TYDESC,
+        vec![d, make_data(&fx, 7i32, &scalar(TyKind::I32))],
+    );
     let td = OwnedTyDesc::list(OwnedTyDesc::data());
     assert_eq!(fx.format(ptr(&list), &td), r#"["hi", 7]"#);
     fx.drop_value(list, &td);
@@ -118,7 +125,10 @@ fn type_name_spells_every_kind() {
         scalar(TyKind::F32),
     ]);
     let mut out = MaybeUninit::uninit();
-    assert_eq!(unsafe { call::dtlv_rti_type_name(fx.h(), &td, &mut out) }, STATUS_OK);
+    assert_eq!(
+        unsafe { call::dtlv_rti_type_name(fx.h(), &td, &mut out) },
+        STATUS_OK
+    );
     let name = unsafe { out.assume_init() };
     assert_eq!(name.as_str(), "([?u8], (index,), data, string, f32)");
     fx.drop_value(name, &STRING_TYDESC);
@@ -140,11 +150,17 @@ fn init_writes_the_empty_value_of_every_kind() {
     let mut b = vec![0xa5a5_a5a5_a5a5_a5a5u64; td.size.div_ceil(8)];
     unsafe { (call::table(fx.h()).init)(bptr(&mut b).cast(), &*td) };
     assert_eq!(fx.live(), 0, "init allocates nothing");
-    assert_eq!(fx.format(bptr(&mut b).cast(), &td), r#"(0, "", [], none, (), false, 0.0)"#);
+    assert_eq!(
+        fx.format(bptr(&mut b).cast(), &td),
+        r#"(0, "", [], none, (), false, 0.0)"#
+    );
     // The data field holds unit, with the unit constant.
     let data_off = unsafe { (call::table(fx.h()).field_offset)(&*td, 4) };
     let d = unsafe { &*bptr(&mut b).add(data_off).cast::<Data>() };
-    assert!(std::ptr::eq(d.raw_parts().0, packed_tydesc(TyKind::Unit).unwrap()));
+    assert!(std::ptr::eq(
+        d.raw_parts().0,
+        packed_tydesc(TyKind::Unit).unwrap()
+    ));
     fx.drop_at(bptr(&mut b), &td);
     fx.done();
 }
@@ -186,9 +202,13 @@ fn nested(fx: &Fixture) -> (OwnedTyDesc, List, OwnedTyDesc) {
         unsafe {
             if let Some(text) = text {
                 *p.add(opt_off) = 1;
-                p.add(opt_off + payload_off).cast::<rtdt::String>().write(fx.string(text));
+                p.add(opt_off + payload_off)
+                    .cast::<rtdt::String>()
+                    .write(fx.string(text));
             }
-            p.add(data_off).cast::<Data>().write(make_data(fx, n, &scalar(TyKind::U8)));
+            p.add(data_off)
+                .cast::<Data>()
+                .write(make_data(fx, n, &scalar(TyKind::U8)));
         }
         elems.push(b);
     }
@@ -231,9 +251,15 @@ fn clone_of_nested_values_is_deep_and_equal() {
     assert_ne!(copy.raw_parts().0, list.raw_parts().0);
     unsafe {
         assert!(call::dtlv_rti_eq(fx.h(), ptr(&list), ptr(&copy), &list_td));
-        assert_eq!(call::dtlv_rti_cmp(fx.h(), ptr(&list), ptr(&copy), &list_td), Ordering::Equal);
+        assert_eq!(
+            call::dtlv_rti_cmp(fx.h(), ptr(&list), ptr(&copy), &list_td),
+            Ordering::Equal
+        );
     }
-    assert_eq!(fx.format(ptr(&copy), &list_td), fx.format(ptr(&list), &list_td));
+    assert_eq!(
+        fx.format(ptr(&copy), &list_td),
+        fx.format(ptr(&list), &list_td)
+    );
     fx.drop_value(copy, &list_td);
     assert_eq!(fx.live(), live);
     fx.drop_value(list, &list_td);
@@ -268,7 +294,11 @@ fn cmp_orders_lists_options_tuples_and_data() {
     let di = make_data(&fx, 5i32, &scalar(TyKind::I32));
     let du = make_data(&fx, 1u8, &scalar(TyKind::U8));
     let du2 = make_data(&fx, 2u8, &scalar(TyKind::U8));
-    assert_eq!(cmp(ptr(&di), ptr(&du), &DATA_TYDESC), Ordering::Less, "i32 < u8");
+    assert_eq!(
+        cmp(ptr(&di), ptr(&du), &DATA_TYDESC),
+        Ordering::Less,
+        "i32 < u8"
+    );
     assert_eq!(cmp(ptr(&du), ptr(&du2), &DATA_TYDESC), Ordering::Less);
     assert!(!unsafe { call::dtlv_rti_eq(fx.h(), ptr(&di), ptr(&du), &DATA_TYDESC) });
 
@@ -276,7 +306,9 @@ fn cmp_orders_lists_options_tuples_and_data() {
     let (a, b) = (-1i8, 1i8);
     assert_eq!(cmp(ptr(&a), ptr(&b), &scalar(TyKind::I8)), Ordering::Less);
     assert_eq!(
-        unsafe { (call::table(fx.h()).cmp)(fx.rt.handle(), ptr(&b), ptr(&a), &*scalar(TyKind::I8)) },
+        unsafe {
+            (call::table(fx.h()).cmp)(fx.rt.handle(), ptr(&b), ptr(&a), &*scalar(TyKind::I8))
+        },
         1
     );
 
@@ -299,7 +331,11 @@ fn floats_order_totally_with_every_nan_last_and_equal() {
     assert_eq!(cmp(1.0, 2.0), Ordering::Less);
     assert_eq!(cmp(f64::INFINITY, f64::NAN), Ordering::Less);
     assert_eq!(cmp(f64::NAN, f64::NEG_INFINITY), Ordering::Greater);
-    assert_eq!(cmp(-f64::NAN, f64::NEG_INFINITY), Ordering::Greater, "a negative NaN too");
+    assert_eq!(
+        cmp(-f64::NAN, f64::NEG_INFINITY),
+        Ordering::Greater,
+        "a negative NaN too"
+    );
     assert_eq!(cmp(f64::NAN, -f64::NAN), Ordering::Equal);
     assert_eq!(cmp(-0.0, 0.0), Ordering::Less, "total order");
     let (n1, n2) = (f64::NAN, f64::NAN);
@@ -328,9 +364,15 @@ fn scalars_format_by_the_rules() {
     let v = 16777216.0f32;
     assert_eq!(fx.format(ptr(&v), &scalar(TyKind::F32)), "16777216.0");
     let v = i64::MIN;
-    assert_eq!(fx.format(ptr(&v), &scalar(TyKind::I64)), "-9223372036854775808");
+    assert_eq!(
+        fx.format(ptr(&v), &scalar(TyKind::I64)),
+        "-9223372036854775808"
+    );
     let v = u64::MAX;
-    assert_eq!(fx.format(ptr(&v), &scalar(TyKind::Index)), "18446744073709551615");
+    assert_eq!(
+        fx.format(ptr(&v), &scalar(TyKind::Index)),
+        "18446744073709551615"
+    );
     let v = 200u8;
     assert_eq!(fx.format(ptr(&v), &scalar(TyKind::U8)), "200");
     let v = true;
@@ -346,7 +388,10 @@ fn scalars_format_by_the_rules() {
     let mut b = buf(&two);
     unsafe {
         bptr(&mut b).cast::<i32>().write(1);
-        bptr(&mut b).add(two.fields()[1].offset).cast::<rtdt::String>().write(fx.string("a"));
+        bptr(&mut b)
+            .add(two.fields()[1].offset)
+            .cast::<rtdt::String>()
+            .write(fx.string("a"));
     }
     assert_eq!(fx.format(bptr(&mut b).cast(), &two), r#"(1, "a")"#);
     fx.drop_at(bptr(&mut b), &two);

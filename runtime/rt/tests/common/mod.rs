@@ -43,7 +43,8 @@ impl Fixture {
     /// A new runtime string.
     pub fn string(&self, text: &str) -> rtdt::String {
         let mut out = MaybeUninit::uninit();
-        let status = unsafe { call::dtlv_rti_string_from_bytes(self.h(), text.as_bytes(), &mut out) };
+        let status =
+            unsafe { call::dtlv_rti_string_from_bytes(self.h(), text.as_bytes(), &mut out) };
         assert_eq!(status, datalove_rti::STATUS_OK);
         unsafe { out.assume_init() }
     }
@@ -110,10 +111,8 @@ pub fn list_of<T>(fx: &Fixture, td: &TyDesc, values: Vec<T>) -> rtdt::List {
 // ---- a C compiler ----
 
 pub fn tmp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "datalove-rt-{name}-{}",
-        std::process::id()
-    ));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("datalove-rt-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -142,7 +141,9 @@ pub fn run(mut cmd: Command) -> std::process::Output {
         .map(|a| a.to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join(" ");
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
     assert!(
         out.status.success(),
         "{shown} failed: {}\nstdout:\n{}\nstderr:\n{}",
