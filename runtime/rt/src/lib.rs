@@ -4,14 +4,16 @@
 //!
 //! # For hosts (Rust)
 //!
-//! ```ignore
+//! ```no_run
 //! use datalove_rt::{run_on_thread, Runtime, RuntimeOptions, PROGRAM_STACK_SIZE};
+//! # fn run_program(_rt: *mut datalove_rti::RtHeader) {}
 //! let code = run_on_thread(PROGRAM_STACK_SIZE, || {
 //!     let rt = Runtime::new(RuntimeOptions::default()); // reads DATALOVE_CHECK_LEAKS
 //!     // `Runtime::new` sets `stack_limit` for the thread it runs on.
 //!     run_program(rt.handle());
 //!     rt.finish().exit_code // flushes stdout, prints `error: ...` to stderr
 //! });
+//! std::process::exit(code);
 //! ```
 //!
 //! [`Runtime::finish_report`] gives the same [`Outcome`] without printing, and

@@ -26,7 +26,12 @@
 //!
 //! A typical native:
 //!
-//! ```ignore
+//! ```no_run
+//! use std::mem::MaybeUninit;
+//! use datalove_rti::rider_helpers::{guard_failure, make_string};
+//! use datalove_rti::rtdt::{self, RtHandle};
+//! use datalove_rti::{RtStatus, TyDesc};
+//!
 //! #[no_mangle]
 //! pub unsafe extern "C-unwind" fn dlr_std__string_repeat(
 //!     rt: RtHandle,
