@@ -208,9 +208,8 @@ impl Machine<'_> {
                     fail,
                 } => {
                     if let Err((kind, aop)) = arith::cast(*from, *to, *checked, a(*src), a(*dst)) {
-                        // A conversion error names the type converted from.
-                        (t.raise_arith)(rt, kind as u32, aop as u32, *from as u32);
-                        let _ = to;
+                        let ty = datalove_rti::status::cast_ty(*from, *to);
+                        (t.raise_arith)(rt, kind as u32, aop as u32, ty);
                         pc = *fail as usize;
                         continue;
                     }

@@ -75,10 +75,7 @@ pub fn arith_detail(op: u32, ty: u32) -> String {
     }
 }
 
-/// The `ty` argument of `raise_arith` for a conversion from `from` to `to`.
-pub fn cast_ty(from: TyKind, to: TyKind) -> u32 {
-    (to as u32) | ((from as u32) << 8)
-}
+pub use datalove_rti::status::cast_ty;
 
 pub fn bounds_detail(index: u64, len: u64) -> String {
     format!("index {index} out of bounds for length {len}")

@@ -133,3 +133,10 @@ impl ArithOp {
         }
     }
 }
+
+/// The `ty` argument of `raise_arith` for a conversion (`ArithOp::Cast`) from `from` to
+/// `to`: the target kind in the low byte, the source kind in the next. Every backend
+/// encodes a conversion error through this one function.
+pub fn cast_ty(from: crate::TyKind, to: crate::TyKind) -> u32 {
+    (to as u32) | ((from as u32) << 8)
+}
