@@ -184,3 +184,41 @@ fn a_prologue_check_against_the_limit_catches_deep_recursion_before_a_real_overf
         "stack overflow: recursion too deep"
     );
 }
+
+#[test]
+fn a_table_of_another_abi_is_refused_by_riders() {
+    // A header whose table claims another ABI version, as a runtime from another
+    // release would present.
+    let mut foreign: datalove_rti::RtiTable = unsafe { std::ptr::read(&datalove_rt::TABLE) };
+    foreign.abi_version = datalove_rti::ABI_VERSION + 1;
+    let shorter: datalove_rti::RtiTable = {
+        let mut t = unsafe { std::ptr::read(&datalove_rt::TABLE) };
+        t.struct_size -= std::mem::size_of::<usize>();
+        t
+    };
+    let another = format!("has ABI {}", datalove_rti::ABI_VERSION + 1);
+    for (table, says) in [(&foreign, another.as_str()), (&shorter, "(size ")] {
+        let mut header = datalove_rti::RtHeader {
+            table,
+            abandoning: 0,
+            stack_limit: 0,
+            shadow_top: std::ptr::null_mut(),
+            shadow_limit: std::ptr::null_mut(),
+        };
+        let rt = unsafe { datalove_rti::rtdt::RtHandle::from_raw(&mut header) };
+        let panic = std::panic::catch_unwind(|| unsafe { call::table(rt).abi_version })
+            .expect_err("refused");
+        let message = datalove_rti::rider_helpers::panic_message(&*panic);
+        assert!(message.contains(says), "{message}");
+        let ours = format!("this rider was built for ABI {}", datalove_rti::ABI_VERSION);
+        assert!(message.contains(&ours), "{message}");
+        // Through a guard, the refusal is a panicked status, never an unwind.
+        let status = unsafe {
+            datalove_rti::rider_helpers::guard(rt, || {
+                call::dtlv_rti_raise_stack_overflow(rt);
+                Ok(())
+            })
+        };
+        assert_eq!(status, datalove_rti::status::STATUS_PANICKED);
+    }
+}

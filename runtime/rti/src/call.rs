@@ -34,22 +34,36 @@ use crate::tydesc::{TyDesc, TyKind};
 
 /// The table behind `rt`, checked: its ABI version is this crate's and it is at least as
 /// long as this crate's `RtiTable`. A table that fails either check is a runtime bug or a
-/// rider loaded into the wrong host; both are refused loudly.
+/// rider loaded into the wrong host; both are refused loudly (a panic, which a rider's
+/// [`crate::rider_helpers::guard`] turns into `STATUS_PANICKED`).
 ///
 /// # Safety
 /// `rt` must be a live runtime handle.
 pub unsafe fn table<'a>(rt: RtHandle) -> &'a RtiTable {
+    match try_table(rt) {
+        Ok(table) => table,
+        Err(message) => panic!("{message}"),
+    }
+}
+
+/// [`table`] without the panic: the refusal's message instead.
+///
+/// # Safety
+/// `rt` must be a live runtime handle.
+pub unsafe fn try_table<'a>(rt: RtHandle) -> Result<&'a RtiTable, std::string::String> {
     let header: &RtHeader = &*rt.as_ptr();
     let table = &*header.table;
-    assert!(
-        table.abi_version == ABI_VERSION && table.struct_size >= std::mem::size_of::<RtiTable>(),
-        "datalove runtime table has ABI {} (size {}); this rider was built for ABI {} (size {})",
-        table.abi_version,
-        table.struct_size,
-        ABI_VERSION,
-        std::mem::size_of::<RtiTable>()
-    );
-    table
+    if table.abi_version == ABI_VERSION && table.struct_size >= std::mem::size_of::<RtiTable>() {
+        Ok(table)
+    } else {
+        Err(format!(
+            "datalove runtime table has ABI {} (size {}); this rider was built for ABI {} (size {})",
+            table.abi_version,
+            table.struct_size,
+            ABI_VERSION,
+            std::mem::size_of::<RtiTable>()
+        ))
+    }
 }
 
 fn ordering(c: i32) -> Ordering {

@@ -209,16 +209,24 @@ pub unsafe fn guard_failure(rt: RtHandle, body: impl FnOnce() -> Result<(), Fail
             } else {
                 failure.status
             };
-            call::dtlv_rti_error_set(rt, &failure.message);
+            set_message_quietly(rt, &failure.message);
             status
         }
         Err(payload) => {
             let message = format!("panicked: {}", panic_message(&*payload));
             // Dropping the payload could itself panic; never let that escape.
             let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            call::dtlv_rti_error_set(rt, &message);
+            set_message_quietly(rt, &message);
             STATUS_PANICKED
         }
+    }
+}
+
+/// Sets the error message without any chance of unwinding: a table that is refused
+/// (another ABI) gets no message, and the status alone tells the failure.
+unsafe fn set_message_quietly(rt: RtHandle, message: &str) {
+    if let Ok(table) = call::try_table(rt) {
+        (table.error_set)(rt.as_ptr(), message.as_ptr(), message.len());
     }
 }
 
