@@ -1,0 +1,209 @@
+/*
+ * cprobe.c -- the conformance suite's C rider: natives written in C against
+ * datalove_rti.h alone, so every backend is seen to call them through the C ABI (no
+ * Rust in between). Each checks the descriptors it is handed and fails, with a
+ * message set through the runtime table, when one is not what rider.dli declares.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "datalove_rti.h"
+
+DTLV_EXPORT_RIDER(cprobe)
+
+/* Fails (status FAILED, message set) unless `td` is of `kind` and `size`. */
+static int expect(void *rt, const char *native, const char *arg, const dtlv_tydesc_t *td,
+                  uint32_t kind, size_t size) {
+    char message[160];
+    if (td->kind == kind && td->size == size) {
+        return 1;
+    }
+    snprintf(message, sizeof message, "%s: argument %s has descriptor kind %u size %zu, expected kind %u size %zu",
+             native, arg, (unsigned)td->kind, td->size, (unsigned)kind, size);
+    dtlv_rti_fail(rt, message);
+    return 0;
+}
+
+/* A new runtime string holding the NUL-terminated `text`. */
+static dtlv_status_t make_string(void *rt, const char *text, dtlv_string_t *out) {
+    return dtlv_rti_string_from_bytes(rt, (const uint8_t *)text, strlen(text), out);
+}
+
+uint8_t dlr_cprobe__cprobe_widths(void *rt, const uint8_t *a, const dtlv_tydesc_t *a_td,
+                                  const int16_t *b, const dtlv_tydesc_t *b_td, const uint32_t *c,
+                                  const dtlv_tydesc_t *c_td, const int64_t *d,
+                                  const dtlv_tydesc_t *d_td, const int8_t *e,
+                                  const dtlv_tydesc_t *e_td, int64_t *result_out,
+                                  const dtlv_tydesc_t *result_td) {
+    const char *n = "cprobe_widths";
+    if (!expect(rt, n, "a", a_td, DTLV_KIND_U8, 1) || !expect(rt, n, "b", b_td, DTLV_KIND_I16, 2) ||
+        !expect(rt, n, "c", c_td, DTLV_KIND_U32, 4) || !expect(rt, n, "d", d_td, DTLV_KIND_I64, 8) ||
+        !expect(rt, n, "e", e_td, DTLV_KIND_I8, 1) ||
+        !expect(rt, n, "result", result_td, DTLV_KIND_I64, 8)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    *result_out = (int64_t)*a + 10 * (int64_t)*b + 100 * (int64_t)*c + 1000 * *d + 10000 * (int64_t)*e;
+    return DTLV_STATUS_OK;
+}
+
+uint8_t dlr_cprobe__cprobe_floats(void *rt, const float *x, const dtlv_tydesc_t *x_td,
+                                  const double *y, const dtlv_tydesc_t *y_td, const uint8_t *multiply,
+                                  const dtlv_tydesc_t *multiply_td, double *result_out,
+                                  const dtlv_tydesc_t *result_td) {
+    const char *n = "cprobe_floats";
+    if (!expect(rt, n, "x", x_td, DTLV_KIND_F32, 4) || !expect(rt, n, "y", y_td, DTLV_KIND_F64, 8) ||
+        !expect(rt, n, "multiply", multiply_td, DTLV_KIND_BOOL, 1) ||
+        !expect(rt, n, "result", result_td, DTLV_KIND_F64, 8)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    *result_out = *multiply ? (double)*x * *y : (double)*x + *y;
+    return DTLV_STATUS_OK;
+}
+
+uint8_t dlr_cprobe__cprobe_wide(void *rt,
+    const uint16_t *a0, const dtlv_tydesc_t *t0, const uint16_t *a1, const dtlv_tydesc_t *t1,
+    const uint16_t *a2, const dtlv_tydesc_t *t2, const uint16_t *a3, const dtlv_tydesc_t *t3,
+    const uint16_t *a4, const dtlv_tydesc_t *t4, const uint16_t *a5, const dtlv_tydesc_t *t5,
+    const uint16_t *a6, const dtlv_tydesc_t *t6, const uint16_t *a7, const dtlv_tydesc_t *t7,
+    const uint16_t *a8, const dtlv_tydesc_t *t8, const uint16_t *a9, const dtlv_tydesc_t *t9,
+    const uint16_t *a10, const dtlv_tydesc_t *t10, const uint16_t *a11, const dtlv_tydesc_t *t11,
+    const uint16_t *a12, const dtlv_tydesc_t *t12, const uint16_t *a13, const dtlv_tydesc_t *t13,
+    uint64_t *result_out, const dtlv_tydesc_t *result_td) {
+    const uint16_t *args[14] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13};
+    const dtlv_tydesc_t *tds[14] = {t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13};
+    uint64_t sum = 0;
+    char name[8];
+    for (int i = 0; i < 14; i++) {
+        snprintf(name, sizeof name, "a%d", i);
+        if (!expect(rt, "cprobe_wide", name, tds[i], DTLV_KIND_U16, 2)) {
+            return DTLV_STATUS_TYPE_MISMATCH;
+        }
+        sum += (uint64_t)*args[i] * (uint64_t)(i + 1);
+    }
+    if (!expect(rt, "cprobe_wide", "result", result_td, DTLV_KIND_U64, 8)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    *result_out = sum;
+    return DTLV_STATUS_OK;
+}
+
+uint8_t dlr_cprobe__cprobe_greet(void *rt, const dtlv_string_t *name, const dtlv_tydesc_t *name_td,
+                                 dtlv_string_t *result_out, const dtlv_tydesc_t *result_td) {
+    size_t len = 0;
+    const uint8_t *bytes;
+    dtlv_status_t status;
+    if (!expect(rt, "cprobe_greet", "name", name_td, DTLV_KIND_STRING, sizeof(dtlv_string_t)) ||
+        !expect(rt, "cprobe_greet", "result", result_td, DTLV_KIND_STRING, sizeof(dtlv_string_t))) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    status = make_string(rt, "hello, ", result_out);
+    if (status != DTLV_STATUS_OK) {
+        return status;
+    }
+    bytes = dtlv_rti_string_bytes(rt, name, &len);
+    status = dtlv_rti_string_push(rt, result_out, bytes, len);
+    if (status == DTLV_STATUS_OK) {
+        status = dtlv_rti_string_push(rt, result_out, (const uint8_t *)"!", 1);
+    }
+    if (status != DTLV_STATUS_OK) {
+        /* Nothing may be left in result_out on failure. */
+        dtlv_rti_drop(rt, result_out, result_td);
+    }
+    return status;
+}
+
+uint8_t dlr_cprobe__cprobe_push_squares(void *rt, dtlv_list_t *xs, const dtlv_tydesc_t *xs_td,
+                                        const uint32_t *n, const dtlv_tydesc_t *n_td, void *result_out,
+                                        const dtlv_tydesc_t *result_td) {
+    (void)result_out;
+    (void)result_td;
+    if (!expect(rt, "cprobe_push_squares", "xs", xs_td, DTLV_KIND_LIST, sizeof(dtlv_list_t)) ||
+        !expect(rt, "cprobe_push_squares", "xs's element", xs_td->elem, DTLV_KIND_U64, 8) ||
+        !expect(rt, "cprobe_push_squares", "n", n_td, DTLV_KIND_U32, 4)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    for (uint32_t i = 0; i < *n; i++) {
+        uint64_t square = (uint64_t)i * i;
+        dtlv_status_t status = dtlv_rti_list_push(rt, xs, xs_td->elem, &square);
+        if (status != DTLV_STATUS_OK) {
+            return status;
+        }
+    }
+    return DTLV_STATUS_OK;
+}
+
+uint8_t dlr_cprobe__cprobe_at(void *rt, const dtlv_list_t *xs, const dtlv_tydesc_t *xs_td,
+                              const dtlv_index_t *i, const dtlv_tydesc_t *i_td, uint64_t *result_out,
+                              const dtlv_tydesc_t *result_td) {
+    char message[96];
+    size_t len;
+    const uint64_t *at;
+    if (!expect(rt, "cprobe_at", "xs's element", xs_td->elem, DTLV_KIND_U64, 8) ||
+        !expect(rt, "cprobe_at", "i", i_td, DTLV_KIND_INDEX, 8) ||
+        !expect(rt, "cprobe_at", "result", result_td, DTLV_KIND_U64, 8)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    len = dtlv_rti_list_len(rt, xs);
+    if (*i >= len) {
+        snprintf(message, sizeof message, "cprobe_at: index %llu past the length %zu",
+                 (unsigned long long)*i, len);
+        dtlv_rti_fail(rt, message);
+        return DTLV_STATUS_OUT_OF_BOUNDS;
+    }
+    at = (const uint64_t *)dtlv_rti_list_at(rt, xs, xs_td->elem, (size_t)*i);
+    *result_out = *at;
+    return DTLV_STATUS_OK;
+}
+
+uint8_t dlr_cprobe__cprobe_take_len(void *rt, dtlv_string_t *s, const dtlv_tydesc_t *s_td,
+                                    dtlv_index_t *result_out, const dtlv_tydesc_t *result_td) {
+    if (!expect(rt, "cprobe_take_len", "s", s_td, DTLV_KIND_STRING, sizeof(dtlv_string_t)) ||
+        !expect(rt, "cprobe_take_len", "result", result_td, DTLV_KIND_INDEX, 8)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    *result_out = dtlv_rti_string_len(rt, s);
+    /* Handed over `in`: the native's to destroy. */
+    dtlv_rti_drop(rt, s, s_td);
+    return DTLV_STATUS_OK;
+}
+
+uint8_t dlr_cprobe__cprobe_fail(void *rt, const int32_t *code, const dtlv_tydesc_t *code_td,
+                                int32_t *result_out, const dtlv_tydesc_t *result_td) {
+    char message[64];
+    if (!expect(rt, "cprobe_fail", "code", code_td, DTLV_KIND_I32, 4) ||
+        !expect(rt, "cprobe_fail", "result", result_td, DTLV_KIND_I32, 4)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    if (*code != 0) {
+        snprintf(message, sizeof message, "cprobe_fail: asked to fail with code %d", (int)*code);
+        return dtlv_rti_fail(rt, message);
+    }
+    *result_out = 42;
+    return DTLV_STATUS_OK;
+}
+
+static const char *kind_name(uint32_t kind) {
+    static const char *names[] = {"unit", "bool",  "u8",  "u16",   "u32",    "u64",
+                                  "i8",   "i16",   "i32", "i64",   "f32",    "f64",
+                                  "index", "string", "list", "option", "tuple", "data"};
+    return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
+uint8_t dlr_cprobe__cprobe_kind(void *rt, dtlv_string_t *result_out, const dtlv_tydesc_t *result_td,
+                                const dtlv_tydesc_t *t_td) {
+    char text[48];
+    if (!expect(rt, "cprobe_kind", "result", result_td, DTLV_KIND_STRING, sizeof(dtlv_string_t))) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    snprintf(text, sizeof text, "%s/%zu", kind_name(t_td->kind), t_td->size);
+    return make_string(rt, text, result_out);
+}
+
+uint8_t dlr_cprobe__cprobe_zero(void *rt, void *result_out, const dtlv_tydesc_t *result_td,
+                                const dtlv_tydesc_t *t_td) {
+    if (result_td->kind != t_td->kind || result_td->size != t_td->size) {
+        return dtlv_rti_fail(rt, "cprobe_zero: the trailing descriptor is not the result's");
+    }
+    DTLV_RTI_TABLE(rt)->init(result_out, t_td);
+    return DTLV_STATUS_OK;
+}

@@ -1,0 +1,1086 @@
+//! The conformance suite: every case in `conformance/cases/` on every backend.
+//!
+//! One case is one `.dfs` file holding a program and, in comments, what running it must
+//! do (the format is in `docs/testing.md`). Each case × backend is a trial named
+//! `<case>::<backend>`, so `cargo test --test conformance -- str_concat::interp` runs
+//! one. A trial runs `datalove run --backend B` on a copy of the case (with the modules
+//! and files it embeds written beside it), always with `DATALOVE_CHECK_LEAKS=1`, and
+//! compares stdout, the runtime error line or the compile diagnostics, and the exit
+//! status with the expectation. After the trials the runner prints a case × backend
+//! matrix, the cases whose backends disagree, and `N passed, N failed[, N skipped]`.
+//!
+//! Before any trial the runner builds what the cases need, once: the `std` and `probe`
+//! riders (`cargo build`, same profile and target directory as this test binary) and
+//! the C rider `cprobe` (compiled with the `cc` crate), gathered with their interfaces
+//! in `<target>/conformance/riders/`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+/// The backends, in matrix order. A backend the CLI reports unavailable is shown as such,
+/// never failed.
+const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
+
+/// The exit statuses of DESIGN section 7.
+const EXIT_OK: i32 = 0;
+const EXIT_COMPILE_ERROR: i32 = 2;
+const EXIT_RUNTIME_ERROR: i32 = 101;
+/// What `datalove run --backend B` exits with when B cannot run here.
+const EXIT_UNAVAILABLE: i32 = 3;
+
+/// A run that takes longer than this is killed and fails the trial.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+// ---------------------------------------------------------------------------------------
+// The case format
+// ---------------------------------------------------------------------------------------
+
+/// How a run must end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum End {
+    /// Exit 0, nothing on stderr.
+    Success,
+    /// Exit 101 with exactly this line on stderr (`error: <kind>: <detail>`).
+    RuntimeError(String),
+    /// Exit 2 with exactly these diagnostics, in order: code and location.
+    Compile(Vec<Diagnostic>),
+}
+
+/// A compile diagnostic's code and where it points: `4:10` in the case itself, or
+/// `wrap.dfm:3:1` in a file the case embeds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Diagnostic {
+    code: String,
+    location: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.code, self.location)
+    }
+}
+
+/// Why a backend is excused from a case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Excuse {
+    /// The case does not apply to the backend.
+    Skip,
+    /// The backend is known to get the case wrong.
+    Xfail,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    name: String,
+    path: PathBuf,
+    /// The case's text with embedded files blanked out (so line numbers stay the same).
+    program: String,
+    /// Files written beside the program: `(file name, text)`.
+    files: Vec<(String, String)>,
+    stdout: Vec<u8>,
+    end: End,
+    /// Per backend: the excuse and its written reason.
+    excuses: BTreeMap<String, (Excuse, String)>,
+}
+
+/// One line of the case that is an expectation (`#>`, `#!`), by index.
+fn is_expectation(line: &str) -> bool {
+    line.starts_with("#>") || line.starts_with("#!")
+}
+
+fn parse_location(text: &str) -> Option<String> {
+    let mut parts = text.rsplitn(3, ':');
+    let col = parts.next()?;
+    let line = parts.next()?;
+    let file = parts.next();
+    if col.parse::<u32>().is_err() || line.parse::<u32>().is_err() {
+        return None;
+    }
+    Some(match file {
+        Some(f) if !f.is_empty() => format!("{f}:{line}:{col}"),
+        _ => format!("{line}:{col}"),
+    })
+}
+
+/// Decodes the escapes of an `#>e` line: `\0 \t \r \n \\ \xHH`.
+fn unescape(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        let Some(&c) = bytes.get(i + 1) else {
+            return Err("a `\\` at the end of an `#>e` line".into());
+        };
+        i += 2;
+        match c {
+            b'0' => out.push(0),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'n' => out.push(b'\n'),
+            b'\\' => out.push(b'\\'),
+            b'x' => {
+                let hex = text.get(i..i + 2).ok_or("`\\x` needs two hex digits")?;
+                out.push(u8::from_str_radix(hex, 16).map_err(|_| format!("bad `\\x{hex}`"))?);
+                i += 2;
+            }
+            other => return Err(format!("unknown escape `\\{}`", other as char)),
+        }
+    }
+    Ok(out)
+}
+
+/// The `#>`/`#>e` line that expects output line `bytes`.
+fn expectation_line(bytes: &[u8]) -> String {
+    let plain = std::str::from_utf8(bytes)
+        .ok()
+        .filter(|s| !s.chars().any(|c| c.is_control()) && !s.ends_with(char::is_whitespace));
+    match plain {
+        Some("") => "#>".to_string(),
+        Some(s) => format!("#> {s}"),
+        None => {
+            let mut out = String::from("#>e ");
+            for chunk in bytes.utf8_chunks() {
+                for c in chunk.valid().chars() {
+                    match c {
+                        '\0' => out.push_str("\\0"),
+                        '\t' => out.push_str("\\t"),
+                        '\r' => out.push_str("\\r"),
+                        '\\' => out.push_str("\\\\"),
+                        c if c.is_control() || c == ' ' => {
+                            let mut buf = [0u8; 4];
+                            for b in c.encode_utf8(&mut buf).bytes() {
+                                let _ = write!(out, "\\x{b:02x}");
+                            }
+                        }
+                        c => out.push(c),
+                    }
+                }
+                for b in chunk.invalid() {
+                    let _ = write!(out, "\\x{b:02x}");
+                }
+            }
+            out
+        }
+    }
+}
+
+impl Case {
+    fn load(path: &Path) -> Result<Case, String> {
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or("a case file needs a UTF-8 name")?
+            .to_string();
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        {
+            return Err(format!(
+                "case name `{name}`: use lowercase letters, digits and `_`"
+            ));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Case::parse(name, path.to_path_buf(), &text)
+    }
+
+    fn parse(name: String, path: PathBuf, text: &str) -> Result<Case, String> {
+        let mut program = String::new();
+        let mut files: Vec<(String, String)> = Vec::new();
+        let mut open_file: Option<(String, String, usize)> = None;
+        let mut stdout = Vec::new();
+        let mut error_line: Option<String> = None;
+        let mut diagnostics = Vec::new();
+        let mut excuses = BTreeMap::new();
+        for (index, line) in text.lines().enumerate() {
+            let n = index + 1;
+            let bad = |what: &str| format!("{}:{n}: {what}", path.display());
+            if let Some((file, body, _)) = &mut open_file {
+                if line.trim_end() == "#= end" {
+                    files.push((std::mem::take(file), std::mem::take(body)));
+                    open_file = None;
+                } else {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+                program.push('\n');
+                continue;
+            }
+            program.push_str(if line.starts_with("#=") { "" } else { line });
+            program.push('\n');
+            if let Some(rest) = line.strip_prefix("#=") {
+                let rest = rest.trim();
+                let file = if let Some(f) = rest.strip_prefix("module ") {
+                    let f = f.trim();
+                    if !f.ends_with(".dfm") {
+                        return Err(bad("an embedded module is `#= module NAME.dfm`"));
+                    }
+                    f
+                } else if let Some(f) = rest.strip_prefix("file ") {
+                    f.trim()
+                } else {
+                    return Err(bad(
+                        "expected `#= module NAME.dfm`, `#= file NAME` or (after one) `#= end`",
+                    ));
+                };
+                if file.is_empty() || file.contains('/') || file.contains("..") {
+                    return Err(bad("an embedded file's name is a plain file name"));
+                }
+                if files.iter().any(|(f, _)| f == file) || file == format!("{name}.dfs") {
+                    return Err(bad(&format!("`{file}` is embedded twice")));
+                }
+                open_file = Some((file.to_string(), String::new(), n));
+            } else if let Some(rest) = line.strip_prefix("#>e ") {
+                stdout.extend(unescape(rest).map_err(|e| bad(&e))?);
+                stdout.push(b'\n');
+            } else if let Some(rest) = line.strip_prefix("#>") {
+                let rest = if rest.is_empty() {
+                    ""
+                } else {
+                    rest.strip_prefix(' ')
+                        .ok_or_else(|| bad("expected output is `#> TEXT`, `#>` or `#>e ESCAPED`"))?
+                };
+                stdout.extend_from_slice(rest.as_bytes());
+                stdout.push(b'\n');
+            } else if let Some(rest) = line.strip_prefix("#! ") {
+                if let Some(compile) = rest.strip_prefix("compile ") {
+                    let mut words = compile.split_whitespace();
+                    let (Some(code), Some(location), None) =
+                        (words.next(), words.next(), words.next())
+                    else {
+                        return Err(bad("a compile expectation is `#! compile CODE LINE:COL` (or `FILE:LINE:COL`)"));
+                    };
+                    let location = parse_location(location).ok_or_else(|| bad("bad location"))?;
+                    diagnostics.push(Diagnostic {
+                        code: code.to_string(),
+                        location,
+                    });
+                } else if rest.starts_with("error: ") {
+                    if error_line.replace(rest.to_string()).is_some() {
+                        return Err(bad("a run ends with one runtime error line"));
+                    }
+                } else {
+                    return Err(bad(
+                        "expected `#! error: KIND: DETAIL` or `#! compile CODE LINE:COL`",
+                    ));
+                }
+            } else if let Some(rest) = line.strip_prefix("#~ ") {
+                let (kind, rest) = rest
+                    .split_once(' ')
+                    .ok_or_else(|| bad("expected `#~ skip|xfail BACKEND: REASON`"))?;
+                let excuse = match kind {
+                    "skip" => Excuse::Skip,
+                    "xfail" => Excuse::Xfail,
+                    _ => return Err(bad("expected `#~ skip` or `#~ xfail`")),
+                };
+                let (backend, reason) = rest
+                    .split_once(':')
+                    .ok_or_else(|| bad("a skip or xfail needs `BACKEND: REASON`"))?;
+                let (backend, reason) = (backend.trim(), reason.trim());
+                if !BACKENDS.contains(&backend) {
+                    return Err(bad(&format!(
+                        "no backend `{backend}` (one of {})",
+                        BACKENDS.join(", ")
+                    )));
+                }
+                if reason.is_empty() {
+                    return Err(bad("a skip or xfail needs a written reason"));
+                }
+                if excuses
+                    .insert(backend.to_string(), (excuse, reason.to_string()))
+                    .is_some()
+                {
+                    return Err(bad(&format!("backend `{backend}` is excused twice")));
+                }
+            } else if line.starts_with("#!") || line.starts_with("#~") {
+                return Err(bad(
+                    "expectations are `#! ...` and `#~ ...` with a space after the marker",
+                ));
+            }
+        }
+        if let Some((file, _, n)) = open_file {
+            return Err(format!(
+                "{}:{n}: `#= ... {file}` has no `#= end`",
+                path.display()
+            ));
+        }
+        let end = match (error_line, diagnostics.is_empty()) {
+            (Some(_), false) => {
+                return Err(format!(
+                    "{}: a case expects a runtime error or compile errors, not both",
+                    path.display()
+                ))
+            }
+            (Some(line), true) => End::RuntimeError(line),
+            (None, false) => {
+                if !stdout.is_empty() {
+                    return Err(format!(
+                        "{}: a program that does not compile prints nothing",
+                        path.display()
+                    ));
+                }
+                End::Compile(diagnostics)
+            }
+            (None, true) => End::Success,
+        };
+        Ok(Case {
+            name,
+            path,
+            program,
+            files,
+            stdout,
+            end,
+            excuses,
+        })
+    }
+
+    fn exit_code(&self) -> i32 {
+        match self.end {
+            End::Success => EXIT_OK,
+            End::RuntimeError(_) => EXIT_RUNTIME_ERROR,
+            End::Compile(_) => EXIT_COMPILE_ERROR,
+        }
+    }
+
+    /// The case's text with its expectations replaced by `observed`'s, as one block at
+    /// the end. Removing expectation lines above the code moves the code up, so compile
+    /// locations in the case itself are renumbered to match.
+    fn blessed_text(&self, original: &str, observed: &Observed) -> String {
+        let mut kept = Vec::new();
+        let mut removed_before = Vec::new(); // per original line: expectation lines above it
+        let mut removed = 0usize;
+        let mut in_file = false;
+        for line in original.lines() {
+            removed_before.push(removed);
+            if in_file {
+                in_file = line.trim_end() != "#= end";
+                kept.push(line);
+            } else if line.starts_with("#=") {
+                in_file = true;
+                kept.push(line);
+            } else if is_expectation(line) {
+                removed += 1;
+            } else {
+                kept.push(line);
+            }
+        }
+        while kept.last().is_some_and(|l| l.trim().is_empty()) {
+            kept.pop();
+        }
+        let mut out = kept.join("\n");
+        out.push_str("\n\n");
+        let mut lines: Vec<&[u8]> = observed.stdout.split(|&b| b == b'\n').collect();
+        if observed.stdout.ends_with(b"\n") {
+            lines.pop();
+        }
+        for line in lines {
+            out.push_str(&expectation_line(line));
+            out.push('\n');
+        }
+        if observed.code == Some(EXIT_RUNTIME_ERROR) {
+            for line in observed.stderr_lines() {
+                let _ = writeln!(out, "#! {line}");
+            }
+        } else if observed.code == Some(EXIT_COMPILE_ERROR) {
+            for d in observed.diagnostics(self) {
+                let location = match d.location.split(':').collect::<Vec<_>>()[..] {
+                    [line, col] => {
+                        let line: usize = line.parse().unwrap_or(1);
+                        let shift = removed_before.get(line - 1).copied().unwrap_or(removed);
+                        format!("{}:{col}", line - shift)
+                    }
+                    _ => d.location.clone(),
+                };
+                let _ = writeln!(out, "#! compile {} {location}", d.code);
+            }
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Running
+// ---------------------------------------------------------------------------------------
+
+/// What one `datalove run` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Observed {
+    /// `None` when killed by a signal or for taking too long.
+    code: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+    timed_out: bool,
+}
+
+impl Observed {
+    fn stderr_lines(&self) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .collect()
+    }
+
+    /// The diagnostics on stderr: each `error[CODE]: ...` with the location on the line
+    /// after (` --> file:line:col`, or codespan's `┌─ file:line:col`). A location in the
+    /// case's own file is written `line:col`, one in an embedded file `name:line:col`.
+    fn diagnostics(&self, case: &Case) -> Vec<Diagnostic> {
+        let own = format!("{}.dfs", case.name);
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        let mut out = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(rest) = line.strip_prefix("error[") else {
+                continue;
+            };
+            let Some((code, _)) = rest.split_once(']') else {
+                continue;
+            };
+            let location = lines
+                .get(i + 1)
+                .map(|l| l.trim_start())
+                .and_then(|l| l.strip_prefix("-->").or_else(|| l.strip_prefix("┌─")))
+                .map(str::trim)
+                .and_then(|l| {
+                    let mut parts = l.rsplitn(3, ':');
+                    let (col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+                    let file = Path::new(file).file_name()?.to_str()?.to_string();
+                    Some(if file == own {
+                        format!("{line}:{col}")
+                    } else {
+                        format!("{file}:{line}:{col}")
+                    })
+                })
+                .unwrap_or_else(|| "?".to_string());
+            out.push(Diagnostic {
+                code: code.to_string(),
+                location,
+            });
+        }
+        out
+    }
+
+    /// The backend says it cannot run programs here.
+    fn unavailable(&self) -> Option<String> {
+        if self.code != Some(EXIT_UNAVAILABLE) {
+            return None;
+        }
+        self.stderr
+            .lines()
+            .find(|l| l.contains("is unavailable"))
+            .map(|l| l.trim_start_matches("error: ").to_string())
+    }
+
+    /// What must be the same on every backend that passes: stdout, the error lines or
+    /// the whole diagnostic text (the work directory's path taken out), the exit code.
+    fn comparable(&self, work_dir: &Path) -> (Option<i32>, Vec<u8>, String) {
+        let stderr = self
+            .stderr
+            .replace(&work_dir.display().to_string(), "<case>");
+        (self.code, self.stdout.clone(), stderr)
+    }
+}
+
+/// Everything the trials share, prepared once.
+struct Setup {
+    datalove: PathBuf,
+    riders_dir: PathBuf,
+    work_root: PathBuf,
+    /// Per backend, why it is unavailable (checked once with a one-line program).
+    unavailable: BTreeMap<String, String>,
+    /// Set when preparing a rider failed: every trial reports it.
+    broken: Option<String>,
+}
+
+/// The target directory, profile directory and cargo profile this test binary was built
+/// in: `<target>/<profile dir>/deps/conformance-<hash>`.
+fn build_dirs() -> (PathBuf, PathBuf, String) {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test binary lives in <target>/<profile>/deps")
+        .to_path_buf();
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .filter(|t| profile_dir.starts_with(t))
+        .unwrap_or_else(|| {
+            profile_dir
+                .parent()
+                .expect("a target directory")
+                .to_path_buf()
+        });
+    let dir_name = profile_dir
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or("debug");
+    let profile = match dir_name {
+        "debug" => "dev".to_string(),
+        other => other.to_string(),
+    };
+    (target_dir, profile_dir, profile)
+}
+
+fn run_with_timeout(mut command: Command, timeout: Duration) -> std::io::Result<Observed> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn()?;
+    let mut out_pipe = child.stdout.take().expect("piped stdout");
+    let mut err_pipe = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out_pipe.read_to_end(&mut v);
+        v
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err_pipe.read_to_end(&mut v);
+        v
+    });
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait()?;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    Ok(Observed {
+        code: if timed_out { None } else { status.code() },
+        stdout,
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        timed_out,
+    })
+}
+
+impl Setup {
+    fn prepare() -> Setup {
+        let (target_dir, profile_dir, profile) = build_dirs();
+        let conformance_dir = target_dir.join("conformance");
+        let riders_dir = conformance_dir.join("riders");
+        let work_root = conformance_dir.join("work");
+        let mut setup = Setup {
+            datalove: PathBuf::from(env!("CARGO_BIN_EXE_datalove")),
+            riders_dir: riders_dir.clone(),
+            work_root,
+            unavailable: BTreeMap::new(),
+            broken: None,
+        };
+        if let Err(e) = std::fs::create_dir_all(&riders_dir) {
+            setup.broken = Some(format!("cannot make {}: {e}", riders_dir.display()));
+            return setup;
+        }
+        let mut problems = Vec::new();
+        if let Err(e) = build_rust_riders(&target_dir, &profile) {
+            problems.push(e);
+        }
+        let probe = repo_root().join("conformance/riders/probe");
+        if let Err(e) = copy(
+            &profile_dir.join("libdlr_probe.so"),
+            &riders_dir.join("libdlr_probe.so"),
+        )
+        .and_then(|_| copy(&probe.join("rider.dli"), &riders_dir.join("probe.dli")))
+        {
+            problems.push(e);
+        }
+        if let Err(e) = build_c_rider(&conformance_dir.join("cprobe-obj"), &riders_dir) {
+            problems.push(e);
+        }
+        if !problems.is_empty() {
+            setup.broken = Some(problems.join("\n"));
+        }
+        setup.unavailable = setup.check_backends();
+        setup
+    }
+
+    fn check_backends(&self) -> BTreeMap<String, String> {
+        let dir = self.work_root.join("backend-check");
+        let _ = std::fs::create_dir_all(&dir);
+        let program = dir.join("check.dfs");
+        let _ = std::fs::write(&program, "debuglog 1\n");
+        let mut unavailable = BTreeMap::new();
+        for backend in BACKENDS {
+            let observed = self.run(&program, &dir, backend);
+            if let Some(reason) = observed.ok().and_then(|o| o.unavailable()) {
+                unavailable.insert(backend.to_string(), reason);
+            }
+        }
+        unavailable
+    }
+
+    fn run(&self, program: &Path, dir: &Path, backend: &str) -> std::io::Result<Observed> {
+        let mut command = Command::new(&self.datalove);
+        command
+            .arg("run")
+            .arg(program)
+            .arg("--backend")
+            .arg(backend)
+            .arg("--rider-path")
+            .arg(dir)
+            .arg("--rider-path")
+            .arg(&self.riders_dir)
+            .current_dir(dir)
+            .env("DATALOVE_CHECK_LEAKS", "1")
+            .env_remove("DATALOVE_RIDER_PATH")
+            .env_remove("RUST_BACKTRACE");
+        run_with_timeout(command, RUN_TIMEOUT)
+    }
+
+    /// Writes the case and its embedded files into a fresh work directory and runs it.
+    fn run_case(&self, case: &Case, backend: &str) -> Result<(Observed, PathBuf), String> {
+        let dir = self.work_root.join(backend).join(&case.name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let program = dir.join(format!("{}.dfs", case.name));
+        std::fs::write(&program, &case.program)
+            .map_err(|e| format!("{}: {e}", program.display()))?;
+        for (name, text) in &case.files {
+            std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))?;
+        }
+        let observed = self
+            .run(&program, &dir, backend)
+            .map_err(|e| format!("cannot run {}: {e}", self.datalove.display()))?;
+        Ok((observed, dir))
+    }
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
+}
+
+/// `cargo build -p datalove-rider-std -p datalove-probe-rider` into our target directory.
+fn build_rust_riders(target_dir: &Path, profile: &str) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(repo_root())
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "datalove-rider-std",
+            "-p",
+            "datalove-probe-rider",
+        ])
+        .arg("--profile")
+        .arg(profile)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "building the std and probe riders failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
+/// Compiles `conformance/riders/cprobe/cprobe.c` against the C header into
+/// `libdlr_cprobe.so` in `riders_dir`, beside a copy of its `rider.dli`.
+fn build_c_rider(obj_dir: &Path, riders_dir: &Path) -> Result<(), String> {
+    let source_dir = repo_root().join("conformance/riders/cprobe");
+    std::fs::create_dir_all(obj_dir).map_err(|e| format!("{}: {e}", obj_dir.display()))?;
+    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    let mut build = cc::Build::new();
+    build
+        .target(&triple)
+        .host(&triple)
+        .opt_level(1)
+        .debug(false)
+        .out_dir(obj_dir)
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .pic(true)
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .std("c11")
+        .include(repo_root().join("runtime/include"))
+        .file(source_dir.join("cprobe.c"));
+    let objects = build
+        .try_compile_intermediates()
+        .map_err(|e| format!("compiling cprobe.c failed: {e}"))?;
+    let library = riders_dir.join("libdlr_cprobe.so");
+    let output = build
+        .get_compiler()
+        .to_command()
+        .arg("-shared")
+        .arg("-fPIC")
+        .args(&objects)
+        .arg("-o")
+        .arg(&library)
+        .output()
+        .map_err(|e| format!("cannot run the C compiler: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "linking {} failed:\n{}",
+            library.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    copy(
+        &source_dir.join("rider.dli"),
+        &riders_dir.join("cprobe.dli"),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Judging
+// ---------------------------------------------------------------------------------------
+
+fn show_bytes(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "    (nothing)\n".to_string();
+    }
+    let mut out = String::new();
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    if bytes.ends_with(b"\n") {
+        lines.pop();
+    } else {
+        out.push_str("    (no newline at the end)\n");
+    }
+    for line in lines {
+        let _ = writeln!(out, "    {}", expectation_line(line));
+    }
+    out
+}
+
+/// `Ok` when the run did what the case expects; otherwise every difference.
+fn judge(case: &Case, observed: &Observed) -> Result<(), String> {
+    let mut problems = Vec::new();
+    if observed.timed_out {
+        problems.push(format!(
+            "the run was killed after {} s",
+            RUN_TIMEOUT.as_secs()
+        ));
+    }
+    let want_code = case.exit_code();
+    if observed.code != Some(want_code) {
+        problems.push(format!(
+            "exit status: expected {want_code}, got {}",
+            observed
+                .code
+                .map_or("a signal".to_string(), |c| c.to_string())
+        ));
+    }
+    if observed.stdout != case.stdout {
+        problems.push(format!(
+            "stdout differs\n  expected:\n{}  got:\n{}",
+            show_bytes(&case.stdout),
+            show_bytes(&observed.stdout)
+        ));
+    }
+    let stderr_lines = observed.stderr_lines();
+    match &case.end {
+        End::Success => {
+            if !stderr_lines.is_empty() {
+                problems.push(format!(
+                    "expected nothing on stderr, got:\n    {}",
+                    stderr_lines.join("\n    ")
+                ));
+            }
+        }
+        End::RuntimeError(line) => {
+            if stderr_lines != [line.as_str()] {
+                problems.push(format!(
+                    "stderr: expected exactly\n    {line}\n  got:\n    {}",
+                    if stderr_lines.is_empty() {
+                        "(nothing)".to_string()
+                    } else {
+                        stderr_lines.join("\n    ")
+                    }
+                ));
+            }
+        }
+        End::Compile(expected) => {
+            let got = observed.diagnostics(case);
+            if &got != expected {
+                let list = |ds: &[Diagnostic]| {
+                    if ds.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        ds.iter()
+                            .map(|d| d.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                };
+                problems.push(format!(
+                    "compile diagnostics: expected {}, got {}\n  stderr:\n    {}",
+                    list(expected),
+                    list(&got),
+                    observed.stderr.trim_end().replace('\n', "\n    ")
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The matrix
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Cell {
+    Pass,
+    Fail,
+    Skip,
+    Xfail,
+    /// A skip or xfail whose backend now gets the case right.
+    ExcusedButPassed,
+    Unavailable,
+}
+
+impl Cell {
+    fn label(&self) -> &'static str {
+        match self {
+            Cell::Pass => "ok",
+            Cell::Fail => "FAIL",
+            Cell::Skip => "skip",
+            Cell::Xfail => "xfail",
+            Cell::ExcusedButPassed => "PASSES?",
+            Cell::Unavailable => "n/a",
+        }
+    }
+}
+
+struct Record {
+    cell: Cell,
+    /// For a passing trial: what every other passing backend must also have done.
+    comparable: Option<(Option<i32>, Vec<u8>, String)>,
+}
+
+fn records() -> &'static Mutex<BTreeMap<String, BTreeMap<&'static str, Record>>> {
+    static RECORDS: OnceLock<Mutex<BTreeMap<String, BTreeMap<&'static str, Record>>>> =
+        OnceLock::new();
+    RECORDS.get_or_init(|| Mutex::new(BTreeMap::new()))
+}
+
+fn record(
+    case: &str,
+    backend: &'static str,
+    cell: Cell,
+    comparable: Option<(Option<i32>, Vec<u8>, String)>,
+) {
+    records()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(case.to_string())
+        .or_default()
+        .insert(backend, Record { cell, comparable });
+}
+
+/// Prints the matrix and the disagreements; returns (passed, failed, skipped), counting
+/// each disagreement as a failure.
+fn print_matrix() -> (usize, usize, usize) {
+    let records = records().lock().unwrap_or_else(|e| e.into_inner());
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    if records.is_empty() {
+        return (0, 0, 0);
+    }
+    let width = records.keys().map(String::len).max().unwrap_or(4).max(4);
+    let mut out = String::from("\nconformance matrix\n");
+    let _ = write!(out, "{:width$}", "case");
+    for b in BACKENDS {
+        let _ = write!(out, "  {b:>7}");
+    }
+    out.push('\n');
+    let mut disagreements = Vec::new();
+    for (case, row) in records.iter() {
+        let _ = write!(out, "{case:width$}");
+        for b in BACKENDS {
+            let label = row.get(b).map_or("-", |r| r.cell.label());
+            let _ = write!(out, "  {label:>7}");
+            match row.get(b).map(|r| &r.cell) {
+                Some(Cell::Pass) => passed += 1,
+                Some(Cell::Fail | Cell::ExcusedButPassed) => failed += 1,
+                Some(Cell::Skip | Cell::Xfail | Cell::Unavailable) => skipped += 1,
+                None => {}
+            }
+        }
+        out.push('\n');
+        let passing: Vec<(&str, &(Option<i32>, Vec<u8>, String))> = row
+            .iter()
+            .filter_map(|(b, r)| r.comparable.as_ref().map(|c| (*b, c)))
+            .collect();
+        if let Some((first, reference)) = passing.first() {
+            for (b, c) in &passing[1..] {
+                if c != reference {
+                    disagreements.push(format!(
+                        "{case}: {first} and {b} pass but do not agree on stderr"
+                    ));
+                }
+            }
+        }
+    }
+    out.push_str("(ok pass, FAIL fail, skip/xfail excused, PASSES? an excuse no longer needed, n/a backend unavailable, - not run)\n");
+    for d in &disagreements {
+        let _ = writeln!(out, "disagreement: {d}");
+    }
+    failed += disagreements.len();
+    print!("{out}");
+    (passed, failed, skipped)
+}
+
+// ---------------------------------------------------------------------------------------
+// Trials
+// ---------------------------------------------------------------------------------------
+
+fn run_trial(setup: &Setup, case: &Case, backend: &'static str) -> Result<Completion, Failed> {
+    if let Some(reason) = &setup.broken {
+        record(&case.name, backend, Cell::Fail, None);
+        return Err(format!("the suite could not be prepared:\n{reason}").into());
+    }
+    if let Some(reason) = setup.unavailable.get(backend) {
+        record(&case.name, backend, Cell::Unavailable, None);
+        return Ok(Completion::ignored_with(reason));
+    }
+    let (observed, dir) = match setup.run_case(case, backend) {
+        Ok(o) => o,
+        Err(e) => {
+            record(&case.name, backend, Cell::Fail, None);
+            return Err(e.into());
+        }
+    };
+    if let Some(reason) = observed.unavailable() {
+        record(&case.name, backend, Cell::Unavailable, None);
+        return Ok(Completion::ignored_with(reason));
+    }
+    if backend == "interp" && std::env::var_os("BLESS").is_some_and(|v| v == "1") {
+        let original = std::fs::read_to_string(&case.path).map_err(|e| e.to_string())?;
+        let blessed = case.blessed_text(&original, &observed);
+        if blessed != original {
+            std::fs::write(&case.path, blessed).map_err(|e| e.to_string())?;
+        }
+        record(&case.name, backend, Cell::Pass, None);
+        return Ok(Completion::Completed);
+    }
+    let verdict = judge(case, &observed);
+    let excuse = case.excuses.get(backend);
+    match (verdict, excuse) {
+        (Ok(()), None) => {
+            record(
+                &case.name,
+                backend,
+                Cell::Pass,
+                Some(observed.comparable(&dir)),
+            );
+            Ok(Completion::Completed)
+        }
+        (Err(problems), None) => {
+            record(&case.name, backend, Cell::Fail, None);
+            Err(format!(
+                "{} on {backend} (run it again: cargo test --test conformance -- {}::{backend}; \
+                 BLESS=1 rewrites the expectations from the interpreter)\n{problems}",
+                case.path.display(),
+                case.name
+            )
+            .into())
+        }
+        (Ok(()), Some((kind, reason))) => {
+            record(&case.name, backend, Cell::ExcusedButPassed, None);
+            let word = if *kind == Excuse::Skip {
+                "skip"
+            } else {
+                "xfail"
+            };
+            Err(format!(
+                "{} now passes on {backend}: remove its `#~ {word} {backend}: {reason}`",
+                case.path.display()
+            )
+            .into())
+        }
+        (Err(_), Some((kind, reason))) => {
+            let cell = if *kind == Excuse::Skip {
+                Cell::Skip
+            } else {
+                Cell::Xfail
+            };
+            record(&case.name, backend, cell, None);
+            Ok(Completion::ignored_with(reason))
+        }
+    }
+}
+
+fn load_cases() -> Result<Vec<Case>, String> {
+    let dir = repo_root().join("conformance/cases");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "dfs"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| Case::load(p)).collect()
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Arguments::from_args();
+    let cases = match load_cases() {
+        Ok(cases) => cases,
+        Err(e) => {
+            eprintln!("conformance: {e}");
+            return std::process::ExitCode::from(101);
+        }
+    };
+    let setup: &'static OnceLock<Setup> = Box::leak(Box::new(OnceLock::new()));
+    if !args.list {
+        setup.get_or_init(Setup::prepare);
+    }
+    let mut trials = Vec::new();
+    for case in cases {
+        let case: &'static Case = Box::leak(Box::new(case));
+        for backend in BACKENDS {
+            trials.push(Trial::ignorable_test(
+                format!("{}::{backend}", case.name),
+                move || run_trial(setup.get_or_init(Setup::prepare), case, backend),
+            ));
+        }
+    }
+    let conclusion = libtest_mimic::run(&args, trials);
+    if args.list {
+        return conclusion.exit_code();
+    }
+    let (passed, failed, skipped) = print_matrix();
+    let mut line = format!("{passed} passed, {failed} failed");
+    if skipped > 0 {
+        let _ = write!(line, ", {skipped} skipped");
+    }
+    println!("{line}");
+    if conclusion.has_failed() || failed > 0 {
+        std::process::ExitCode::from(101)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}
