@@ -41,8 +41,8 @@ impl Backend {
     /// `None` when the backend can run programs in this build; otherwise why not.
     pub fn unavailable_reason(self) -> Option<&'static str> {
         match self {
-            Backend::Interp => None,
-            Backend::Jit | Backend::Aot | Backend::C => {
+            Backend::Interp | Backend::Jit => None,
+            Backend::Aot | Backend::C => {
                 Some("not built yet in this version of datalove")
             }
         }
@@ -104,6 +104,7 @@ pub fn run(
     let start = Instant::now();
     let (stdout, outcome) = match backend {
         Backend::Interp => run_interp(compiled, options),
+        Backend::Jit => run_jit(compiled, options),
         _ => unreachable!("unavailable backends returned above"),
     };
     Ok(RunResult {
@@ -156,6 +157,44 @@ fn run_interp(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
         let stdout = runtime.take_output();
         drop(runtime);
         drop(interpreter);
+        drop(libraries);
+        (stdout, outcome)
+    })
+}
+
+fn runtime_options(options: &RunOptions) -> RuntimeOptions {
+    let mut runtime_options = RuntimeOptions::default();
+    runtime_options.check_leaks |= options.check_leaks;
+    if options.capture {
+        runtime_options.output = OutputMode::Capture;
+    }
+    runtime_options
+}
+
+fn run_jit(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+    datalove_rt::run_on_thread(datalove_rt::PROGRAM_STACK_SIZE, || {
+        let libraries = match load_riders(compiled, &options.riders) {
+            Ok(l) => l,
+            Err(message) => return (Vec::new(), rider_problem(&message)),
+        };
+        let mut resolve = |ctx: &datalove_ir::NativeContext| -> Result<*const c_void, String> {
+            let library = libraries
+                .get(ctx.rider())
+                .ok_or_else(|| format!("rider `{}` is not loaded", ctx.rider()))?;
+            library.symbol(ctx.symbol()).map_err(|e| e.to_string())
+        };
+        let program = match datalove_clif_jit::compile(&compiled.program, &mut resolve) {
+            Ok(p) => p,
+            Err(e) => return (Vec::new(), rider_problem(&e.to_string())),
+        };
+        let runtime = Runtime::new(runtime_options(options));
+        // SAFETY: the runtime was made on this thread, and the rider libraries stay loaded
+        // until after the JIT's memory is freed.
+        unsafe { program.run(runtime.handle()) };
+        let outcome = runtime.finish_report(options.check_leaks);
+        let stdout = runtime.take_output();
+        drop(runtime);
+        drop(program);
         drop(libraries);
         (stdout, outcome)
     })

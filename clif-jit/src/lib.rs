@@ -1,0 +1,133 @@
+//! The Cranelift JIT backend: the program is lowered by `datalove-clif` into a
+//! `JITModule` and run in-process. Natives are resolved from the loaded rider libraries
+//! through the JIT's symbol lookup function; the JIT's memory is freed when the
+//! [`JitProgram`] is dropped, which must happen before the rider libraries are unloaded.
+//!
+//! ```text
+//! resolve natives → lower (datalove-clif) → finalize → run entry(rt)
+//! ```
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::fmt;
+
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::default_libcall_names;
+use datalove_clif::{lower_program, ClifError, LowerOptions};
+use datalove_ir::{NativeContext, Program};
+use datalove_rti::RtHeader;
+
+/// Resolves a native call site to the address of its implementation.
+pub type NativeResolver<'a> = dyn FnMut(&NativeContext) -> Result<*const c_void, String> + 'a;
+
+/// Why the JIT could not take a program.
+#[derive(Debug)]
+pub enum JitError {
+    Lower(ClifError),
+    /// A native's implementation could not be found (the message names rider and symbol).
+    Native(String),
+    /// Cranelift could not set up or finish the module.
+    Module(String),
+}
+
+impl fmt::Display for JitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JitError::Lower(e) => write!(f, "{e}"),
+            JitError::Native(m) => write!(f, "{m}"),
+            JitError::Module(m) => write!(f, "the JIT failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for JitError {}
+
+/// A program compiled into executable memory.
+pub struct JitProgram {
+    module: Option<JITModule>,
+    entry: unsafe extern "C" fn(*mut RtHeader),
+}
+
+// Shims for the C library functions lowered code may call, so that the JIT does not
+// depend on what the host process happens to have loaded.
+extern "C" fn shim_fmod(a: f64, b: f64) -> f64 {
+    a % b
+}
+extern "C" fn shim_fmodf(a: f32, b: f32) -> f32 {
+    a % b
+}
+extern "C" fn shim_trunc(a: f64) -> f64 {
+    a.trunc()
+}
+extern "C" fn shim_truncf(a: f32) -> f32 {
+    a.trunc()
+}
+
+/// Compiles `program`, resolving each native through `resolve`.
+pub fn compile(program: &Program, resolve: &mut NativeResolver<'_>) -> Result<JitProgram, JitError> {
+    // Every native is resolved up front, so a missing one is a clear error, not a panic
+    // inside the JIT's linker.
+    let mut symbols: HashMap<String, usize> = HashMap::new();
+    for native in program.native_calls() {
+        if !symbols.contains_key(native.symbol()) {
+            let address = resolve(native).map_err(JitError::Native)?;
+            symbols.insert(native.symbol().to_string(), address as usize);
+        }
+    }
+    for (name, address) in [
+        ("fmod", shim_fmod as *const () as usize),
+        ("fmodf", shim_fmodf as *const () as usize),
+        ("trunc", shim_trunc as *const () as usize),
+        ("truncf", shim_truncf as *const () as usize),
+    ] {
+        symbols.insert(name.to_string(), address);
+    }
+    let mut builder = JITBuilder::with_flags(&[("opt_level", "speed")], default_libcall_names())
+        .map_err(|e| JitError::Module(e.to_string()))?;
+    builder.symbol_lookup_fn(Box::new(move |name| {
+        symbols.get(name).map(|a| *a as *const u8)
+    }));
+    let mut module = JITModule::new(builder);
+    let lowered = match lower_program(&mut module, program, LowerOptions::default()) {
+        Ok(l) => l,
+        Err(e) => {
+            // SAFETY: nothing of the module has run.
+            unsafe { module.free_memory() };
+            return Err(JitError::Lower(e));
+        }
+    };
+    if let Err(e) = module.finalize_definitions() {
+        // SAFETY: nothing of the module has run.
+        unsafe { module.free_memory() };
+        return Err(JitError::Module(e.to_string()));
+    }
+    let code = module.get_finalized_function(lowered.entry);
+    // SAFETY: the entry is lowered with the signature `extern "C" fn(rt)`.
+    let entry = unsafe { std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut RtHeader)>(code) };
+    Ok(JitProgram {
+        module: Some(module),
+        entry,
+    })
+}
+
+impl JitProgram {
+    /// Runs the program's entry on runtime `rt`. When it returns, the runtime holds the
+    /// outcome.
+    ///
+    /// # Safety
+    /// `rt` must be a live runtime whose `stack_limit` is set for the current thread, and
+    /// the natives resolved at compile time must still be loaded.
+    pub unsafe fn run(&self, rt: *mut RtHeader) {
+        (self.entry)(rt)
+    }
+}
+
+impl Drop for JitProgram {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: the program is not running (`run` borrows `self`), and no pointer
+            // into the module's memory outlives it.
+            unsafe { module.free_memory() };
+        }
+    }
+}

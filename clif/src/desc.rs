@@ -1,0 +1,239 @@
+//! Descriptors: a static data object per concrete type (children first, `TyField` arrays,
+//! relocated pointers), byte-for-byte the interpreter's `OwnedTyDesc`; and, in generic
+//! functions, the descriptor table built on entry from the type-parameter descriptors
+//! with `tydesc_list/option/tuple`.
+
+use std::collections::HashMap;
+use std::mem::offset_of;
+
+use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value};
+use cranelift_module::{DataDescription, DataId, Module, ModuleError};
+use datalove_ir::IrType;
+use datalove_rti::tydesc::TYDESC_COPY;
+use datalove_rti::{TyDesc, TyField};
+
+use crate::lower::{trusted, Fx};
+use crate::runtime::Entry;
+
+/// Data objects shared by every function of a module: descriptors and byte strings.
+#[derive(Default)]
+pub struct Statics {
+    descs: HashMap<IrType, DataId>,
+    bytes: HashMap<Vec<u8>, DataId>,
+}
+
+pub const DESC_SIZE: usize = std::mem::size_of::<TyDesc>();
+pub const OFF_SIZE: i32 = offset_of!(TyDesc, size) as i32;
+pub const OFF_ALIGN: i32 = offset_of!(TyDesc, align) as i32;
+pub const OFF_FLAGS: i32 = offset_of!(TyDesc, flags) as i32;
+pub const OFF_PAYLOAD: i32 = offset_of!(TyDesc, payload_offset) as i32;
+pub const OFF_FIELDS: i32 = offset_of!(TyDesc, fields) as i32;
+pub const FIELD_SIZE: i32 = std::mem::size_of::<TyField>() as i32;
+pub const FIELD_OFF_DESC: i32 = offset_of!(TyField, desc) as i32;
+pub const FIELD_OFF_OFFSET: i32 = offset_of!(TyField, offset) as i32;
+
+fn put(bytes: &mut [u8], at: usize, value: u64, width: usize) {
+    bytes[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+}
+
+impl Statics {
+    /// The data object of `bytes` (at least one byte long, so that it has an address).
+    pub fn bytes<M: Module>(&mut self, module: &mut M, bytes: &[u8]) -> Result<DataId, ModuleError> {
+        if let Some(id) = self.bytes.get(bytes) {
+            return Ok(*id);
+        }
+        let id = module.declare_anonymous_data(false, false)?;
+        let mut data = DataDescription::new();
+        let mut contents = bytes.to_vec();
+        if contents.is_empty() {
+            contents.push(0);
+        }
+        data.define(contents.into_boxed_slice());
+        module.define_data(id, &data)?;
+        self.bytes.insert(bytes.to_vec(), id);
+        Ok(id)
+    }
+
+    /// The static descriptor of the concrete type `ty`.
+    pub fn desc<M: Module>(&mut self, module: &mut M, ty: &IrType) -> Result<DataId, ModuleError> {
+        assert!(!ty.mentions_param(), "a static descriptor for {ty}");
+        if let Some(id) = self.descs.get(ty) {
+            return Ok(*id);
+        }
+        let kind = ty.kind().expect("a concrete type has a kind");
+        let (layout, offsets) = ty.layout_with_offsets().expect("a concrete type has a layout");
+        let mut bytes = vec![0u8; DESC_SIZE];
+        let mut data = DataDescription::new();
+        data.set_align(8);
+        put(&mut bytes, offset_of!(TyDesc, kind), kind as u64, 4);
+        put(&mut bytes, offset_of!(TyDesc, size), layout.size as u64, 8);
+        put(&mut bytes, offset_of!(TyDesc, align), layout.align as u64, 8);
+        let copy = if ty.is_copy() { TYDESC_COPY } else { 0 };
+        put(&mut bytes, offset_of!(TyDesc, flags), copy as u64, 4);
+        match ty {
+            IrType::List(child) | IrType::Option(child) => {
+                let child_id = self.desc(module, child)?;
+                let gv = module.declare_data_in_data(child_id, &mut data);
+                data.write_data_addr(offset_of!(TyDesc, elem) as u32, gv, 0);
+                if let IrType::Option(_) = ty {
+                    put(&mut bytes, offset_of!(TyDesc, payload_offset), offsets[0] as u64, 8);
+                }
+            }
+            IrType::Tuple(fields) if !fields.is_empty() => {
+                let fields_id = module.declare_anonymous_data(false, false)?;
+                let mut fields_data = DataDescription::new();
+                fields_data.set_align(8);
+                let mut field_bytes = vec![0u8; fields.len() * FIELD_SIZE as usize];
+                for (i, (field, offset)) in fields.iter().zip(&offsets).enumerate() {
+                    let field_id = self.desc(module, field)?;
+                    let gv = module.declare_data_in_data(field_id, &mut fields_data);
+                    let at = i * FIELD_SIZE as usize;
+                    fields_data.write_data_addr((at + FIELD_OFF_DESC as usize) as u32, gv, 0);
+                    put(&mut field_bytes, at + FIELD_OFF_OFFSET as usize, *offset as u64, 8);
+                }
+                fields_data.define(field_bytes.into_boxed_slice());
+                module.define_data(fields_id, &fields_data)?;
+                put(&mut bytes, offset_of!(TyDesc, field_count), fields.len() as u64, 8);
+                let gv = module.declare_data_in_data(fields_id, &mut data);
+                data.write_data_addr(OFF_FIELDS as u32, gv, 0);
+            }
+            _ => {}
+        }
+        data.define(bytes.into_boxed_slice());
+        let id = module.declare_anonymous_data(false, false)?;
+        module.define_data(id, &data)?;
+        self.descs.insert(ty.clone(), id);
+        Ok(id)
+    }
+}
+
+/// Every generic composite type `ty` needs, components first (`Param`s excluded: they
+/// are the function's descriptor parameters).
+pub fn generic_types(ty: &IrType, out: &mut Vec<IrType>) {
+    if !ty.mentions_param() || matches!(ty, IrType::Param(_)) {
+        return;
+    }
+    match ty {
+        IrType::List(e) | IrType::Option(e) => generic_types(e, out),
+        IrType::Tuple(fields) => fields.iter().for_each(|f| generic_types(f, out)),
+        _ => {}
+    }
+    if !out.contains(ty) {
+        out.push(ty.clone());
+    }
+}
+
+impl<M: Module> Fx<'_, '_, M> {
+    /// The address of data object `id`.
+    pub fn data_addr(&mut self, id: DataId) -> Value {
+        let gv = match self.data_gvs.get(&id) {
+            Some(gv) => *gv,
+            None => {
+                let gv = self.module.declare_data_in_func(id, self.b.func);
+                self.data_gvs.insert(id, gv);
+                gv
+            }
+        };
+        self.b.ins().symbol_value(self.ptr, gv)
+    }
+
+    /// The address of a byte string in the module, and its length.
+    pub fn bytes_addr(&mut self, bytes: &[u8]) -> (Value, Value) {
+        let id = self
+            .statics
+            .bytes(self.module, bytes)
+            .unwrap_or_else(|e| panic!("a byte string for `{}`: {e}", self.func.name));
+        let addr = self.data_addr(id);
+        let len = self.iconst_ptr(bytes.len() as i64);
+        (addr, len)
+    }
+
+    /// The descriptor of `ty` (in the function's terms).
+    pub fn desc(&mut self, ty: &IrType) -> Value {
+        if let IrType::Param(n) = ty {
+            return self.tparams[*n as usize];
+        }
+        if ty.mentions_param() {
+            return self
+                .generic_descs
+                .iter()
+                .find(|(t, _)| t == ty)
+                .map(|(_, v)| *v)
+                .unwrap_or_else(|| panic!("`{}` has no table entry for {ty}", self.func.name));
+        }
+        let id = self
+            .statics
+            .desc(self.module, ty)
+            .unwrap_or_else(|e| panic!("the descriptor of {ty} in `{}`: {e}", self.func.name));
+        self.data_addr(id)
+    }
+
+    /// Fills the descriptor table on entry: every generic type the function names.
+    pub fn build_generic_descs(&mut self) {
+        let f = self.func;
+        let mut needed = Vec::new();
+        for slot in &f.slots {
+            generic_types(&slot.ty, &mut needed);
+        }
+        for block in &f.blocks {
+            for inst in &block.insts {
+                match &inst.kind {
+                    datalove_ir::InstKind::Call { type_args, .. } => {
+                        type_args.iter().for_each(|t| generic_types(t, &mut needed))
+                    }
+                    datalove_ir::InstKind::CallNative { native, .. } => native
+                        .undetermined_bindings
+                        .iter()
+                        .for_each(|t| generic_types(t, &mut needed)),
+                    _ => {}
+                }
+            }
+        }
+        for ty in needed {
+            let rt = self.rt;
+            let value = match &ty {
+                IrType::List(e) => {
+                    let e = self.desc(e);
+                    self.call_rt(Entry::TydescList, &[rt, e])
+                }
+                IrType::Option(p) => {
+                    let p = self.desc(p);
+                    self.call_rt(Entry::TydescOption, &[rt, p])
+                }
+                IrType::Tuple(fields) => {
+                    let n = fields.len();
+                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        (8 * n.max(1)) as u32,
+                        3,
+                    ));
+                    let array = self.b.ins().stack_addr(self.ptr, slot, 0);
+                    for (i, field) in fields.iter().enumerate() {
+                        let d = self.desc(field);
+                        self.b.ins().store(trusted(), d, array, (8 * i) as i32);
+                    }
+                    let count = self.iconst_ptr(n as i64);
+                    self.call_rt(Entry::TydescTuple, &[rt, array, count])
+                }
+                other => unreachable!("{other} is not a generic composite"),
+            }
+            .expect("tydesc entries return a descriptor");
+            self.generic_descs.push((ty, value));
+        }
+    }
+
+    /// `desc->size` of a descriptor at run time.
+    pub fn desc_size(&mut self, desc: Value) -> Value {
+        self.b.ins().load(self.ptr, trusted(), desc, OFF_SIZE)
+    }
+
+    pub fn desc_align(&mut self, desc: Value) -> Value {
+        self.b.ins().load(self.ptr, trusted(), desc, OFF_ALIGN)
+    }
+
+    pub fn desc_flags(&mut self, desc: Value) -> Value {
+        self.b
+            .ins()
+            .load(cranelift_codegen::ir::types::I32, trusted(), desc, OFF_FLAGS)
+    }
+}

@@ -1,0 +1,134 @@
+//! The IR-to-CLIF lowering shared by the Cranelift backends, generic over
+//! `cranelift_module::Module`: `clif-jit` hands it a `JITModule`, `clif-aot` an
+//! `ObjectModule`. The calling convention between program functions is in
+//! `docs/backends.md`.
+//!
+//! ```text
+//! verify → check native widths → declare functions → lower each (lower.rs) → define
+//! ```
+
+pub mod arith;
+pub mod desc;
+pub mod error;
+pub mod lower;
+pub mod native;
+pub mod print;
+pub mod runtime;
+
+use cranelift_codegen::ir::{AbiParam, Signature};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_module::{FuncId as ClifFuncId, Linkage, Module};
+use datalove_ir::native::MAX_C_WORDS;
+use datalove_ir::verify::verify_program;
+use datalove_ir::Program;
+
+pub use error::ClifError;
+pub use lower::program_signature;
+pub use native::build_native_signature;
+
+/// What lowering produced in the module.
+pub struct Lowered {
+    /// The script body: `extern "C" fn(rt)`.
+    pub entry: ClifFuncId,
+    /// Every program function, by IR index.
+    pub functions: Vec<ClifFuncId>,
+    /// The CLIF text with IR comments, when asked for.
+    pub clif_text: Option<String>,
+}
+
+/// Options of the lowering.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LowerOptions {
+    /// Keep the CLIF of every function as text (`datalove emit clif`).
+    pub keep_clif_text: bool,
+}
+
+/// Lowers and defines every function of `program` in `module`.
+pub fn lower_program<M: Module>(
+    module: &mut M,
+    program: &Program,
+    options: LowerOptions,
+) -> Result<Lowered, ClifError> {
+    if let Err(errors) = verify_program(program) {
+        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        return Err(ClifError::Unverified(text.join("\n")));
+    }
+    if let Some(native) = program.native_calls().find(|n| !n.fits()) {
+        return Err(ClifError::TooWide {
+            native: format!("{}.{}", native.rider(), native.function()),
+            words: native.word_count(),
+            max: MAX_C_WORDS,
+        });
+    }
+    let functions = declare_functions(module, program)?;
+    let mut statics = desc::Statics::default();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut text = options.keep_clif_text.then(String::new);
+    for (i, f) in program.functions.iter().enumerate() {
+        let comments = lower::lower_function(
+            module,
+            &mut statics,
+            program,
+            i,
+            &functions,
+            &mut ctx,
+            &mut fctx,
+        );
+        if let Some(text) = &mut text {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(&print::function_text(
+                &format!("fn{i} {}", f.name),
+                &ctx.func,
+                &comments,
+            ));
+        }
+        module
+            .define_function(functions[i], &mut ctx)
+            .map_err(|e| ClifError::module(&f.name, format!("{e:?}")))?;
+        module.clear_context(&mut ctx);
+    }
+    Ok(Lowered {
+        entry: functions[program.entry().index()],
+        functions,
+        clif_text: text,
+    })
+}
+
+/// The module symbol of program function `index`.
+pub fn function_symbol(index: usize, name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("dtlv_fn{index}_{clean}")
+}
+
+fn declare_functions<M: Module>(
+    module: &mut M,
+    program: &Program,
+) -> Result<Vec<ClifFuncId>, ClifError> {
+    let ptr = module.target_config().pointer_type();
+    let call_conv = module.isa().default_call_conv();
+    program
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let sig = program_signature(f, call_conv, ptr);
+            module
+                .declare_function(&function_symbol(i, &f.name), Linkage::Local, &sig)
+                .map_err(|e| ClifError::module(&f.name, e))
+        })
+        .collect()
+}
+
+/// The signature of the script entry as a C function: `void entry(void *rt)`.
+pub fn entry_signature<M: Module>(module: &M) -> Signature {
+    let mut sig = module.make_signature();
+    sig.params
+        .push(AbiParam::new(module.target_config().pointer_type()));
+    sig
+}

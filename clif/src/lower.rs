@@ -1,0 +1,911 @@
+//! Functions, blocks and instructions: one IR function becomes one CLIF function.
+//!
+//! Slots: a concrete scalar whose address is never needed is a cranelift `Variable`; any
+//! other concrete slot is a stack slot; a slot whose type mentions a type parameter lives
+//! on the shadow stack (pushed on entry, sized by its descriptor, popped on every exit);
+//! a `ref`/`mut`/`out` parameter is the caller's address. IR blocks map one to one onto
+//! CLIF blocks; a fallible instruction's failure branches to its abandon block.
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, GlobalValue, InstBuilder, MemFlagsData, SigRef, Signature, StackSlot,
+    StackSlotData, StackSlotKind, Type, UserFuncName, Value,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_module::{DataId, FuncId as ClifFuncId, Module};
+use datalove_ir::{
+    print::print_inst, BlockId, ConstValue, Function, InstKind, IrType, ParamMode, Program,
+    SlotId, Terminator,
+};
+use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
+use datalove_rti::{ErrorKind, TyKind};
+
+use crate::arith::scalar_type;
+use crate::desc::{Statics, FIELD_OFF_DESC, FIELD_OFF_OFFSET, FIELD_SIZE, OFF_FIELDS, OFF_PAYLOAD};
+use crate::runtime::Entry;
+
+/// Flags for accesses the lowering knows to be aligned and in bounds.
+pub fn trusted() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// How one parameter travels between program functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// A concrete scalar `in` parameter: by value.
+    Value(Type),
+    /// Everything else: the caller's address.
+    Address,
+}
+
+/// How a program function's result travels back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultPass {
+    /// Unit: nothing.
+    Nothing,
+    /// A concrete scalar: the CLIF return value.
+    Value(Type),
+    /// Anything else: written to the caller's `ret_ptr`.
+    Pointer,
+}
+
+pub fn param_pass(mode: ParamMode, ty: &IrType) -> Pass {
+    if mode == ParamMode::In && ty.is_scalar() {
+        Pass::Value(scalar_type(ty.kind().expect("scalar")))
+    } else {
+        Pass::Address
+    }
+}
+
+pub fn result_pass(ty: &IrType) -> ResultPass {
+    match ty {
+        IrType::Unit => ResultPass::Nothing,
+        t if t.is_scalar() => ResultPass::Value(scalar_type(t.kind().expect("scalar"))),
+        _ => ResultPass::Pointer,
+    }
+}
+
+/// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
+/// one descriptor per type parameter) -> [scalar result]`.
+pub fn program_signature(f: &Function, call_conv: CallConv, ptr: Type) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(ptr));
+    for p in &f.params {
+        sig.params.push(AbiParam::new(match param_pass(p.mode, f.slot_type(p.slot)) {
+            Pass::Value(t) => t,
+            Pass::Address => ptr,
+        }));
+    }
+    match result_pass(&f.result) {
+        ResultPass::Nothing => {}
+        ResultPass::Value(t) => sig.returns.push(AbiParam::new(t)),
+        ResultPass::Pointer => sig.params.push(AbiParam::new(ptr)),
+    }
+    for _ in &f.type_params {
+        sig.params.push(AbiParam::new(ptr));
+    }
+    sig
+}
+
+/// Where a slot lives.
+#[derive(Clone, Copy, Debug)]
+pub enum Place {
+    Var(Variable),
+    Stack(StackSlot),
+    /// At an address: the caller's (`ref`/`mut`/`out`) or the shadow stack's.
+    Ptr(Value),
+}
+
+/// The lowering context of one function, threaded through every lowering method.
+pub struct Fx<'a, 'b, M: Module> {
+    pub module: &'a mut M,
+    pub statics: &'a mut Statics,
+    pub program: &'a Program,
+    pub func: &'a Function,
+    pub functions: &'a [ClifFuncId],
+    pub b: FunctionBuilder<'b>,
+    pub ptr: Type,
+    pub call_conv: CallConv,
+    pub rt: Value,
+    pub table: Value,
+    pub places: Vec<Option<Place>>,
+    pub tparams: Vec<Value>,
+    pub generic_descs: Vec<(IrType, Value)>,
+    pub blocks: Vec<Block>,
+    pub shadow_mark: Option<Value>,
+    pub ret_ptr: Option<Value>,
+    pub entry_sigs: HashMap<Entry, SigRef>,
+    pub data_gvs: HashMap<DataId, GlobalValue>,
+    /// `(index of the first CLIF instruction, comment lines)`, for `emit clif`.
+    pub comments: Vec<(usize, Vec<String>)>,
+}
+
+/// Slots that must be in memory: their address is passed somewhere.
+fn address_taken(program: &Program, f: &Function) -> Vec<bool> {
+    let mut taken = vec![false; f.slots.len()];
+    let mut mark = |s: SlotId| taken[s.index()] = true;
+    for block in &f.blocks {
+        for inst in &block.insts {
+            match &inst.kind {
+                InstKind::Debuglog { src } => mark(*src),
+                InstKind::ListPush { value, .. }
+                | InstKind::ListSet { value, .. }
+                | InstKind::MakeData { value, .. } => mark(*value),
+                InstKind::MakeList { elems, .. } => elems.iter().for_each(|s| mark(*s)),
+                InstKind::ListGet { dst, .. } => mark(*dst),
+                InstKind::CallNative { dst, args, .. } => {
+                    args.iter().for_each(|a| mark(a.slot));
+                    dst.iter().for_each(|d| mark(*d));
+                }
+                InstKind::Call {
+                    dst, func, args, ..
+                } => {
+                    let callee = program.function(*func);
+                    for (a, p) in args.iter().zip(&callee.params) {
+                        if param_pass(p.mode, callee.slot_type(p.slot)) == Pass::Address {
+                            mark(a.slot);
+                        }
+                    }
+                    if result_pass(&callee.result) == ResultPass::Pointer {
+                        dst.iter().for_each(|d| mark(*d));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    taken
+}
+
+fn stack_slot_data(size: usize, align: usize) -> StackSlotData {
+    StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        size.max(1) as u32,
+        align.max(1).trailing_zeros() as u8,
+    )
+}
+
+/// Lowers function `index` of `program` into `ctx.func`. Returns the comments for
+/// `emit clif`.
+#[allow(clippy::too_many_arguments)]
+pub fn lower_function<M: Module>(
+    module: &mut M,
+    statics: &mut Statics,
+    program: &Program,
+    index: usize,
+    functions: &[ClifFuncId],
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+) -> Vec<(usize, Vec<String>)> {
+    let f = &program.functions[index];
+    let ptr = module.target_config().pointer_type();
+    let call_conv = module.isa().default_call_conv();
+    ctx.func.signature = program_signature(f, call_conv, ptr);
+    ctx.func.name = UserFuncName::user(0, functions[index].as_u32());
+    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let rt = params[0];
+    let blocks = (0..f.blocks.len()).map(|_| b.create_block()).collect();
+    let mut fx = Fx {
+        module,
+        statics,
+        program,
+        func: f,
+        functions,
+        b,
+        ptr,
+        call_conv,
+        rt,
+        table: rt,
+        places: vec![None; f.slots.len()],
+        tparams: Vec::new(),
+        generic_descs: Vec::new(),
+        blocks,
+        shadow_mark: None,
+        ret_ptr: None,
+        entry_sigs: HashMap::new(),
+        data_gvs: HashMap::new(),
+        comments: Vec::new(),
+    };
+    fx.table = fx.load_table(rt);
+    fx.prologue(&params);
+    for (bi, block) in f.blocks.iter().enumerate() {
+        fx.b.switch_to_block(fx.blocks[bi]);
+        let mut heading = Some(format!("b{bi}:"));
+        for inst in &block.insts {
+            let mut text = print_inst(program, f, &inst.kind);
+            if let Some(a) = inst.abandon {
+                text.push_str(&format!(" else abandon {a}"));
+            }
+            fx.comment(heading.take(), text);
+            fx.inst(&inst.kind, inst.abandon);
+        }
+        fx.comment(heading.take(), terminator_text(&block.term));
+        fx.terminator(&block.term);
+    }
+    let comments = std::mem::take(&mut fx.comments);
+    fx.b.seal_all_blocks();
+    let config = fx.module.target_config();
+    fx.b.finalize(config);
+    comments
+}
+
+fn terminator_text(term: &Terminator) -> String {
+    match term {
+        Terminator::Jump(b) => format!("jump {b}"),
+        Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } => format!("branch {cond}, {then_block}, {else_block}"),
+        Terminator::Return(Some(s)) => format!("return {s}"),
+        Terminator::Return(None) => "return".to_string(),
+        Terminator::Abandon => "abandon".to_string(),
+        Terminator::Unterminated => "<unterminated>".to_string(),
+    }
+}
+
+impl<M: Module> Fx<'_, '_, M> {
+    fn comment(&mut self, heading: Option<String>, text: String) {
+        let at = self.b.func.dfg.num_insts();
+        let lines: Vec<String> = heading.into_iter().chain(Some(text)).collect();
+        match self.comments.last_mut() {
+            Some((last, existing)) if *last == at => existing.extend(lines),
+            _ => self.comments.push((at, lines)),
+        }
+    }
+
+    pub fn slot_ty(&self, slot: SlotId) -> &IrType {
+        self.func.slot_type(slot)
+    }
+
+    fn kind(&self, slot: SlotId) -> TyKind {
+        self.slot_ty(slot).kind().expect("a concrete scalar, as verified")
+    }
+
+    /// Entry: descriptor table, stack check, shadow-stack storage, `in` parameters copied
+    /// into the function's own storage; then a jump to the IR entry block.
+    fn prologue(&mut self, params: &[Value]) {
+        let f = self.func;
+        let taken = address_taken(self.program, f);
+        // Incoming words after `rt`.
+        let mut next = 1;
+        let mut incoming = Vec::new();
+        for _ in &f.params {
+            incoming.push(params[next]);
+            next += 1;
+        }
+        if result_pass(&f.result) == ResultPass::Pointer {
+            self.ret_ptr = Some(params[next]);
+            next += 1;
+        }
+        self.tparams = params[next..next + f.type_params.len()].to_vec();
+        // Places.
+        for (i, slot) in f.slots.iter().enumerate() {
+            let id = SlotId(i as u32);
+            let mode = f.param_mode(id);
+            let place = match (mode, slot.ty.layout()) {
+                (Some(ParamMode::Ref | ParamMode::Mut | ParamMode::Out), _) => {
+                    let p = f.params.iter().position(|p| p.slot == id).expect("a parameter");
+                    Some(Place::Ptr(incoming[p]))
+                }
+                (_, None) => None, // shadow stack, below
+                (_, Some(layout)) => {
+                    if slot.ty.is_scalar() && !taken[i] {
+                        let var = self.b.declare_var(scalar_type(slot.ty.kind().expect("scalar")));
+                        Some(Place::Var(var))
+                    } else {
+                        Some(Place::Stack(
+                            self.b
+                                .create_sized_stack_slot(stack_slot_data(layout.size, layout.align)),
+                        ))
+                    }
+                }
+            };
+            self.places[i] = place;
+            if let Some(Place::Var(var)) = place {
+                let ty = scalar_type(slot.ty.kind().expect("scalar"));
+                let zero = self.zero(ty);
+                self.b.def_var(var, zero);
+            }
+        }
+        self.build_generic_descs();
+        // The owned `in` parameters, still at the caller's address (dropped if the function
+        // cannot start).
+        let owned_in: Vec<(Value, IrType)> = f
+            .params
+            .iter()
+            .zip(&incoming)
+            .filter(|(p, _)| p.mode == ParamMode::In && !f.slot_type(p.slot).is_copy())
+            .map(|(p, v)| (*v, f.slot_type(p.slot).clone()))
+            .collect();
+        // Deep recursion is a runtime error, never a crash.
+        let sp = self.b.ins().get_stack_pointer(self.ptr);
+        let limit = self.load_stack_limit();
+        let overflow = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+        let overflow_block = self.b.create_block();
+        self.b.set_cold_block(overflow_block);
+        let body = self.b.create_block();
+        self.b.ins().brif(overflow, overflow_block, &[], body, &[]);
+        self.b.switch_to_block(overflow_block);
+        let rt = self.rt;
+        self.call_rt(Entry::RaiseStackOverflow, &[rt]);
+        self.drop_in_place(&owned_in);
+        self.return_nothing();
+        self.b.switch_to_block(body);
+        // Shadow-stack storage for slots sized at run time.
+        let shadow_slots: Vec<SlotId> = (0..f.slots.len())
+            .map(|i| SlotId(i as u32))
+            .filter(|s| self.places[s.index()].is_none())
+            .collect();
+        if !shadow_slots.is_empty() {
+            let mark = self.load_shadow_top();
+            self.shadow_mark = Some(mark);
+            for slot in &shadow_slots {
+                let ty = self.slot_ty(*slot).clone();
+                let d = self.desc(&ty);
+                let size = self.desc_size(d);
+                let align = self.desc_align(d);
+                let p = self
+                    .call_rt(Entry::ShadowPush, &[rt, size, align])
+                    .expect("shadow_push returns an address");
+                let full = self.b.ins().icmp_imm_s(IntCC::Equal, p, 0);
+                let full_block = self.b.create_block();
+                self.b.set_cold_block(full_block);
+                let ok = self.b.create_block();
+                self.b.ins().brif(full, full_block, &[], ok, &[]);
+                self.b.switch_to_block(full_block);
+                self.call_rt(Entry::ShadowPop, &[rt, mark]);
+                self.drop_in_place(&owned_in);
+                self.return_nothing();
+                self.b.switch_to_block(ok);
+                self.places[slot.index()] = Some(Place::Ptr(p));
+            }
+        }
+        // `in` parameters into the function's own storage.
+        for (p, value) in f.params.iter().zip(&incoming) {
+            if p.mode != ParamMode::In {
+                continue;
+            }
+            match param_pass(p.mode, f.slot_type(p.slot)) {
+                Pass::Value(_) => self.write(p.slot, *value),
+                Pass::Address => self.copy_from(p.slot, *value),
+            }
+        }
+        let first = self.blocks[f.entry.index()];
+        self.b.ins().jump(first, &[]);
+    }
+
+    fn drop_in_place(&mut self, values: &[(Value, IrType)]) {
+        for (at, ty) in values {
+            let d = self.desc(ty);
+            let rt = self.rt;
+            self.call_rt(Entry::Drop, &[rt, *at, d]);
+        }
+    }
+
+    fn zero(&mut self, ty: Type) -> Value {
+        match ty {
+            types::F32 => self.b.ins().f32const(0.0),
+            types::F64 => self.b.ins().f64const(0.0),
+            t => self.b.ins().iconst(t, 0),
+        }
+    }
+
+    /// Returns without a result (the abandoning paths): a zero when the signature has one.
+    fn return_nothing(&mut self) {
+        match result_pass(&self.func.result) {
+            ResultPass::Value(t) => {
+                let z = self.zero(t);
+                self.b.ins().return_(&[z]);
+            }
+            _ => {
+                self.b.ins().return_(&[]);
+            }
+        }
+    }
+
+    fn pop_shadow(&mut self) {
+        if let Some(mark) = self.shadow_mark {
+            let rt = self.rt;
+            self.call_rt(Entry::ShadowPop, &[rt, mark]);
+        }
+    }
+
+    /// When `cond` is nonzero: `raise`, then the IR block `abandon`.
+    pub fn fail_if(&mut self, cond: Value, abandon: BlockId, raise: impl FnOnce(&mut Self)) {
+        let fail = self.b.create_block();
+        self.b.set_cold_block(fail);
+        let cont = self.b.create_block();
+        self.b.ins().brif(cond, fail, &[], cont, &[]);
+        self.b.switch_to_block(fail);
+        raise(self);
+        let target = self.blocks[abandon.index()];
+        self.b.ins().jump(target, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    // ---------------------------------------------------------------- slots
+
+    /// The address of a slot in memory.
+    pub fn addr(&mut self, slot: SlotId) -> Value {
+        match self.places[slot.index()].expect("every slot has a place") {
+            Place::Stack(ss) => self.b.ins().stack_addr(self.ptr, ss, 0),
+            Place::Ptr(p) => p,
+            Place::Var(_) => panic!(
+                "`{}`: the address of {slot}, which lives in a variable",
+                self.func.name
+            ),
+        }
+    }
+
+    /// The value of a concrete scalar slot.
+    pub fn read(&mut self, slot: SlotId) -> Value {
+        let ty = scalar_type(self.kind(slot));
+        match self.places[slot.index()].expect("every slot has a place") {
+            Place::Var(v) => self.b.use_var(v),
+            Place::Stack(ss) => self.b.ins().stack_load(self.ptr, ty, ss, 0),
+            Place::Ptr(p) => self.b.ins().load(ty, trusted(), p, 0),
+        }
+    }
+
+    /// Writes a concrete scalar slot.
+    pub fn write(&mut self, slot: SlotId, value: Value) {
+        match self.places[slot.index()].expect("every slot has a place") {
+            Place::Var(v) => self.b.def_var(v, value),
+            Place::Stack(ss) => {
+                self.b.ins().stack_store(self.ptr, value, ss, 0);
+            }
+            Place::Ptr(p) => {
+                self.b.ins().store(trusted(), value, p, 0);
+            }
+        }
+    }
+
+    /// `size` bytes from `src` to `dst`: static when the type is concrete.
+    fn copy_bytes(&mut self, ty: &IrType, dst: Value, src: Value) {
+        match ty.layout() {
+            Some(layout) => {
+                let config = self.module.target_config();
+                let align = layout.align.clamp(1, 8) as u8;
+                self.b.emit_small_memory_copy(
+                    config,
+                    dst,
+                    src,
+                    layout.size as u64,
+                    align,
+                    align,
+                    true,
+                    MemFlagsData::new(),
+                );
+            }
+            None => {
+                let d = self.desc(ty);
+                let size = self.desc_size(d);
+                let config = self.module.target_config();
+                self.b.call_memcpy(config, dst, src, size);
+            }
+        }
+    }
+
+    /// Writes the slot's value at `dst` (a move or copy out of the slot).
+    pub fn copy_into(&mut self, dst: Value, slot: SlotId) {
+        let ty = self.slot_ty(slot).clone();
+        if ty.is_scalar() {
+            if ty != IrType::Unit {
+                let v = self.read(slot);
+                self.b.ins().store(trusted(), v, dst, 0);
+            }
+        } else {
+            let src = self.addr(slot);
+            self.copy_bytes(&ty, dst, src);
+        }
+    }
+
+    /// Sets the slot from the value at `src`.
+    pub fn copy_from(&mut self, slot: SlotId, src: Value) {
+        let ty = self.slot_ty(slot).clone();
+        if ty.is_scalar() {
+            if ty != IrType::Unit {
+                let ty = scalar_type(self.kind(slot));
+                let v = self.b.ins().load(ty, trusted(), src, 0);
+                self.write(slot, v);
+            }
+        } else {
+            let dst = self.addr(slot);
+            self.copy_bytes(&ty, dst, src);
+        }
+    }
+
+    fn mov(&mut self, dst: SlotId, src: SlotId) {
+        let ty = self.slot_ty(src).clone();
+        if ty.is_scalar() {
+            let v = self.read(src);
+            self.write(dst, v);
+        } else {
+            let (d, s) = (self.addr(dst), self.addr(src));
+            self.copy_bytes(&ty, d, s);
+        }
+    }
+
+    /// The byte offset of field `index` of a tuple of type `ty`.
+    fn field_offset(&mut self, ty: &IrType, index: usize) -> Value {
+        match ty.layout_with_offsets() {
+            Some((_, offsets)) => self.iconst_ptr(offsets[index] as i64),
+            None => {
+                let d = self.desc(ty);
+                let fields = self.b.ins().load(self.ptr, trusted(), d, OFF_FIELDS);
+                self.b.ins().load(
+                    self.ptr,
+                    trusted(),
+                    fields,
+                    index as i32 * FIELD_SIZE + FIELD_OFF_OFFSET,
+                )
+            }
+        }
+    }
+
+    /// The payload offset of an option of type `ty`.
+    fn payload_offset(&mut self, ty: &IrType) -> Value {
+        match ty.layout_with_offsets() {
+            Some((_, offsets)) => self.iconst_ptr(offsets[0] as i64),
+            None => {
+                let d = self.desc(ty);
+                self.b.ins().load(self.ptr, trusted(), d, OFF_PAYLOAD)
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- instructions
+
+    fn inst(&mut self, kind: &InstKind, abandon: Option<BlockId>) {
+        use InstKind as K;
+        let rt = self.rt;
+        match kind {
+            K::Const { dst, value } => match value {
+                ConstValue::Unit => {}
+                ConstValue::Bool(v) => {
+                    let c = self.b.ins().iconst(types::I8, *v as i64);
+                    self.write(*dst, c);
+                }
+                ConstValue::Int(v) => {
+                    let ty = scalar_type(self.kind(*dst));
+                    let c = self.b.ins().iconst(ty, *v as i64);
+                    self.write(*dst, c);
+                }
+                ConstValue::Float(x) => {
+                    let c = if self.kind(*dst) == TyKind::F32 {
+                        self.b.ins().f32const(*x as f32)
+                    } else {
+                        self.b.ins().f64const(*x)
+                    };
+                    self.write(*dst, c);
+                }
+                ConstValue::Str(s) => {
+                    let (bytes, len) = self.bytes_addr(s.as_bytes());
+                    let d = self.addr(*dst);
+                    self.call_rt(Entry::StringFromBytes, &[rt, bytes, len, d]);
+                }
+            },
+            K::Copy { dst, src } | K::Move { dst, src } => self.mov(*dst, *src),
+            K::Clone { dst, src } => {
+                let ty = self.slot_ty(*src).clone();
+                if ty.is_copy() {
+                    self.mov(*dst, *src);
+                } else {
+                    let (s, d) = (self.addr(*src), self.addr(*dst));
+                    let td = self.desc(&ty);
+                    self.call_rt(Entry::Clone, &[rt, s, td, d]);
+                }
+            }
+            K::Drop { slot } => {
+                let ty = self.slot_ty(*slot).clone();
+                if !ty.is_copy() {
+                    let at = self.addr(*slot);
+                    let td = self.desc(&ty);
+                    self.call_rt(Entry::Drop, &[rt, at, td]);
+                }
+            }
+            K::Unary { dst, op, src } => {
+                let kind = self.kind(*src);
+                let x = self.read(*src);
+                let r = self.unary(*op, kind, x, abandon);
+                self.write(*dst, r);
+            }
+            K::Binary { dst, op, lhs, rhs } => {
+                let kind = self.kind(*lhs);
+                let (a, b) = (self.read(*lhs), self.read(*rhs));
+                let r = self.binary(*op, kind, a, b, abandon);
+                self.write(*dst, r);
+            }
+            K::Compare { dst, op, lhs, rhs } => {
+                let ty = self.slot_ty(*lhs).clone();
+                let r = if ty.is_scalar() {
+                    let kind = self.kind(*lhs);
+                    let (a, b) = (self.read(*lhs), self.read(*rhs));
+                    self.compare_scalar(*op, kind, a, b)
+                } else {
+                    let (a, b) = (self.addr(*lhs), self.addr(*rhs));
+                    let td = self.desc(&ty);
+                    match op {
+                        datalove_ir::CompareOp::Eq | datalove_ir::CompareOp::Ne => {
+                            let eq = self.call_rt(Entry::Eq, &[rt, a, b, td]).expect("eq");
+                            let cc = if *op == datalove_ir::CompareOp::Eq {
+                                IntCC::NotEqual
+                            } else {
+                                IntCC::Equal
+                            };
+                            self.b.ins().icmp_imm_s(cc, eq, 0)
+                        }
+                        _ => {
+                            let ord = self.call_rt(Entry::Cmp, &[rt, a, b, td]).expect("cmp");
+                            self.compare_ordering(*op, ord)
+                        }
+                    }
+                };
+                self.write(*dst, r);
+            }
+            K::Cast { dst, src, checked } => {
+                let (from, to) = (self.kind(*src), self.kind(*dst));
+                let x = self.read(*src);
+                let r = self.cast(from, to, *checked, x, abandon);
+                self.write(*dst, r);
+            }
+            K::Concat { dst, lhs, rhs } => {
+                let (a, b, d) = (self.addr(*lhs), self.addr(*rhs), self.addr(*dst));
+                self.call_rt(Entry::StringConcat, &[rt, a, b, d]);
+            }
+            K::MakeTuple { dst, fields } => {
+                let ty = self.slot_ty(*dst).clone();
+                let base = self.addr(*dst);
+                for (i, field) in fields.iter().enumerate() {
+                    let off = self.field_offset(&ty, i);
+                    let at = self.b.ins().iadd(base, off);
+                    self.copy_into(at, *field);
+                }
+            }
+            K::TupleField { dst, src, index } => {
+                let ty = self.slot_ty(*src).clone();
+                let IrType::Tuple(field_types) = &ty else {
+                    unreachable!("verified: a tuple")
+                };
+                let field_ty = field_types[*index as usize].clone();
+                let base = self.addr(*src);
+                let off = self.field_offset(&ty, *index as usize);
+                let at = self.b.ins().iadd(base, off);
+                if field_ty.is_copy() {
+                    self.copy_from(*dst, at);
+                } else {
+                    let td = if ty.mentions_param() {
+                        // The tuple descriptor's own field descriptor, as the interpreter reads it.
+                        let d = self.desc(&ty);
+                        let fields = self.b.ins().load(self.ptr, trusted(), d, OFF_FIELDS);
+                        self.b.ins().load(
+                            self.ptr,
+                            trusted(),
+                            fields,
+                            *index as i32 * FIELD_SIZE + FIELD_OFF_DESC,
+                        )
+                    } else {
+                        self.desc(&field_ty)
+                    };
+                    let d = self.addr(*dst);
+                    self.call_rt(Entry::Clone, &[rt, at, td, d]);
+                }
+            }
+            K::Unpack { src, dsts } => {
+                let ty = self.slot_ty(*src).clone();
+                let base = self.addr(*src);
+                for (i, dst) in dsts.iter().enumerate() {
+                    let off = self.field_offset(&ty, i);
+                    let at = self.b.ins().iadd(base, off);
+                    self.copy_from(*dst, at);
+                }
+            }
+            K::MakeList { dst, elems } => {
+                let IrType::List(elem) = self.slot_ty(*dst).clone() else {
+                    unreachable!("verified: a list")
+                };
+                let ed = self.desc(&elem);
+                let d = self.addr(*dst);
+                let n = self.iconst_ptr(elems.len() as i64);
+                self.call_rt(Entry::ListNew, &[rt, ed, n, d]);
+                for e in elems {
+                    let v = self.addr(*e);
+                    self.call_rt(Entry::ListPush, &[rt, d, ed, v]);
+                }
+            }
+            K::ListLen { dst, list } => {
+                let l = self.addr(*list);
+                let n = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                self.write(*dst, n);
+            }
+            K::ListGet { dst, list, index } => {
+                let abandon = abandon.expect("fallible");
+                let i = self.read(*index);
+                let l = self.addr(*list);
+                let len = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                self.fail_if(out, abandon, |fx| {
+                    fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                });
+                let ty = self.slot_ty(*dst).clone();
+                let ed = self.desc(&ty);
+                let d = self.addr(*dst);
+                self.call_rt(Entry::ListGet, &[rt, l, ed, i, d]);
+            }
+            K::ListSet { list, index, value } => {
+                let abandon = abandon.expect("fallible");
+                let i = self.read(*index);
+                let l = self.addr(*list);
+                let len = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                let ty = self.slot_ty(*value).clone();
+                let ed = self.desc(&ty);
+                let v = self.addr(*value);
+                let status = self
+                    .call_rt(Entry::ListSet, &[rt, l, ed, i, v])
+                    .expect("list_set");
+                let refused = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::Equal, status, STATUS_OUT_OF_BOUNDS as i64);
+                let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                let out = self.b.ins().bor(refused, past);
+                self.fail_if(out, abandon, |fx| {
+                    fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                });
+            }
+            K::ListPush { list, value } => {
+                let ty = self.slot_ty(*value).clone();
+                let ed = self.desc(&ty);
+                let (l, v) = (self.addr(*list), self.addr(*value));
+                self.call_rt(Entry::ListPush, &[rt, l, ed, v]);
+            }
+            K::MakeSome { dst, value } => {
+                let ty = self.slot_ty(*dst).clone();
+                let d = self.addr(*dst);
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.b.ins().store(trusted(), one, d, 0);
+                let off = self.payload_offset(&ty);
+                let at = self.b.ins().iadd(d, off);
+                self.copy_into(at, *value);
+            }
+            K::MakeNone { dst } => {
+                let ty = self.slot_ty(*dst).clone();
+                let td = self.desc(&ty);
+                let d = self.addr(*dst);
+                self.call_rt(Entry::Init, &[d, td]);
+            }
+            K::IsSome { dst, src } => {
+                let s = self.addr(*src);
+                let tag = self.b.ins().load(types::I8, trusted(), s, 0);
+                let r = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0);
+                self.write(*dst, r);
+            }
+            K::Unwrap { dst, src } => {
+                let abandon = abandon.expect("fallible");
+                let ty = self.slot_ty(*src).clone();
+                let s = self.addr(*src);
+                let tag = self.b.ins().load(types::I8, trusted(), s, 0);
+                let none = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
+                self.fail_if(none, abandon, |fx| {
+                    let (detail, len) = fx.bytes_addr(b"unwrap of a none");
+                    let k = fx.b.ins().iconst(types::I32, ErrorKind::UnwrapNone as i64);
+                    fx.call_rt(Entry::Raise, &[rt, k, detail, len]);
+                });
+                let off = self.payload_offset(&ty);
+                let at = self.b.ins().iadd(s, off);
+                self.copy_from(*dst, at);
+            }
+            K::MakeData { dst, value } => {
+                let ty = self.slot_ty(*value).clone();
+                let td = self.desc(&ty);
+                let (v, d) = (self.addr(*value), self.addr(*dst));
+                self.call_rt(Entry::DataMake, &[rt, v, td, d]);
+            }
+            K::Debuglog { src } => {
+                let ty = self.slot_ty(*src).clone();
+                let td = self.desc(&ty);
+                let s = self.addr(*src);
+                self.call_rt(Entry::Debuglog, &[rt, s, td]);
+            }
+            K::Call {
+                dst,
+                func,
+                type_args,
+                args,
+            } => self.program_call(*dst, *func, type_args, args, abandon.expect("fallible")),
+            K::CallNative { dst, native, args } => {
+                self.native_call(*dst, native, args, abandon.expect("fallible"))
+            }
+        }
+    }
+
+    fn program_call(
+        &mut self,
+        dst: Option<SlotId>,
+        func: datalove_ir::FuncId,
+        type_args: &[IrType],
+        args: &[datalove_ir::Arg],
+        abandon: BlockId,
+    ) {
+        let callee = self.program.function(func);
+        let mut words = vec![self.rt];
+        for (a, p) in args.iter().zip(&callee.params) {
+            let w = match param_pass(p.mode, callee.slot_type(p.slot)) {
+                Pass::Value(_) => self.read(a.slot),
+                Pass::Address => self.addr(a.slot),
+            };
+            words.push(w);
+        }
+        let result = result_pass(&callee.result);
+        if result == ResultPass::Pointer {
+            let d = dst.expect("verified: a result that is not unit is kept");
+            words.push(self.addr(d));
+        }
+        for t in type_args {
+            words.push(self.desc(t));
+        }
+        let id = self.functions[func.index()];
+        let callee_ref = self.module.declare_func_in_func(id, self.b.func);
+        let call = self.b.ins().call(callee_ref, &words);
+        if let (ResultPass::Value(_), Some(d)) = (result, dst) {
+            let r = self.b.inst_results(call)[0];
+            self.write(d, r);
+        }
+        let abandoning = self.load_abandoning();
+        let target = self.blocks[abandon.index()];
+        let cont = self.b.create_block();
+        self.b.ins().brif(abandoning, target, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    fn terminator(&mut self, term: &Terminator) {
+        match term {
+            Terminator::Jump(b) => {
+                let t = self.blocks[b.index()];
+                self.b.ins().jump(t, &[]);
+            }
+            Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let c = self.read(*cond);
+                let (t, e) = (self.blocks[then_block.index()], self.blocks[else_block.index()]);
+                self.b.ins().brif(c, t, &[], e, &[]);
+            }
+            Terminator::Return(result) => match (result_pass(&self.func.result), result) {
+                (ResultPass::Value(_), Some(s)) => {
+                    let v = self.read(*s);
+                    self.pop_shadow();
+                    self.b.ins().return_(&[v]);
+                }
+                (ResultPass::Pointer, Some(s)) => {
+                    let ret = self.ret_ptr.expect("a pointer result has ret_ptr");
+                    self.copy_into(ret, *s);
+                    self.pop_shadow();
+                    self.b.ins().return_(&[]);
+                }
+                _ => {
+                    self.pop_shadow();
+                    self.return_nothing();
+                }
+            },
+            Terminator::Abandon => {
+                self.pop_shadow();
+                self.return_nothing();
+            }
+            Terminator::Unterminated => {
+                panic!("`{}`: an unterminated block in verified IR", self.func.name)
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The native-call ABI, Cranelift side: a native is an imported function named
+//! `NativeContext::symbol()` taking `word_count()` pointer-sized words and returning the
+//! status byte; the words are laid out by `NativeContext::words()`, and the status is
+//! tested after every call (`!= 1`: `native_failed`, then the abandon block).
+
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_module::{Linkage, Module};
+use datalove_ir::native::NativeWord;
+use datalove_ir::{Arg, BlockId, IrType, NativeContext, SlotId};
+use datalove_rti::status::STATUS_OK;
+
+use crate::lower::Fx;
+use crate::runtime::Entry;
+
+/// The C signature of a native: `word_count()` pointer-sized parameters, an `i8` status.
+pub fn build_native_signature(native: &NativeContext, call_conv: CallConv) -> Signature {
+    build_native_signature_with_pointer(native, call_conv, types::I64)
+}
+
+/// [`build_native_signature`] for a target whose pointers are `ptr`.
+pub fn build_native_signature_with_pointer(
+    native: &NativeContext,
+    call_conv: CallConv,
+    ptr: cranelift_codegen::ir::Type,
+) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    sig.params
+        .extend((0..native.word_count()).map(|_| AbiParam::new(ptr)));
+    sig.returns.push(AbiParam::new(types::I8));
+    sig
+}
+
+impl<M: Module> Fx<'_, '_, M> {
+    /// One call of a native: the words, the call, the status test.
+    pub fn native_call(
+        &mut self,
+        dst: Option<SlotId>,
+        native: &NativeContext,
+        args: &[Arg],
+        abandon: BlockId,
+    ) {
+        let sig = build_native_signature_with_pointer(native, self.call_conv, self.ptr);
+        let id = self
+            .module
+            .declare_function(native.symbol(), Linkage::Import, &sig)
+            .unwrap_or_else(|e| panic!("declaring native {}: {e}", native.symbol()));
+        let callee = self.module.declare_func_in_func(id, self.b.func);
+        let arg_words: Vec<(Value, Value)> = args
+            .iter()
+            .map(|a| {
+                let ty = self.slot_ty(a.slot).clone();
+                (self.addr(a.slot), self.desc(&ty))
+            })
+            .collect();
+        let result = match dst {
+            Some(d) => {
+                let ty = self.slot_ty(d).clone();
+                (self.addr(d), self.desc(&ty))
+            }
+            None => {
+                let scratch = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8,
+                    3,
+                ));
+                let at = self.b.ins().stack_addr(self.ptr, scratch, 0);
+                (at, self.desc(&IrType::Unit))
+            }
+        };
+        let trailing: Vec<Value> = native
+            .undetermined_bindings
+            .iter()
+            .map(|t| self.desc(t))
+            .collect();
+        let words: Vec<Value> = native
+            .words()
+            .into_iter()
+            .map(|w| match w {
+                NativeWord::Runtime => self.rt,
+                NativeWord::ArgPointer(i) => arg_words[i].0,
+                NativeWord::ArgDescriptor(i) => arg_words[i].1,
+                NativeWord::ResultPointer => result.0,
+                NativeWord::ResultDescriptor => result.1,
+                NativeWord::TrailingDescriptor(i) => trailing[i],
+            })
+            .collect();
+        debug_assert_eq!(words.len(), native.word_count());
+        let call = self.b.ins().call(callee, &words);
+        let status = self.b.inst_results(call)[0];
+        let failed = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::NotEqual, status, STATUS_OK as i64);
+        let (rider, function) = (native.rider().to_string(), native.function().to_string());
+        self.fail_if(failed, abandon, |fx| {
+            let (r, rl) = fx.bytes_addr(rider.as_bytes());
+            let (f, fl) = fx.bytes_addr(function.as_bytes());
+            let rt = fx.rt;
+            fx.call_rt(Entry::NativeFailed, &[rt, r, rl, f, fl, status]);
+        });
+    }
+}
