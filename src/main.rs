@@ -48,6 +48,18 @@ enum Command {
         #[command(flatten)]
         search: Search,
     },
+    /// Build an executable (the AOT backend: Cranelift object + runtime + riders).
+    Build {
+        file: PathBuf,
+        /// aot (the only backend that builds executables so far).
+        #[arg(long, default_value = "aot", value_name = "BACKEND")]
+        backend: String,
+        /// The executable to write.
+        #[arg(short = 'o', value_name = "OUT")]
+        out: PathBuf,
+        #[command(flatten)]
+        search: Search,
+    },
     /// Print what a program compiles to.
     Emit {
         what: Emit,
@@ -61,6 +73,8 @@ enum Command {
 enum Emit {
     /// The IR, with the source lines it came from.
     Ir,
+    /// The Cranelift IR, with the IR instructions it came from.
+    Clif,
 }
 
 fn options(search: Search) -> datalove::Options {
@@ -81,11 +95,27 @@ fn main() -> ExitCode {
             check_leaks,
             search,
         } => return run(&file, &backend, check_leaks, search),
+        Command::Build {
+            file,
+            backend,
+            out,
+            search,
+        } => return build(&file, &backend, &out, search),
     };
     match datalove::compile_file(&file, &options(search)) {
         Ok(compiled) => {
-            if let Some(Emit::Ir) = emit {
-                print!("{}", datalove::ir::print::print_program(&compiled.program));
+            match emit {
+                Some(Emit::Ir) => {
+                    print!("{}", datalove::ir::print::print_program(&compiled.program))
+                }
+                Some(Emit::Clif) => match datalove_clif_aot::emit_clif(&compiled.program) {
+                    Ok(text) => print!("{text}"),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+                None => {}
             }
             ExitCode::SUCCESS
         }
@@ -151,6 +181,25 @@ fn run(file: &std::path::Path, backend: &str, check_leaks: bool, search: Search)
             }
         },
         None => run_all(&compiled, &run_options),
+    }
+}
+
+fn build(file: &std::path::Path, backend: &str, out: &std::path::Path, search: Search) -> ExitCode {
+    if backend != "aot" {
+        eprintln!("error: backend `{backend}` does not build executables (aot does)");
+        return ExitCode::from(2);
+    }
+    let options = options(search);
+    let compiled = match datalove::compile_file(file, &options) {
+        Ok(c) => c,
+        Err(e) => return compile_failure(e),
+    };
+    match datalove::run::build_aot(&compiled, &options.rider_path(), out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
+        }
     }
 }
 

@@ -41,8 +41,8 @@ impl Backend {
     /// `None` when the backend can run programs in this build; otherwise why not.
     pub fn unavailable_reason(self) -> Option<&'static str> {
         match self {
-            Backend::Interp | Backend::Jit => None,
-            Backend::Aot | Backend::C => {
+            Backend::Interp | Backend::Jit | Backend::Aot => None,
+            Backend::C => {
                 Some("not built yet in this version of datalove")
             }
         }
@@ -105,6 +105,7 @@ pub fn run(
     let (stdout, outcome) = match backend {
         Backend::Interp => run_interp(compiled, options),
         Backend::Jit => run_jit(compiled, options),
+        Backend::Aot => run_aot(compiled, options),
         _ => unreachable!("unavailable backends returned above"),
     };
     Ok(RunResult {
@@ -197,6 +198,119 @@ fn run_jit(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
         drop(program);
         drop(libraries);
         (stdout, outcome)
+    })
+}
+
+/// The riders an AOT executable links, each with the directory of its library, after
+/// checking (as the interpreter's loader does) that every native's symbol is there.
+fn aot_riders(
+    compiled: &Compiled,
+    riders: &RiderPath,
+) -> Result<Vec<(String, std::path::PathBuf)>, String> {
+    let libraries = load_riders(compiled, riders)?;
+    for native in compiled.program.native_calls() {
+        let library = libraries
+            .get(native.rider())
+            .ok_or_else(|| format!("rider `{}` is not loaded", native.rider()))?;
+        library.symbol(native.symbol()).map_err(|e| e.to_string())?;
+    }
+    Ok(libraries
+        .values()
+        .map(|l| {
+            let dir = l.path().parent().unwrap_or(std::path::Path::new("."));
+            (l.rider().to_string(), dir.to_path_buf())
+        })
+        .collect())
+}
+
+fn link_aot(
+    compiled: &Compiled,
+    riders: Vec<(String, std::path::PathBuf)>,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let runtime =
+        datalove_clif_aot::locate_runtime_staticlib(&datalove_clif_aot::default_runtime_dirs())
+            .map_err(|e| e.to_string())?;
+    let inputs = datalove_clif_aot::LinkInputs { runtime, riders };
+    datalove_clif_aot::build_executable(&compiled.program, &inputs, out).map_err(|e| e.to_string())
+}
+
+/// Builds the AOT executable `out` from `compiled`, linking the riders it requires from
+/// `riders` and the runtime staticlib found beside the running executable.
+pub fn build_aot(
+    compiled: &Compiled,
+    riders: &RiderPath,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let rider_dirs = aot_riders(compiled, riders).map_err(|m| format!("rider: {m}"))?;
+    link_aot(compiled, rider_dirs, out)
+}
+
+fn run_aot(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+    use std::process::{Command, Stdio};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static BUILDS: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "datalove-aot-{}-{}",
+        std::process::id(),
+        BUILDS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let rider_dirs = match aot_riders(compiled, &options.riders) {
+        Ok(r) => r,
+        Err(message) => return (Vec::new(), rider_problem(&message)),
+    };
+    let outcome = (|| {
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let exe = dir.join("program");
+        link_aot(compiled, rider_dirs, &exe)?;
+        let mut command = Command::new(&exe);
+        if options.check_leaks {
+            command.env(datalove_rt::CHECK_LEAKS_ENV, "1");
+        }
+        command
+            .stdin(Stdio::null())
+            .stdout(if options.capture {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
+            .stderr(Stdio::piped());
+        let output = command
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        let mut stderr_lines: Vec<String> = String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let exit_code = match output.status.code() {
+            Some(code) => code,
+            None => {
+                use std::os::unix::process::ExitStatusExt;
+                let signal = output.status.signal().unwrap_or(0);
+                stderr_lines.push(format!("error: aot: the executable was killed by signal {signal}"));
+                EXIT_RUNTIME_ERROR
+            }
+        };
+        Ok::<_, String>((
+            output.stdout,
+            Outcome {
+                exit_code,
+                stderr_lines,
+                error: None,
+            },
+        ))
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome.unwrap_or_else(|message| {
+        (
+            Vec::new(),
+            Outcome {
+                exit_code: EXIT_RUNTIME_ERROR,
+                stderr_lines: vec![format!("error: aot: {message}")],
+                error: None,
+            },
+        )
     })
 }
 

@@ -1,0 +1,249 @@
+//! The Cranelift AOT backend: the program is lowered by `datalove-clif` into an
+//! `ObjectModule` (position independent), with a generated `main` that runs the script
+//! entry through the runtime's C API, and the system C compiler links the object, the
+//! ONE runtime staticlib and the rider libraries into an executable.
+//!
+//! ```text
+//! lower (datalove-clif) → main → emit .o → cc .o libdatalove_rt.a -ldlr_<rider>... → exe
+//! ```
+//!
+//! The generated `main` is `return dtlv_rt_run_main(entry, 0);`: the runtime is created
+//! on a thread with the program stack every backend uses, the entry runs, and
+//! `dtlv_rt_finish` prints the error and leak lines (leaks checked with
+//! `DATALOVE_CHECK_LEAKS=1`) and gives the exit code.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
+use cranelift_codegen::isa::{self, OwnedTargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+use cranelift_object::{ObjectBuilder, ObjectModule};
+use datalove_clif::{lower_program, ClifError, LowerOptions};
+use datalove_ir::Program;
+
+/// The C API function the generated `main` calls.
+pub const RUN_MAIN_SYMBOL: &str = "dtlv_rt_run_main";
+
+/// The runtime staticlib executables link.
+pub const RUNTIME_STATICLIB: &str = "libdatalove_rt.a";
+
+#[derive(Debug)]
+pub enum AotError {
+    Lower(ClifError),
+    /// The target is unknown or Cranelift could not set it up.
+    Target(String),
+    /// Cranelift could not write the object.
+    Object(String),
+    /// Writing a file or starting the C compiler failed.
+    Io(String),
+    /// The C compiler refused to link (its stderr follows).
+    Link(String),
+}
+
+impl fmt::Display for AotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AotError::Lower(e) => write!(f, "{e}"),
+            AotError::Target(m) => write!(f, "target: {m}"),
+            AotError::Object(m) => write!(f, "writing the object: {m}"),
+            AotError::Io(m) => write!(f, "{m}"),
+            AotError::Link(m) => write!(f, "linking failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for AotError {}
+
+/// The ISA for `triple` (`None`: this machine), position independent.
+pub fn target_isa(triple: Option<&str>) -> Result<OwnedTargetIsa, AotError> {
+    let mut flags = settings::builder();
+    for (name, value) in [("is_pic", "true"), ("opt_level", "speed")] {
+        flags
+            .set(name, value)
+            .map_err(|e| AotError::Target(e.to_string()))?;
+    }
+    let builder = match triple {
+        None => cranelift_native::builder().map_err(|e| AotError::Target(e.to_string()))?,
+        Some(t) => isa::lookup_by_name(t).map_err(|e| AotError::Target(format!("{t}: {e}")))?,
+    };
+    builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| AotError::Target(e.to_string()))
+}
+
+fn new_module(triple: Option<&str>) -> Result<ObjectModule, AotError> {
+    let builder = ObjectBuilder::new(target_isa(triple)?, "datalove_program", default_libcall_names())
+        .map_err(|e| AotError::Object(e.to_string()))?;
+    Ok(ObjectModule::new(builder))
+}
+
+/// The object file of `program` with its `main`, for `triple` (`None`: this machine).
+pub fn emit_object(program: &Program, triple: Option<&str>) -> Result<Vec<u8>, AotError> {
+    let mut module = new_module(triple)?;
+    let lowered = lower_program(&mut module, program, LowerOptions::default()).map_err(AotError::Lower)?;
+    define_main(&mut module, lowered.entry)?;
+    module
+        .finish()
+        .emit()
+        .map_err(|e| AotError::Object(e.to_string()))
+}
+
+/// The CLIF of `program` with the IR it came from as comments (`datalove emit clif`).
+pub fn emit_clif(program: &Program) -> Result<String, AotError> {
+    let mut module = new_module(None)?;
+    let lowered = lower_program(
+        &mut module,
+        program,
+        LowerOptions {
+            keep_clif_text: true,
+        },
+    )
+    .map_err(AotError::Lower)?;
+    Ok(lowered.clif_text.unwrap_or_default())
+}
+
+/// `int main(int argc, char **argv) { return dtlv_rt_run_main(entry, 0); }`
+fn define_main(module: &mut ObjectModule, entry: cranelift_module::FuncId) -> Result<(), AotError> {
+    let ptr = module.target_config().pointer_type();
+    let mut run_sig = module.make_signature();
+    run_sig.params.push(AbiParam::new(ptr));
+    run_sig.params.push(AbiParam::new(ptr));
+    run_sig.returns.push(AbiParam::new(types::I32));
+    let run_main = module
+        .declare_function(RUN_MAIN_SYMBOL, Linkage::Import, &run_sig)
+        .map_err(|e| AotError::Object(e.to_string()))?;
+    let mut main_sig = module.make_signature();
+    main_sig.params.push(AbiParam::new(types::I32));
+    main_sig.params.push(AbiParam::new(ptr));
+    main_sig.returns.push(AbiParam::new(types::I32));
+    let main = module
+        .declare_function("main", Linkage::Export, &main_sig)
+        .map_err(|e| AotError::Object(e.to_string()))?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = main_sig;
+    ctx.func.name = UserFuncName::user(0, main.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        let entry_ref = module.declare_func_in_func(entry, b.func);
+        let run_ref = module.declare_func_in_func(run_main, b.func);
+        let entry_addr = b.ins().func_addr(ptr, entry_ref);
+        let default_stack = b.ins().iconst(ptr, 0);
+        let call = b.ins().call(run_ref, &[entry_addr, default_stack]);
+        let code = b.inst_results(call)[0];
+        b.ins().return_(&[code]);
+        b.seal_all_blocks();
+        b.finalize(module.target_config());
+    }
+    module
+        .define_function(main, &mut ctx)
+        .map_err(|e| AotError::Object(format!("main: {e:?}")))
+}
+
+/// What an executable links besides its object.
+#[derive(Clone, Debug)]
+pub struct LinkInputs {
+    /// The runtime staticlib (`libdatalove_rt.a`).
+    pub runtime: PathBuf,
+    /// Each rider the program requires and the directory holding `libdlr_<rider>.so`.
+    pub riders: Vec<(String, PathBuf)>,
+}
+
+/// Builds the executable `out` from `program`: the object, then `cc`.
+pub fn build_executable(program: &Program, inputs: &LinkInputs, out: &Path) -> Result<(), AotError> {
+    let object = emit_object(program, None)?;
+    let object_path = out.with_extension("o");
+    std::fs::write(&object_path, &object)
+        .map_err(|e| AotError::Io(format!("cannot write {}: {e}", object_path.display())))?;
+    let result = link(&object_path, inputs, out);
+    let _ = std::fs::remove_file(&object_path);
+    result
+}
+
+/// Links `object` with the runtime and the riders into `out` with the system C compiler.
+pub fn link(object: &Path, inputs: &LinkInputs, out: &Path) -> Result<(), AotError> {
+    if !inputs.runtime.is_file() {
+        return Err(AotError::Io(format!(
+            "the runtime staticlib {} is missing (build the `datalove-rt` crate)",
+            inputs.runtime.display()
+        )));
+    }
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let mut command = Command::new(&cc);
+    command.arg("-o").arg(out).arg(object).arg(&inputs.runtime);
+    for (rider, dir) in &inputs.riders {
+        command
+            .arg(format!("-L{}", dir.display()))
+            .arg(format!("-ldlr_{rider}"))
+            .arg(format!("-Wl,-rpath,{}", dir.display()));
+    }
+    command.args(["-lpthread", "-ldl", "-lm"]);
+    let output = command
+        .output()
+        .map_err(|e| AotError::Io(format!("cannot run the C compiler `{cc}`: {e}")))?;
+    if !output.status.success() {
+        return Err(AotError::Link(String::from_utf8_lossy(&output.stderr).into_owned()));
+    }
+    Ok(())
+}
+
+/// The environment variable naming the runtime staticlib explicitly.
+pub const RUNTIME_STATICLIB_ENV: &str = "DATALOVE_RT_STATICLIB";
+
+/// Finds the runtime staticlib: `DATALOVE_RT_STATICLIB`, else `libdatalove_rt.a` (or
+/// cargo's `libdatalove_rt-<hash>.a`, the newest) in the first of `dirs` that has one.
+pub fn locate_runtime_staticlib(dirs: &[PathBuf]) -> Result<PathBuf, AotError> {
+    if let Some(path) = std::env::var_os(RUNTIME_STATICLIB_ENV) {
+        return Ok(PathBuf::from(path));
+    }
+    for dir in dirs {
+        let exact = dir.join(RUNTIME_STATICLIB);
+        if exact.is_file() {
+            return Ok(exact);
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let newest = entries
+            .filter_map(Result::ok)
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("libdatalove_rt-") && name.ends_with(".a")
+            })
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .max();
+        if let Some((_, path)) = newest {
+            return Ok(path);
+        }
+    }
+    let searched: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    Err(AotError::Io(format!(
+        "the runtime staticlib {RUNTIME_STATICLIB} was not found in {} (build the `datalove-rt` crate, or set {RUNTIME_STATICLIB_ENV})",
+        searched.join(", ")
+    )))
+}
+
+/// The directories beside the running executable where cargo puts the staticlib.
+pub fn default_runtime_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(dir) = exe.parent() {
+            dirs.push(dir.to_path_buf());
+            dirs.push(dir.join("deps"));
+            if dir.ends_with("deps") {
+                if let Some(up) = dir.parent() {
+                    dirs.push(up.to_path_buf());
+                }
+            }
+        }
+    }
+    dirs
+}
