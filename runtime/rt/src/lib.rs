@@ -27,6 +27,7 @@
 //! executables.
 
 pub mod alloc;
+pub mod artifact;
 pub mod capi;
 pub mod data;
 pub mod errors;

@@ -284,11 +284,7 @@ fn every_size_offset_and_constant_in_the_header_matches_rust() {
 
 /// The runtime's staticlib, beside the test executable's `deps/`.
 fn staticlib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap();
-    let lib = profile_dir.join("libdatalove_rt.a");
-    assert!(lib.is_file(), "no staticlib at {}", lib.display());
-    lib
+    datalove_rt::artifact::staticlib_for_current_exe().unwrap_or_else(|e| panic!("{e}"))
 }
 
 const PROGRAM: &str = r#"
