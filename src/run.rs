@@ -228,9 +228,7 @@ fn link_aot(
     riders: Vec<(String, std::path::PathBuf)>,
     out: &std::path::Path,
 ) -> Result<(), String> {
-    let runtime =
-        datalove_clif_aot::locate_runtime_staticlib(&datalove_clif_aot::default_runtime_dirs())
-            .map_err(|e| e.to_string())?;
+    let runtime = datalove_rt::artifact::staticlib_for_current_exe()?;
     let inputs = datalove_clif_aot::LinkInputs { runtime, riders };
     datalove_clif_aot::build_executable(&compiled.program, &inputs, out).map_err(|e| e.to_string())
 }

@@ -28,9 +28,6 @@ use datalove_ir::Program;
 /// The C API function the generated `main` calls.
 pub const RUN_MAIN_SYMBOL: &str = "dtlv_rt_run_main";
 
-/// The runtime staticlib executables link.
-pub const RUNTIME_STATICLIB: &str = "libdatalove_rt.a";
-
 #[derive(Debug)]
 pub enum AotError {
     Lower(ClifError),
@@ -150,7 +147,8 @@ fn define_main(module: &mut ObjectModule, entry: cranelift_module::FuncId) -> Re
 /// What an executable links besides its object.
 #[derive(Clone, Debug)]
 pub struct LinkInputs {
-    /// The runtime staticlib (`libdatalove_rt.a`).
+    /// The runtime staticlib (`libdatalove_rt.a`, found by
+    /// `datalove_rt::artifact::staticlib_for_current_exe`).
     pub runtime: PathBuf,
     /// Each rider the program requires and the directory holding `libdlr_<rider>.so`.
     pub riders: Vec<(String, PathBuf)>,
@@ -194,56 +192,3 @@ pub fn link(object: &Path, inputs: &LinkInputs, out: &Path) -> Result<(), AotErr
     Ok(())
 }
 
-/// The environment variable naming the runtime staticlib explicitly.
-pub const RUNTIME_STATICLIB_ENV: &str = "DATALOVE_RT_STATICLIB";
-
-/// Finds the runtime staticlib: `DATALOVE_RT_STATICLIB`, else `libdatalove_rt.a` (or
-/// cargo's `libdatalove_rt-<hash>.a`, the newest) in the first of `dirs` that has one.
-pub fn locate_runtime_staticlib(dirs: &[PathBuf]) -> Result<PathBuf, AotError> {
-    if let Some(path) = std::env::var_os(RUNTIME_STATICLIB_ENV) {
-        return Ok(PathBuf::from(path));
-    }
-    for dir in dirs {
-        let exact = dir.join(RUNTIME_STATICLIB);
-        if exact.is_file() {
-            return Ok(exact);
-        }
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        let newest = entries
-            .filter_map(Result::ok)
-            .filter(|e| {
-                let name = e.file_name();
-                let name = name.to_string_lossy();
-                name.starts_with("libdatalove_rt-") && name.ends_with(".a")
-            })
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .max();
-        if let Some((_, path)) = newest {
-            return Ok(path);
-        }
-    }
-    let searched: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    Err(AotError::Io(format!(
-        "the runtime staticlib {RUNTIME_STATICLIB} was not found in {} (build the `datalove-rt` crate, or set {RUNTIME_STATICLIB_ENV})",
-        searched.join(", ")
-    )))
-}
-
-/// The directories beside the running executable where cargo puts the staticlib.
-pub fn default_runtime_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(dir) = exe.parent() {
-            dirs.push(dir.to_path_buf());
-            dirs.push(dir.join("deps"));
-            if dir.ends_with("deps") {
-                if let Some(up) = dir.parent() {
-                    dirs.push(up.to_path_buf());
-                }
-            }
-        }
-    }
-    dirs
-}

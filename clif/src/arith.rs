@@ -8,6 +8,7 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Type, Value};
 use cranelift_module::{Linkage, Module};
 use datalove_ir::{BinaryOp, BlockId, CompareOp, UnaryOp};
+use datalove_rti::status::cast_ty;
 use datalove_rti::{ArithOp, ErrorKind, TyKind};
 
 use crate::lower::Fx;
@@ -245,8 +246,7 @@ impl<M: Module> Fx<'_, '_, M> {
             (false, false) => {
                 if checked {
                     let of = self.int_out_of_range(from, to, x);
-                    // As the interpreter reports it: the source kind alone.
-                    self.arith_fail(of, abandon, ErrorKind::Overflow, ArithOp::Cast, from as u32);
+                    self.arith_fail(of, abandon, ErrorKind::Overflow, ArithOp::Cast, cast_ty(from, to));
                 }
                 self.int_resize(from, to, x)
             }
@@ -279,7 +279,7 @@ impl<M: Module> Fx<'_, '_, M> {
                     };
                     let ok = self.b.ins().band(above_lo, below_hi);
                     let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
-                    self.arith_fail(bad, abandon, ErrorKind::InvalidCast, ArithOp::Cast, from as u32);
+                    self.arith_fail(bad, abandon, ErrorKind::InvalidCast, ArithOp::Cast, cast_ty(from, to));
                 }
                 match to {
                     TyKind::I64 => self.b.ins().fcvt_to_sint_sat(types::I64, x),
