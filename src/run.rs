@@ -42,9 +42,7 @@ impl Backend {
     pub fn unavailable_reason(self) -> Option<&'static str> {
         match self {
             Backend::Interp | Backend::Jit | Backend::Aot => None,
-            Backend::C => {
-                Some("not built yet in this version of datalove")
-            }
+            Backend::C => Some("not built yet in this version of datalove"),
         }
     }
 }
@@ -286,7 +284,9 @@ fn run_aot(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
             None => {
                 use std::os::unix::process::ExitStatusExt;
                 let signal = output.status.signal().unwrap_or(0);
-                stderr_lines.push(format!("error: aot: the executable was killed by signal {signal}"));
+                stderr_lines.push(format!(
+                    "error: aot: the executable was killed by signal {signal}"
+                ));
                 EXIT_RUNTIME_ERROR
             }
         };

@@ -73,15 +73,20 @@ pub fn target_isa(triple: Option<&str>) -> Result<OwnedTargetIsa, AotError> {
 }
 
 fn new_module(triple: Option<&str>) -> Result<ObjectModule, AotError> {
-    let builder = ObjectBuilder::new(target_isa(triple)?, "datalove_program", default_libcall_names())
-        .map_err(|e| AotError::Object(e.to_string()))?;
+    let builder = ObjectBuilder::new(
+        target_isa(triple)?,
+        "datalove_program",
+        default_libcall_names(),
+    )
+    .map_err(|e| AotError::Object(e.to_string()))?;
     Ok(ObjectModule::new(builder))
 }
 
 /// The object file of `program` with its `main`, for `triple` (`None`: this machine).
 pub fn emit_object(program: &Program, triple: Option<&str>) -> Result<Vec<u8>, AotError> {
     let mut module = new_module(triple)?;
-    let lowered = lower_program(&mut module, program, LowerOptions::default()).map_err(AotError::Lower)?;
+    let lowered =
+        lower_program(&mut module, program, LowerOptions::default()).map_err(AotError::Lower)?;
     define_main(&mut module, lowered.entry)?;
     module
         .finish()
@@ -155,7 +160,11 @@ pub struct LinkInputs {
 }
 
 /// Builds the executable `out` from `program`: the object, then `cc`.
-pub fn build_executable(program: &Program, inputs: &LinkInputs, out: &Path) -> Result<(), AotError> {
+pub fn build_executable(
+    program: &Program,
+    inputs: &LinkInputs,
+    out: &Path,
+) -> Result<(), AotError> {
     let object = emit_object(program, None)?;
     let object_path = out.with_extension("o");
     std::fs::write(&object_path, &object)
@@ -187,8 +196,9 @@ pub fn link(object: &Path, inputs: &LinkInputs, out: &Path) -> Result<(), AotErr
         .output()
         .map_err(|e| AotError::Io(format!("cannot run the C compiler `{cc}`: {e}")))?;
     if !output.status.success() {
-        return Err(AotError::Link(String::from_utf8_lossy(&output.stderr).into_owned()));
+        return Err(AotError::Link(
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        ));
     }
     Ok(())
 }
-

@@ -64,7 +64,10 @@ extern "C" fn shim_truncf(a: f32) -> f32 {
 }
 
 /// Compiles `program`, resolving each native through `resolve`.
-pub fn compile(program: &Program, resolve: &mut NativeResolver<'_>) -> Result<JitProgram, JitError> {
+pub fn compile(
+    program: &Program,
+    resolve: &mut NativeResolver<'_>,
+) -> Result<JitProgram, JitError> {
     // Every native is resolved up front, so a missing one is a clear error, not a panic
     // inside the JIT's linker.
     let mut symbols: HashMap<String, usize> = HashMap::new();
@@ -103,7 +106,8 @@ pub fn compile(program: &Program, resolve: &mut NativeResolver<'_>) -> Result<Ji
     }
     let code = module.get_finalized_function(lowered.entry);
     // SAFETY: the entry is lowered with the signature `extern "C" fn(rt)`.
-    let entry = unsafe { std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut RtHeader)>(code) };
+    let entry =
+        unsafe { std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut RtHeader)>(code) };
     Ok(JitProgram {
         module: Some(module),
         entry,

@@ -141,10 +141,11 @@ impl<M: Module> Fx<'_, '_, M> {
             }
             BinaryOp::Shl | BinaryOp::Shr => {
                 // Unsigned compare: a negative amount is huge, so out of range too.
-                let of = self
-                    .b
-                    .ins()
-                    .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, b, bits(kind) as i64);
+                let of = self.b.ins().icmp_imm_u(
+                    IntCC::UnsignedGreaterThanOrEqual,
+                    b,
+                    bits(kind) as i64,
+                );
                 overflow(self, of);
                 match (op, signed) {
                     (BinaryOp::Shl, _) => self.b.ins().ishl(a, b),
@@ -158,7 +159,9 @@ impl<M: Module> Fx<'_, '_, M> {
             BinaryOp::BitAnd => self.b.ins().band(a, b),
             BinaryOp::BitOr => self.b.ins().bor(a, b),
             BinaryOp::BitXor => self.b.ins().bxor(a, b),
-            BinaryOp::And | BinaryOp::Or => unreachable!("verified: boolean operator on an integer"),
+            BinaryOp::And | BinaryOp::Or => {
+                unreachable!("verified: boolean operator on an integer")
+            }
         }
     }
 
@@ -183,7 +186,13 @@ impl<M: Module> Fx<'_, '_, M> {
     }
 
     /// `op x` on a scalar of kind `kind`.
-    pub fn unary(&mut self, op: UnaryOp, kind: TyKind, x: Value, abandon: Option<BlockId>) -> Value {
+    pub fn unary(
+        &mut self,
+        op: UnaryOp,
+        kind: TyKind,
+        x: Value,
+        abandon: Option<BlockId>,
+    ) -> Value {
         if kind == TyKind::Bool {
             return self.b.ins().icmp_imm_s(IntCC::Equal, x, 0);
         }
@@ -246,12 +255,26 @@ impl<M: Module> Fx<'_, '_, M> {
             (false, false) => {
                 if checked {
                     let of = self.int_out_of_range(from, to, x);
-                    self.arith_fail(of, abandon, ErrorKind::Overflow, ArithOp::Cast, cast_ty(from, to));
+                    self.arith_fail(
+                        of,
+                        abandon,
+                        ErrorKind::Overflow,
+                        ArithOp::Cast,
+                        cast_ty(from, to),
+                    );
                 }
                 self.int_resize(from, to, x)
             }
             (false, true) => {
-                let wide = self.int_resize(from, if from.is_signed() { TyKind::I64 } else { TyKind::U64 }, x);
+                let wide = self.int_resize(
+                    from,
+                    if from.is_signed() {
+                        TyKind::I64
+                    } else {
+                        TyKind::U64
+                    },
+                    x,
+                );
                 let ty = scalar_type(to);
                 if from.is_signed() {
                     self.b.ins().fcvt_from_sint(ty, wide)
@@ -279,7 +302,13 @@ impl<M: Module> Fx<'_, '_, M> {
                     };
                     let ok = self.b.ins().band(above_lo, below_hi);
                     let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
-                    self.arith_fail(bad, abandon, ErrorKind::InvalidCast, ArithOp::Cast, cast_ty(from, to));
+                    self.arith_fail(
+                        bad,
+                        abandon,
+                        ErrorKind::InvalidCast,
+                        ArithOp::Cast,
+                        cast_ty(from, to),
+                    );
                 }
                 match to {
                     TyKind::I64 => self.b.ins().fcvt_to_sint_sat(types::I64, x),
@@ -325,11 +354,10 @@ impl<M: Module> Fx<'_, '_, M> {
                 };
                 self.b.ins().icmp(IntCC::NotEqual, back, x)
             }
-            (false, true) => {
-                self.b
-                    .ins()
-                    .icmp_imm_u(IntCC::UnsignedGreaterThan, x, to_max as i64)
-            }
+            (false, true) => self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThan, x, to_max as i64),
             (true, false) => {
                 let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
                 if tb >= fb {

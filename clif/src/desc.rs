@@ -8,6 +8,11 @@ use std::mem::offset_of;
 
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value};
 use cranelift_module::{DataDescription, DataId, Module, ModuleError};
+
+/// Module errors as text: a refused data object is a lowering bug, reported by the caller.
+fn text(e: ModuleError) -> String {
+    e.to_string()
+}
 use datalove_ir::IrType;
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::{TyDesc, TyField};
@@ -38,36 +43,43 @@ fn put(bytes: &mut [u8], at: usize, value: u64, width: usize) {
 
 impl Statics {
     /// The data object of `bytes` (at least one byte long, so that it has an address).
-    pub fn bytes<M: Module>(&mut self, module: &mut M, bytes: &[u8]) -> Result<DataId, ModuleError> {
+    pub fn bytes<M: Module>(&mut self, module: &mut M, bytes: &[u8]) -> Result<DataId, String> {
         if let Some(id) = self.bytes.get(bytes) {
             return Ok(*id);
         }
-        let id = module.declare_anonymous_data(false, false)?;
+        let id = module.declare_anonymous_data(false, false).map_err(text)?;
         let mut data = DataDescription::new();
         let mut contents = bytes.to_vec();
         if contents.is_empty() {
             contents.push(0);
         }
         data.define(contents.into_boxed_slice());
-        module.define_data(id, &data)?;
+        module.define_data(id, &data).map_err(text)?;
         self.bytes.insert(bytes.to_vec(), id);
         Ok(id)
     }
 
     /// The static descriptor of the concrete type `ty`.
-    pub fn desc<M: Module>(&mut self, module: &mut M, ty: &IrType) -> Result<DataId, ModuleError> {
+    pub fn desc<M: Module>(&mut self, module: &mut M, ty: &IrType) -> Result<DataId, String> {
         assert!(!ty.mentions_param(), "a static descriptor for {ty}");
         if let Some(id) = self.descs.get(ty) {
             return Ok(*id);
         }
         let kind = ty.kind().expect("a concrete type has a kind");
-        let (layout, offsets) = ty.layout_with_offsets().expect("a concrete type has a layout");
+        let (layout, offsets) = ty
+            .layout_with_offsets()
+            .expect("a concrete type has a layout");
         let mut bytes = vec![0u8; DESC_SIZE];
         let mut data = DataDescription::new();
         data.set_align(8);
         put(&mut bytes, offset_of!(TyDesc, kind), kind as u64, 4);
         put(&mut bytes, offset_of!(TyDesc, size), layout.size as u64, 8);
-        put(&mut bytes, offset_of!(TyDesc, align), layout.align as u64, 8);
+        put(
+            &mut bytes,
+            offset_of!(TyDesc, align),
+            layout.align as u64,
+            8,
+        );
         let copy = if ty.is_copy() { TYDESC_COPY } else { 0 };
         put(&mut bytes, offset_of!(TyDesc, flags), copy as u64, 4);
         match ty {
@@ -76,11 +88,16 @@ impl Statics {
                 let gv = module.declare_data_in_data(child_id, &mut data);
                 data.write_data_addr(offset_of!(TyDesc, elem) as u32, gv, 0);
                 if let IrType::Option(_) = ty {
-                    put(&mut bytes, offset_of!(TyDesc, payload_offset), offsets[0] as u64, 8);
+                    put(
+                        &mut bytes,
+                        offset_of!(TyDesc, payload_offset),
+                        offsets[0] as u64,
+                        8,
+                    );
                 }
             }
             IrType::Tuple(fields) if !fields.is_empty() => {
-                let fields_id = module.declare_anonymous_data(false, false)?;
+                let fields_id = module.declare_anonymous_data(false, false).map_err(text)?;
                 let mut fields_data = DataDescription::new();
                 fields_data.set_align(8);
                 let mut field_bytes = vec![0u8; fields.len() * FIELD_SIZE as usize];
@@ -89,19 +106,29 @@ impl Statics {
                     let gv = module.declare_data_in_data(field_id, &mut fields_data);
                     let at = i * FIELD_SIZE as usize;
                     fields_data.write_data_addr((at + FIELD_OFF_DESC as usize) as u32, gv, 0);
-                    put(&mut field_bytes, at + FIELD_OFF_OFFSET as usize, *offset as u64, 8);
+                    put(
+                        &mut field_bytes,
+                        at + FIELD_OFF_OFFSET as usize,
+                        *offset as u64,
+                        8,
+                    );
                 }
                 fields_data.define(field_bytes.into_boxed_slice());
-                module.define_data(fields_id, &fields_data)?;
-                put(&mut bytes, offset_of!(TyDesc, field_count), fields.len() as u64, 8);
+                module.define_data(fields_id, &fields_data).map_err(text)?;
+                put(
+                    &mut bytes,
+                    offset_of!(TyDesc, field_count),
+                    fields.len() as u64,
+                    8,
+                );
                 let gv = module.declare_data_in_data(fields_id, &mut data);
                 data.write_data_addr(OFF_FIELDS as u32, gv, 0);
             }
             _ => {}
         }
         data.define(bytes.into_boxed_slice());
-        let id = module.declare_anonymous_data(false, false)?;
-        module.define_data(id, &data)?;
+        let id = module.declare_anonymous_data(false, false).map_err(text)?;
+        module.define_data(id, &data).map_err(text)?;
         self.descs.insert(ty.clone(), id);
         Ok(id)
     }
@@ -232,8 +259,11 @@ impl<M: Module> Fx<'_, '_, M> {
     }
 
     pub fn desc_flags(&mut self, desc: Value) -> Value {
-        self.b
-            .ins()
-            .load(cranelift_codegen::ir::types::I32, trusted(), desc, OFF_FLAGS)
+        self.b.ins().load(
+            cranelift_codegen::ir::types::I32,
+            trusted(),
+            desc,
+            OFF_FLAGS,
+        )
     }
 }

@@ -14,10 +14,7 @@ pub enum ClifError {
     },
     /// Cranelift refused a function or a data object (a lowering bug, reported with the
     /// function's name).
-    Module {
-        function: String,
-        message: String,
-    },
+    Module { function: String, message: String },
 }
 
 impl ClifError {

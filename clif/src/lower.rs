@@ -18,8 +18,8 @@ use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{DataId, FuncId as ClifFuncId, Module};
 use datalove_ir::{
-    print::print_inst, BlockId, ConstValue, Function, InstKind, IrType, ParamMode, Program,
-    SlotId, Terminator,
+    print::print_inst, BlockId, ConstValue, Function, InstKind, IrType, ParamMode, Program, SlotId,
+    Terminator,
 };
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
 use datalove_rti::{ErrorKind, TyKind};
@@ -75,10 +75,12 @@ pub fn program_signature(f: &Function, call_conv: CallConv, ptr: Type) -> Signat
     let mut sig = Signature::new(call_conv);
     sig.params.push(AbiParam::new(ptr));
     for p in &f.params {
-        sig.params.push(AbiParam::new(match param_pass(p.mode, f.slot_type(p.slot)) {
-            Pass::Value(t) => t,
-            Pass::Address => ptr,
-        }));
+        sig.params.push(AbiParam::new(
+            match param_pass(p.mode, f.slot_type(p.slot)) {
+                Pass::Value(t) => t,
+                Pass::Address => ptr,
+            },
+        ));
     }
     match result_pass(&f.result) {
         ResultPass::Nothing => {}
@@ -311,7 +313,9 @@ impl<M: Module> Fx<'_, '_, M> {
     }
 
     fn kind(&self, slot: SlotId) -> TyKind {
-        self.slot_ty(slot).kind().expect("a concrete scalar, as verified")
+        self.slot_ty(slot)
+            .kind()
+            .expect("a concrete scalar, as verified")
     }
 
     /// Entry: descriptor table, stack check, shadow-stack storage, `in` parameters copied
@@ -338,23 +342,32 @@ impl<M: Module> Fx<'_, '_, M> {
             let mode = f.param_mode(id);
             let place = match (mode, slot.ty.layout()) {
                 (Some(ParamMode::Ref | ParamMode::Mut | ParamMode::Out), _) => {
-                    let p = f.params.iter().position(|p| p.slot == id).expect("a parameter");
+                    let p = f
+                        .params
+                        .iter()
+                        .position(|p| p.slot == id)
+                        .expect("a parameter");
                     Some(Place::Ptr(incoming[p]))
                 }
                 (Some(ParamMode::In), _) if !slot.ty.is_scalar() && !written[i] => {
-                    let p = f.params.iter().position(|p| p.slot == id).expect("a parameter");
+                    let p = f
+                        .params
+                        .iter()
+                        .position(|p| p.slot == id)
+                        .expect("a parameter");
                     Some(Place::Ptr(incoming[p]))
                 }
                 (_, None) => None, // shadow stack, below
                 (_, Some(layout)) => {
                     if slot.ty.is_scalar() && !taken[i] {
-                        let var = self.b.declare_var(scalar_type(slot.ty.kind().expect("scalar")));
+                        let var = self
+                            .b
+                            .declare_var(scalar_type(slot.ty.kind().expect("scalar")));
                         Some(Place::Var(var))
                     } else {
-                        Some(Place::Stack(
-                            self.b
-                                .create_sized_stack_slot(stack_slot_data(layout.size, layout.align)),
-                        ))
+                        Some(Place::Stack(self.b.create_sized_stack_slot(
+                            stack_slot_data(layout.size, layout.align),
+                        )))
                     }
                 }
             };
@@ -420,7 +433,9 @@ impl<M: Module> Fx<'_, '_, M> {
         }
         // `in` parameters into the function's own storage.
         for (p, value) in f.params.iter().zip(&incoming) {
-            if p.mode != ParamMode::In || matches!(self.places[p.slot.index()], Some(Place::Ptr(at)) if at == *value) {
+            if p.mode != ParamMode::In
+                || matches!(self.places[p.slot.index()], Some(Place::Ptr(at)) if at == *value)
+            {
                 continue;
             }
             match param_pass(p.mode, f.slot_type(p.slot)) {
@@ -801,10 +816,10 @@ impl<M: Module> Fx<'_, '_, M> {
                 let status = self
                     .call_rt(Entry::ListSet, &[rt, l, ed, i, v])
                     .expect("list_set");
-                let refused = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::Equal, status, STATUS_OUT_OF_BOUNDS as i64);
+                let refused =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::Equal, status, STATUS_OUT_OF_BOUNDS as i64);
                 let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
                 let out = self.b.ins().bor(refused, past);
                 self.fail_if(out, abandon, |fx| {
@@ -928,7 +943,10 @@ impl<M: Module> Fx<'_, '_, M> {
                 else_block,
             } => {
                 let c = self.read(*cond);
-                let (t, e) = (self.blocks[then_block.index()], self.blocks[else_block.index()]);
+                let (t, e) = (
+                    self.blocks[then_block.index()],
+                    self.blocks[else_block.index()],
+                );
                 self.b.ins().brif(c, t, &[], e, &[]);
             }
             Terminator::Return(result) => match (result_pass(&self.func.result), result) {

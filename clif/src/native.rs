@@ -3,9 +3,11 @@
 //! status byte; the words are laid out by `NativeContext::words()`, and the status is
 //! tested after every call (`!= 1`: `native_failed`, then the abandon block).
 
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, StackSlotData, StackSlotKind, Value};
-use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, Signature, StackSlotData, StackSlotKind, Value,
+};
+use cranelift_codegen::isa::CallConv;
 use cranelift_module::{Linkage, Module};
 use datalove_ir::native::NativeWord;
 use datalove_ir::{Arg, BlockId, IrType, NativeContext, SlotId};

@@ -127,7 +127,8 @@ impl Entry {
         for &w in params {
             let p = AbiParam::new(ty(w));
             // A Rust `u8` parameter is read as zero-extended by the callee.
-            sig.params.push(if matches!(w, W::B) { p.uext() } else { p });
+            sig.params
+                .push(if matches!(w, W::B) { p.uext() } else { p });
         }
         if let Some(w) = result {
             sig.returns.push(AbiParam::new(ty(w)));

@@ -1,0 +1,183 @@
+//! The JIT on whole programs: compiled from text or built with `ProgramBuilder`, run on a
+//! runtime with leak checking, each outcome (output, error line, exit code) checked.
+
+use std::ffi::c_void;
+
+use datalove_ir::builder::ProgramBuilder;
+use datalove_ir::front::{compile, MemoryLoader};
+use datalove_ir::{BinaryOp, IrType, NativeContext, ParamMode, Program, Terminator};
+use datalove_rt::{run_on_thread, Runtime, RuntimeOptions, PROGRAM_STACK_SIZE};
+use datalove_rti::{RtHeader, TyDesc};
+
+const TEST_DLI: &str = "native fun t_fail(): i32\nnative fun t_seven(): i32\n";
+const TEST_MODULE: &str = "require rider t\nimport t.t_fail\nimport t.t_seven\n\
+fun fail(): i32\n  ret t_fail()\nend fun\nfun seven(): i32\n  ret t_seven()\nend fun\n";
+
+/// Fails with a message set through the runtime table.
+unsafe extern "C-unwind" fn t_fail(rt: *mut RtHeader, _out: *mut i32, _td: *const TyDesc) -> u8 {
+    let message = b"no luck";
+    ((*(*rt).table).error_set)(rt, message.as_ptr(), message.len());
+    0
+}
+
+unsafe extern "C-unwind" fn t_seven(_rt: *mut RtHeader, out: *mut i32, _td: *const TyDesc) -> u8 {
+    out.write(7);
+    1
+}
+
+fn from_text(script: &str) -> Program {
+    let loader = MemoryLoader::new()
+        .with_rider("t", TEST_DLI)
+        .with_module("m", TEST_MODULE);
+    match compile(&loader, "main.dfs", script) {
+        Ok(c) => c.program,
+        Err(failed) => panic!("{}", failed.render()),
+    }
+}
+
+struct Ran {
+    stdout: String,
+    stderr: Vec<String>,
+    exit: i32,
+}
+
+fn run(program: &Program) -> Ran {
+    run_on_thread(PROGRAM_STACK_SIZE, || {
+        let mut resolve = |ctx: &NativeContext| -> Result<*const c_void, String> {
+            match ctx.symbol() {
+                "dlr_t__t_fail" => Ok(t_fail as *const c_void),
+                "dlr_t__t_seven" => Ok(t_seven as *const c_void),
+                other => Err(format!("no native {other}")),
+            }
+        };
+        let jit = datalove_clif_jit::compile(program, &mut resolve).expect("compiles");
+        let rt = Runtime::new(RuntimeOptions {
+            check_leaks: true,
+            ..RuntimeOptions::capturing()
+        });
+        // SAFETY: the runtime was made on this thread; the natives are this binary's.
+        unsafe { jit.run(rt.handle()) };
+        let outcome = rt.finish_report(true);
+        Ran {
+            stdout: String::from_utf8(rt.take_output()).expect("UTF-8 output"),
+            stderr: outcome.stderr_lines,
+            exit: outcome.exit_code,
+        }
+    })
+}
+
+#[test]
+fn recursion_loops_and_generics() {
+    let ran = run(&from_text(
+        "fun fib(n: u64): u64\n  if n < 2\n    ret n\n  end if\n  ret fib(n - 1) + fib(n - 2)\nend fun\n\
+         fun pair<T>(x: T): (T, [T], ?T)\n  let a = clone(x)\n  let b = clone(x)\n  ret (x, [a], some(b))\nend fun\n\
+         debuglog fib(20)\ndebuglog pair(\"s\")\ndebuglog pair(3u8)\nvar xs: [i64] = [1, 2]\npush(mut xs, 3)\ndebuglog xs[2]\n",
+    ));
+    assert_eq!(
+        ran.stdout,
+        "6765\n(\"s\", [\"s\"], some(\"s\"))\n(3, [3], some(3))\n3\n"
+    );
+    assert!(ran.stderr.is_empty(), "{:?}", ran.stderr);
+    assert_eq!(ran.exit, 0);
+}
+
+#[test]
+fn a_failing_native_is_a_runtime_error_and_leaks_nothing() {
+    let ran = run(&from_text(
+        "import m.fail\nimport m.seven\nlet s = \"held\" ++ \"!\"\ndebuglog seven()\ndebuglog fail()\ndebuglog s\n",
+    ));
+    assert_eq!(ran.stdout, "7\n");
+    assert_eq!(ran.stderr, ["error: native failure: t.t_fail: no luck"]);
+    assert_eq!(ran.exit, 101);
+}
+
+#[test]
+fn overflow_is_a_runtime_error() {
+    let ran = run(&from_text(
+        "let a: i32 = 2147483647\nlet b: i32 = 1\ndebuglog 1\ndebuglog a + b\n",
+    ));
+    assert_eq!(ran.stdout, "1\n");
+    assert_eq!(ran.stderr, ["error: overflow: i32 addition"]);
+    assert_eq!(ran.exit, 101);
+}
+
+#[test]
+fn deep_recursion_is_a_stack_overflow_not_a_crash() {
+    let ran = run(&from_text(
+        "fun down(s: string, n: u64): u64\n  ret down(s, n + 1) + 1\nend fun\ndebuglog down(\"owned\", 0)\n",
+    ));
+    assert_eq!(ran.stdout, "");
+    assert_eq!(ran.stderr, ["error: stack overflow: recursion too deep"]);
+    assert_eq!(ran.exit, 101);
+}
+
+#[test]
+fn a_built_program_with_a_generic_identity_and_checked_doubling() {
+    let mut pb = ProgramBuilder::new();
+    let t = datalove_ir::TypeParam {
+        name: "T".into(),
+        class: datalove_ir::TypeClass::Any,
+    };
+    let id = pb.declare_function(
+        "id",
+        vec![t],
+        vec![("x".into(), ParamMode::In, IrType::Param(0))],
+        IrType::Param(0),
+    );
+    let mut fb = pb.function(id);
+    let x = fb.param(0);
+    fb.terminate(Terminator::Return(Some(x)));
+    let double = pb.declare_function(
+        "double",
+        vec![],
+        vec![("x".into(), ParamMode::In, IrType::I8)],
+        IrType::I8,
+    );
+    let mut fb = pb.function(double);
+    let x = fb.param(0);
+    let overflow = fb.abandon_block(&[]);
+    let sum = fb.binary(BinaryOp::Add, x, x, Some(overflow));
+    fb.terminate(Terminator::Return(Some(sum)));
+    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+    let mut fb = pb.function(main);
+    let s = fb.string("through id");
+    let r = fb.new_slot(IrType::String);
+    let abandon = fb.abandon_block(&[]);
+    fb.inst(
+        datalove_ir::InstKind::Call {
+            dst: Some(r),
+            func: id,
+            type_args: vec![IrType::String],
+            args: vec![datalove_ir::Arg {
+                mode: ParamMode::In,
+                slot: s,
+            }],
+        },
+        Some(abandon),
+    );
+    fb.debuglog(r);
+    let big = fb.int(IrType::I8, 100);
+    let doubled = fb.new_slot(IrType::I8);
+    let abandon_r = fb.abandon_block(&[r]);
+    fb.inst(
+        datalove_ir::InstKind::Call {
+            dst: Some(doubled),
+            func: double,
+            type_args: vec![],
+            args: vec![datalove_ir::Arg {
+                mode: ParamMode::In,
+                slot: big,
+            }],
+        },
+        Some(abandon_r),
+    );
+    fb.debuglog(doubled);
+    fb.drop_slot(r);
+    fb.terminate(Terminator::Return(None));
+    pb.set_entry(main);
+    let program = pb.finish_verified().expect("verifies");
+    let ran = run(&program);
+    assert_eq!(ran.stdout, "through id\n");
+    assert_eq!(ran.stderr, ["error: overflow: i8 addition"]);
+    assert_eq!(ran.exit, 101);
+}
