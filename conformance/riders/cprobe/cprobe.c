@@ -189,14 +189,22 @@ static const char *kind_name(uint32_t kind) {
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
-uint8_t dlr_cprobe__cprobe_kind(void *rt, dtlv_string_t *result_out, const dtlv_tydesc_t *result_td,
-                                const dtlv_tydesc_t *t_td) {
+/* The result is a tuple (T, string): the empty T, written through the table's init,
+ * and the kind and size the trailing descriptor says, at the offsets the result's
+ * descriptor gives. */
+uint8_t dlr_cprobe__cprobe_tagged(void *rt, void *result_out, const dtlv_tydesc_t *result_td,
+                                  const dtlv_tydesc_t *t_td) {
     char text[48];
-    if (!expect(rt, "cprobe_kind", "result", result_td, DTLV_KIND_STRING, sizeof(dtlv_string_t))) {
-        return DTLV_STATUS_TYPE_MISMATCH;
+    const dtlv_tyfield_t *fields = result_td->fields;
+    if (result_td->kind != DTLV_KIND_TUPLE || result_td->field_count != 2 ||
+        fields[0].desc->kind != t_td->kind || fields[0].desc->size != t_td->size ||
+        !expect(rt, "cprobe_tagged", "result field 1", fields[1].desc, DTLV_KIND_STRING,
+                sizeof(dtlv_string_t))) {
+        return dtlv_rti_fail(rt, "cprobe_tagged: the result is not (T, string) for the trailing T");
     }
     snprintf(text, sizeof text, "%s/%zu", kind_name(t_td->kind), t_td->size);
-    return make_string(rt, text, result_out);
+    DTLV_RTI_TABLE(rt)->init((uint8_t *)result_out + fields[0].offset, t_td);
+    return make_string(rt, text, (dtlv_string_t *)((uint8_t *)result_out + fields[1].offset));
 }
 
 uint8_t dlr_cprobe__cprobe_zero(void *rt, void *result_out, const dtlv_tydesc_t *result_td,
