@@ -92,6 +92,9 @@ struct Case {
     end: End,
     /// Per backend: the excuse and its written reason.
     excuses: BTreeMap<String, (Excuse, String)>,
+    /// Expectations that contradict each other: every trial fails with this (`BLESS=1`
+    /// rewrites them).
+    contradiction: Option<String>,
 }
 
 /// One line of the case that is an expectation (`#>`, `#!`), by index.
@@ -319,20 +322,19 @@ impl Case {
                 path.display()
             ));
         }
+        let mut contradiction = None;
         let end = match (error_line, diagnostics.is_empty()) {
-            (Some(_), false) => {
-                return Err(format!(
-                    "{}: a case expects a runtime error or compile errors, not both",
-                    path.display()
-                ))
+            (Some(line), false) => {
+                contradiction =
+                    Some("the case expects a runtime error and compile errors".to_string());
+                End::RuntimeError(line)
             }
             (Some(line), true) => End::RuntimeError(line),
             (None, false) => {
                 if !stdout.is_empty() {
-                    return Err(format!(
-                        "{}: a program that does not compile prints nothing",
-                        path.display()
-                    ));
+                    contradiction = Some(
+                        "the case expects output from a program that does not compile".to_string(),
+                    );
                 }
                 End::Compile(diagnostics)
             }
@@ -346,6 +348,7 @@ impl Case {
             stdout,
             end,
             excuses,
+            contradiction,
         })
     }
 
@@ -384,11 +387,7 @@ impl Case {
         }
         let mut out = kept.join("\n");
         out.push_str("\n\n");
-        let mut lines: Vec<&[u8]> = observed.stdout.split(|&b| b == b'\n').collect();
-        if observed.stdout.ends_with(b"\n") {
-            lines.pop();
-        }
-        for line in lines {
+        for line in output_lines(&observed.stdout) {
             out.push_str(&expectation_line(line));
             out.push('\n');
         }
@@ -486,7 +485,7 @@ impl Observed {
 
     /// What must be the same on every backend that passes: stdout, the error lines or
     /// the whole diagnostic text (the work directory's path taken out), the exit code.
-    fn comparable(&self, work_dir: &Path) -> (Option<i32>, Vec<u8>, String) {
+    fn comparable(&self, work_dir: &Path) -> Comparable {
         let stderr = self
             .stderr
             .replace(&work_dir.display().to_string(), "<case>");
@@ -755,18 +754,24 @@ fn build_c_rider(obj_dir: &Path, riders_dir: &Path) -> Result<(), String> {
 // Judging
 // ---------------------------------------------------------------------------------------
 
+/// The lines of some output, without their newlines (none for no output).
+fn output_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        lines.pop();
+    }
+    lines
+}
+
 fn show_bytes(bytes: &[u8]) -> String {
     if bytes.is_empty() {
         return "    (nothing)\n".to_string();
     }
     let mut out = String::new();
-    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    if bytes.ends_with(b"\n") {
-        lines.pop();
-    } else {
+    if !bytes.ends_with(b"\n") {
         out.push_str("    (no newline at the end)\n");
     }
-    for line in lines {
+    for line in output_lines(bytes) {
         let _ = writeln!(out, "    {}", expectation_line(line));
     }
     out
@@ -774,7 +779,7 @@ fn show_bytes(bytes: &[u8]) -> String {
 
 /// `Ok` when the run did what the case expects; otherwise every difference.
 fn judge(case: &Case, observed: &Observed) -> Result<(), String> {
-    let mut problems = Vec::new();
+    let mut problems: Vec<String> = case.contradiction.iter().cloned().collect();
     if observed.timed_out {
         problems.push(format!(
             "the run was killed after {} s",
@@ -876,10 +881,13 @@ impl Cell {
     }
 }
 
+/// What every passing backend must agree on: exit code, stdout, stderr.
+type Comparable = (Option<i32>, Vec<u8>, String);
+
 struct Record {
     cell: Cell,
     /// For a passing trial: what every other passing backend must also have done.
-    comparable: Option<(Option<i32>, Vec<u8>, String)>,
+    comparable: Option<Comparable>,
 }
 
 fn records() -> &'static Mutex<BTreeMap<String, BTreeMap<&'static str, Record>>> {
@@ -888,12 +896,7 @@ fn records() -> &'static Mutex<BTreeMap<String, BTreeMap<&'static str, Record>>>
     RECORDS.get_or_init(|| Mutex::new(BTreeMap::new()))
 }
 
-fn record(
-    case: &str,
-    backend: &'static str,
-    cell: Cell,
-    comparable: Option<(Option<i32>, Vec<u8>, String)>,
-) {
+fn record(case: &str, backend: &'static str, cell: Cell, comparable: Option<Comparable>) {
     records()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -931,7 +934,7 @@ fn print_matrix() -> (usize, usize, usize) {
             }
         }
         out.push('\n');
-        let passing: Vec<(&str, &(Option<i32>, Vec<u8>, String))> = row
+        let passing: Vec<(&str, &Comparable)> = row
             .iter()
             .filter_map(|(b, r)| r.comparable.as_ref().map(|c| (*b, c)))
             .collect();
@@ -1034,7 +1037,11 @@ fn run_trial(setup: &Setup, case: &Case, backend: &'static str) -> Result<Comple
     }
 }
 
-fn load_cases() -> Result<Vec<Case>, String> {
+/// A case file, parsed or with why it could not be.
+type LoadedCase = (PathBuf, Result<Case, String>);
+
+/// Every case file.
+fn load_cases() -> Result<Vec<LoadedCase>, String> {
     let dir = repo_root().join("conformance/cases");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -1042,7 +1049,7 @@ fn load_cases() -> Result<Vec<Case>, String> {
         .filter(|p| p.extension().is_some_and(|x| x == "dfs"))
         .collect();
     paths.sort();
-    paths.iter().map(|p| Case::load(p)).collect()
+    Ok(paths.iter().map(|p| (p.clone(), Case::load(p))).collect())
 }
 
 fn main() -> std::process::ExitCode {
@@ -1059,7 +1066,25 @@ fn main() -> std::process::ExitCode {
         setup.get_or_init(Setup::prepare);
     }
     let mut trials = Vec::new();
-    for case in cases {
+    for (path, case) in cases {
+        let case = match case {
+            Ok(case) => case,
+            Err(e) => {
+                // A case the runner cannot read fails on every backend, saying why.
+                let name = path
+                    .file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+                for backend in BACKENDS {
+                    let e = e.clone();
+                    let case_name = name.clone();
+                    trials.push(Trial::test(format!("{name}::{backend}"), move || {
+                        record(&case_name, backend, Cell::Fail, None);
+                        Err(format!("the case cannot be read: {e}").into())
+                    }));
+                }
+                continue;
+            }
+        };
         let case: &'static Case = Box::leak(Box::new(case));
         for backend in BACKENDS {
             trials.push(Trial::ignorable_test(
