@@ -860,9 +860,10 @@ impl<M: Module> Fx<'_, '_, M> {
                 let tag = self.b.ins().load(types::I8, trusted(), s, 0);
                 let none = self.b.ins().icmp_imm_s(IntCC::Equal, tag, 0);
                 self.fail_if(none, abandon, |fx| {
-                    let (detail, len) = fx.bytes_addr(b"unwrap of a none");
+                    // An empty detail: the runtime words the error.
                     let k = fx.b.ins().iconst(types::I32, ErrorKind::UnwrapNone as i64);
-                    fx.call_rt(Entry::Raise, &[rt, k, detail, len]);
+                    let null = fx.b.ins().iconst(fx.ptr, 0);
+                    fx.call_rt(Entry::Raise, &[rt, k, null, null]);
                 });
                 let off = self.payload_offset(&ty);
                 let at = self.b.ins().iadd(s, off);

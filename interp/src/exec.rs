@@ -375,13 +375,8 @@ impl Machine<'_> {
                 } => {
                     let p = a(*src);
                     if *p == 0 {
-                        let detail = b"unwrap of a none";
-                        (t.raise)(
-                            rt,
-                            ErrorKind::UnwrapNone as u32,
-                            detail.as_ptr(),
-                            detail.len(),
-                        );
+                        // An empty detail: the runtime words the error.
+                        (t.raise)(rt, ErrorKind::UnwrapNone as u32, ptr::null(), 0);
                         pc = *fail as usize;
                         continue;
                     }

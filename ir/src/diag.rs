@@ -140,7 +140,10 @@ impl Sources {
         for f in &self.files {
             files.add(f.name.clone(), f.text.clone());
         }
-        let config = term::Config::default();
+        let config = term::Config {
+            chars: term::Chars::ascii(),
+            ..term::Config::default()
+        };
         let mut out = String::new();
         for d in diagnostics {
             let mut labels = vec![Label::primary(d.span.file.0 as usize, clamp(self, d.span))

@@ -711,9 +711,12 @@ impl Parser {
         }
         let start = self.bump().span;
         self.enter()?;
+        // Only a literal token written right after the `-` makes a negative literal;
+        // `-(5)` and `- 5` are negations.
+        let adjacent =
+            matches!(self.peek(), Tok::Int(..) | Tok::Float(..)) && self.span().start == start.end;
         let operand = self.prefix()?;
         let span = start.to(operand.span);
-        let adjacent = operand.span.start == start.end;
         // `-7i32` is a literal, so that the most negative value can be written.
         let kind = match operand.kind {
             ExprKind::Int(v, suffix) if adjacent => ExprKind::Int(-v, suffix),

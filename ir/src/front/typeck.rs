@@ -274,6 +274,19 @@ impl<'a> FnChecker<'a> {
         self.fresh(VarKind::General, Origin::Error)
     }
 
+    /// A type written in a body. One that names an unknown type has been reported
+    /// (N002) and becomes the error type, which agrees with everything, so the mistake
+    /// is not reported again as a mismatch.
+    fn written_type(&mut self, t: &ast::TypeExpr) -> IrType {
+        let before = self.diagnostics.len();
+        let ty = resolve_type(t, &self.names, self.diagnostics);
+        if self.diagnostics.len() > before {
+            self.error_ty()
+        } else {
+            ty
+        }
+    }
+
     fn var_of(ty: &IrType) -> Option<usize> {
         match ty {
             IrType::Param(n) if *n >= VAR_BASE => Some((*n - VAR_BASE) as usize),
@@ -573,7 +586,7 @@ impl<'a> FnChecker<'a> {
                 }
             }
             Obligation::Cast { from, to, span } => {
-                if self.poisoned_or_error(&from) {
+                if self.poisoned_or_error(&from) || self.poisoned_or_error(&to) {
                     return;
                 }
                 let from = self.resolve(&from);
@@ -671,9 +684,7 @@ impl<'a> FnChecker<'a> {
                 ty,
                 init,
             } => {
-                let declared = ty
-                    .as_ref()
-                    .map(|t| resolve_type(t, &self.names, self.diagnostics));
+                let declared = ty.as_ref().map(|t| self.written_type(t));
                 let init = init.as_ref().map(|e| match &declared {
                     Some(t) => self.expr_coerce(e, t),
                     None => self.expr(e, None),
@@ -1024,7 +1035,7 @@ impl<'a> FnChecker<'a> {
             }
             A::Binary(op, lhs, rhs) => self.binary(*op, lhs, rhs, span, expected),
             A::Cast { value, ty, checked } => {
-                let to = resolve_type(ty, &self.names, self.diagnostics);
+                let to = self.written_type(ty);
                 let value = self.expr(value, None);
                 self.obligations.push(Obligation::Cast {
                     from: value.ty.clone(),

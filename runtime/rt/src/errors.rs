@@ -83,6 +83,18 @@ pub fn bounds_detail(index: u64, len: u64) -> String {
 
 pub const STACK_OVERFLOW_DETAIL: &str = "recursion too deep";
 
+pub const UNWRAP_NONE_DETAIL: &str = "expected some, found none";
+
+/// The detail `raise` gives an error of `kind` raised with an empty detail, so that
+/// compiled code names the error and the runtime words it.
+pub fn standard_detail(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::UnwrapNone => UNWRAP_NONE_DETAIL,
+        ErrorKind::StackOverflow => STACK_OVERFLOW_DETAIL,
+        other => other.name(),
+    }
+}
+
 pub fn shadow_detail(capacity: usize) -> String {
     format!("limit of {capacity} bytes reached")
 }
@@ -181,7 +193,10 @@ pub(crate) unsafe extern "C" fn native_failed(
 
 pub(crate) unsafe extern "C" fn raise(rt: Rt, kind: u32, detail: *const u8, len: usize) {
     let rt = Runtime::from_handle(rt);
-    let detail = text(detail, len);
+    let detail = match ErrorKind::from_u32(kind) {
+        Some(kind) if len == 0 => std::borrow::Cow::Borrowed(standard_detail(kind)),
+        _ => text(detail, len),
+    };
     match ErrorKind::from_u32(kind) {
         Some(kind) => rt.raise(kind, detail),
         None => rt.raise(

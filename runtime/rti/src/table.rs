@@ -182,6 +182,9 @@ pub struct RtiTable {
         status: RtStatus,
     ),
     /// Records a runtime error of `kind` (an `ErrorKind`) with a detail and sets `abandoning`.
+    /// An empty detail (`len == 0`, `detail` may be null) takes the runtime's standard
+    /// detail for the kind (`expected some, found none` for `UnwrapNone`): compiled code names
+    /// the error, the runtime words it.
     pub raise: unsafe extern "C" fn(rt: Rt, kind: u32, detail: *const u8, len: usize),
     /// Records an arithmetic error: `kind` (overflow, division by zero, invalid cast),
     /// `op` (an `ArithOp`), `ty` (the `TyKind` computed in). Sets `abandoning`. For
