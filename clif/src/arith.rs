@@ -32,28 +32,6 @@ fn bits(kind: TyKind) -> u32 {
 }
 
 /// The range of an integer kind, as `i128`.
-fn int_range(kind: TyKind) -> (i128, i128) {
-    let b = bits(kind);
-    if kind.is_signed() {
-        (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
-    } else {
-        (0, (1i128 << b) - 1)
-    }
-}
-
-pub fn arith_op(op: BinaryOp) -> ArithOp {
-    match op {
-        BinaryOp::Add | BinaryOp::WrappingAdd => ArithOp::Add,
-        BinaryOp::Sub | BinaryOp::WrappingSub => ArithOp::Sub,
-        BinaryOp::Mul | BinaryOp::WrappingMul => ArithOp::Mul,
-        BinaryOp::Div => ArithOp::Div,
-        BinaryOp::Rem => ArithOp::Rem,
-        BinaryOp::Shl => ArithOp::Shl,
-        BinaryOp::Shr => ArithOp::Shr,
-        _ => ArithOp::Add,
-    }
-}
-
 impl<M: Module> Fx<'_, '_, M> {
     /// Branches to `abandon` after `raise_arith(kind, op, ty)` when `cond` is nonzero.
     fn arith_fail(
@@ -102,7 +80,7 @@ impl<M: Module> Fx<'_, '_, M> {
             };
         }
         let signed = kind.is_signed();
-        let aop = arith_op(op);
+        let aop = op.arith_op();
         let ty = kind as u32;
         let overflow = |fx: &mut Self, of: Value| {
             fx.arith_fail(of, abandon, ErrorKind::Overflow, aop, ty);
@@ -125,7 +103,7 @@ impl<M: Module> Fx<'_, '_, M> {
                 let zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
                 self.arith_fail(zero, abandon, ErrorKind::DivisionByZero, aop, ty);
                 if signed {
-                    let (min, _) = int_range(kind);
+                    let (min, _) = kind.int_range().expect("an integer kind");
                     let is_min = self.b.ins().icmp_imm_s(IntCC::Equal, a, min as i64);
                     let is_minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
                     let of = self.b.ins().band(is_min, is_minus_one);
@@ -202,7 +180,7 @@ impl<M: Module> Fx<'_, '_, M> {
         match op {
             UnaryOp::Neg => {
                 let of = if kind.is_signed() {
-                    let (min, _) = int_range(kind);
+                    let (min, _) = kind.int_range().expect("an integer kind");
                     self.b.ins().icmp_imm_s(IntCC::Equal, x, min as i64)
                 } else {
                     self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
@@ -288,7 +266,7 @@ impl<M: Module> Fx<'_, '_, M> {
                 } else {
                     x
                 };
-                let (lo, hi) = int_range(to);
+                let (lo, hi) = to.int_range().expect("an integer kind");
                 if checked {
                     let t = self.b.ins().trunc(x);
                     let lo_f = self.b.ins().f64const(lo as f64);
@@ -340,7 +318,7 @@ impl<M: Module> Fx<'_, '_, M> {
     fn int_out_of_range(&mut self, from: TyKind, to: TyKind, x: Value) -> Value {
         let (fb, tb) = (bits(from), bits(to));
         let (fs, ts) = (from.is_signed(), to.is_signed());
-        let (_, to_max) = int_range(to);
+        let (_, to_max) = to.int_range().expect("an integer kind");
         match (fs, ts) {
             _ if fs == ts && tb >= fb => self.b.ins().iconst(types::I8, 0),
             (false, true) if tb > fb => self.b.ins().iconst(types::I8, 0),

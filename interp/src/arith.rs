@@ -15,19 +15,6 @@ unsafe fn wr<T>(p: *mut u8, v: T) {
     (p as *mut T).write(v)
 }
 
-pub fn arith_op(op: BinaryOp) -> ArithOp {
-    match op {
-        BinaryOp::Add | BinaryOp::WrappingAdd => ArithOp::Add,
-        BinaryOp::Sub | BinaryOp::WrappingSub => ArithOp::Sub,
-        BinaryOp::Mul | BinaryOp::WrappingMul => ArithOp::Mul,
-        BinaryOp::Div => ArithOp::Div,
-        BinaryOp::Rem => ArithOp::Rem,
-        BinaryOp::Shl => ArithOp::Shl,
-        BinaryOp::Shr => ArithOp::Shr,
-        _ => ArithOp::Add,
-    }
-}
-
 trait Int: Copy + Ord {
     const BITS: u32;
     fn checked_add(self, o: Self) -> Option<Self>;
@@ -80,14 +67,14 @@ int_impl!(u8, u16, u32, u64, i8, i16, i32, i64);
 #[inline(always)]
 unsafe fn int_binary<T: Int>(op: BinaryOp, a: *mut u8, b: *mut u8, d: *mut u8) -> ArithResult {
     let (x, y): (T, T) = (rd(a), rd(b));
-    let overflow = (ErrorKind::Overflow, arith_op(op));
+    let overflow = (ErrorKind::Overflow, op.arith_op());
     let r = match op {
         BinaryOp::Add => x.checked_add(y).ok_or(overflow)?,
         BinaryOp::Sub => x.checked_sub(y).ok_or(overflow)?,
         BinaryOp::Mul => x.checked_mul(y).ok_or(overflow)?,
         BinaryOp::Div | BinaryOp::Rem => {
             if y.is_zero() {
-                return Err((ErrorKind::DivisionByZero, arith_op(op)));
+                return Err((ErrorKind::DivisionByZero, op.arith_op()));
             }
             let r = if op == BinaryOp::Div {
                 x.checked_div(y)
@@ -272,20 +259,6 @@ unsafe fn read_int(ty: TyKind, p: *mut u8) -> i128 {
     }
 }
 
-fn int_range(ty: TyKind) -> (i128, i128) {
-    match ty {
-        TyKind::I64 => (i64::MIN as i128, i64::MAX as i128),
-        TyKind::I32 => (i32::MIN as i128, i32::MAX as i128),
-        TyKind::I16 => (i16::MIN as i128, i16::MAX as i128),
-        TyKind::I8 => (i8::MIN as i128, i8::MAX as i128),
-        TyKind::U64 | TyKind::Index => (0, u64::MAX as i128),
-        TyKind::U32 => (0, u32::MAX as i128),
-        TyKind::U16 => (0, u16::MAX as i128),
-        TyKind::U8 => (0, u8::MAX as i128),
-        _ => unreachable!(),
-    }
-}
-
 /// Writes the low bytes of `v` as an integer of kind `ty` (two's-complement truncation).
 unsafe fn write_int(ty: TyKind, p: *mut u8, v: i128) {
     match ty {
@@ -311,7 +284,7 @@ pub unsafe fn cast(from: TyKind, to: TyKind, checked: bool, s: *mut u8, d: *mut 
     match (float_from, float_to) {
         (false, false) => {
             let v = read_int(from, s);
-            let (lo, hi) = int_range(to);
+            let (lo, hi) = to.int_range().expect("an integer kind");
             if checked && !(lo..=hi).contains(&v) {
                 return Err((ErrorKind::Overflow, ArithOp::Cast));
             }
@@ -331,7 +304,7 @@ pub unsafe fn cast(from: TyKind, to: TyKind, checked: bool, s: *mut u8, d: *mut 
             } else {
                 rd::<f64>(s)
             };
-            let (lo, hi) = int_range(to);
+            let (lo, hi) = to.int_range().expect("an integer kind");
             if checked {
                 let t = x.trunc();
                 if x.is_nan()

@@ -79,26 +79,9 @@ pub fn parse_dli(rider: &str, file: FileId, text: &str) -> Result<RiderInterface
     }
 }
 
-/// The built-in type a name spells, if any.
+/// The built-in type a name spells, if any ([`IrType::from_name`]).
 pub fn builtin_type(name: &str) -> Option<IrType> {
-    Some(match name {
-        "unit" => IrType::Unit,
-        "bool" => IrType::Bool,
-        "u8" => IrType::U8,
-        "u16" => IrType::U16,
-        "u32" => IrType::U32,
-        "u64" => IrType::U64,
-        "i8" => IrType::I8,
-        "i16" => IrType::I16,
-        "i32" => IrType::I32,
-        "i64" => IrType::I64,
-        "f32" => IrType::F32,
-        "f64" => IrType::F64,
-        "index" => IrType::Index,
-        "string" => IrType::String,
-        "data" => IrType::Data,
-        _ => return None,
-    })
+    IrType::from_name(name)
 }
 
 fn mode_of(word: &str) -> Option<ParamMode> {

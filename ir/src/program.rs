@@ -210,6 +210,27 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// The operation an arithmetic error of this operator names (`raise_arith`'s `op`).
+    /// Every backend reports through this one mapping.
+    pub fn arith_op(self) -> datalove_rti::ArithOp {
+        use datalove_rti::ArithOp;
+        match self {
+            BinaryOp::Add | BinaryOp::WrappingAdd => ArithOp::Add,
+            BinaryOp::Sub | BinaryOp::WrappingSub => ArithOp::Sub,
+            BinaryOp::Mul | BinaryOp::WrappingMul => ArithOp::Mul,
+            BinaryOp::Div => ArithOp::Div,
+            BinaryOp::Rem => ArithOp::Rem,
+            BinaryOp::Shl => ArithOp::Shl,
+            BinaryOp::Shr => ArithOp::Shr,
+            // The rest cannot fail.
+            BinaryOp::BitAnd
+            | BinaryOp::BitOr
+            | BinaryOp::BitXor
+            | BinaryOp::And
+            | BinaryOp::Or => ArithOp::Add,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             BinaryOp::Add => "add",

@@ -87,6 +87,37 @@ impl IrType {
         })
     }
 
+    /// The built-in type a name spells (`u8`, `string`, `data`, ...), if any: the one
+    /// spelling the `.dli` parser and the front end share.
+    pub fn from_name(name: &str) -> Option<IrType> {
+        Some(match name {
+            "unit" => IrType::Unit,
+            "bool" => IrType::Bool,
+            "u8" => IrType::U8,
+            "u16" => IrType::U16,
+            "u32" => IrType::U32,
+            "u64" => IrType::U64,
+            "i8" => IrType::I8,
+            "i16" => IrType::I16,
+            "i32" => IrType::I32,
+            "i64" => IrType::I64,
+            "f32" => IrType::F32,
+            "f64" => IrType::F64,
+            "index" => IrType::Index,
+            "string" => IrType::String,
+            "data" => IrType::Data,
+            _ => return None,
+        })
+    }
+
+    /// Whether an integer constant fits the type (false for a type that is not an
+    /// integer).
+    pub fn int_fits(&self, value: i128) -> bool {
+        self.kind()
+            .and_then(TyKind::int_range)
+            .is_some_and(|(lo, hi)| (lo..=hi).contains(&value))
+    }
+
     pub fn is_scalar(&self) -> bool {
         self.kind().is_some_and(|k| k.is_scalar())
     }

@@ -310,7 +310,7 @@ impl<'a> Verifier<'a> {
                 let ok = match value {
                     ConstValue::Unit => ty == IrType::Unit,
                     ConstValue::Bool(_) => ty == IrType::Bool,
-                    ConstValue::Int(v) => ty.is_integer() && int_fits(&ty, *v),
+                    ConstValue::Int(v) => ty.int_fits(*v),
                     ConstValue::Float(_) => ty.is_float(),
                     ConstValue::Str(_) => ty == IrType::String,
                 };
@@ -1108,21 +1108,6 @@ fn unify(declared: &IrType, actual: &IrType, bindings: &mut [Option<IrType>]) ->
         }
         _ => declared == actual,
     }
-}
-
-fn int_fits(ty: &IrType, v: i128) -> bool {
-    let (lo, hi): (i128, i128) = match ty {
-        IrType::U8 => (0, u8::MAX as i128),
-        IrType::U16 => (0, u16::MAX as i128),
-        IrType::U32 => (0, u32::MAX as i128),
-        IrType::U64 | IrType::Index => (0, u64::MAX as i128),
-        IrType::I8 => (i8::MIN as i128, i8::MAX as i128),
-        IrType::I16 => (i16::MIN as i128, i16::MAX as i128),
-        IrType::I32 => (i32::MIN as i128, i32::MAX as i128),
-        IrType::I64 => (i64::MIN as i128, i64::MAX as i128),
-        _ => return false,
-    };
-    (lo..=hi).contains(&v)
 }
 
 /// Every slot an instruction names.

@@ -549,23 +549,9 @@ pub fn resolve_type(
             if let Some(i) = type_params.iter().position(|p| p == name) {
                 return IrType::Param(i as u32);
             }
-            match name.as_str() {
-                "unit" => IrType::Unit,
-                "bool" => IrType::Bool,
-                "u8" => IrType::U8,
-                "u16" => IrType::U16,
-                "u32" => IrType::U32,
-                "u64" => IrType::U64,
-                "i8" => IrType::I8,
-                "i16" => IrType::I16,
-                "i32" => IrType::I32,
-                "i64" => IrType::I64,
-                "f32" => IrType::F32,
-                "f64" => IrType::F64,
-                "index" => IrType::Index,
-                "string" => IrType::String,
-                "data" => IrType::Data,
-                _ => {
+            match IrType::from_name(name) {
+                Some(ty) => ty,
+                None => {
                     diagnostics.push(
                         Diagnostic::error("N002", t.span, format!("no type `{name}`"))
                             .with_label("unknown type"),

@@ -508,7 +508,7 @@ impl<'a> FnChecker<'a> {
                     return;
                 }
                 let ty = self.resolve(&ty);
-                if ty.is_integer() && !int_fits(&ty, value) {
+                if ty.is_integer() && !ty.int_fits(value) {
                     let t = self.show(&ty);
                     self.diagnostics.push(
                         Diagnostic::error("T004", span, format!("`{value}` does not fit in {t}"))
@@ -1504,21 +1504,6 @@ fn breaks(stmts: &[ast::Stmt]) -> bool {
         } => breaks(then_body) || breaks(otherwise),
         _ => false,
     })
-}
-
-pub(crate) fn int_fits(ty: &IrType, v: i128) -> bool {
-    let (lo, hi): (i128, i128) = match ty {
-        IrType::U8 => (0, u8::MAX as i128),
-        IrType::U16 => (0, u16::MAX as i128),
-        IrType::U32 => (0, u32::MAX as i128),
-        IrType::U64 | IrType::Index => (0, u64::MAX as i128),
-        IrType::I8 => (i8::MIN as i128, i8::MAX as i128),
-        IrType::I16 => (i16::MIN as i128, i16::MAX as i128),
-        IrType::I32 => (i32::MIN as i128, i32::MAX as i128),
-        IrType::I64 => (i64::MIN as i128, i64::MAX as i128),
-        _ => return true,
-    };
-    (lo..=hi).contains(&v)
 }
 
 /// Whether `ty` mentions a variable poisoned by an earlier error.

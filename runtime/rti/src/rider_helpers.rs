@@ -461,19 +461,9 @@ pub enum Scalar {
     Float(f64),
 }
 
-/// The range of an integer kind, as `i128`.
+/// The range of an integer kind, as `i128` ([`TyKind::int_range`]).
 pub fn int_range(kind: TyKind) -> Option<(i128, i128)> {
-    Some(match kind {
-        TyKind::U8 => (0, u8::MAX as i128),
-        TyKind::U16 => (0, u16::MAX as i128),
-        TyKind::U32 => (0, u32::MAX as i128),
-        TyKind::U64 | TyKind::Index => (0, u64::MAX as i128),
-        TyKind::I8 => (i8::MIN as i128, i8::MAX as i128),
-        TyKind::I16 => (i16::MIN as i128, i16::MAX as i128),
-        TyKind::I32 => (i32::MIN as i128, i32::MAX as i128),
-        TyKind::I64 => (i64::MIN as i128, i64::MAX as i128),
-        _ => return None,
-    })
+    kind.int_range()
 }
 
 /// Reads an integer of any fixed-width kind (or `index`) as `i128`.

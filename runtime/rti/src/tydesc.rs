@@ -71,6 +71,21 @@ impl TyKind {
         matches!(self, TyKind::F32 | TyKind::F64)
     }
 
+    /// The range of an integer kind (`index` included), as `i128`; `None` otherwise.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            TyKind::U8 => (0, u8::MAX as i128),
+            TyKind::U16 => (0, u16::MAX as i128),
+            TyKind::U32 => (0, u32::MAX as i128),
+            TyKind::U64 | TyKind::Index => (0, u64::MAX as i128),
+            TyKind::I8 => (i8::MIN as i128, i8::MAX as i128),
+            TyKind::I16 => (i16::MIN as i128, i16::MAX as i128),
+            TyKind::I32 => (i32::MIN as i128, i32::MAX as i128),
+            TyKind::I64 => (i64::MIN as i128, i64::MAX as i128),
+            _ => return None,
+        })
+    }
+
     /// The surface-language spelling of a scalar kind (and the head word of the others).
     pub fn name(self) -> &'static str {
         match self {
