@@ -1,16 +1,28 @@
 //! datalove: one typed program representation, four interchangeable backends, one
 //! native-call ABI.
 //!
-//! This facade compiles a source file with the built-in standard modules and the `std`
-//! rider's interface, plus any module and rider directories the caller names:
+//! This facade compiles a source file (with the built-in standard modules, the `std`
+//! rider's interface and any module and rider directories the caller names) and runs it
+//! on a backend, or on all of them side by side:
 //!
 //! ```
+//! use datalove::{Backend, Options, RunOptions};
+//!
 //! let dir = std::env::temp_dir().join(format!("datalove-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
-//! let path = dir.join("hello.dfs");
-//! std::fs::write(&path, "import fixedint.zero\nlet a: u8 = zero()\ndebuglog a\n").unwrap();
-//! let compiled = datalove::compile_file(&path, &datalove::Options::from_env()).unwrap();
-//! assert!(compiled.program.entry.is_some());
+//! let path = dir.join("square.dfs");
+//! std::fs::write(&path, "fun square(x: i64): i64\n  ret x * x\nend fun\ndebuglog square(12)\n").unwrap();
+//!
+//! let options = Options::from_env();
+//! let compiled = datalove::compile_file(&path, &options).unwrap();
+//! let run = RunOptions { riders: options.rider_path(), check_leaks: true, capture: true };
+//! // The in-process backends; `Backend::Aot` and `Backend::C` link an executable with
+//! // the runtime staticlib found beside the `datalove` binary, and run it.
+//! for backend in [Backend::Interp, Backend::Jit] {
+//!     let result = datalove::run(&compiled, backend, &run).unwrap();
+//!     assert_eq!(result.stdout, b"144\n");
+//!     assert_eq!(result.outcome.exit_code, 0);
+//! }
 //! ```
 
 pub mod riders;
