@@ -141,19 +141,19 @@ fn deep_nesting_is_a_diagnostic() {
 #[test]
 fn nesting_just_under_the_limit_compiles_on_a_test_thread() {
     for text in [
-        format!("debuglog {}1{}\n", "(".repeat(60), ")".repeat(60)),
-        format!("debuglog 1{}\n", " + 1".repeat(60)),
+        format!("debuglog {}1{}\n", "(".repeat(124), ")".repeat(124)),
+        format!("debuglog 1{}\n", " + 1".repeat(124)),
         format!(
             "{}debuglog 1\n{}",
-            "if true\n".repeat(30),
-            "end if\n".repeat(30)
+            "if true\n".repeat(60),
+            "end if\n".repeat(60)
         ),
         format!(
             "let x: {}u8{} = {}1{}\ndebuglog x\n",
-            "[".repeat(30),
-            "]".repeat(30),
-            "[".repeat(30),
-            "]".repeat(30)
+            "[".repeat(60),
+            "]".repeat(60),
+            "[".repeat(60),
+            "]".repeat(60)
         ),
     ] {
         front_support::compile_ok("deep.dfs", &text, &[]);

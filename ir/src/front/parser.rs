@@ -7,7 +7,7 @@ use crate::diag::{Diagnostic, FileId, Span};
 use crate::types::ParamMode;
 
 /// Deeper nesting than this is refused (S009) rather than overflowing the stack.
-const MAX_DEPTH: u32 = 64;
+const MAX_DEPTH: u32 = 128;
 
 /// Parses one file. Any diagnostic means the tree is incomplete.
 pub fn parse(file: FileId, kind: SourceKind, text: &str) -> (SourceFile, Vec<Diagnostic>) {
