@@ -5,7 +5,9 @@ use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 use datalove_ir::front::Compiled;
+use datalove_ir::native::NativeResolver;
 use datalove_rt::{Outcome, OutputMode, RiderLibrary, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
+use datalove_rti::RtHeader;
 
 use crate::riders::RiderPath;
 
@@ -127,7 +129,15 @@ fn load_riders(
     Ok(libraries)
 }
 
-fn run_interp(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+/// The in-process backends' run: load the riders, compile with every native resolved
+/// from them, run on a thread with the program stack and a fresh runtime, then free the
+/// compiled program before the riders are unloaded.
+fn run_in_process<P>(
+    compiled: &Compiled,
+    options: &RunOptions,
+    compile: impl FnOnce(&mut NativeResolver<'_>) -> Result<P, String> + Send,
+    execute: impl FnOnce(&P, *mut RtHeader) + Send,
+) -> (Vec<u8>, Outcome) {
     datalove_rt::run_on_thread(datalove_rt::PROGRAM_STACK_SIZE, || {
         let libraries = match load_riders(compiled, &options.riders) {
             Ok(l) => l,
@@ -139,26 +149,40 @@ fn run_interp(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
                 .ok_or_else(|| format!("rider `{}` is not loaded", ctx.rider()))?;
             library.symbol(ctx.symbol()).map_err(|e| e.to_string())
         };
-        let interpreter = match datalove_interp::compile(&compiled.program, &mut resolve) {
-            Ok(i) => i,
-            Err(e) => return (Vec::new(), rider_problem(&e.to_string())),
+        let program = match compile(&mut resolve) {
+            Ok(p) => p,
+            Err(message) => return (Vec::new(), rider_problem(&message)),
         };
-        let mut runtime_options = RuntimeOptions::default();
-        runtime_options.check_leaks |= options.check_leaks;
-        if options.capture {
-            runtime_options.output = OutputMode::Capture;
-        }
-        let runtime = Runtime::new(runtime_options);
-        // SAFETY: the runtime was made on this thread (its stack limit is this thread's),
-        // and the rider libraries stay loaded until after the run.
-        unsafe { interpreter.run(runtime.handle(), datalove_interp::DEFAULT_ARENA_BYTES) };
+        // Made on this thread, so its stack limit is this thread's.
+        let runtime = Runtime::new(runtime_options(options));
+        execute(&program, runtime.handle());
         let outcome = runtime.finish_report(options.check_leaks);
         let stdout = runtime.take_output();
         drop(runtime);
-        drop(interpreter);
+        drop(program);
         drop(libraries);
         (stdout, outcome)
     })
+}
+
+fn run_interp(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+    run_in_process(
+        compiled,
+        options,
+        |resolve| datalove_interp::compile(&compiled.program, resolve).map_err(|e| e.to_string()),
+        // SAFETY: the runtime is live and this thread's; the riders stay loaded until after.
+        |interpreter, rt| unsafe { interpreter.run(rt, datalove_interp::DEFAULT_ARENA_BYTES) },
+    )
+}
+
+fn run_jit(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+    run_in_process(
+        compiled,
+        options,
+        |resolve| datalove_clif_jit::compile(&compiled.program, resolve).map_err(|e| e.to_string()),
+        // SAFETY: as for the interpreter; the JIT's memory is freed before the riders go.
+        |program, rt| unsafe { program.run(rt) },
+    )
 }
 
 fn runtime_options(options: &RunOptions) -> RuntimeOptions {
@@ -168,35 +192,6 @@ fn runtime_options(options: &RunOptions) -> RuntimeOptions {
         runtime_options.output = OutputMode::Capture;
     }
     runtime_options
-}
-
-fn run_jit(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
-    datalove_rt::run_on_thread(datalove_rt::PROGRAM_STACK_SIZE, || {
-        let libraries = match load_riders(compiled, &options.riders) {
-            Ok(l) => l,
-            Err(message) => return (Vec::new(), rider_problem(&message)),
-        };
-        let mut resolve = |ctx: &datalove_ir::NativeContext| -> Result<*const c_void, String> {
-            let library = libraries
-                .get(ctx.rider())
-                .ok_or_else(|| format!("rider `{}` is not loaded", ctx.rider()))?;
-            library.symbol(ctx.symbol()).map_err(|e| e.to_string())
-        };
-        let program = match datalove_clif_jit::compile(&compiled.program, &mut resolve) {
-            Ok(p) => p,
-            Err(e) => return (Vec::new(), rider_problem(&e.to_string())),
-        };
-        let runtime = Runtime::new(runtime_options(options));
-        // SAFETY: the runtime was made on this thread, and the rider libraries stay loaded
-        // until after the JIT's memory is freed.
-        unsafe { program.run(runtime.handle()) };
-        let outcome = runtime.finish_report(options.check_leaks);
-        let stdout = runtime.take_output();
-        drop(runtime);
-        drop(program);
-        drop(libraries);
-        (stdout, outcome)
-    })
 }
 
 /// The riders an AOT executable links, each with the directory of its library, after

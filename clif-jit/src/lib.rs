@@ -8,17 +8,15 @@
 //! ```
 
 use std::collections::HashMap;
-use std::ffi::c_void;
 use std::fmt;
 
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::default_libcall_names;
 use datalove_clif::{lower_program, ClifError, LowerOptions};
-use datalove_ir::{NativeContext, Program};
+use datalove_ir::Program;
 use datalove_rti::RtHeader;
 
-/// Resolves a native call site to the address of its implementation.
-pub type NativeResolver<'a> = dyn FnMut(&NativeContext) -> Result<*const c_void, String> + 'a;
+pub use datalove_ir::native::NativeResolver;
 
 /// Why the JIT could not take a program.
 #[derive(Debug)]

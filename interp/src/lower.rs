@@ -2,8 +2,6 @@
 //! offsets, descriptors are resolved (static, or the frame's table), block targets become
 //! operation indices, and each native call gets its word template and function pointer.
 
-use std::ffi::c_void;
-
 use datalove_ir::native::MAX_C_WORDS;
 use datalove_ir::*;
 use datalove_rti::layout::align_up;
@@ -14,8 +12,7 @@ use crate::error::InterpError;
 use crate::native::{c_words, chosen_arity};
 use crate::ops::*;
 
-/// Resolves a native call site to the address of its implementation.
-pub type NativeResolver<'a> = dyn FnMut(&NativeContext) -> Result<*const c_void, String> + 'a;
+pub use datalove_ir::native::NativeResolver;
 
 pub struct Lowered {
     pub funcs: Vec<CFunc>,

@@ -23,6 +23,12 @@ pub fn word_count(params: usize, trailing: usize) -> usize {
     1 + 2 * params + 2 + trailing
 }
 
+/// How a host that runs programs in-process (the interpreter, the JIT) finds a native:
+/// the address of the implementation of one call site's native, or a message naming the
+/// rider and symbol.
+pub type NativeResolver<'a> =
+    dyn FnMut(&NativeContext) -> Result<*const std::ffi::c_void, String> + 'a;
+
 /// One declared parameter of a native.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NativeParam {
