@@ -48,10 +48,10 @@ enum Command {
         #[command(flatten)]
         search: Search,
     },
-    /// Build an executable (the AOT backend: Cranelift object + runtime + riders).
+    /// Build an executable (aot: Cranelift object, or c: emitted C; + runtime + riders).
     Build {
         file: PathBuf,
-        /// aot (the only backend that builds executables so far).
+        /// aot or c.
         #[arg(long, default_value = "aot", value_name = "BACKEND")]
         backend: String,
         /// The executable to write.
@@ -75,6 +75,8 @@ enum Emit {
     Ir,
     /// The Cranelift IR, with the IR instructions it came from.
     Clif,
+    /// The C of the C backend, with the IR instructions it came from.
+    C,
 }
 
 fn options(search: Search) -> datalove::Options {
@@ -109,6 +111,13 @@ fn main() -> ExitCode {
                     print!("{}", datalove::ir::print::print_program(&compiled.program))
                 }
                 Some(Emit::Clif) => match datalove_clif_aot::emit_clif(&compiled.program) {
+                    Ok(text) => print!("{text}"),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+                Some(Emit::C) => match datalove_cbackend::emit_c(&compiled.program) {
                     Ok(text) => print!("{text}"),
                     Err(e) => {
                         eprintln!("error: {e}");
@@ -185,16 +194,20 @@ fn run(file: &std::path::Path, backend: &str, check_leaks: bool, search: Search)
 }
 
 fn build(file: &std::path::Path, backend: &str, out: &std::path::Path, search: Search) -> ExitCode {
-    if backend != "aot" {
-        eprintln!("error: backend `{backend}` does not build executables (aot does)");
-        return ExitCode::from(2);
-    }
+    let backend = match backend {
+        "aot" => datalove::Backend::Aot,
+        "c" => datalove::Backend::C,
+        other => {
+            eprintln!("error: backend `{other}` does not build executables (aot and c do)");
+            return ExitCode::from(2);
+        }
+    };
     let options = options(search);
     let compiled = match datalove::compile_file(file, &options) {
         Ok(c) => c,
         Err(e) => return compile_failure(e),
     };
-    match datalove::run::build_aot(&compiled, &options.rider_path(), out) {
+    match datalove::run::build_executable(&compiled, backend, &options.rider_path(), out) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");

@@ -43,8 +43,7 @@ impl Backend {
     /// `None` when the backend can run programs in this build; otherwise why not.
     pub fn unavailable_reason(self) -> Option<&'static str> {
         match self {
-            Backend::Interp | Backend::Jit | Backend::Aot => None,
-            Backend::C => Some("not built yet in this version of datalove"),
+            Backend::Interp | Backend::Jit | Backend::Aot | Backend::C => None,
         }
     }
 }
@@ -105,8 +104,8 @@ pub fn run(
     let (stdout, outcome) = match backend {
         Backend::Interp => run_interp(compiled, options),
         Backend::Jit => run_jit(compiled, options),
-        Backend::Aot => run_aot(compiled, options),
-        _ => unreachable!("unavailable backends returned above"),
+        Backend::Aot => run_executable(compiled, options, Backend::Aot),
+        Backend::C => run_executable(compiled, options, Backend::C),
     };
     Ok(RunResult {
         backend,
@@ -216,14 +215,31 @@ fn aot_riders(
         .collect())
 }
 
-fn link_aot(
+/// Links the executable `out` of `backend` (aot or c) with the runtime staticlib found
+/// beside the running executable.
+fn link_executable(
     compiled: &Compiled,
+    backend: Backend,
     riders: Vec<(String, std::path::PathBuf)>,
     out: &std::path::Path,
 ) -> Result<(), String> {
     let runtime = datalove_rt::artifact::staticlib_for_current_exe()?;
-    let inputs = datalove_clif_aot::LinkInputs { runtime, riders };
-    datalove_clif_aot::build_executable(&compiled.program, &inputs, out).map_err(|e| e.to_string())
+    match backend {
+        Backend::Aot => {
+            let inputs = datalove_clif_aot::LinkInputs { runtime, riders };
+            datalove_clif_aot::build_executable(&compiled.program, &inputs, out)
+                .map_err(|e| e.to_string())
+        }
+        Backend::C => {
+            let inputs = datalove_cbackend::LinkInputs { runtime, riders };
+            datalove_cbackend::build_executable(&compiled.program, &inputs, out)
+                .map_err(|e| e.to_string())
+        }
+        other => Err(format!(
+            "backend `{}` does not build executables",
+            other.name()
+        )),
+    }
 }
 
 /// Builds the AOT executable `out` from `compiled`, linking the riders it requires from
@@ -233,16 +249,35 @@ pub fn build_aot(
     riders: &RiderPath,
     out: &std::path::Path,
 ) -> Result<(), String> {
-    let rider_dirs = aot_riders(compiled, riders).map_err(|m| format!("rider: {m}"))?;
-    link_aot(compiled, rider_dirs, out)
+    build_executable(compiled, Backend::Aot, riders, out)
 }
 
-fn run_aot(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+/// Builds the executable `out` of `backend` (aot or c) from `compiled`, linking the
+/// riders it requires from `riders` and the runtime staticlib found beside the running
+/// executable.
+pub fn build_executable(
+    compiled: &Compiled,
+    backend: Backend,
+    riders: &RiderPath,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let rider_dirs = aot_riders(compiled, riders).map_err(|m| format!("rider: {m}"))?;
+    link_executable(compiled, backend, rider_dirs, out)
+}
+
+/// Runs an executable backend (aot or c): builds into a temporary directory, runs the
+/// executable, collects its outcome, removes the directory.
+fn run_executable(
+    compiled: &Compiled,
+    options: &RunOptions,
+    backend: Backend,
+) -> (Vec<u8>, Outcome) {
+    let name = backend.name();
     use std::process::{Command, Stdio};
     use std::sync::atomic::{AtomicUsize, Ordering};
     static BUILDS: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
-        "datalove-aot-{}-{}",
+        "datalove-{name}-{}-{}",
         std::process::id(),
         BUILDS.fetch_add(1, Ordering::Relaxed)
     ));
@@ -254,7 +289,7 @@ fn run_aot(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let exe = dir.join("program");
-        link_aot(compiled, rider_dirs, &exe)?;
+        link_executable(compiled, backend, rider_dirs, &exe)?;
         let mut command = Command::new(&exe);
         if options.check_leaks {
             command.env(datalove_rt::CHECK_LEAKS_ENV, "1");
@@ -280,7 +315,7 @@ fn run_aot(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
                 use std::os::unix::process::ExitStatusExt;
                 let signal = output.status.signal().unwrap_or(0);
                 stderr_lines.push(format!(
-                    "error: aot: the executable was killed by signal {signal}"
+                    "error: {name}: the executable was killed by signal {signal}"
                 ));
                 EXIT_RUNTIME_ERROR
             }
@@ -300,7 +335,7 @@ fn run_aot(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
             Vec::new(),
             Outcome {
                 exit_code: EXIT_RUNTIME_ERROR,
-                stderr_lines: vec![format!("error: aot: {message}")],
+                stderr_lines: vec![format!("error: {name}: {message}")],
                 error: None,
             },
         )

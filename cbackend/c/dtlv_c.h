@@ -1,0 +1,77 @@
+/*
+ * dtlv_c.h -- the helpers C emitted by datalove's C backend (crate datalove-cbackend)
+ * uses, besides the ABI header. Real C: the backend embeds this file at build time and
+ * writes it beside the program it compiles; a test compiles it on its own and checks
+ * each helper against the interpreter's arithmetic.
+ *
+ * Nothing here relies on undefined behaviour: float-to-integer conversions are
+ * range-checked before the C conversion, and type punning goes through memcpy.
+ */
+#ifndef DTLV_C_H
+#define DTLV_C_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "datalove_rti.h"
+
+/* The runtime header behind `rt`: compiled code reads and writes its fields in place. */
+#define DTLV_C_HEADER(rt) ((dtlv_rt_header_t *)(rt))
+
+/* Nonzero while the runtime is abandoning for an error. */
+#define DTLV_C_ABANDONING(rt) (DTLV_C_HEADER(rt)->abandoning != 0)
+
+/* Nonzero when the current function's frame is below the stack limit. A macro, so that
+ * the frame address is the frame of the function it is written in. */
+#define DTLV_C_STACK_EXHAUSTED(rt) \
+    ((uintptr_t)__builtin_frame_address(0) < (uintptr_t)DTLV_C_HEADER(rt)->stack_limit)
+
+/* The float with the given bits (NaNs and infinities are written this way). */
+static inline double dtlv_c_f64_from_bits(uint64_t bits) {
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+static inline float dtlv_c_f32_from_bits(uint32_t bits) {
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* A float converted to a signed integer in [lo, hi], saturating, NaN to 0 (Rust's `as`). */
+static inline int64_t dtlv_c_f64_to_signed_sat(double x, int64_t lo, int64_t hi) {
+    if (x != x) {
+        return 0;
+    }
+    if (x <= (double)lo) {
+        return lo;
+    }
+    if (x >= (double)hi) {
+        return hi;
+    }
+    return (int64_t)x;
+}
+
+/* A float converted to an unsigned integer in [0, hi], saturating, NaN to 0. */
+static inline uint64_t dtlv_c_f64_to_unsigned_sat(double x, uint64_t hi) {
+    if (!(x > 0.0)) {
+        return 0;
+    }
+    if (x >= (double)hi) {
+        return hi;
+    }
+    return (uint64_t)x;
+}
+
+/* Whether a checked float-to-integer conversion succeeds: `x` is not NaN and its
+ * truncation is in [lo, hi]. When `hi` is not a float (the top of a 64-bit range), its
+ * float `hi_f` is one past the range, so the bound is exclusive (`hi_exact` 0). */
+static inline int dtlv_c_float_cast_ok(double x, double lo_f, double hi_f, int hi_exact) {
+    double t = trunc(x);
+    return t >= lo_f && (hi_exact ? t <= hi_f : t < hi_f);
+}
+
+#endif /* DTLV_C_H */

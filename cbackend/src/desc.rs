@@ -1,0 +1,158 @@
+//! Descriptors: one static `dtlv_tydesc_t` per concrete type (children first, tuple
+//! field arrays beside them), built from `IrType::layout_with_offsets` so that the bytes
+//! are the interpreter's `OwnedTyDesc` exactly; and, in generic functions, the
+//! descriptor table filled on entry with `tydesc_list/option/tuple`.
+
+use std::collections::HashMap;
+
+use datalove_ir::IrType;
+use datalove_rti::tydesc::TYDESC_COPY;
+use datalove_rti::TyKind;
+
+use crate::runtime::{call, Entry};
+use crate::writer::{static_desc_name, static_fields_name, type_param_name, CWriter};
+
+/// The program's static descriptors, in definition order (children before parents).
+#[derive(Default)]
+pub struct StaticDescs {
+    index: HashMap<IrType, usize>,
+    definitions: CWriter,
+}
+
+impl StaticDescs {
+    /// The C expression of the static descriptor of concrete `ty` (`&dtlv_tdN`).
+    pub fn get(&mut self, ty: &IrType) -> String {
+        format!("&{}", static_desc_name(self.id(ty)))
+    }
+
+    fn id(&mut self, ty: &IrType) -> usize {
+        assert!(!ty.mentions_param(), "a static descriptor for {ty}");
+        if let Some(&k) = self.index.get(ty) {
+            return k;
+        }
+        let kind = ty.kind().expect("a concrete type has a kind");
+        let (layout, offsets) = ty
+            .layout_with_offsets()
+            .expect("a concrete type has a layout");
+        let mut elem = "NULL".to_string();
+        let mut payload_offset = 0;
+        let mut fields = ("0".to_string(), "NULL".to_string());
+        let mut field_entries = Vec::new();
+        match ty {
+            IrType::List(e) => elem = self.get(e),
+            IrType::Option(p) => {
+                elem = self.get(p);
+                payload_offset = offsets[0];
+            }
+            IrType::Tuple(types) => {
+                for (t, offset) in types.iter().zip(&offsets) {
+                    field_entries.push(format!("{{{}, {offset}}}", self.get(t)));
+                }
+            }
+            _ => {}
+        }
+        let k = self.index.len();
+        let w = &mut self.definitions;
+        w.comment(ty.to_string());
+        if !field_entries.is_empty() {
+            w.open(format!(
+                "static const dtlv_tyfield_t {}[{}] =",
+                static_fields_name(k),
+                field_entries.len()
+            ));
+            for entry in &field_entries {
+                w.line(format!("{entry},"));
+            }
+            w.close_with(";");
+            fields = (field_entries.len().to_string(), static_fields_name(k));
+        }
+        let flags = if ty.is_copy() { TYDESC_COPY } else { 0 };
+        w.line(format!(
+            "static const dtlv_tydesc_t {} = {{{}u, {flags}u, {}, {}, {elem}, {payload_offset}, {}, {}}};",
+            static_desc_name(k),
+            kind as u32,
+            layout.size,
+            layout.align,
+            fields.0,
+            fields.1,
+        ));
+        self.index.insert(ty.clone(), k);
+        k
+    }
+
+    /// The definitions, for the file's descriptor section.
+    pub fn finish(self) -> String {
+        self.definitions.finish()
+    }
+}
+
+/// One function's descriptor table: the type parameters' descriptors (parameters of the
+/// C function) and the generic composite types it names, built on entry.
+#[derive(Default)]
+pub struct FrameDescs {
+    generic: Vec<(IrType, GenericEntry)>,
+}
+
+/// How a generic type's descriptor is made on entry.
+enum GenericEntry {
+    List(String),
+    Option(String),
+    Tuple(Vec<String>),
+}
+
+impl FrameDescs {
+    /// The C expression of `ty`'s descriptor (a function's terms).
+    pub fn get(&mut self, statics: &mut StaticDescs, ty: &IrType) -> String {
+        if !ty.mentions_param() {
+            return statics.get(ty);
+        }
+        if let IrType::Param(n) = ty {
+            return type_param_name(*n);
+        }
+        if let Some(k) = self.generic.iter().position(|(t, _)| t == ty) {
+            return crate::writer::generic_desc_name(k);
+        }
+        let entry = match ty {
+            IrType::List(e) => GenericEntry::List(self.get(statics, e)),
+            IrType::Option(p) => GenericEntry::Option(self.get(statics, p)),
+            IrType::Tuple(fields) => {
+                GenericEntry::Tuple(fields.iter().map(|f| self.get(statics, f)).collect())
+            }
+            _ => unreachable!("only composite types mention a parameter"),
+        };
+        self.generic.push((ty.clone(), entry));
+        crate::writer::generic_desc_name(self.generic.len() - 1)
+    }
+
+    /// The declarations and entry code of the table, in dependency order (an entry only
+    /// names entries before it).
+    pub fn emit_entry(&self, w: &mut CWriter) {
+        for (k, (ty, entry)) in self.generic.iter().enumerate() {
+            let name = crate::writer::generic_desc_name(k);
+            w.comment(format!("descriptor of {ty}"));
+            let value = match entry {
+                GenericEntry::List(e) => call(Entry::TydescList, &[e]),
+                GenericEntry::Option(p) => call(Entry::TydescOption, &[p]),
+                GenericEntry::Tuple(fields) => {
+                    let array = format!("{name}_fields");
+                    w.stmt(format!(
+                        "const dtlv_tydesc_t *{array}[{}] = {{{}}}",
+                        fields.len().max(1),
+                        if fields.is_empty() {
+                            "NULL".to_string()
+                        } else {
+                            fields.join(", ")
+                        }
+                    ));
+                    call(Entry::TydescTuple, &[&array, &fields.len().to_string()])
+                }
+            };
+            w.stmt(format!("const dtlv_tydesc_t *const {name} = {value}"));
+        }
+    }
+}
+
+/// The kind of a concrete scalar type.
+pub fn scalar_kind(ty: &IrType) -> TyKind {
+    ty.kind().expect("a concrete scalar, as verified")
+}

@@ -1,0 +1,62 @@
+//! The C backend: a verified program is emitted as one C file (in the style of wasm2c:
+//! typed helpers, one place for names and indentation, sections in one declared order),
+//! which the system C compiler compiles and links with the ONE runtime staticlib and
+//! the rider libraries into an executable. Its `main` is `dtlv_rt_run_main(entry, 0)`,
+//! so the runtime decides the outcome (output, error line, exit code, leaks) as for
+//! every backend. See `docs/cbackend.md`.
+//!
+//! ```text
+//! verify → check native widths → emit C (emit.rs) → cc program.c libdatalove_rt.a -ldlr_<rider>... → exe
+//! ```
+
+pub mod compile;
+pub mod desc;
+pub mod emit;
+pub mod error;
+pub mod native;
+pub mod runtime;
+pub mod writer;
+
+use std::path::Path;
+
+use datalove_ir::native::MAX_C_WORDS;
+use datalove_ir::verify::verify_program;
+use datalove_ir::Program;
+
+pub use compile::LinkInputs;
+pub use error::CError;
+pub use native::native_declaration;
+
+/// The ABI header the emitted C includes, as the runtime ships it.
+pub const RTI_HEADER: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../runtime/include/datalove_rti.h"
+));
+pub const RTI_HEADER_NAME: &str = "datalove_rti.h";
+
+/// The backend's own helpers (`c/dtlv_c.h`), which the emitted C includes too.
+pub const HELPERS_HEADER: &str = include_str!("../c/dtlv_c.h");
+pub const HELPERS_HEADER_NAME: &str = "dtlv_c.h";
+
+/// The C of `program` (`datalove emit c`): each IR instruction as a comment above the C
+/// it lowered to.
+pub fn emit_c(program: &Program) -> Result<String, CError> {
+    if let Err(errors) = verify_program(program) {
+        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        return Err(CError::Unverified(text.join("\n")));
+    }
+    if let Some(native) = program.native_calls().find(|n| !n.fits()) {
+        return Err(CError::TooWide {
+            native: format!("{}.{}", native.rider(), native.function()),
+            words: native.word_count(),
+            max: MAX_C_WORDS,
+        });
+    }
+    Ok(emit::emit_program(program))
+}
+
+/// Builds the executable `out` from `program`: emit, then compile and link.
+pub fn build_executable(program: &Program, inputs: &LinkInputs, out: &Path) -> Result<(), CError> {
+    let source = emit_c(program)?;
+    compile::compile_and_link(&source, inputs, out)
+}
