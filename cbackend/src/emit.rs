@@ -293,13 +293,17 @@ fn emit_function(
             .iter()
             .any(|p| p.slot == id && matches!(param_pass(p.mode, &slot.ty), Pass::Value(_)));
         let name = slot_name(id);
-        let what = slot.name.as_deref().map(|n| comment(n)).unwrap_or_default();
+        let what = slot
+            .name
+            .as_deref()
+            .map(|n| format!(" {}", comment(n)))
+            .unwrap_or_default();
         match fx.places[i] {
             Place::Local if by_value => {}
-            Place::Local => out.line(format!("{}; {what}", declaration(&slot.ty, &name))),
+            Place::Local => out.line(format!("{};{what}", declaration(&slot.ty, &name))),
             Place::Pointer => match at_caller.iter().find(|(s, _)| *s == id) {
-                Some((_, p)) => out.line(format!("uint8_t *{name} = {}; {what}", arg_name(*p))),
-                None => out.line(format!("uint8_t *{name}; {what}")),
+                Some((_, p)) => out.line(format!("uint8_t *{name} = {};{what}", arg_name(*p))),
+                None => out.line(format!("uint8_t *{name};{what}")),
             },
         }
     }

@@ -1,0 +1,51 @@
+//! Shared by the tests: scratch directories and the C compiler with the backend's headers.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("datalove-c-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Writes the two headers the emitted C includes into `dir`.
+pub fn write_headers(dir: &Path) {
+    std::fs::write(
+        dir.join(datalove_cbackend::RTI_HEADER_NAME),
+        datalove_cbackend::RTI_HEADER,
+    )
+    .expect("write the ABI header");
+    std::fs::write(
+        dir.join(datalove_cbackend::HELPERS_HEADER_NAME),
+        datalove_cbackend::HELPERS_HEADER,
+    )
+    .expect("write the helpers header");
+}
+
+/// Compiles `source` (with the headers beside it) into an executable and runs it; its stdout.
+pub fn compile_and_run(dir: &Path, source: &str) -> String {
+    write_headers(dir);
+    let c = dir.join("t.c");
+    std::fs::write(&c, source).expect("write the C");
+    let exe = dir.join("t");
+    let output = Command::new(datalove_cbackend::compile::compiler())
+        .args(datalove_cbackend::compile::C_FLAGS)
+        .arg(format!("-I{}", dir.display()))
+        .arg("-o")
+        .arg(&exe)
+        .arg(&c)
+        .arg("-lm")
+        .output()
+        .expect("run cc");
+    assert!(
+        output.status.success(),
+        "the C compiles:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let run = Command::new(&exe).output().expect("run the program");
+    assert!(run.status.success(), "the program exits 0");
+    String::from_utf8(run.stdout).expect("UTF-8")
+}

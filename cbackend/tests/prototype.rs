@@ -1,0 +1,108 @@
+//! `native_declaration` derives from `NativeContext::word_count()` and nothing else:
+//! every parameter count from 0 to 14 with 0 to 3 trailing descriptors, and every
+//! prototype is C the compiler accepts against the ABI header.
+
+mod common;
+
+use datalove_cbackend::native_declaration;
+use datalove_ir::native::NativeParam;
+use datalove_ir::{
+    FileId, IrType, NativeContext, NativeDecl, ParamMode, RiderInterface, Span, TypeClass,
+    TypeParam,
+};
+
+fn native(params: usize, trailing: usize) -> NativeContext {
+    let decl = NativeDecl {
+        name: format!("n{params}_{trailing}"),
+        type_params: (0..trailing)
+            .map(|i| TypeParam {
+                name: format!("T{i}"),
+                class: TypeClass::Any,
+            })
+            .collect(),
+        params: (0..params)
+            .map(|i| NativeParam {
+                name: format!("p{i}"),
+                mode: [
+                    ParamMode::In,
+                    ParamMode::Ref,
+                    ParamMode::Mut,
+                    ParamMode::Out,
+                ][i % 4],
+                ty: IrType::U32,
+            })
+            .collect(),
+        result: if trailing > 0 {
+            IrType::Param(0)
+        } else {
+            IrType::Unit
+        },
+        span: Span::new(FileId(0), 0, 0),
+    };
+    let name = decl.name.clone();
+    RiderInterface::new("law", vec![decl])
+        .context(&name, vec![IrType::U8; trailing])
+        .expect("declared")
+}
+
+/// The parameters between the prototype's parentheses.
+fn parameters(prototype: &str) -> Vec<String> {
+    let open = prototype.find('(').expect("an opening parenthesis");
+    let close = prototype.rfind(')').expect("a closing parenthesis");
+    prototype[open + 1..close]
+        .split(", ")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_prototype_has_exactly_word_count_parameters() {
+    let mut all = String::from("#include \"datalove_rti.h\"\n");
+    for params in 0..=14 {
+        for trailing in 0..=3 {
+            let ctx = native(params, trailing);
+            assert_eq!(ctx.undetermined_type_params.len(), trailing);
+            let prototype = native_declaration(&ctx);
+            let words = parameters(&prototype);
+            assert_eq!(
+                words.len(),
+                ctx.word_count(),
+                "{params} params, {trailing} trailing: {prototype}"
+            );
+            assert_eq!(ctx.word_count(), 1 + 2 * params + 2 + trailing);
+            assert!(prototype.starts_with(&format!("uint8_t dlr_law__n{params}_{trailing}(")));
+            assert_eq!(words[0], "void *rt");
+            for i in 0..params {
+                assert_eq!(words[1 + 2 * i], format!("void *a{i}"));
+                assert_eq!(words[2 + 2 * i], format!("const dtlv_tydesc_t *t{i}"));
+            }
+            assert_eq!(words[1 + 2 * params], "void *result_out");
+            assert_eq!(words[2 + 2 * params], "const dtlv_tydesc_t *result_td");
+            for i in 0..trailing {
+                assert_eq!(
+                    words[3 + 2 * params + i],
+                    format!("const dtlv_tydesc_t *s{i}")
+                );
+            }
+            all.push_str(&prototype);
+            all.push('\n');
+        }
+    }
+    // Every prototype is C.
+    let dir = common::scratch("prototypes");
+    common::write_headers(&dir);
+    let c = dir.join("prototypes.c");
+    std::fs::write(&c, &all).expect("write");
+    let output = std::process::Command::new(datalove_cbackend::compile::compiler())
+        .args(["-std=gnu11", "-fsyntax-only", "-Wall", "-Werror"])
+        .arg(format!("-I{}", dir.display()))
+        .arg(&c)
+        .output()
+        .expect("run cc");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
