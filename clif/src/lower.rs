@@ -163,50 +163,6 @@ fn address_taken(program: &Program, f: &Function) -> Vec<bool> {
     taken
 }
 
-/// Slots some instruction writes or changes in place. An `in` parameter none of them
-/// names is read where the caller put it; one that is written is copied into the
-/// function's own storage on entry, since the caller's place is the caller's.
-fn written(f: &Function) -> Vec<bool> {
-    use InstKind as K;
-    let mut w = vec![false; f.slots.len()];
-    for block in &f.blocks {
-        for inst in &block.insts {
-            let mut mark = |s: &SlotId| w[s.index()] = true;
-            match &inst.kind {
-                K::Const { dst, .. }
-                | K::Copy { dst, .. }
-                | K::Move { dst, .. }
-                | K::Clone { dst, .. }
-                | K::Unary { dst, .. }
-                | K::Binary { dst, .. }
-                | K::Compare { dst, .. }
-                | K::Cast { dst, .. }
-                | K::Concat { dst, .. }
-                | K::MakeTuple { dst, .. }
-                | K::TupleField { dst, .. }
-                | K::MakeList { dst, .. }
-                | K::ListLen { dst, .. }
-                | K::ListGet { dst, .. }
-                | K::MakeSome { dst, .. }
-                | K::MakeNone { dst }
-                | K::IsSome { dst, .. }
-                | K::Unwrap { dst, .. }
-                | K::MakeData { dst, .. } => mark(dst),
-                K::Unpack { dsts, .. } => dsts.iter().for_each(mark),
-                K::ListSet { list, .. } | K::ListPush { list, .. } => mark(list),
-                K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => {
-                    dst.iter().for_each(&mut mark);
-                    args.iter()
-                        .filter(|a| matches!(a.mode, ParamMode::Mut | ParamMode::Out))
-                        .for_each(|a| mark(&a.slot));
-                }
-                K::Drop { .. } | K::Debuglog { .. } => {}
-            }
-        }
-    }
-    w
-}
-
 fn stack_slot_data(size: usize, align: usize) -> StackSlotData {
     StackSlotData::new(
         StackSlotKind::ExplicitSlot,
@@ -323,7 +279,7 @@ impl<M: Module> Fx<'_, '_, M> {
     fn prologue(&mut self, params: &[Value]) {
         let f = self.func;
         let taken = address_taken(self.program, f);
-        let written = written(f);
+        let written = f.written_slots();
         // Incoming words after `rt`.
         let mut next = 1;
         let mut incoming = Vec::new();

@@ -121,6 +121,52 @@ impl Function {
     pub fn is_generic(&self) -> bool {
         !self.type_params.is_empty()
     }
+
+    /// For each slot, whether some instruction writes it or changes it in place. A
+    /// compiled backend reads an `in` parameter no instruction writes where the caller
+    /// put it, and copies one that is written into the function's own storage on entry
+    /// (the caller's place is the caller's): one decision for both compiled backends.
+    pub fn written_slots(&self) -> Vec<bool> {
+        let f = self;
+        use InstKind as K;
+        let mut w = vec![false; f.slots.len()];
+        for block in &f.blocks {
+            for inst in &block.insts {
+                let mut mark = |s: &SlotId| w[s.index()] = true;
+                match &inst.kind {
+                    K::Const { dst, .. }
+                    | K::Copy { dst, .. }
+                    | K::Move { dst, .. }
+                    | K::Clone { dst, .. }
+                    | K::Unary { dst, .. }
+                    | K::Binary { dst, .. }
+                    | K::Compare { dst, .. }
+                    | K::Cast { dst, .. }
+                    | K::Concat { dst, .. }
+                    | K::MakeTuple { dst, .. }
+                    | K::TupleField { dst, .. }
+                    | K::MakeList { dst, .. }
+                    | K::ListLen { dst, .. }
+                    | K::ListGet { dst, .. }
+                    | K::MakeSome { dst, .. }
+                    | K::MakeNone { dst }
+                    | K::IsSome { dst, .. }
+                    | K::Unwrap { dst, .. }
+                    | K::MakeData { dst, .. } => mark(dst),
+                    K::Unpack { dsts, .. } => dsts.iter().for_each(mark),
+                    K::ListSet { list, .. } | K::ListPush { list, .. } => mark(list),
+                    K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => {
+                        dst.iter().for_each(&mut mark);
+                        args.iter()
+                            .filter(|a| matches!(a.mode, ParamMode::Mut | ParamMode::Out))
+                            .for_each(|a| mark(&a.slot));
+                    }
+                    K::Drop { .. } | K::Debuglog { .. } => {}
+                }
+            }
+        }
+        w
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
