@@ -79,6 +79,10 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_ERROR_INVALID_CAST 7u
 #define DTLV_ERROR_UNWRAP_NONE 8u
 #define DTLV_ERROR_LEAK 9u
+#define DTLV_ERROR_OUT_OF_MEMORY 10u
+#define DTLV_ERROR_OUTPUT 11u
+#define DTLV_ERROR_NATIVE_CRASH 12u
+#define DTLV_ERROR_CRASH 13u
 
 /* Arithmetic operations (dtlv_rti_raise_arith), datalove_rti::ArithOp. */
 #define DTLV_ARITH_ADD 0u
@@ -160,6 +164,7 @@ typedef struct dtlv_rt_header {
     size_t stack_limit;
     uint8_t *shadow_top;
     uint8_t *shadow_limit;
+    size_t depth_left;
 } dtlv_rt_header_t;
 
 /* Every runtime entry point, in datalove_rti::RtiTable order. Append-only. */

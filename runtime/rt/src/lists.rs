@@ -33,7 +33,10 @@ impl Runtime {
         if capacity == 0 || td.size == 0 {
             return List::EMPTY;
         }
-        let ptr = self.alloc(capacity * td.size, td.align);
+        let bytes = capacity
+            .checked_mul(td.size)
+            .unwrap_or_else(|| self.out_of_memory(usize::MAX));
+        let ptr = self.alloc(bytes, td.align);
         // SAFETY: a fresh buffer of `capacity` elements, none of them live yet.
         unsafe { List::from_raw_parts(ptr, 0, capacity) }
     }

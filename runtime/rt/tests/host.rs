@@ -181,7 +181,7 @@ fn a_prologue_check_against_the_limit_catches_deep_recursion_before_a_real_overf
     assert!(depth > 1000, "depth {depth}");
     assert_eq!(
         error.unwrap().to_string(),
-        "stack overflow: recursion too deep"
+        "stack overflow: out of stack space"
     );
 }
 
@@ -204,6 +204,7 @@ fn a_table_of_another_abi_is_refused_by_riders() {
             stack_limit: 0,
             shadow_top: std::ptr::null_mut(),
             shadow_limit: std::ptr::null_mut(),
+            depth_left: 0,
         };
         let rt = unsafe { datalove_rti::rtdt::RtHandle::from_raw(&mut header) };
         let panic = std::panic::catch_unwind(|| unsafe { call::table(rt).abi_version })
