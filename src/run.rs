@@ -57,6 +57,12 @@ pub struct RunOptions {
     pub check_leaks: bool,
     /// Keep `debuglog` output in the result instead of writing it to stdout.
     pub capture: bool,
+    /// The call-depth limit (default `DATALOVE_DEPTH_LIMIT`, else
+    /// [`datalove_rt::DEFAULT_DEPTH_LIMIT`]).
+    pub depth_limit: Option<usize>,
+    /// The most bytes the program may hold allocated (default `DATALOVE_MEMORY_LIMIT`,
+    /// else none).
+    pub memory_limit: Option<usize>,
 }
 
 /// What a run did.
@@ -187,6 +193,12 @@ fn run_jit(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
 fn runtime_options(options: &RunOptions) -> RuntimeOptions {
     let mut runtime_options = RuntimeOptions::default();
     runtime_options.check_leaks |= options.check_leaks;
+    if let Some(limit) = options.depth_limit {
+        runtime_options.depth_limit = limit;
+    }
+    if let Some(limit) = options.memory_limit {
+        runtime_options.memory_limit = Some(limit);
+    }
     if options.capture {
         runtime_options.output = OutputMode::Capture;
     }
@@ -293,6 +305,13 @@ fn run_executable(
         let mut command = Command::new(&exe);
         if options.check_leaks {
             command.env(datalove_rt::CHECK_LEAKS_ENV, "1");
+        }
+        // The executable's runtime reads its settings from the environment.
+        if let Some(limit) = options.depth_limit {
+            command.env(datalove_rt::DEPTH_LIMIT_ENV, limit.to_string());
+        }
+        if let Some(limit) = options.memory_limit {
+            command.env(datalove_rt::MEMORY_LIMIT_ENV, limit.to_string());
         }
         command
             .stdin(Stdio::null())
