@@ -34,6 +34,9 @@ pub struct RuntimeOptions {
     pub shadow_stack_size: usize,
     /// Where `debuglog` output goes: the process's stdout (buffered) or a buffer.
     pub output: OutputMode,
+    /// The program's arguments (`program_args`); none by default. Executables pass their
+    /// command line (`crate::args::process_args`).
+    pub args: Vec<String>,
 }
 
 impl Default for RuntimeOptions {
@@ -42,6 +45,7 @@ impl Default for RuntimeOptions {
             check_leaks: check_leaks_from_env(),
             shadow_stack_size: DEFAULT_SHADOW_STACK_SIZE,
             output: OutputMode::Stdout,
+            args: Vec::new(),
         }
     }
 }
