@@ -41,6 +41,9 @@ enum Command {
         check_leaks: bool,
         #[command(flatten)]
         search: Search,
+        /// The program's arguments (`env.args()`), after `--`.
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<String>,
     },
     /// Check a program: print its diagnostics; exit 2 if there are any.
     Check {
@@ -96,7 +99,8 @@ fn main() -> ExitCode {
             backend,
             check_leaks,
             search,
-        } => return run(&file, &backend, check_leaks, search),
+            args,
+        } => return run(&file, &backend, check_leaks, search, args),
         Command::Build {
             file,
             backend,
@@ -151,12 +155,19 @@ fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
-fn run(file: &std::path::Path, backend: &str, check_leaks: bool, search: Search) -> ExitCode {
+fn run(
+    file: &std::path::Path,
+    backend: &str,
+    check_leaks: bool,
+    search: Search,
+    args: Vec<String>,
+) -> ExitCode {
     let options = options(search);
     let run_options = datalove::RunOptions {
         riders: options.rider_path(),
         check_leaks,
         capture: false,
+        args,
     };
     let backend = match backend {
         "all" => None,
