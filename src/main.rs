@@ -49,6 +49,9 @@ enum Command {
         memory_limit: Option<usize>,
         #[command(flatten)]
         search: Search,
+        /// The program's arguments (`env.args()`), after `--`.
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<String>,
     },
     /// Check a program: print its diagnostics; exit 2 if there are any.
     Check {
@@ -106,11 +109,13 @@ fn main() -> ExitCode {
             depth_limit,
             memory_limit,
             search,
+            args,
         } => {
             let settings = Settings {
                 check_leaks,
                 depth_limit,
                 memory_limit,
+                args,
             };
             return run(&file, &backend, settings, search);
         }
@@ -173,6 +178,7 @@ struct Settings {
     check_leaks: bool,
     depth_limit: Option<usize>,
     memory_limit: Option<usize>,
+    args: Vec<String>,
 }
 
 fn run(file: &std::path::Path, backend: &str, settings: Settings, search: Search) -> ExitCode {
@@ -183,6 +189,7 @@ fn run(file: &std::path::Path, backend: &str, settings: Settings, search: Search
         capture: false,
         depth_limit: settings.depth_limit,
         memory_limit: settings.memory_limit,
+        args: settings.args,
     };
     let backend = match backend {
         "all" => None,
@@ -315,7 +322,8 @@ fn run_all() -> ExitCode {
 fn args_for_backend(backend: &str) -> Vec<std::ffi::OsString> {
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let mut i = 0;
-    while i < args.len() {
+    // Not past `--`: what follows is the program's.
+    while i < args.len() && args[i] != "--" {
         if args[i] == "--backend" && i + 1 < args.len() {
             args[i + 1] = backend.into();
             i += 1;

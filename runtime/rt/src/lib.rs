@@ -27,6 +27,7 @@
 //! executables.
 
 pub mod alloc;
+pub mod args;
 pub mod artifact;
 pub mod capi;
 pub mod crash;

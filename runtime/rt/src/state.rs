@@ -45,6 +45,9 @@ pub struct RuntimeOptions {
     /// Report a native that dies by a fatal signal as one error line (see
     /// [`crate::crash`]); on by default.
     pub catch_crashes: bool,
+    /// The program's arguments (`program_args`); none by default. Executables pass their
+    /// command line (`crate::args::process_args`).
+    pub args: Vec<String>,
 }
 
 /// The call-depth limit unless set: a million calls of a small function, which the
@@ -74,6 +77,7 @@ impl Default for RuntimeOptions {
             depth_limit: number_from_env(DEPTH_LIMIT_ENV).unwrap_or(DEFAULT_DEPTH_LIMIT),
             memory_limit: number_from_env(MEMORY_LIMIT_ENV),
             catch_crashes: true,
+            args: Vec::new(),
         }
     }
 }

@@ -122,6 +122,8 @@ fn expectations() -> Vec<(String, u64)> {
             alloc,
             free,
             alloc_stats,
+            program_args,
+            list_filled,
         ]
     );
     size!("dtlv_string_t", RtString);
