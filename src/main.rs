@@ -259,7 +259,7 @@ fn run_all() -> ExitCode {
     let mut unavailable = Vec::new();
     for backend in datalove::Backend::ALL {
         if let Some(reason) = backend.unavailable_reason() {
-            unavailable.push((backend, reason.to_string()));
+            unavailable.push((backend, reason));
             continue;
         }
         let start = std::time::Instant::now();

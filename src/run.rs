@@ -40,10 +40,12 @@ impl Backend {
         Backend::ALL.into_iter().find(|b| b.name() == name)
     }
 
-    /// `None` when the backend can run programs in this build; otherwise why not.
-    pub fn unavailable_reason(self) -> Option<&'static str> {
+    /// `None` when the backend can run programs here; otherwise why not. aot and c need
+    /// a working C compiler (`datalove_toolchain::probe`, run once per process).
+    pub fn unavailable_reason(self) -> Option<String> {
         match self {
-            Backend::Interp | Backend::Jit | Backend::Aot | Backend::C => None,
+            Backend::Interp | Backend::Jit => None,
+            Backend::Aot | Backend::C => datalove_toolchain::probe().err(),
         }
     }
 }
@@ -107,10 +109,7 @@ pub fn run(
     options: &RunOptions,
 ) -> Result<RunResult, Unavailable> {
     if let Some(reason) = backend.unavailable_reason() {
-        return Err(Unavailable {
-            backend,
-            reason: reason.to_string(),
-        });
+        return Err(Unavailable { backend, reason });
     }
     let start = Instant::now();
     let mut compile_elapsed = None;

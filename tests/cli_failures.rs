@@ -242,3 +242,48 @@ fn a_crashing_native_is_one_row_of_backend_all_and_the_others_still_run() {
     );
     assert_eq!(out.status.code(), Some(101));
 }
+
+#[test]
+fn without_a_c_compiler_aot_and_c_are_unavailable_with_the_reason() {
+    let path = scratch("hello.dfs", "debuglog \"hi\"\n");
+    // A PATH with no C compiler on it, and no CC.
+    let empty = scratch_dir().join("empty-path");
+    std::fs::create_dir_all(&empty).expect("dir");
+    let hidden = |args: &[&str]| {
+        datalove()
+            .args(args)
+            .arg(&path)
+            .env("PATH", &empty)
+            .env_remove("CC")
+            .output()
+            .expect("datalove runs")
+    };
+    for backend in ["aot", "c"] {
+        let out = hidden(&["run", "--backend", backend]);
+        assert_eq!(out.status.code(), Some(3), "{backend}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with(&format!(
+                "error: backend `{backend}` is unavailable: no C compiler: `cc` cannot run"
+            )),
+            "{backend}: {stderr}"
+        );
+    }
+    let out = hidden(&["run", "--backend", "all"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("== interp ("), "{stdout}");
+    assert!(stdout.contains("== jit ("), "{stdout}");
+    assert!(
+        stdout.contains("== aot unavailable: no C compiler"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("== c unavailable: no C compiler"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("== all 2 available backends agree\n"),
+        "{stdout}"
+    );
+}

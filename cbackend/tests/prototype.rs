@@ -93,7 +93,8 @@ fn the_prototype_has_exactly_word_count_parameters() {
     common::write_headers(&dir);
     let c = dir.join("prototypes.c");
     std::fs::write(&c, &all).expect("write");
-    let output = std::process::Command::new(datalove_cbackend::compile::compiler())
+    let output = datalove_cbackend::compile::compiler()
+        .command()
         .args(["-std=gnu11", "-fsyntax-only", "-Wall", "-Werror"])
         .arg(format!("-I{}", dir.display()))
         .arg(&c)

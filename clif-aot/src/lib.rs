@@ -13,8 +13,7 @@
 //! `DATALOVE_CHECK_LEAKS=1`) and gives the exit code.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
 use cranelift_codegen::isa::{self, OwnedTargetIsa};
@@ -149,15 +148,7 @@ fn define_main(module: &mut ObjectModule, entry: cranelift_module::FuncId) -> Re
         .map_err(|e| AotError::Object(format!("main: {e:?}")))
 }
 
-/// What an executable links besides its object.
-#[derive(Clone, Debug)]
-pub struct LinkInputs {
-    /// The runtime staticlib (`libdatalove_rt.a`, found by
-    /// `datalove_rt::artifact::staticlib_for_current_exe`).
-    pub runtime: PathBuf,
-    /// Each rider the program requires and the directory holding `libdlr_<rider>.so`.
-    pub riders: Vec<(String, PathBuf)>,
-}
+pub use datalove_toolchain::LinkInputs;
 
 /// Builds the executable `out` from `program`: the object, then `cc`.
 pub fn build_executable(
@@ -174,31 +165,14 @@ pub fn build_executable(
     result
 }
 
-/// Links `object` with the runtime and the riders into `out` with the system C compiler.
+/// Links `object` with the runtime and the riders into `out` with the system C compiler
+/// (the one link command, `datalove_toolchain::link`).
 pub fn link(object: &Path, inputs: &LinkInputs, out: &Path) -> Result<(), AotError> {
-    if !inputs.runtime.is_file() {
-        return Err(AotError::Io(format!(
-            "the runtime staticlib {} is missing (build the `datalove-rt` crate)",
-            inputs.runtime.display()
-        )));
-    }
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let mut command = Command::new(&cc);
-    command.arg("-o").arg(out).arg(object).arg(&inputs.runtime);
-    for (rider, dir) in &inputs.riders {
-        command
-            .arg(format!("-L{}", dir.display()))
-            .arg(format!("-ldlr_{rider}"))
-            .arg(format!("-Wl,-rpath,{}", dir.display()));
-    }
-    command.args(["-lpthread", "-ldl", "-lm"]);
-    let output = command
-        .output()
-        .map_err(|e| AotError::Io(format!("cannot run the C compiler `{cc}`: {e}")))?;
-    if !output.status.success() {
-        return Err(AotError::Link(
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        ));
-    }
-    Ok(())
+    let compiler = datalove_toolchain::CCompiler::from_env();
+    datalove_toolchain::link(&compiler, &[object.as_os_str().to_owned()], inputs, out).map_err(
+        |e| match e {
+            datalove_toolchain::LinkError::Io(m) => AotError::Io(m),
+            datalove_toolchain::LinkError::Failed { stderr, .. } => AotError::Link(stderr),
+        },
+    )
 }
