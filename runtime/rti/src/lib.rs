@@ -21,7 +21,7 @@ pub mod tydesc;
 pub use header::RtHeader;
 pub use layout::{compute_layout, Layout};
 pub use status::{ArithOp, ErrorKind, RtStatus, STATUS_OK};
-pub use table::{AllocStats, RtiTable, ABI_VERSION};
+pub use table::{AllocStats, Entry, RtiTable, Word, ABI_VERSION};
 pub use tydesc::{packed_tydesc, same_tydesc, TyDesc, TyField, TyKind};
 
 /// The symbol of a native: `dlr_<rider>__<function>`. The only place it is spelled.
