@@ -26,38 +26,7 @@ use crate::native::{call_words, native_declaration};
 use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
-/// How one parameter travels between program functions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Pass {
-    /// A concrete scalar `in` parameter: by value.
-    Value(TyKind),
-    /// Everything else: the caller's address.
-    Address,
-}
-
-/// How a program function's result travels back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ResultPass {
-    Nothing,
-    Value(TyKind),
-    Pointer,
-}
-
-fn param_pass(mode: ParamMode, ty: &IrType) -> Pass {
-    if mode == ParamMode::In && ty.is_scalar() {
-        Pass::Value(scalar_kind(ty))
-    } else {
-        Pass::Address
-    }
-}
-
-fn result_pass(ty: &IrType) -> ResultPass {
-    match ty {
-        IrType::Unit => ResultPass::Nothing,
-        t if t.is_scalar() => ResultPass::Value(scalar_kind(t)),
-        _ => ResultPass::Pointer,
-    }
-}
+use datalove_ir::lowering::{param_pass, result_pass, terminator_text, Pass, ResultPass};
 
 /// The whole program as one C file. The order of its sections is decided here, once.
 pub fn emit_program(program: &Program) -> String {
@@ -1095,19 +1064,4 @@ fn int_out_of_range(from: TyKind, to: TyKind, x: &str) -> Option<String> {
         }
     }
     (!conds.is_empty()).then(|| conds.join(" || "))
-}
-
-fn terminator_text(term: &Terminator) -> String {
-    match term {
-        Terminator::Jump(b) => format!("jump {b}"),
-        Terminator::Branch {
-            cond,
-            then_block,
-            else_block,
-        } => format!("branch {cond}, {then_block}, {else_block}"),
-        Terminator::Return(Some(s)) => format!("return {s}"),
-        Terminator::Return(None) => "return".to_string(),
-        Terminator::Abandon => "abandon".to_string(),
-        Terminator::Unterminated => "<unterminated>".to_string(),
-    }
 }

@@ -97,14 +97,7 @@ pub fn lower_program<M: Module>(
     })
 }
 
-/// The module symbol of program function `index`.
-pub fn function_symbol(index: usize, name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("dtlv_fn{index}_{clean}")
-}
+pub use datalove_ir::lowering::function_symbol;
 
 fn declare_functions<M: Module>(
     module: &mut M,

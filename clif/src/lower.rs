@@ -33,41 +33,7 @@ pub fn trusted() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-/// How one parameter travels between program functions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    /// A concrete scalar `in` parameter: by value.
-    Value(Type),
-    /// Everything else: the caller's address.
-    Address,
-}
-
-/// How a program function's result travels back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResultPass {
-    /// Unit: nothing.
-    Nothing,
-    /// A concrete scalar: the CLIF return value.
-    Value(Type),
-    /// Anything else: written to the caller's `ret_ptr`.
-    Pointer,
-}
-
-pub fn param_pass(mode: ParamMode, ty: &IrType) -> Pass {
-    if mode == ParamMode::In && ty.is_scalar() {
-        Pass::Value(scalar_type(ty.kind().expect("scalar")))
-    } else {
-        Pass::Address
-    }
-}
-
-pub fn result_pass(ty: &IrType) -> ResultPass {
-    match ty {
-        IrType::Unit => ResultPass::Nothing,
-        t if t.is_scalar() => ResultPass::Value(scalar_type(t.kind().expect("scalar"))),
-        _ => ResultPass::Pointer,
-    }
-}
+pub use datalove_ir::lowering::{param_pass, result_pass, Pass, ResultPass};
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
 /// one descriptor per type parameter) -> [scalar result]`.
@@ -77,14 +43,14 @@ pub fn program_signature(f: &Function, call_conv: CallConv, ptr: Type) -> Signat
     for p in &f.params {
         sig.params.push(AbiParam::new(
             match param_pass(p.mode, f.slot_type(p.slot)) {
-                Pass::Value(t) => t,
+                Pass::Value(kind) => scalar_type(kind),
                 Pass::Address => ptr,
             },
         ));
     }
     match result_pass(&f.result) {
         ResultPass::Nothing => {}
-        ResultPass::Value(t) => sig.returns.push(AbiParam::new(t)),
+        ResultPass::Value(kind) => sig.returns.push(AbiParam::new(scalar_type(kind))),
         ResultPass::Pointer => sig.params.push(AbiParam::new(ptr)),
     }
     for _ in &f.type_params {
@@ -229,7 +195,10 @@ pub fn lower_function<M: Module>(
             fx.comment(heading.take(), text);
             fx.inst(&inst.kind, inst.abandon);
         }
-        fx.comment(heading.take(), terminator_text(&block.term));
+        fx.comment(
+            heading.take(),
+            datalove_ir::lowering::terminator_text(&block.term),
+        );
         fx.terminator(&block.term);
     }
     let comments = std::mem::take(&mut fx.comments);
@@ -237,21 +206,6 @@ pub fn lower_function<M: Module>(
     let config = fx.module.target_config();
     fx.b.finalize(config);
     comments
-}
-
-fn terminator_text(term: &Terminator) -> String {
-    match term {
-        Terminator::Jump(b) => format!("jump {b}"),
-        Terminator::Branch {
-            cond,
-            then_block,
-            else_block,
-        } => format!("branch {cond}, {then_block}, {else_block}"),
-        Terminator::Return(Some(s)) => format!("return {s}"),
-        Terminator::Return(None) => "return".to_string(),
-        Terminator::Abandon => "abandon".to_string(),
-        Terminator::Unterminated => "<unterminated>".to_string(),
-    }
 }
 
 impl<M: Module> Fx<'_, '_, M> {
@@ -409,7 +363,8 @@ impl<M: Module> Fx<'_, '_, M> {
     /// Returns without a result (the abandoning paths): a zero when the signature has one.
     fn return_nothing(&mut self) {
         match result_pass(&self.func.result) {
-            ResultPass::Value(t) => {
+            ResultPass::Value(kind) => {
+                let t = scalar_type(kind);
                 let z = self.zero(t);
                 self.b.ins().return_(&[z]);
             }

@@ -1,0 +1,168 @@
+//! The lowering decisions every backend shares, made once here and read by the
+//! interpreter, the Cranelift lowering and the C emitter: how a program function's
+//! parameters and result travel ([`param_pass`], [`result_pass`]), the symbol of a
+//! program function ([`function_symbol`]), the text of a terminator in every dump
+//! ([`terminator_text`]), and, on [`Function`], which slots an instruction writes, what
+//! a call hands over, what a native that returned OK wrote, and how much native stack a
+//! call reserves. `docs/architecture.md` tables each decision with its one file.
+
+use datalove_rti::TyKind;
+
+use crate::program::{Arg, Function, InstKind, SlotId, Terminator};
+use crate::types::{IrType, ParamMode};
+
+/// How one parameter travels between program functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// A concrete scalar `in` parameter: by value.
+    Value(TyKind),
+    /// Everything else: the caller's address.
+    Address,
+}
+
+/// How a program function's result travels back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultPass {
+    /// Unit: nothing.
+    Nothing,
+    /// A concrete scalar: the function's return value.
+    Value(TyKind),
+    /// Anything else: written to the caller's result pointer.
+    Pointer,
+}
+
+/// How a parameter of `mode` and `ty` is passed.
+pub fn param_pass(mode: ParamMode, ty: &IrType) -> Pass {
+    match ty.kind() {
+        Some(kind) if mode == ParamMode::In && ty.is_scalar() => Pass::Value(kind),
+        _ => Pass::Address,
+    }
+}
+
+/// How a result of `ty` is returned.
+pub fn result_pass(ty: &IrType) -> ResultPass {
+    match (ty, ty.kind()) {
+        (IrType::Unit, _) => ResultPass::Nothing,
+        (t, Some(kind)) if t.is_scalar() => ResultPass::Value(kind),
+        _ => ResultPass::Pointer,
+    }
+}
+
+/// The symbol of program function `index` named `name` in an object or a C file:
+/// unique by its index, readable by its name.
+pub fn function_symbol(index: usize, name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("dtlv_fn{index}_{clean}")
+}
+
+/// A terminator as every dump writes it (`emit ir`, the comments of `emit clif` and
+/// `emit c`).
+pub fn terminator_text(term: &Terminator) -> String {
+    match term {
+        Terminator::Jump(b) => format!("jump {b}"),
+        Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } => format!("branch {cond}, {then_block}, {else_block}"),
+        Terminator::Return(Some(s)) => format!("return {s}"),
+        Terminator::Return(None) => "return".to_string(),
+        Terminator::Abandon => "abandon".to_string(),
+        Terminator::Unterminated => "<unterminated>".to_string(),
+    }
+}
+
+impl Function {
+    /// For each slot, whether some instruction writes it or changes it in place. A
+    /// compiled backend reads an `in` parameter no instruction writes where the caller
+    /// put it, and copies one that is written into the function's own storage on entry
+    /// (the caller's place is the caller's).
+    pub fn written_slots(&self) -> Vec<bool> {
+        let f = self;
+        use InstKind as K;
+        let mut w = vec![false; f.slots.len()];
+        for block in &f.blocks {
+            for inst in &block.insts {
+                let mut mark = |s: &SlotId| w[s.index()] = true;
+                match &inst.kind {
+                    K::Const { dst, .. }
+                    | K::Copy { dst, .. }
+                    | K::Move { dst, .. }
+                    | K::Clone { dst, .. }
+                    | K::Unary { dst, .. }
+                    | K::Binary { dst, .. }
+                    | K::Compare { dst, .. }
+                    | K::Cast { dst, .. }
+                    | K::Concat { dst, .. }
+                    | K::MakeTuple { dst, .. }
+                    | K::TupleField { dst, .. }
+                    | K::MakeList { dst, .. }
+                    | K::ListLen { dst, .. }
+                    | K::ListGet { dst, .. }
+                    | K::MakeSome { dst, .. }
+                    | K::MakeNone { dst }
+                    | K::IsSome { dst, .. }
+                    | K::Unwrap { dst, .. }
+                    | K::MakeData { dst, .. } => mark(dst),
+                    K::Unpack { dsts, .. } => dsts.iter().for_each(mark),
+                    K::ListSet { list, .. } | K::ListPush { list, .. } => mark(list),
+                    K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => {
+                        dst.iter().for_each(&mut mark);
+                        args.iter()
+                            .filter(|a| matches!(a.mode, ParamMode::Mut | ParamMode::Out))
+                            .for_each(|a| mark(&a.slot));
+                    }
+                    K::Drop { .. } | K::Debuglog { .. } => {}
+                }
+            }
+        }
+        w
+    }
+
+    /// The arguments of a call (of a program function or a native) that the call hands
+    /// over: passed `in` and not of a copy type in this function. If a program call
+    /// cannot start (call-depth limit, stack room), the caller drops these, since the
+    /// callee that would have owned them never ran.
+    pub fn moved_args(&self, args: &[Arg]) -> Vec<SlotId> {
+        args.iter()
+            .filter(|a| a.mode == ParamMode::In && !self.slot_type(a.slot).is_copy())
+            .map(|a| a.slot)
+            .collect()
+    }
+
+    /// The slots a native call that returned OK has initialized and that own memory:
+    /// its result and its `out` arguments, of types that are not copy. A native that
+    /// returns OK after raising an error (the runtime is abandoning) has failed all the
+    /// same: the caller drops these, so its abandon path finds nothing written, as after
+    /// a failure status.
+    pub fn owned_call_results(&self, dst: Option<SlotId>, args: &[Arg]) -> Vec<SlotId> {
+        dst.into_iter()
+            .chain(
+                args.iter()
+                    .filter(|a| a.mode == ParamMode::Out)
+                    .map(|a| a.slot),
+            )
+            .filter(|s| !self.slot_type(*s).is_copy())
+            .collect()
+    }
+
+    /// An upper bound of the native stack a call of this function reserves for its
+    /// slots: every slot of a concrete type at its layout size (aligned), a pointer for
+    /// one sized at run time (it lives on the shadow stack). Before each call of a
+    /// program function, every compiled backend checks that the stack pointer less this
+    /// many bytes is still above `stack_limit`, so that a frame of any size is refused
+    /// before it is reserved; the safety margin below the limit covers what the bound
+    /// leaves out (spills, saved registers, outgoing arguments).
+    pub fn frame_bytes(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|slot| match slot.ty.layout() {
+                Some(layout) => layout.size.next_multiple_of(layout.align.max(1)),
+                None => std::mem::size_of::<usize>(),
+            })
+            .fold(0usize, usize::saturating_add)
+    }
+}
