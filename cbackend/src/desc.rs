@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use datalove_ir::IrType;
+use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc};
+use datalove_ir::{Function, IrType};
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::TyKind;
 
@@ -86,54 +87,36 @@ impl StaticDescs {
     }
 }
 
-/// One function's descriptor table: the type parameters' descriptors (parameters of the
-/// C function) and the generic composite types it names, built on entry.
-#[derive(Default)]
+/// One function's descriptor table, as its one plan (`datalove_ir::lowering::DescPlan`)
+/// says: the type parameters' descriptors (parameters of the C function), then the
+/// generic composite types it names, built on entry.
 pub struct FrameDescs {
-    generic: Vec<(IrType, GenericEntry)>,
-}
-
-/// How a generic type's descriptor is made on entry.
-enum GenericEntry {
-    List(String),
-    Option(String),
-    Tuple(Vec<String>),
+    plan: DescPlan,
 }
 
 impl FrameDescs {
-    /// The C expression of `ty`'s descriptor (a function's terms).
-    pub fn get(&mut self, statics: &mut StaticDescs, ty: &IrType) -> String {
-        if !ty.mentions_param() {
-            return statics.get(ty);
+    pub fn new(f: &Function) -> FrameDescs {
+        FrameDescs {
+            plan: DescPlan::of(f),
         }
-        if let IrType::Param(n) = ty {
-            return type_param_name(*n);
-        }
-        if let Some(k) = self.generic.iter().position(|(t, _)| t == ty) {
-            return crate::writer::generic_desc_name(k);
-        }
-        let entry = match ty {
-            IrType::List(e) => GenericEntry::List(self.get(statics, e)),
-            IrType::Option(p) => GenericEntry::Option(self.get(statics, p)),
-            IrType::Tuple(fields) => {
-                GenericEntry::Tuple(fields.iter().map(|f| self.get(statics, f)).collect())
-            }
-            _ => unreachable!("only composite types mention a parameter"),
-        };
-        self.generic.push((ty.clone(), entry));
-        crate::writer::generic_desc_name(self.generic.len() - 1)
     }
 
-    /// The declarations and entry code of the table, in dependency order (an entry only
+    /// The C expression of `ty`'s descriptor (a function's terms).
+    pub fn get(&mut self, statics: &mut StaticDescs, ty: &IrType) -> String {
+        source(statics, &self.plan.source(ty))
+    }
+
+    /// The declarations and entry code of the table, in the plan's order (an entry only
     /// names entries before it).
-    pub fn emit_entry(&self, w: &mut CWriter) {
-        for (k, (ty, entry)) in self.generic.iter().enumerate() {
+    pub fn emit_entry(&self, statics: &mut StaticDescs, w: &mut CWriter) {
+        for (k, (ty, entry)) in self.plan.generic.iter().enumerate() {
             let name = crate::writer::generic_desc_name(k);
             w.comment(format!("descriptor of {ty}"));
             let value = match entry {
-                GenericEntry::List(e) => call(Entry::TydescList, &[e]),
-                GenericEntry::Option(p) => call(Entry::TydescOption, &[p]),
-                GenericEntry::Tuple(fields) => {
+                GenericDesc::List(e) => call(Entry::TydescList, &[&source(statics, e)]),
+                GenericDesc::Option(p) => call(Entry::TydescOption, &[&source(statics, p)]),
+                GenericDesc::Tuple(fields) => {
+                    let fields: Vec<String> = fields.iter().map(|f| source(statics, f)).collect();
                     let array = format!("{name}_fields");
                     w.stmt(format!(
                         "const dtlv_tydesc_t *{array}[{}] = {{{}}}",
@@ -149,6 +132,15 @@ impl FrameDescs {
             };
             w.stmt(format!("const dtlv_tydesc_t *const {name} = {value}"));
         }
+    }
+}
+
+/// The C expression of the descriptor a plan's source names.
+fn source(statics: &mut StaticDescs, source: &DescSource) -> String {
+    match source {
+        DescSource::Static(ty) => statics.get(ty),
+        DescSource::TypeParam(n) => type_param_name(*n),
+        DescSource::Generic(k) => crate::writer::generic_desc_name(*k),
     }
 }
 

@@ -9,13 +9,14 @@
 //! verify → check native widths → emit C (emit.rs) → cc program.c libdatalove_rt.a -ldlr_<rider>... → exe
 //! ```
 
-pub mod compile;
-pub mod desc;
-pub mod emit;
-pub mod error;
-pub mod native;
-pub mod runtime;
-pub mod writer;
+mod arith;
+mod compile;
+mod desc;
+mod emit;
+mod error;
+mod native;
+mod runtime;
+mod writer;
 
 use std::path::Path;
 
@@ -23,9 +24,11 @@ use datalove_ir::native::MAX_C_WORDS;
 use datalove_ir::verify::verify_program;
 use datalove_ir::Program;
 
-pub use compile::LinkInputs;
+pub use compile::{compiler, LinkInputs, C_FLAGS};
+pub use desc::StaticDescs;
 pub use error::CError;
 pub use native::native_declaration;
+pub use writer::hex_float;
 
 /// The ABI header the emitted C includes, as the runtime ships it.
 pub const RTI_HEADER: &str = include_str!(concat!(

@@ -2,7 +2,11 @@
 //! parameters, laid out by `NativeContext::words()`), and the words of one call.
 
 use datalove_ir::native::NativeWord;
-use datalove_ir::NativeContext;
+use datalove_ir::{Arg, BlockId, IrType, NativeContext, SlotId};
+
+use crate::emit::Fx;
+use crate::runtime::{self, call, Entry};
+use crate::writer::*;
 
 /// The C prototype of a native:
 ///
@@ -49,4 +53,70 @@ pub fn call_words(
             NativeWord::TrailingDescriptor(i) => trailing(i),
         })
         .collect()
+}
+
+impl Fx<'_> {
+    /// One call of a native: the words, the call, the status test, and the test of
+    /// `abandoning` after an OK status.
+    pub(crate) fn native_call(
+        &mut self,
+        dst: Option<SlotId>,
+        native: &NativeContext,
+        args: &[Arg],
+        abandon: BlockId,
+    ) {
+        self.natives
+            .entry(native.symbol().to_string())
+            .or_insert_with(|| native_declaration(native));
+        let arg_words: Vec<(String, String)> = args
+            .iter()
+            .map(|a| (self.addr(a.slot), self.slot_desc(a.slot)))
+            .collect();
+        let result = match dst {
+            Some(d) => (self.addr(d), self.slot_desc(d)),
+            None => {
+                self.unit_scratch = true;
+                (format!("(void *)&{UNIT_SCRATCH}"), self.desc(&IrType::Unit))
+            }
+        };
+        let trailing: Vec<String> = native
+            .undetermined_bindings
+            .iter()
+            .map(|t| self.desc(t))
+            .collect();
+        let words = call_words(
+            native,
+            RT,
+            |i| arg_words[i].clone(),
+            result,
+            |i| trailing[i].clone(),
+        );
+        debug_assert_eq!(words.len(), native.word_count());
+        self.w.open("");
+        self.w.stmt(format!(
+            "dtlv_status_t status = {}({})",
+            native.symbol(),
+            words.join(", ")
+        ));
+        let failed = call(
+            Entry::NativeFailed,
+            &[
+                &bytes_and_len(native.rider().as_bytes()),
+                &bytes_and_len(native.function().as_bytes()),
+                "status",
+            ],
+        );
+        self.fail_if("status != DTLV_STATUS_OK", abandon, Some(failed));
+        // OK from a native that raised an error: a failure all the same, and what it
+        // wrote is dropped.
+        let written = self.func.owned_call_results(dst, args);
+        self.w.open(format!("if ({})", runtime::abandoning()));
+        for slot in written {
+            let (at, td) = (self.addr(slot), self.slot_desc(slot));
+            self.w.stmt(call(Entry::Drop, &[&at, &td]));
+        }
+        self.w.goto(abandon);
+        self.w.close();
+        self.w.close();
+    }
 }

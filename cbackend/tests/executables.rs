@@ -45,7 +45,7 @@ fn build_test_rider(dir: &Path) {
     common::write_headers(dir);
     let source = dir.join("t.c");
     std::fs::write(&source, TEST_RIDER_C).expect("write t.c");
-    let status = datalove_cbackend::compile::compiler()
+    let status = datalove_cbackend::compiler()
         .command()
         .args(["-shared", "-fPIC", "-O1", "-o"])
         .arg(dir.join("libdlr_t.so"))

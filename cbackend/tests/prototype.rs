@@ -93,7 +93,7 @@ fn the_prototype_has_exactly_word_count_parameters() {
     common::write_headers(&dir);
     let c = dir.join("prototypes.c");
     std::fs::write(&c, &all).expect("write");
-    let output = datalove_cbackend::compile::compiler()
+    let output = datalove_cbackend::compiler()
         .command()
         .args(["-std=gnu11", "-fsyntax-only", "-Wall", "-Werror"])
         .arg(format!("-I{}", dir.display()))

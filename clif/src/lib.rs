@@ -7,13 +7,13 @@
 //! verify → check native widths → declare functions → lower each (lower.rs) → define
 //! ```
 
-pub mod arith;
-pub mod desc;
-pub mod error;
-pub mod lower;
-pub mod native;
-pub mod print;
-pub mod runtime;
+mod arith;
+mod desc;
+mod error;
+mod lower;
+mod native;
+mod print;
+mod runtime;
 
 use cranelift_codegen::ir::{AbiParam, Signature};
 use cranelift_frontend::FunctionBuilderContext;

@@ -10,14 +10,14 @@
 //! verify → lower (frames, descriptors, natives) → run (dispatch loop, frame arena)
 //! ```
 
-pub mod arith;
-pub mod desc;
-pub mod error;
-pub mod exec;
-pub mod frames;
-pub mod lower;
-pub mod native;
-pub mod ops;
+mod arith;
+mod desc;
+mod error;
+mod exec;
+mod frames;
+mod lower;
+mod native;
+mod ops;
 
 use datalove_ir::verify::verify_program;
 use datalove_ir::Program;
@@ -25,6 +25,7 @@ use datalove_rti::RtHeader;
 
 pub use error::InterpError;
 pub use lower::NativeResolver;
+pub use native::{c_words, call_c, chosen_arity};
 
 /// The most bytes of frame memory a run may use by default: 1 GiB, as much as the
 /// compiled backends' native stack (`datalove_rt::PROGRAM_STACK_SIZE`; the facade's

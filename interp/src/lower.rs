@@ -17,7 +17,8 @@ pub use datalove_ir::native::NativeResolver;
 pub struct Lowered {
     pub funcs: Vec<CFunc>,
     pub natives: Vec<NativeName>,
-    pub descs: DescCache,
+    /// Owns the static descriptors the operations point at: kept as long as they run.
+    _descs: DescCache,
     /// Where each function's descriptor table starts in its frame.
     pub desc_bases: Vec<u32>,
 }
@@ -113,7 +114,7 @@ pub fn lower_program(
             func: f,
             layout: &layouts[fi],
             descs: &mut descs,
-            frame_descs: FrameDescs::new(f.type_params.len()),
+            frame_descs: FrameDescs::new(f),
             natives: &mut natives,
             resolve,
             ops: Vec::new(),
@@ -130,7 +131,7 @@ pub fn lower_program(
             .iter()
             .map(|&(offset, slot)| (offset, cx.desc(f.slot_type(slot))))
             .collect();
-        let frame_descs = std::mem::replace(&mut cx.frame_descs, FrameDescs::new(0));
+        let frame_descs = std::mem::replace(&mut cx.frame_descs, FrameDescs::empty());
         let mut size = layouts[fi].size;
         let shadow_mark = if shadow_locals.is_empty() {
             None
@@ -144,21 +145,19 @@ pub fn lower_program(
         size += 8 * frame_descs.len();
         desc_bases.push(desc_base);
         funcs.push(CFunc {
-            name: f.name.clone(),
             ops,
             frame_size: align_up(size.max(8), 16),
             type_params: f.type_params.len(),
-            generic_entries: frame_descs.into_entries(),
+            generic_entries: frame_descs.into_entries(cx.descs),
             shadow_locals,
             shadow_mark,
-            params: layouts[fi].params.clone(),
             entry_drops,
         });
     }
     Ok(Lowered {
         funcs,
         natives,
-        descs,
+        _descs: descs,
         desc_bases,
     })
 }

@@ -1,6 +1,6 @@
 //! The interpreter's native calls are held to `NativeContext::word_count()`.
 
-use datalove_interp::native::{c_words, call_c, chosen_arity};
+use datalove_interp::{c_words, call_c, chosen_arity};
 use datalove_ir::builder::ProgramBuilder;
 use datalove_ir::diag::{FileId, Span};
 use datalove_ir::native::{NativeDecl, NativeParam, RiderInterface};

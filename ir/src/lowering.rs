@@ -166,3 +166,113 @@ impl Function {
             .fold(0usize, usize::saturating_add)
     }
 }
+
+/// Where a function finds the descriptor of a type it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DescSource {
+    /// A concrete type: its static descriptor, made once per program.
+    Static(IrType),
+    /// Type parameter `n`: the descriptor the caller passed.
+    TypeParam(u32),
+    /// Entry `n` of the function's generic table (after the type parameters), made on
+    /// entry.
+    Generic(usize),
+}
+
+/// How an entry of a function's generic table is made on entry, through the runtime's
+/// interning entries (`tydesc_list`, `tydesc_option`, `tydesc_tuple`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GenericDesc {
+    List(DescSource),
+    Option(DescSource),
+    Tuple(Vec<DescSource>),
+}
+
+/// A function's descriptor table: the type parameters' descriptors first (passed by
+/// the caller), then every generic composite type the function names (its slots, the
+/// type arguments of its calls, its natives' trailing bindings), components before the
+/// types made of them. One plan, read by every backend, so that the tables agree.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DescPlan {
+    pub type_params: usize,
+    pub generic: Vec<(IrType, GenericDesc)>,
+}
+
+impl DescPlan {
+    /// The plan of `f`.
+    pub fn of(f: &Function) -> DescPlan {
+        let mut needed = Vec::new();
+        for slot in &f.slots {
+            generic_types(&slot.ty, &mut needed);
+        }
+        for block in &f.blocks {
+            for inst in &block.insts {
+                match &inst.kind {
+                    InstKind::Call { type_args, .. } => {
+                        type_args.iter().for_each(|t| generic_types(t, &mut needed))
+                    }
+                    InstKind::CallNative { native, .. } => native
+                        .undetermined_bindings
+                        .iter()
+                        .for_each(|t| generic_types(t, &mut needed)),
+                    _ => {}
+                }
+            }
+        }
+        let mut plan = DescPlan {
+            type_params: f.type_params.len(),
+            generic: Vec::new(),
+        };
+        for ty in needed {
+            let entry = match &ty {
+                IrType::List(e) => GenericDesc::List(plan.source(e)),
+                IrType::Option(p) => GenericDesc::Option(plan.source(p)),
+                IrType::Tuple(fields) => {
+                    GenericDesc::Tuple(fields.iter().map(|t| plan.source(t)).collect())
+                }
+                other => unreachable!("{other} is not a generic composite"),
+            };
+            plan.generic.push((ty, entry));
+        }
+        plan
+    }
+
+    /// Where the descriptor of `ty` (in the function's terms) is found.
+    pub fn source(&self, ty: &IrType) -> DescSource {
+        match ty {
+            IrType::Param(n) => DescSource::TypeParam(*n),
+            t if !t.mentions_param() => DescSource::Static(t.clone()),
+            t => DescSource::Generic(
+                self.generic
+                    .iter()
+                    .position(|(g, _)| g == t)
+                    .unwrap_or_else(|| panic!("the descriptor plan has no entry for {t}")),
+            ),
+        }
+    }
+
+    /// The number of entries of the table, type parameters included.
+    pub fn len(&self) -> usize {
+        self.type_params + self.generic.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Every generic composite type `ty` needs, components first (`Param`s excluded: they
+/// are the function's descriptor parameters).
+fn generic_types(ty: &IrType, out: &mut Vec<IrType>) {
+    if !ty.mentions_param() || matches!(ty, IrType::Param(_)) {
+        return;
+    }
+    match ty {
+        IrType::List(e) | IrType::Option(e) => generic_types(e, out),
+        IrType::Tuple(fields) => fields.iter().for_each(|f| generic_types(f, out)),
+        _ => {}
+    }
+    if !out.contains(ty) {
+        out.push(ty.clone());
+    }
+}

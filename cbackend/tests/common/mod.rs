@@ -31,9 +31,9 @@ pub fn compile_and_run(dir: &Path, source: &str) -> String {
     let c = dir.join("t.c");
     std::fs::write(&c, source).expect("write the C");
     let exe = dir.join("t");
-    let output = datalove_cbackend::compile::compiler()
+    let output = datalove_cbackend::compiler()
         .command()
-        .args(datalove_cbackend::compile::C_FLAGS)
+        .args(datalove_cbackend::C_FLAGS)
         .arg(format!("-I{}", dir.display()))
         .arg("-o")
         .arg(&exe)
