@@ -2,37 +2,13 @@
 
 use datalove_ir::builder::ProgramBuilder;
 use datalove_ir::diag::{FileId, Span};
-use datalove_ir::native::{
-    word_count, NativeDecl, NativeParam, NativeWord, RiderInterface, MAX_C_WORDS,
-};
+use datalove_ir::native::{word_count, NativeDecl, NativeWord, RiderInterface, MAX_C_WORDS};
 use datalove_ir::print::print_program;
 use datalove_ir::verify::verify_program;
 use datalove_ir::*;
 
 fn decl(name: &str, params: usize, trailing: usize) -> NativeDecl {
-    let type_params = (0..trailing)
-        .map(|i| TypeParam {
-            name: format!("R{i}"),
-            class: TypeClass::Any,
-        })
-        .collect();
-    NativeDecl {
-        name: name.into(),
-        type_params,
-        params: (0..params)
-            .map(|i| NativeParam {
-                name: format!("a{i}"),
-                mode: ParamMode::Ref,
-                ty: IrType::U32,
-            })
-            .collect(),
-        result: if trailing > 0 {
-            IrType::Param(0)
-        } else {
-            IrType::Unit
-        },
-        span: Span::new(FileId(0), 0, 0),
-    }
+    datalove_test_support::native_decl(name, params, trailing, |_| ParamMode::Ref, IrType::U32)
 }
 
 #[test]

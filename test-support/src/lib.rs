@@ -1,0 +1,175 @@
+//! What the backends' tests share, written once: a native declaration of any shape (the
+//! word-count law is checked against every backend with it), the test rider `t` (C, two
+//! natives) with its interface and a module over it, a program compiled from text
+//! against them, and an executable built, run with leak checking, and read back.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use datalove_ir::front::{compile, MemoryLoader};
+use datalove_ir::native::NativeParam;
+use datalove_ir::{
+    FileId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, Span, TypeClass,
+    TypeParam,
+};
+
+/// A native `name` with `params` parameters (parameter `i` of mode `mode(i)` and type
+/// `ty`) and `trailing` type parameters no parameter mentions (the result is the first
+/// of them; unit when there are none), so it needs `trailing` trailing descriptors.
+pub fn native_decl(
+    name: &str,
+    params: usize,
+    trailing: usize,
+    mode: impl Fn(usize) -> ParamMode,
+    ty: IrType,
+) -> NativeDecl {
+    NativeDecl {
+        name: name.into(),
+        type_params: (0..trailing)
+            .map(|i| TypeParam {
+                name: format!("R{i}"),
+                class: TypeClass::Any,
+            })
+            .collect(),
+        params: (0..params)
+            .map(|i| NativeParam {
+                name: format!("a{i}"),
+                mode: mode(i),
+                ty: ty.clone(),
+            })
+            .collect(),
+        result: if trailing > 0 {
+            IrType::Param(0)
+        } else {
+            IrType::Unit
+        },
+        span: Span::new(FileId(0), 0, 0),
+    }
+}
+
+/// The call context of [`native_decl`]'s native in rider `rider`, each trailing type
+/// parameter bound to `u8`.
+pub fn native_context(rider: &str, decl: NativeDecl) -> NativeContext {
+    let name = decl.name.clone();
+    let trailing = decl.undetermined_type_params().len();
+    RiderInterface::new(rider, vec![decl])
+        .context(&name, vec![IrType::U8; trailing])
+        .expect("declared")
+}
+
+/// The modes in turn: in, ref, mut, out.
+pub fn every_mode(i: usize) -> ParamMode {
+    [
+        ParamMode::In,
+        ParamMode::Ref,
+        ParamMode::Mut,
+        ParamMode::Out,
+    ][i % 4]
+}
+
+/// The test rider `t`'s interface.
+pub const TEST_DLI: &str = "native fun t_fail(): i32\nnative fun t_seven(): i32\n";
+
+/// Module `m` over the test rider: `fail()` and `seven()`.
+pub const TEST_MODULE: &str = "require rider t\nimport t.t_fail\nimport t.t_seven\n\
+fun fail(): i32\n  ret t_fail()\nend fun\nfun seven(): i32\n  ret t_seven()\nend fun\n";
+
+/// The test rider `t`, in C against the ABI header: `t_fail` fails with `no luck`,
+/// `t_seven` returns 7.
+pub const TEST_RIDER_C: &str = r#"
+#include "datalove_rti.h"
+DTLV_EXPORT_RIDER(t)
+uint8_t dlr_t__t_fail(void *rt, int32_t *out, const dtlv_tydesc_t *td) {
+    (void)out; (void)td;
+    dtlv_rti_error_set(rt, (const uint8_t *)"no luck", 7);
+    return 0;
+}
+uint8_t dlr_t__t_seven(void *rt, int32_t *out, const dtlv_tydesc_t *td) {
+    (void)rt; (void)td;
+    *out = 7;
+    return 1;
+}
+"#;
+
+/// `script` compiled against the test rider's interface and module `m`.
+pub fn program_from_text(script: &str) -> Program {
+    let loader = MemoryLoader::new()
+        .with_rider("t", TEST_DLI)
+        .with_module("m", TEST_MODULE);
+    match compile(&loader, "main.dfs", script) {
+        Ok(c) => c.program,
+        Err(failed) => panic!("{}", failed.render()),
+    }
+}
+
+/// A fresh scratch directory for test `name` of suite `suite`.
+pub fn scratch(suite: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "datalove-{suite}-test-{}-{name}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// `runtime/include`, where `datalove_rti.h` is.
+pub fn include_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/include")
+}
+
+/// Builds the test rider `libdlr_t.so` into `dir` with the system C compiler.
+pub fn build_test_rider(dir: &Path) {
+    let source = dir.join("t.c");
+    std::fs::write(&source, TEST_RIDER_C).expect("write t.c");
+    let status = datalove_toolchain::CCompiler::from_env()
+        .command()
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(dir.join("libdlr_t.so"))
+        .arg(&source)
+        .arg(format!("-I{}", include_dir().display()))
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "the test rider compiles");
+}
+
+/// What an executable did.
+#[derive(Debug)]
+pub struct Ran {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit: i32,
+}
+
+/// Builds `script` into an executable with `build` (a backend's `build_executable`),
+/// linked with the runtime staticlib and the test rider, runs it with leak checking and
+/// returns what it did.
+pub fn build_and_run<E: std::fmt::Display>(
+    suite: &str,
+    name: &str,
+    script: &str,
+    build: impl FnOnce(&Program, &datalove_toolchain::LinkInputs, &Path) -> Result<(), E>,
+) -> Ran {
+    let dir = scratch(suite, name);
+    build_test_rider(&dir);
+    let program = program_from_text(script);
+    let runtime =
+        datalove_rt::artifact::staticlib_for_current_exe().expect("the runtime staticlib");
+    let inputs = datalove_toolchain::LinkInputs {
+        runtime,
+        riders: vec![("t".into(), dir.clone())],
+    };
+    let exe = dir.join("program");
+    if let Err(e) = build(&program, &inputs, &exe) {
+        panic!("builds: {e}");
+    }
+    let output = Command::new(&exe)
+        .env("DATALOVE_CHECK_LEAKS", "1")
+        .output()
+        .expect("runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    Ran {
+        stdout: String::from_utf8(output.stdout).expect("UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("UTF-8"),
+        exit: output.status.code().expect("exited, not killed"),
+    }
+}
