@@ -18,6 +18,7 @@ mod frames;
 mod lower;
 mod native;
 mod ops;
+mod runtime;
 
 use datalove_ir::verify::verify_program;
 use datalove_ir::Program;

@@ -2,14 +2,12 @@
 //! offsets, descriptors are resolved (static, or the frame's table), block targets become
 //! operation indices, and each native call gets its word template and function pointer.
 
-use datalove_ir::native::MAX_C_WORDS;
 use datalove_ir::*;
 use datalove_rti::layout::align_up;
 use datalove_rti::TyKind;
 
-use crate::desc::{scalar_static, DescCache, DescRef, FrameDescs};
+use crate::desc::{DescCache, DescRef, FrameDescs};
 use crate::error::InterpError;
-use crate::native::{c_words, chosen_arity};
 use crate::ops::*;
 
 pub use datalove_ir::native::NativeResolver;
@@ -162,42 +160,42 @@ pub fn lower_program(
     })
 }
 
-struct FuncLowering<'a, 'r> {
+pub(crate) struct FuncLowering<'a, 'r> {
     layouts: &'a [FrameLayout],
-    func: &'a Function,
+    pub(crate) func: &'a Function,
     layout: &'a FrameLayout,
     descs: &'a mut DescCache,
     frame_descs: FrameDescs,
-    natives: &'a mut Vec<NativeName>,
-    resolve: &'a mut NativeResolver<'r>,
+    pub(crate) natives: &'a mut Vec<NativeName>,
+    pub(crate) resolve: &'a mut NativeResolver<'r>,
     ops: Vec<Op>,
 }
 
 impl FuncLowering<'_, '_> {
-    fn at(&self, slot: SlotId) -> Opnd {
+    pub(crate) fn at(&self, slot: SlotId) -> Opnd {
         self.layout.places[slot.index()].opnd
     }
 
-    fn ty(&self, slot: SlotId) -> &IrType {
+    pub(crate) fn ty(&self, slot: SlotId) -> &IrType {
         self.func.slot_type(slot)
     }
 
-    fn desc(&mut self, ty: &IrType) -> DescRef {
+    pub(crate) fn desc(&mut self, ty: &IrType) -> DescRef {
         self.frame_descs.resolve(self.descs, ty)
     }
 
-    fn slot_desc(&mut self, slot: SlotId) -> DescRef {
+    pub(crate) fn slot_desc(&mut self, slot: SlotId) -> DescRef {
         let ty = self.func.slot_type(slot).clone();
         self.desc(&ty)
     }
 
-    fn kind(&self, slot: SlotId) -> TyKind {
+    pub(crate) fn kind(&self, slot: SlotId) -> TyKind {
         self.ty(slot)
             .kind()
             .expect("a concrete scalar, as verified")
     }
 
-    fn lower(&mut self) -> Result<Vec<Op>, InterpError> {
+    pub(crate) fn lower(&mut self) -> Result<Vec<Op>, InterpError> {
         let f = self.func;
         // Emit blocks in order with block ids as targets, then map them to op indices.
         let mut block_pc = vec![0u32; f.blocks.len()];
@@ -261,11 +259,11 @@ impl FuncLowering<'_, '_> {
         Ok(ops)
     }
 
-    fn size_of(&self, slot: SlotId) -> Option<u32> {
+    pub(crate) fn size_of(&self, slot: SlotId) -> Option<u32> {
         self.ty(slot).layout().map(|l| l.size as u32)
     }
 
-    fn mov(&mut self, dst: SlotId, src: SlotId) -> Op {
+    pub(crate) fn mov(&mut self, dst: SlotId, src: SlotId) -> Op {
         match self.size_of(src) {
             Some(size) => Op::Mov {
                 dst: self.at(dst),
@@ -280,7 +278,7 @@ impl FuncLowering<'_, '_> {
         }
     }
 
-    fn inst(&mut self, kind: &InstKind, fail: u32) -> Result<(), InterpError> {
+    pub(crate) fn inst(&mut self, kind: &InstKind, fail: u32) -> Result<(), InterpError> {
         use InstKind as K;
         let op = match kind {
             K::Const { dst, value } => {
@@ -498,68 +496,5 @@ impl FuncLowering<'_, '_> {
         };
         self.ops.push(op);
         Ok(())
-    }
-
-    fn native_call(
-        &mut self,
-        dst: Option<SlotId>,
-        native: &NativeContext,
-        args: &[Arg],
-        fail: u32,
-    ) -> Result<Op, InterpError> {
-        if !native.fits() || chosen_arity(native.word_count()).is_none() {
-            return Err(InterpError::TooWide {
-                native: format!("{}.{}", native.rider(), native.function()),
-                words: native.word_count(),
-                max: MAX_C_WORDS,
-            });
-        }
-        let function = (self.resolve)(native).map_err(InterpError::Native)?;
-        let arg_words: Vec<(WordSrc, WordSrc)> = args
-            .iter()
-            .map(|a| {
-                (
-                    WordSrc::Addr(self.at(a.slot)),
-                    WordSrc::Desc(self.slot_desc(a.slot)),
-                )
-            })
-            .collect();
-        let result = match dst {
-            Some(d) => (WordSrc::Addr(self.at(d)), WordSrc::Desc(self.slot_desc(d))),
-            None => (
-                WordSrc::UnitScratch,
-                WordSrc::Desc(DescRef::Static(scalar_static(TyKind::Unit))),
-            ),
-        };
-        let trailing: Vec<WordSrc> = native
-            .undetermined_bindings
-            .iter()
-            .map(|t| WordSrc::Desc(self.desc(t)))
-            .collect();
-        let words = c_words(
-            native,
-            WordSrc::Rt,
-            |i| arg_words[i],
-            result,
-            |i| trailing[i],
-        );
-        debug_assert_eq!(words.len(), native.word_count());
-        self.natives.push(NativeName {
-            rider: native.rider().to_string(),
-            function: native.function().to_string(),
-        });
-        let written = self
-            .func
-            .owned_call_results(dst, args)
-            .into_iter()
-            .map(|s| (self.at(s), self.slot_desc(s)))
-            .collect();
-        Ok(Op::CallNative {
-            function,
-            words: words.into(),
-            native: self.natives.len() as u32 - 1,
-            written,
-            fail,
-        })
     }
 }
