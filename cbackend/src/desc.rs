@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc};
-use datalove_ir::{Function, IrType};
+use datalove_ir::IrType;
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::TyKind;
 
@@ -87,51 +87,38 @@ impl StaticDescs {
     }
 }
 
-/// One function's descriptor table, as its one plan (`datalove_ir::lowering::DescPlan`)
-/// says: the type parameters' descriptors (parameters of the C function), then the
-/// generic composite types it names, built on entry.
-pub struct FrameDescs {
-    plan: DescPlan,
+/// The C expression of `ty`'s descriptor, in the terms of the function whose table
+/// `plan` is (`datalove_ir::lowering::DescPlan`: the type parameters' descriptors are
+/// parameters of the C function, the generic composite types are built on entry).
+pub fn frame_desc(plan: &DescPlan, statics: &mut StaticDescs, ty: &IrType) -> String {
+    source(statics, &plan.source(ty))
 }
 
-impl FrameDescs {
-    pub fn new(f: &Function) -> FrameDescs {
-        FrameDescs {
-            plan: DescPlan::of(f),
-        }
-    }
-
-    /// The C expression of `ty`'s descriptor (a function's terms).
-    pub fn get(&mut self, statics: &mut StaticDescs, ty: &IrType) -> String {
-        source(statics, &self.plan.source(ty))
-    }
-
-    /// The declarations and entry code of the table, in the plan's order (an entry only
-    /// names entries before it).
-    pub fn emit_entry(&self, statics: &mut StaticDescs, w: &mut CWriter) {
-        for (k, (ty, entry)) in self.plan.generic.iter().enumerate() {
-            let name = crate::writer::generic_desc_name(k);
-            w.comment(format!("descriptor of {ty}"));
-            let value = match entry {
-                GenericDesc::List(e) => call(Entry::TydescList, &[&source(statics, e)]),
-                GenericDesc::Option(p) => call(Entry::TydescOption, &[&source(statics, p)]),
-                GenericDesc::Tuple(fields) => {
-                    let fields: Vec<String> = fields.iter().map(|f| source(statics, f)).collect();
-                    let array = format!("{name}_fields");
-                    w.stmt(format!(
-                        "const dtlv_tydesc_t *{array}[{}] = {{{}}}",
-                        fields.len().max(1),
-                        if fields.is_empty() {
-                            "NULL".to_string()
-                        } else {
-                            fields.join(", ")
-                        }
-                    ));
-                    call(Entry::TydescTuple, &[&array, &fields.len().to_string()])
-                }
-            };
-            w.stmt(format!("const dtlv_tydesc_t *const {name} = {value}"));
-        }
+/// The declarations and entry code of a function's table, in the plan's order (an
+/// entry only names entries before it).
+pub fn emit_table(plan: &DescPlan, statics: &mut StaticDescs, w: &mut CWriter) {
+    for (k, (ty, entry)) in plan.generic.iter().enumerate() {
+        let name = crate::writer::generic_desc_name(k);
+        w.comment(format!("descriptor of {ty}"));
+        let value = match entry {
+            GenericDesc::List(e) => call(Entry::TydescList, &[&source(statics, e)]),
+            GenericDesc::Option(p) => call(Entry::TydescOption, &[&source(statics, p)]),
+            GenericDesc::Tuple(fields) => {
+                let fields: Vec<String> = fields.iter().map(|f| source(statics, f)).collect();
+                let array = format!("{name}_fields");
+                w.stmt(format!(
+                    "const dtlv_tydesc_t *{array}[{}] = {{{}}}",
+                    fields.len().max(1),
+                    if fields.is_empty() {
+                        "NULL".to_string()
+                    } else {
+                        fields.join(", ")
+                    }
+                ));
+                call(Entry::TydescTuple, &[&array, &fields.len().to_string()])
+            }
+        };
+        w.stmt(format!("const dtlv_tydesc_t *const {name} = {value}"));
     }
 }
 

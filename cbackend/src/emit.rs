@@ -21,11 +21,11 @@ use datalove_ir::*;
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
 use datalove_rti::{ArithOp, ErrorKind, TyKind};
 
-use crate::desc::{scalar_kind, FrameDescs, StaticDescs};
+use crate::desc::{emit_table, frame_desc, scalar_kind, StaticDescs};
 use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
-use datalove_ir::lowering::{param_pass, result_pass, terminator_text, Pass, ResultPass};
+use datalove_ir::lowering::{param_pass, result_pass, terminator_text, DescPlan, Pass, ResultPass};
 
 /// The whole program as one C file. The order of its sections is decided here, once.
 pub fn emit_program(program: &Program) -> String {
@@ -140,7 +140,8 @@ pub(crate) struct Fx<'a> {
     pub(crate) func: &'a Function,
     pub(crate) statics: &'a mut StaticDescs,
     pub(crate) natives: &'a mut BTreeMap<String, String>,
-    pub(crate) frame: FrameDescs,
+    /// The function's descriptor table.
+    pub(crate) frame: DescPlan,
     pub(crate) places: Vec<Place>,
     pub(crate) result: ResultPass,
     pub(crate) has_shadow: bool,
@@ -193,7 +194,7 @@ fn emit_function(
         func: f,
         statics,
         natives,
-        frame: FrameDescs::new(f),
+        frame: DescPlan::of(f),
         places,
         result: result_pass(&f.result),
         has_shadow: !shadow.is_empty(),
@@ -237,7 +238,7 @@ fn emit_function(
     if fx.unit_scratch {
         out.stmt(format!("uint64_t {UNIT_SCRATCH} = 0"));
     }
-    fx.frame.emit_entry(fx.statics, &mut out);
+    emit_table(&fx.frame, fx.statics, &mut out);
     out.append(checks);
     out.append(body);
     out.close();
@@ -260,7 +261,7 @@ impl Fx<'_> {
     }
 
     pub(crate) fn desc(&mut self, ty: &IrType) -> String {
-        self.frame.get(self.statics, ty)
+        frame_desc(&self.frame, self.statics, ty)
     }
 
     pub(crate) fn slot_desc(&mut self, slot: SlotId) -> String {
@@ -455,35 +456,38 @@ impl Fx<'_> {
                 self.w.close();
                 self.w.goto(*else_block);
             }
-            Terminator::Return(result) => match (self.result, result) {
-                (ResultPass::Value(kind), Some(s)) => {
-                    let value = self.read(*s);
-                    if self.has_shadow {
-                        self.w.open("");
-                        self.w
-                            .stmt(format!("{} result = {value}", scalar_ctype(kind)));
+            // Abandoning returns as a unit return does: the shadow stack popped, no result.
+            Terminator::Return(_) | Terminator::Abandon => {
+                let result = match term {
+                    Terminator::Return(r) => *r,
+                    _ => None,
+                };
+                match (self.result, result) {
+                    (ResultPass::Value(kind), Some(s)) => {
+                        let value = self.read(s);
+                        if self.has_shadow {
+                            self.w.open("");
+                            self.w
+                                .stmt(format!("{} result = {value}", scalar_ctype(kind)));
+                            self.pop_shadow();
+                            self.w.stmt("return result");
+                            self.w.close();
+                        } else {
+                            self.w.stmt(format!("return {value}"));
+                        }
+                    }
+                    (ResultPass::Pointer, Some(s)) => {
+                        let ty = self.ty(s).clone();
+                        let src = self.addr(s);
+                        self.memcpy(RET_PTR, &src, &ty);
                         self.pop_shadow();
-                        self.w.stmt("return result");
-                        self.w.close();
-                    } else {
-                        self.w.stmt(format!("return {value}"));
+                        self.w.stmt("return");
+                    }
+                    _ => {
+                        self.pop_shadow();
+                        self.return_nothing();
                     }
                 }
-                (ResultPass::Pointer, Some(s)) => {
-                    let ty = self.ty(*s).clone();
-                    let src = self.addr(*s);
-                    self.memcpy(RET_PTR, &src, &ty);
-                    self.pop_shadow();
-                    self.w.stmt("return");
-                }
-                _ => {
-                    self.pop_shadow();
-                    self.return_nothing();
-                }
-            },
-            Terminator::Abandon => {
-                self.pop_shadow();
-                self.return_nothing();
             }
             Terminator::Unterminated => {
                 panic!("`{}`: an unterminated block in verified IR", self.func.name)

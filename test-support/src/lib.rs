@@ -173,3 +173,79 @@ pub fn build_and_run<E: std::fmt::Display>(
         exit: output.status.code().expect("exited, not killed"),
     }
 }
+
+/// A program every executable backend must build and run the same way.
+pub struct ExecutableCase {
+    pub name: &'static str,
+    pub script: &'static str,
+    pub stdout: &'static str,
+    pub stderr: &'static str,
+    pub exit: i32,
+}
+
+/// The executable backends' shared cases: output, a failing native, overflow, deep
+/// recursion of generic and owning frames, generic code on descriptors.
+pub const EXECUTABLE_CASES: &[ExecutableCase] = &[
+    ExecutableCase {
+        name: "ok",
+        script: "import m.seven\nfun id<T>(x: T): T\n  ret x\nend fun\ndebuglog id(\"hello\")\n\
+debuglog id([seven(), 8])\ndebuglog 2.5 * 4.0\ndebuglog 0.1 + 0.2\n",
+        stdout: "hello\n[7, 8]\n10.0\n0.30000000000000004\n",
+        stderr: "",
+        exit: 0,
+    },
+    ExecutableCase {
+        name: "fail",
+        script: "import m.fail\nlet s = \"kept\" ++ \"!\"\ndebuglog 1\ndebuglog fail()\ndebuglog s\n",
+        stdout: "1\n",
+        stderr: "error: native failure: t.t_fail: no luck\n",
+        exit: 101,
+    },
+    ExecutableCase {
+        name: "overflow",
+        script: "let a: u8 = 200\nlet b: u8 = 100\ndebuglog a + b\n",
+        stdout: "",
+        stderr: "error: overflow: u8 addition\n",
+        exit: 101,
+    },
+    ExecutableCase {
+        name: "deep_generic",
+        script: "fun down<T>(x: T, n: u64): u64\n  ret down(x, n + 1) + 1\nend fun\n\
+debuglog down(\"s\", 0)\n",
+        stdout: "",
+        stderr: "error: stack overflow: call depth limit of 1000000 reached\n",
+        exit: 101,
+    },
+    ExecutableCase {
+        name: "deep_owning",
+        script: "fun down(n: u64, ref s: string): u64\n  let t = [s ++ \".\"]\n\
+  ret down(n + 1, ref s) + len(t) as u64\nend fun\ndebuglog \"before\"\ndebuglog down(0, ref \"s\")\n",
+        stdout: "before\n",
+        stderr: "error: stack overflow: call depth limit of 1000000 reached\n",
+        exit: 101,
+    },
+    ExecutableCase {
+        name: "generic",
+        script: "fun first<T>(ref xs: [T]): ?T\n  if len(xs) == 0\n    ret none\n  end if\n  ret some(xs[0])\nend fun\n\
+fun pair<T>(x: T): (T, [T])\n  let y = x\n  ret (y, [])\nend fun\n\
+let words: [string] = [\"x\", \"y\"]\ndebuglog first(ref words)\nlet empty: [u8] = []\ndebuglog first(ref empty)\n\
+debuglog pair(\"p\")\ndebuglog pair(3i64)\n",
+        stdout: "some(\"x\")\nnone\n(\"p\", [])\n(3, [])\n",
+        stderr: "",
+        exit: 0,
+    },
+];
+
+/// Runs every [`EXECUTABLE_CASES`] case through `build` (a backend's
+/// `build_executable`), asserting what each did.
+pub fn check_executable_cases<E: std::fmt::Display>(
+    suite: &str,
+    build: impl Fn(&Program, &datalove_toolchain::LinkInputs, &Path) -> Result<(), E>,
+) {
+    for case in EXECUTABLE_CASES {
+        let ran = build_and_run(suite, case.name, case.script, &build);
+        assert_eq!(ran.stdout, case.stdout, "{suite} {}: stdout", case.name);
+        assert_eq!(ran.stderr, case.stderr, "{suite} {}: stderr", case.name);
+        assert_eq!(ran.exit, case.exit, "{suite} {}: exit code", case.name);
+    }
+}
