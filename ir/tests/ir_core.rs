@@ -176,7 +176,91 @@ fn abandon_path_must_drop_what_is_live() {
         fb.drop_slot(s);
         fb.terminate(Terminator::Return(None));
     });
-    assert_eq!(errors, vec!["function `main`, block b1, terminator: s0 still owns a value when the function returns (a leak)"]);
+    assert_eq!(errors, vec!["function `main`, block b0, instruction 2 (binary): s0 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)"]);
+}
+
+/// An abandon path that is a chain of blocks (`drop b; jump` to the path that drops `a`)
+/// is accepted; shared between instructions, it is checked against each one's state.
+#[test]
+fn abandon_paths_may_be_chained_and_shared() {
+    let errors = single_function(|fb| {
+        let a = fb.string("a");
+        let one = fb.int(IrType::I32, 1);
+        let drops_a = fb.abandon_block(&[a]);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        let b = fb.string("b");
+        let drops_b_then_a = fb.new_block();
+        let here = fb.current_block().expect("open");
+        fb.switch_to(drops_b_then_a);
+        fb.drop_slot(b);
+        fb.terminate(Terminator::Jump(drops_a));
+        fb.switch_to(here);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+        fb.drop_slot(b);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        fb.drop_slot(a);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, Vec::<String>::new());
+}
+
+/// The same shared path, entered where it no longer fits: after `b` was dropped (it
+/// would be dropped twice), and where a new value is live that it does not drop.
+#[test]
+fn a_shared_abandon_path_is_refused_where_it_does_not_fit() {
+    let errors = single_function(|fb| {
+        let a = fb.string("a");
+        let b = fb.string("b");
+        let one = fb.int(IrType::I32, 1);
+        let drops_b_then_a = fb.abandon_block(&[b, a]);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+        fb.drop_slot(b);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+        fb.drop_slot(a);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, vec!["function `main`, block b0, instruction 5 (binary): abandon path b1 drops s1, which is uninitialized when this instruction fails"]);
+    let errors = single_function(|fb| {
+        let a = fb.string("a");
+        let one = fb.int(IrType::I32, 1);
+        let drops_a = fb.abandon_block(&[a]);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        let c = fb.string("c");
+        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        fb.drop_slot(c);
+        fb.drop_slot(a);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, vec!["function `main`, block b0, instruction 4 (binary): s3 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)"]);
+}
+
+#[test]
+fn an_abandon_path_that_drops_twice_or_loops_is_refused() {
+    let errors = single_function(|fb| {
+        let a = fb.string("a");
+        let one = fb.int(IrType::I32, 1);
+        let twice = fb.abandon_block(&[a, a]);
+        fb.binary(BinaryOp::Add, one, one, Some(twice));
+        fb.drop_slot(a);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b0, instruction 2 (binary): abandon path b1 drops s0 twice"]
+    );
+    let errors = single_function(|fb| {
+        let one = fb.int(IrType::I32, 1);
+        let looping = fb.new_block();
+        fb.binary(BinaryOp::Add, one, one, Some(looping));
+        fb.terminate(Terminator::Return(None));
+        fb.switch_to(looping);
+        fb.terminate(Terminator::Jump(looping));
+    });
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b1, terminator: the abandon path through b1 loops"]
+    );
 }
 
 #[test]
