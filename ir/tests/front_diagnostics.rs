@@ -120,6 +120,24 @@ fn f033_a_native_too_wide_for_the_c_abi() {
     );
 }
 
+/// A block whose header does not parse is skipped through its `end`: its body and its
+/// `end` are not read as statements outside it.
+#[test]
+fn a_block_header_that_does_not_parse_is_one_diagnostic() {
+    for text in [
+        "if 1 +\n  debuglog 1\nend if\ndebuglog 2\n",
+        "var i: u8 = 0\nloop while i <\n  if true\n    break\n  end if\nend loop\ndebuglog 2\n",
+    ] {
+        let f = compile_err("t.dfs", text, &[]);
+        assert_eq!(
+            located(&f).iter().map(|d| d.0).collect::<Vec<_>>(),
+            vec!["S005"],
+            "{}",
+            f.render()
+        );
+    }
+}
+
 #[test]
 fn several_mistakes_are_reported_in_one_run() {
     let text = "let a: u8 = \"x\"\nlet b: string = 3\ndebuglog nope\n";
