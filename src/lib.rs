@@ -95,12 +95,12 @@ impl std::error::Error for CompileError {}
 /// Reads and compiles `path`; a program with an entry is also verified (a verifier
 /// failure is a compiler bug, and panics with the verifier's report).
 pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, CompileError> {
-    let text = std::fs::read_to_string(path).map_err(|error| CompileError::Io {
+    let bytes = std::fs::read(path).map_err(|error| CompileError::Io {
         path: path.to_path_buf(),
         error,
     })?;
     let name = path.display().to_string();
-    let compiled = datalove_ir::front::compile(&loader(path, options), &name, &text)
+    let compiled = datalove_ir::front::compile_bytes(&loader(path, options), &name, bytes)
         .map_err(CompileError::Diagnostics)?;
     if compiled.program.entry.is_some() {
         if let Err(errors) = datalove_ir::verify::verify_program(&compiled.program) {
