@@ -2,14 +2,13 @@
 //! offsets, descriptors are resolved (static, or the frame's table), block targets become
 //! operation indices, and each native call gets its word template and function pointer.
 
-use datalove_ir::native::MAX_C_WORDS;
 use datalove_ir::*;
 use datalove_rti::layout::align_up;
 use datalove_rti::TyKind;
 
 use crate::desc::{scalar_static, DescCache, DescRef, FrameDescs};
 use crate::error::InterpError;
-use crate::native::{c_words, chosen_arity};
+use crate::native::c_words;
 use crate::ops::*;
 
 pub use datalove_ir::native::NativeResolver;
@@ -511,13 +510,6 @@ impl FuncLowering<'_, '_> {
         args: &[Arg],
         fail: u32,
     ) -> Result<Op, InterpError> {
-        if !native.fits() || chosen_arity(native.word_count()).is_none() {
-            return Err(InterpError::TooWide {
-                native: format!("{}.{}", native.rider(), native.function()),
-                words: native.word_count(),
-                max: MAX_C_WORDS,
-            });
-        }
         let function = (self.resolve)(native).map_err(InterpError::Native)?;
         let arg_words: Vec<(WordSrc, WordSrc)> = args
             .iter()

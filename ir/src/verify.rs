@@ -4,6 +4,10 @@
 //! - Types: every instruction's slots have the types it needs; calls match their callee
 //!   (after substituting type arguments) and natives match their `NativeContext`, whose
 //!   own consistency (symbol, undetermined type parameters, word count) is checked too.
+//! - Aliasing: a value passed `mut` or `out` is not passed again to the same call (as
+//!   any other argument), to a native or a program function: the callee's view of a
+//!   value it may change must be its only one (the front end's `D010`; a Rust native
+//!   would otherwise hold two `&mut` to one value).
 //! - Fallibility: an abandon block exactly on fallible instructions; abandon paths only
 //!   drop and end in `Abandon`.
 //! - Ownership: slot initialization is tracked along every path; a value is read only
@@ -13,6 +17,9 @@
 //!   parameters initialized at `Return` and not at `Abandon`).
 //!
 //! Every message names the function, the block and the instruction.
+//!
+//! [`admit`] is the one gate every backend calls before it compiles anything: what it
+//! refuses, no backend sees.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -31,6 +38,9 @@ pub struct VerifyError {
     pub inst: Option<usize>,
     pub inst_name: Option<&'static str>,
     pub message: String,
+    /// Where in the source the instruction came from (for a terminator, the last
+    /// instruction of its block), when it carries a location.
+    pub loc: Option<Loc>,
 }
 
 impl fmt::Display for VerifyError {
@@ -50,6 +60,33 @@ impl fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
+/// Why [`admit`] refused a program: every broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub errors: Vec<VerifyError>,
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// The admission gate: every backend's compile entry calls this first, so that no
+/// backend takes IR the verifier refuses (types, ownership, aliasing, the 32-word limit
+/// of native calls), whoever built it. Backends check nothing of this again.
+pub fn admit(program: &Program) -> Result<(), Refused> {
+    verify_program(program).map_err(|errors| Refused { errors })
+}
+
 /// Verifies a whole program.
 pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
     let mut errors = Vec::new();
@@ -59,6 +96,7 @@ pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
             block: None,
             inst: None,
             inst_name: None,
+            loc: None,
             message: "the program has no entry function".into(),
         }),
         Some(entry) => match program.functions.get(entry.index()) {
@@ -67,6 +105,7 @@ pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
                 block: None,
                 inst: None,
                 inst_name: None,
+                loc: None,
                 message: format!("the entry {entry} does not exist"),
             }),
             Some(f) => {
@@ -76,6 +115,7 @@ pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
                         block: None,
                         inst: None,
                         inst_name: None,
+                        loc: None,
                         message: "the entry function must take no parameters and return unit"
                             .into(),
                     });
@@ -105,6 +145,7 @@ pub fn verify_function(program: &Program, func: &Function) -> Result<(), Vec<Ver
     v.structure();
     if v.errors.is_empty() {
         v.types();
+        v.aliasing();
         v.fallibility();
     }
     if v.errors.is_empty() {
@@ -133,18 +174,22 @@ enum At {
 
 impl<'a> Verifier<'a> {
     fn error(&mut self, at: At, message: impl Into<String>) {
-        let (block, inst, inst_name) = match at {
-            At::Function => (None, None, None),
+        let block_insts = |b: BlockId| self.func.blocks.get(b.index()).map(|blk| &blk.insts[..]);
+        let (block, inst, inst_name, loc) = match at {
+            At::Function => (None, None, None, None),
             At::Inst(b, i) => {
-                let name = self
-                    .func
-                    .blocks
-                    .get(b.index())
-                    .and_then(|blk| blk.insts.get(i))
-                    .map(|x| x.kind.name());
-                (Some(b), Some(i), name)
+                let inst = block_insts(b).and_then(|insts| insts.get(i));
+                (
+                    Some(b),
+                    Some(i),
+                    inst.map(|x| x.kind.name()),
+                    inst.and_then(|x| x.loc),
+                )
             }
-            At::Term(b) => (Some(b), None, None),
+            At::Term(b) => {
+                let loc = block_insts(b).and_then(|insts| insts.iter().rev().find_map(|x| x.loc));
+                (Some(b), None, None, loc)
+            }
         };
         self.errors.push(VerifyError {
             function: self.func.name.clone(),
@@ -152,6 +197,7 @@ impl<'a> Verifier<'a> {
             inst,
             inst_name,
             message: message.into(),
+            loc,
         });
     }
 
@@ -721,6 +767,41 @@ impl<'a> Verifier<'a> {
                 self.error(at, format!("the result of `{name}` is not kept"))
             }
             None => {}
+        }
+    }
+
+    // ---------------------------------------------------------------- aliasing
+
+    fn aliasing(&mut self) {
+        let f = self.func;
+        for (bi, block) in f.blocks.iter().enumerate() {
+            for (ii, inst) in block.insts.iter().enumerate() {
+                let (InstKind::Call { args, .. } | InstKind::CallNative { args, .. }) = &inst.kind
+                else {
+                    continue;
+                };
+                for (i, a) in args.iter().enumerate() {
+                    if !matches!(a.mode, ParamMode::Mut | ParamMode::Out) {
+                        continue;
+                    }
+                    // Each pair once: an exclusive argument against every later one and
+                    // every earlier one that is not exclusive itself.
+                    let again = args.iter().enumerate().find(|(j, b)| {
+                        *j != i
+                            && b.slot == a.slot
+                            && (*j > i || !matches!(b.mode, ParamMode::Mut | ParamMode::Out))
+                    });
+                    if let Some((j, b)) = again {
+                        self.error(
+                            At::Inst(BlockId(bi as u32), ii),
+                            format!(
+                                "{} is passed `{}` as argument {i} and again (`{}`) as argument {j} of the same call: a value passed `mut` or `out` must be the callee's only view of it (D010)",
+                                a.slot, a.mode, b.mode
+                            ),
+                        );
+                    }
+                }
+            }
         }
     }
 

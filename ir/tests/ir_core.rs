@@ -353,3 +353,106 @@ fn class_constraint_is_checked_at_native_calls() {
         "{errors:?}"
     );
 }
+
+/// D010 in built IR: one value passed `mut`/`out` and again to the same call is refused
+/// for natives (a Rust native would get two `&mut` to it) and program functions alike.
+#[test]
+fn mut_and_out_arguments_may_not_alias_another_argument() {
+    let d = NativeDecl {
+        name: "both".into(),
+        type_params: vec![],
+        params: vec![
+            NativeParam {
+                name: "a".into(),
+                mode: ParamMode::Mut,
+                ty: IrType::String,
+            },
+            NativeParam {
+                name: "b".into(),
+                mode: ParamMode::Ref,
+                ty: IrType::String,
+            },
+        ],
+        result: IrType::Unit,
+        span: Span::new(FileId(0), 0, 0),
+    };
+    let iface = RiderInterface::new("probe", vec![d]);
+    let call_twice = |first: ParamMode, second: ParamMode, native: bool| {
+        let mut pb = ProgramBuilder::new();
+        pb.add_rider("probe");
+        let callee = pb.declare_function(
+            "callee",
+            vec![],
+            vec![
+                ("a".into(), first, IrType::String),
+                ("b".into(), second, IrType::String),
+            ],
+            IrType::Unit,
+        );
+        let mut fb = pb.function(callee);
+        if first == ParamMode::Out {
+            let v = fb.string("w");
+            fb.inst(
+                InstKind::Move {
+                    dst: fb.param(0),
+                    src: v,
+                },
+                None,
+            );
+        }
+        fb.terminate(Terminator::Return(None));
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        let mut fb = pb.function(main);
+        let s = fb.string("x");
+        let args = vec![
+            Arg {
+                mode: first,
+                slot: s,
+            },
+            Arg {
+                mode: second,
+                slot: s,
+            },
+        ];
+        let abandon = fb.abandon_block(&[s]);
+        let kind = if native {
+            InstKind::CallNative {
+                dst: None,
+                native: Box::new(iface.context("both", vec![]).unwrap()),
+                args,
+            }
+        } else {
+            InstKind::Call {
+                dst: None,
+                func: callee,
+                type_args: vec![],
+                args,
+            }
+        };
+        fb.inst(kind, Some(abandon));
+        fb.drop_slot(s);
+        fb.terminate(Terminator::Return(None));
+        pb.set_entry(main);
+        datalove_ir::verify::admit(&pb.finish())
+    };
+    let refused = call_twice(ParamMode::Mut, ParamMode::Ref, true).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "function `main`, block b0, instruction 1 (call_native): s0 is passed `mut` as argument 0 and again (`ref`) as argument 1 of the same call: a value passed `mut` or `out` must be the callee's only view of it (D010)"
+    );
+    let refused = call_twice(ParamMode::Mut, ParamMode::Ref, false).unwrap_err();
+    assert!(
+        refused.to_string().contains("instruction 1 (call): s0 is passed `mut` as argument 0 and again (`ref`) as argument 1"),
+        "{refused}"
+    );
+    let refused = call_twice(ParamMode::Mut, ParamMode::Mut, false).unwrap_err();
+    assert_eq!(refused.errors.len(), 1, "one error per pair: {refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("passed `mut` as argument 0 and again (`mut`) as argument 1"),
+        "{refused}"
+    );
+    // Two `ref`s of one value are fine.
+    call_twice(ParamMode::Ref, ParamMode::Ref, false).expect("two refs");
+}
