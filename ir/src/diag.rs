@@ -159,6 +159,20 @@ impl Sources {
         }
     }
 
+    /// The (empty) span at 1-based `line` and `col` of `file`, clamped to the file.
+    pub fn span_at(&self, file: FileId, line: u32, col: u32) -> Span {
+        let f = self.file(file);
+        let i = (line as usize)
+            .saturating_sub(1)
+            .min(f.line_starts.len() - 1);
+        let start = f.line_starts[i];
+        let offset = f.text[start..]
+            .char_indices()
+            .nth((col as usize).saturating_sub(1))
+            .map_or(f.text.len(), |(o, _)| start + o);
+        Span::new(file, offset, offset)
+    }
+
     /// `file:line:col` of a span's start.
     pub fn location(&self, span: Span) -> String {
         let lc = self.line_col(span.file, span.start);

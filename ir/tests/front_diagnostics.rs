@@ -217,6 +217,42 @@ fn the_module_search_stops_at_a_file_that_exists() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// Refusals before a program runs are diagnostics like any other: `F008` for a module
+/// (it has no entry), `V001` for IR the verifier refuses (located at the instruction's
+/// source line), `B001` for a backend that cannot take an admitted program.
+#[test]
+fn f008_v001_b001_refusals_before_running() {
+    use datalove_ir::front::{admit, backend_refusal};
+    let module = front_support::compile_ok("lib.dfm", "fun f(): u8\n  ret 1\nend fun\n", &[]);
+    let f = admit(&module).unwrap_err();
+    assert_eq!(placed(&f), vec![("F008", "lib.dfm".into(), 1, 1)]);
+    assert!(f.render().contains("is a module"), "{}", f.render());
+
+    let mut script = front_support::compile_ok("s.dfs", "let s = \"a\"\ndebuglog s\n", &[]);
+    admit(&script).expect("a clean script is admitted");
+    // Take the drop of `s` out: the IR now leaks it, which the verifier refuses.
+    let main = script.program.entry().index();
+    for block in &mut script.program.functions[main].blocks {
+        block
+            .insts
+            .retain(|i| !matches!(i.kind, datalove_ir::InstKind::Drop { .. }));
+    }
+    let f = admit(&script).unwrap_err();
+    let found = placed(&f);
+    assert_eq!(found[0].0, "V001", "{}", f.render());
+    assert_eq!(
+        (found[0].1.as_str(), found[0].2),
+        ("s.dfs", 2),
+        "{}",
+        f.render()
+    );
+    assert!(f.render().contains("a leak"), "{}", f.render());
+
+    let f = backend_refusal(&script, "jit", "cranelift refused `main`");
+    assert_eq!(placed(&f), vec![("B001", "s.dfs".into(), 1, 1)]);
+    assert!(f.render().contains("backend `jit`"), "{}", f.render());
+}
+
 #[test]
 fn several_mistakes_are_reported_in_one_run() {
     let text = "let a: u8 = \"x\"\nlet b: string = 3\ndebuglog nope\n";
@@ -269,7 +305,7 @@ fn every_code_is_documented_and_tested() {
         for i in 0..bytes.len().saturating_sub(5) {
             let quoted = bytes[i] == b'"' && bytes[i + 5] == b'"';
             if quoted
-                && b"SNTFD".contains(&bytes[i + 1])
+                && b"SNTFDVB".contains(&bytes[i + 1])
                 && bytes[i + 2..i + 5].iter().all(u8::is_ascii_digit)
             {
                 codes.push(text[i + 1..i + 5].to_string());

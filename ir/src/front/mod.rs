@@ -23,6 +23,7 @@
 //! assert!(failed.render().contains("error[N001]"));
 //! ```
 
+pub mod admit;
 pub mod ast;
 pub mod hir;
 pub mod lexer;
@@ -33,6 +34,7 @@ pub mod parser;
 pub mod resolve;
 pub mod typeck;
 
+pub use admit::{admit, backend_refusal};
 pub use loader::{library_module, read_file, FsLoader, Loaded, Loader, MemoryLoader, LIBRARY};
 
 use crate::diag::{Diagnostic, Sources};
