@@ -882,6 +882,8 @@ impl<'a> Verifier<'a> {
             reported_abandon: vec![false; f.blocks.len()],
             visit: 0,
             net: HashMap::new(),
+            seen: Vec::new(),
+            seen_generation: 0,
         };
         let mut entry = State::empty(&facts);
         for p in &f.params {
@@ -1205,11 +1207,13 @@ impl<'a> Verifier<'a> {
             }
             if cur.is_none() {
                 // The whole path was walked: compare it with the state directly.
-                let mut seen = HashSet::with_capacity(added.len());
-                let exact = added
-                    .iter()
-                    .all(|d| state.init.get(d.index()) && seen.insert(*d))
-                    && added.len() as u32 == state.owned_live + state.out_init;
+                own.seen_generation += 1;
+                own.seen.resize(facts.mode.len(), 0);
+                let generation = own.seen_generation;
+                let exact = added.iter().all(|d| {
+                    state.init.get(d.index())
+                        && std::mem::replace(&mut own.seen[d.index()], generation) != generation
+                }) && added.len() as u32 == state.owned_live + state.out_init;
                 if exact {
                     own.memo[abandon.index()] = Some((own.visit, now));
                     return;
@@ -1613,6 +1617,9 @@ struct Ownership {
     visit: u32,
     /// Scratch: net change per slot.
     net: HashMap<SlotId, i32>,
+    /// Scratch: slots seen on a path, by generation.
+    seen: Vec<u32>,
+    seen_generation: u32,
 }
 
 impl Ownership {

@@ -318,6 +318,43 @@ impl<'a> FnLowering<'a> {
         self.reachable = true;
     }
 
+    /// What is live here, with its abandon chain, to resume from in another block.
+    fn snapshot(&self) -> (Vec<SlotId>, Vec<BlockId>) {
+        (self.live.clone(), self.abandon_chain.clone())
+    }
+
+    /// After a join: where what is live begins as it did in one of `snapshots` (before
+    /// the branches, at their ends), that snapshot's abandon chain serves that far (a
+    /// chain depends only on the slots), so the next fallible instruction does not
+    /// rebuild it from the start.
+    fn keep_chain_of(&mut self, snapshots: &[(Vec<SlotId>, Vec<BlockId>)]) {
+        if !self.reachable || !self.abandon_chain.is_empty() {
+            return;
+        }
+        let valid = |(live, chain): &(Vec<SlotId>, Vec<BlockId>)| {
+            let common = self
+                .live
+                .iter()
+                .zip(live)
+                .take_while(|(a, b)| a == b)
+                .count();
+            common.min(chain.len())
+        };
+        if let Some((best, n)) = snapshots
+            .iter()
+            .map(|s| (s, valid(s)))
+            .max_by_key(|(_, n)| *n)
+        {
+            self.abandon_chain = best.1[..n].to_vec();
+        }
+    }
+
+    /// [`Self::switch_to`] a state taken by [`Self::snapshot`], keeping its chain.
+    fn resume(&mut self, b: BlockId, (live, chain): (Vec<SlotId>, Vec<BlockId>)) {
+        self.switch_to(b, live);
+        self.abandon_chain = chain;
+    }
+
     /// Drops everything live except `out` parameters (before a return).
     fn drop_all_but_outs(&mut self, span: Span) {
         let owned: Vec<SlotId> = self
@@ -354,19 +391,13 @@ impl<'a> FnLowering<'a> {
             self.reachable = false;
             return;
         };
-        // What every edge holds: count each slot's edges.
-        let mut held: HashMap<SlotId, usize> = HashMap::new();
-        for (_, live) in &edges {
-            for s in live {
-                *held.entry(*s).or_default() += 1;
-            }
+        // What every edge holds: the first edge's slots, each crossed off by every edge
+        // without it (marked afresh per edge).
+        let mut target: Vec<SlotId> = first.1.clone();
+        for (_, live) in &edges[1..] {
+            self.mark(live.iter().copied());
+            target.retain(|s| self.marked(*s));
         }
-        let target: Vec<SlotId> = first
-            .1
-            .iter()
-            .copied()
-            .filter(|s| held[s] == edges.len())
-            .collect();
         let join = self.new_block();
         for (b, live) in edges {
             self.switch_to(b, live);
@@ -467,16 +498,19 @@ impl<'a> FnLowering<'a> {
                     then_block: then_b,
                     else_block: else_b,
                 });
-                let before = self.live.clone();
+                let before = self.snapshot();
                 let mut edges = Vec::new();
+                let mut chains = vec![before.clone()];
                 for (b, body) in [(then_b, then_body), (else_b, else_body)] {
-                    self.switch_to(b, before.clone());
+                    self.resume(b, before.clone());
                     self.block(body);
                     if self.reachable {
                         edges.push((self.cur, self.live.clone()));
+                        chains.push(self.snapshot());
                     }
                 }
                 self.join(edges, span);
+                self.keep_chain_of(&chains);
             }
             StmtKind::Loop {
                 cond,
@@ -821,11 +855,11 @@ impl<'a> FnLowering<'a> {
                     then_block,
                     else_block,
                 });
-                let before = self.live.clone();
-                self.switch_to(rhs_b, before.clone());
+                let before = self.snapshot();
+                self.resume(rhs_b, before.clone());
                 self.eval(b, dst);
                 let rhs_edge = (self.cur, self.live.clone());
-                self.switch_to(short_b, before);
+                self.resume(short_b, before);
                 self.emit(
                     InstKind::Const {
                         dst,
