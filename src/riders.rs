@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use datalove_ir::front::{FsLoader, Loader};
+use datalove_ir::front::{read_file, FsLoader, Loaded, Loader};
 
 /// The environment variable holding extra rider directories, `:`-separated.
 pub const RIDER_PATH_ENV: &str = "DATALOVE_RIDER_PATH";
@@ -41,22 +41,20 @@ impl RiderPath {
         RiderPath { dirs }
     }
 
-    /// The interface of rider `name`: built in for `std`, else `<dir>/<name>.dli` or
-    /// `<dir>/<name>/rider.dli`.
-    pub fn interface(&self, name: &str) -> Option<(String, String)> {
+    /// The interface of rider `name`: built in for `std`, else the first
+    /// `<dir>/<name>.dli` or `<dir>/<name>/rider.dli` that exists (one that exists but
+    /// cannot be read ends the search: the front end reports it).
+    pub fn interface(&self, name: &str) -> Option<Loaded> {
         if name == "std" {
-            return Some(("<std>/rider.dli".to_string(), STD_DLI.to_string()));
+            return Some(Loaded::text("<std>/rider.dli", STD_DLI));
         }
         self.dirs.iter().find_map(|dir| {
             [
                 dir.join(format!("{name}.dli")),
                 dir.join(name).join("rider.dli"),
             ]
-            .into_iter()
-            .find_map(|path| {
-                let text = std::fs::read_to_string(&path).ok()?;
-                Some((path.display().to_string(), text))
-            })
+            .iter()
+            .find_map(|path| read_file(path))
         })
     }
 }
@@ -77,11 +75,11 @@ impl ProgramLoader {
 }
 
 impl Loader for ProgramLoader {
-    fn module(&self, name: &str) -> Option<(String, String)> {
+    fn module(&self, name: &str) -> Option<Loaded> {
         self.modules.module(name)
     }
 
-    fn rider(&self, name: &str) -> Option<(String, String)> {
+    fn rider(&self, name: &str) -> Option<Loaded> {
         self.riders.interface(name)
     }
 }

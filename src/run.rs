@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
-use datalove_ir::front::Compiled;
+use datalove_ir::front::{Compiled, Failed};
 use datalove_ir::native::NativeResolver;
 use datalove_rt::{Outcome, OutputMode, RiderLibrary, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
 use datalove_rti::RtHeader;
@@ -102,6 +102,17 @@ pub fn rider_problem(message: &str) -> Outcome {
     }
 }
 
+/// The outcome of a program refused before it could start (a module, IR the verifier
+/// refuses, a backend that cannot take it): its diagnostics, exit 2, the same on every
+/// backend.
+pub fn refused(failed: &Failed) -> Outcome {
+    Outcome {
+        exit_code: crate::EXIT_REFUSED,
+        stderr_lines: failed.render().lines().map(str::to_string).collect(),
+        error: None,
+    }
+}
+
 /// Runs `compiled` on `backend`.
 pub fn run(
     compiled: &Compiled,
@@ -112,6 +123,16 @@ pub fn run(
         return Err(Unavailable { backend, reason });
     }
     let start = Instant::now();
+    // One admission for every backend, before any of them is asked.
+    if let Err(failed) = datalove_ir::front::admit(compiled) {
+        return Ok(RunResult {
+            backend,
+            stdout: Vec::new(),
+            outcome: refused(&failed),
+            elapsed: start.elapsed(),
+            compile_elapsed: None,
+        });
+    }
     let mut compile_elapsed = None;
     let (stdout, outcome) = match backend {
         Backend::Interp => run_interp(compiled, options, &mut compile_elapsed),
@@ -149,7 +170,7 @@ fn run_in_process<P>(
     compiled: &Compiled,
     options: &RunOptions,
     compile_elapsed: &mut Option<Duration>,
-    compile: impl FnOnce(&mut NativeResolver<'_>) -> Result<P, String> + Send,
+    compile: impl FnOnce(&mut NativeResolver<'_>) -> Result<P, Outcome> + Send,
     execute: impl FnOnce(&P, *mut RtHeader) + Send,
 ) -> (Vec<u8>, Outcome) {
     let start = Instant::now();
@@ -166,7 +187,7 @@ fn run_in_process<P>(
         };
         let program = match compile(&mut resolve) {
             Ok(p) => p,
-            Err(message) => return (Vec::new(), rider_problem(&message)),
+            Err(outcome) => return (Vec::new(), outcome),
         };
         *compile_elapsed = Some(start.elapsed());
         // Made on this thread, so its stack limit is this thread's.
@@ -190,7 +211,12 @@ fn run_interp(
         compiled,
         options,
         compile_elapsed,
-        |resolve| datalove_interp::compile(&compiled.program, resolve).map_err(|e| e.to_string()),
+        |resolve| {
+            datalove_interp::compile(&compiled.program, resolve).map_err(|e| match e {
+                datalove_interp::InterpError::Native(m) => rider_problem(&m),
+                e => backend_refused(compiled, Backend::Interp, e),
+            })
+        },
         // SAFETY: the runtime is live and this thread's; the riders stay loaded until after.
         |interpreter, rt| unsafe { interpreter.run(rt, datalove_interp::DEFAULT_ARENA_BYTES) },
     )
@@ -205,10 +231,21 @@ fn run_jit(
         compiled,
         options,
         compile_elapsed,
-        |resolve| datalove_clif_jit::compile(&compiled.program, resolve).map_err(|e| e.to_string()),
+        |resolve| {
+            datalove_clif_jit::compile(&compiled.program, resolve).map_err(|e| match e {
+                datalove_clif_jit::JitError::Native(m) => rider_problem(&m),
+                e => backend_refused(compiled, Backend::Jit, e),
+            })
+        },
         // SAFETY: as for the interpreter; the JIT's memory is freed before the riders go.
         |program, rt| unsafe { program.run(rt) },
     )
+}
+
+/// `backend` could not compile `compiled` after admitting it: `B001`, as [`refused`].
+fn backend_refused(compiled: &Compiled, backend: Backend, why: impl std::fmt::Display) -> Outcome {
+    let failed = datalove_ir::front::backend_refusal(compiled, backend.name(), &why.to_string());
+    refused(&failed)
 }
 
 fn runtime_options(options: &RunOptions) -> RuntimeOptions {
@@ -249,6 +286,66 @@ fn aot_riders(
         .collect())
 }
 
+/// Why no executable was made.
+#[derive(Debug)]
+pub enum BuildError {
+    /// Refused before anything was built (a module, IR the verifier refuses, a backend
+    /// that cannot take the program): diagnostics, exit 2.
+    Refused(Failed),
+    /// A rider the program requires cannot be found or loaded.
+    Rider(String),
+    /// The toolchain or the filesystem failed.
+    Failed(String),
+    /// The output is one of the build's inputs (the program's source, a module, a rider's
+    /// interface or library, the runtime): nothing was written.
+    WouldOverwrite {
+        output: std::path::PathBuf,
+        input: std::path::PathBuf,
+    },
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Refused(failed) => f.write_str(failed.render().trim_end()),
+            BuildError::Rider(m) => write!(f, "rider: {m}"),
+            BuildError::Failed(m) => f.write_str(m),
+            BuildError::WouldOverwrite { output, input } => write!(
+                f,
+                "the output {} is {}, which the build reads: refusing to write over it",
+                output.display(),
+                input.display()
+            ),
+        }
+    }
+}
+
+/// Whether `a` and `b` name one existing file (the same device and inode: a second
+/// path, a symbolic or a hard link all count).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Refuses an output that is one of `inputs`.
+fn refuse_overwrite(
+    out: &std::path::Path,
+    inputs: impl IntoIterator<Item = std::path::PathBuf>,
+) -> Result<(), BuildError> {
+    match inputs.into_iter().find(|input| same_file(out, input)) {
+        Some(input) => Err(BuildError::WouldOverwrite {
+            output: out.to_path_buf(),
+            input,
+        }),
+        None => Ok(()),
+    }
+}
+
+impl std::error::Error for BuildError {}
+
 /// Links the executable `out` of `backend` (aot or c) with the runtime staticlib found
 /// beside the running executable.
 fn link_executable(
@@ -256,23 +353,39 @@ fn link_executable(
     backend: Backend,
     riders: Vec<(String, std::path::PathBuf)>,
     out: &std::path::Path,
-) -> Result<(), String> {
-    let runtime = datalove_rt::artifact::staticlib_for_current_exe()?;
+) -> Result<(), BuildError> {
+    let runtime = datalove_rt::artifact::staticlib_for_current_exe().map_err(BuildError::Failed)?;
+    let refused = |why: String| {
+        BuildError::Refused(datalove_ir::front::backend_refusal(
+            compiled,
+            backend.name(),
+            &why,
+        ))
+    };
     match backend {
         Backend::Aot => {
             let inputs = datalove_clif_aot::LinkInputs { runtime, riders };
-            datalove_clif_aot::build_executable(&compiled.program, &inputs, out)
-                .map_err(|e| e.to_string())
+            datalove_clif_aot::build_executable(&compiled.program, &inputs, out).map_err(
+                |e| match e {
+                    datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
+                    e => BuildError::Failed(e.to_string()),
+                },
+            )
         }
         Backend::C => {
             let inputs = datalove_cbackend::LinkInputs { runtime, riders };
-            datalove_cbackend::build_executable(&compiled.program, &inputs, out)
-                .map_err(|e| e.to_string())
+            datalove_cbackend::build_executable(&compiled.program, &inputs, out).map_err(
+                |e| match e {
+                    datalove_cbackend::CError::Unverified(_)
+                    | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
+                    e => BuildError::Failed(e.to_string()),
+                },
+            )
         }
-        other => Err(format!(
+        other => Err(BuildError::Failed(format!(
             "backend `{}` does not build executables",
             other.name()
-        )),
+        ))),
     }
 }
 
@@ -282,20 +395,32 @@ pub fn build_aot(
     compiled: &Compiled,
     riders: &RiderPath,
     out: &std::path::Path,
-) -> Result<(), String> {
+) -> Result<(), BuildError> {
     build_executable(compiled, Backend::Aot, riders, out)
 }
 
 /// Builds the executable `out` of `backend` (aot or c) from `compiled`, linking the
 /// riders it requires from `riders` and the runtime staticlib found beside the running
-/// executable.
+/// executable. The program is admitted first, as for [`run`].
 pub fn build_executable(
     compiled: &Compiled,
     backend: Backend,
     riders: &RiderPath,
     out: &std::path::Path,
-) -> Result<(), String> {
-    let rider_dirs = aot_riders(compiled, riders).map_err(|m| format!("rider: {m}"))?;
+) -> Result<(), BuildError> {
+    datalove_ir::front::admit(compiled).map_err(BuildError::Refused)?;
+    let rider_dirs = aot_riders(compiled, riders).map_err(BuildError::Rider)?;
+    // Every file the build reads: the sources and interfaces the front end read (the
+    // built-in ones have no file), the rider libraries and the runtime it links.
+    let sources = compiled
+        .sources
+        .files()
+        .map(|(_, f)| std::path::PathBuf::from(&f.name));
+    let libraries = rider_dirs
+        .iter()
+        .map(|(rider, dir)| dir.join(format!("libdlr_{rider}.so")));
+    let runtime = datalove_rt::artifact::staticlib_for_current_exe().ok();
+    refuse_overwrite(out, sources.chain(libraries).chain(runtime))?;
     link_executable(compiled, backend, rider_dirs, out)
 }
 
@@ -323,7 +448,7 @@ fn run_executable(
     };
     let outcome = (|| {
         std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|e| BuildError::Failed(format!("cannot create {}: {e}", dir.display())))?;
         let exe = dir.join("program");
         link_executable(compiled, backend, rider_dirs, &exe)?;
         *compile_elapsed = Some(start.elapsed());
@@ -349,7 +474,7 @@ fn run_executable(
             .stderr(Stdio::piped());
         let output = command
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+            .map_err(|e| BuildError::Failed(format!("cannot run {}: {e}", exe.display())))?;
         let mut stderr_lines: Vec<String> = String::from_utf8_lossy(&output.stderr)
             .lines()
             .map(str::to_string)
@@ -365,7 +490,7 @@ fn run_executable(
                 EXIT_RUNTIME_ERROR
             }
         };
-        Ok::<_, String>((
+        Ok::<_, BuildError>((
             output.stdout,
             Outcome {
                 exit_code,
@@ -375,15 +500,17 @@ fn run_executable(
         ))
     })();
     let _ = std::fs::remove_dir_all(&dir);
-    outcome.unwrap_or_else(|message| {
-        (
-            Vec::new(),
-            Outcome {
+    outcome.unwrap_or_else(|e| {
+        let outcome = match e {
+            BuildError::Refused(failed) => refused(&failed),
+            BuildError::Rider(message) => rider_problem(&message),
+            e @ (BuildError::Failed(_) | BuildError::WouldOverwrite { .. }) => Outcome {
                 exit_code: EXIT_RUNTIME_ERROR,
-                stderr_lines: vec![format!("error: {name}: {message}")],
+                stderr_lines: vec![format!("error: {name}: {e}")],
                 error: None,
             },
-        )
+        };
+        (Vec::new(), outcome)
     })
 }
 

@@ -77,6 +77,8 @@ pub struct RiderInterface {
     /// For each generic native (by name), the type parameters that appear in no
     /// argument: worked out once, when the `.dli` is parsed.
     pub generic_functions: BTreeMap<String, Vec<u32>>,
+    /// Name to index in `natives`, so that finding a native does not scan them all.
+    by_name: BTreeMap<String, usize>,
 }
 
 impl RiderInterface {
@@ -87,15 +89,25 @@ impl RiderInterface {
             .filter(|n| !n.type_params.is_empty())
             .map(|n| (n.name.clone(), n.undetermined_type_params()))
             .collect();
+        let by_name = natives
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.clone(), i))
+            .collect();
         RiderInterface {
             rider: rider.into(),
             natives,
             generic_functions,
+            by_name,
         }
     }
 
     pub fn native(&self, name: &str) -> Option<&NativeDecl> {
-        self.natives.iter().find(|n| n.name == name)
+        // `natives` is public: trust the index only while it still points at the name.
+        match self.by_name.get(name).and_then(|&i| self.natives.get(i)) {
+            Some(n) if n.name == name => Some(n),
+            _ => self.natives.iter().find(|n| n.name == name),
+        }
     }
 
     /// The context of one call site of native `name`, with the call site's bindings for

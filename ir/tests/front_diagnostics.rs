@@ -109,7 +109,7 @@ fn f033_a_native_too_wide_for_the_c_abi() {
     let dli = format!("native fun wide({})\n", params.join(", "));
     let loader = front_support::loader(&[("wide", "require rider w\nimport w.wide\n")]);
     let loader = datalove_ir::front::MemoryLoader {
-        riders: vec![("w".into(), "w.dli".into(), dli)],
+        riders: vec![("w".into(), "w.dli".into(), dli.into_bytes())],
         ..loader
     };
     let f = datalove_ir::front::compile(&loader, "t.dfs", "import wide.nothing\n").unwrap_err();
@@ -118,6 +118,139 @@ fn f033_a_native_too_wide_for_the_c_abi() {
         "{}",
         f.render()
     );
+}
+
+/// A block whose header does not parse is skipped through its `end`: its body and its
+/// `end` are not read as statements outside it.
+#[test]
+fn a_block_header_that_does_not_parse_is_one_diagnostic() {
+    for text in [
+        "if 1 +\n  debuglog 1\nend if\ndebuglog 2\n",
+        "var i: u8 = 0\nloop while i <\n  if true\n    break\n  end if\nend loop\ndebuglog 2\n",
+    ] {
+        let f = compile_err("t.dfs", text, &[]);
+        assert_eq!(
+            located(&f).iter().map(|d| d.0).collect::<Vec<_>>(),
+            vec!["S005"],
+            "{}",
+            f.render()
+        );
+    }
+}
+
+/// Where a diagnostic is: `(code, file, line, col)`.
+fn placed(f: &datalove_ir::front::Failed) -> Vec<(&'static str, String, u32, u32)> {
+    f.diagnostics
+        .iter()
+        .map(|d| {
+            let lc = f.sources.line_col(d.span.file, d.span.start);
+            (
+                d.code,
+                f.sources.file(d.span.file).name.clone(),
+                lc.line,
+                lc.col,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn s012_a_source_that_is_not_utf8_is_located_at_its_first_bad_byte() {
+    let loader = front_support::loader(&[]);
+    let bytes = b"debuglog 1\nlet x = \"a\xffb\"\n".to_vec();
+    let f = datalove_ir::front::compile_bytes(&loader, "bad.dfs", bytes).unwrap_err();
+    assert_eq!(placed(&f), vec![("S012", "bad.dfs".into(), 2, 11)]);
+    assert!(f.render().contains("byte 0xff"), "{}", f.render());
+    // A character cut off by the end of the file.
+    let bytes = "debuglog \"é".as_bytes();
+    let f =
+        datalove_ir::front::compile_bytes(&loader, "cut.dfs", bytes[..bytes.len() - 1].to_vec())
+            .unwrap_err();
+    assert_eq!(placed(&f), vec![("S012", "cut.dfs".into(), 1, 11)]);
+    assert!(f.render().contains("cut off"), "{}", f.render());
+}
+
+#[test]
+fn s012_a_module_or_rider_interface_that_is_not_utf8() {
+    let loader = front_support::loader(&[])
+        .with_module_bytes("m", b"fun f()\n  debuglog \"\xc3(\"\nend fun\n");
+    let f = datalove_ir::front::compile(&loader, "t.dfs", "import m.f\nf()\n").unwrap_err();
+    // Reported in the module, and only there: not as a missing module (N003).
+    assert_eq!(placed(&f), vec![("S012", "m.dfm".into(), 2, 13)]);
+
+    let loader = front_support::loader(&[(
+        "w",
+        "require rider w\nimport w.g\nfun g()\n  g()\nend fun\n",
+    )])
+    .with_rider_bytes("w", b"native fun g()\n# caf\xe9\n");
+    let f = datalove_ir::front::compile(&loader, "t.dfs", "import w.g\ng()\n").unwrap_err();
+    assert_eq!(placed(&f), vec![("S012", "w.dli".into(), 2, 6)]);
+}
+
+/// The search for a module stops at the first file of that name, even one that cannot
+/// be used: it is reported, not passed over for one in a later directory.
+#[test]
+fn the_module_search_stops_at_a_file_that_exists() {
+    let base = std::env::temp_dir().join(format!("datalove-search-{}", std::process::id()));
+    let (first, second) = (base.join("first"), base.join("second"));
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::write(second.join("m.dfm"), "fun f()\nend fun\n").unwrap();
+    let root = first.join("t.dfs").display().to_string();
+    let loader = datalove_ir::front::FsLoader::for_root(&root).with_module_dir(&second);
+    let script = "import m.f\nf()\n";
+    // Only in the second directory: found there.
+    datalove_ir::front::compile(&loader, &root, script).expect("m.dfm is found in second/");
+    // Not UTF-8 in the first: S012 there.
+    std::fs::write(first.join("m.dfm"), b"fun f()\xff\nend fun\n").unwrap();
+    let f = datalove_ir::front::compile(&loader, &root, script).unwrap_err();
+    let found = placed(&f);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "S012");
+    assert!(found[0].1.ends_with("first/m.dfm"), "{found:?}");
+    // There but unreadable (a directory): N011 at the import.
+    std::fs::remove_file(first.join("m.dfm")).unwrap();
+    std::fs::create_dir_all(first.join("m.dfm")).unwrap();
+    let f = datalove_ir::front::compile(&loader, &root, script).unwrap_err();
+    assert_eq!(located(&f), vec![("N011", 1, 8)], "{}", f.render());
+    assert!(f.render().contains("cannot be read"), "{}", f.render());
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Refusals before a program runs are diagnostics like any other: `F008` for a module
+/// (it has no entry), `V001` for IR the verifier refuses (located at the instruction's
+/// source line), `B001` for a backend that cannot take an admitted program.
+#[test]
+fn f008_v001_b001_refusals_before_running() {
+    use datalove_ir::front::{admit, backend_refusal};
+    let module = front_support::compile_ok("lib.dfm", "fun f(): u8\n  ret 1\nend fun\n", &[]);
+    let f = admit(&module).unwrap_err();
+    assert_eq!(placed(&f), vec![("F008", "lib.dfm".into(), 1, 1)]);
+    assert!(f.render().contains("is a module"), "{}", f.render());
+
+    let mut script = front_support::compile_ok("s.dfs", "let s = \"a\"\ndebuglog s\n", &[]);
+    admit(&script).expect("a clean script is admitted");
+    // Take the drop of `s` out: the IR now leaks it, which the verifier refuses.
+    let main = script.program.entry().index();
+    for block in &mut script.program.functions[main].blocks {
+        block
+            .insts
+            .retain(|i| !matches!(i.kind, datalove_ir::InstKind::Drop { .. }));
+    }
+    let f = admit(&script).unwrap_err();
+    let found = placed(&f);
+    assert_eq!(found[0].0, "V001", "{}", f.render());
+    assert_eq!(
+        (found[0].1.as_str(), found[0].2),
+        ("s.dfs", 2),
+        "{}",
+        f.render()
+    );
+    assert!(f.render().contains("a leak"), "{}", f.render());
+
+    let f = backend_refusal(&script, "jit", "cranelift refused `main`");
+    assert_eq!(placed(&f), vec![("B001", "s.dfs".into(), 1, 1)]);
+    assert!(f.render().contains("backend `jit`"), "{}", f.render());
 }
 
 #[test]
@@ -172,7 +305,7 @@ fn every_code_is_documented_and_tested() {
         for i in 0..bytes.len().saturating_sub(5) {
             let quoted = bytes[i] == b'"' && bytes[i + 5] == b'"';
             if quoted
-                && b"SNTFD".contains(&bytes[i + 1])
+                && b"SNTFDVB".contains(&bytes[i + 1])
                 && bytes[i + 2..i + 5].iter().all(u8::is_ascii_digit)
             {
                 codes.push(text[i + 1..i + 5].to_string());

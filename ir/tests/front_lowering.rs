@@ -40,7 +40,7 @@ fn conditional_move_drops_on_the_other_path() {
 }
 
 #[test]
-fn every_fallible_instruction_has_an_abandon_block_that_abandons() {
+fn every_fallible_instruction_has_an_abandon_path_that_abandons() {
     for (name, text) in PROGRAMS {
         let c = compile_ok(&format!("{name}.dfs"), text, &[]);
         for f in &c.program.functions {
@@ -52,8 +52,25 @@ fn every_fallible_instruction_has_an_abandon_block_that_abandons() {
                         "{name}: {}",
                         i.kind.name()
                     );
-                    if let Some(a) = i.abandon {
-                        assert_eq!(f.block(a).term, Terminator::Abandon, "{name}");
+                    // The path is a chain of blocks that only drop, ending in `abandon`.
+                    let mut next = i.abandon;
+                    let mut steps = 0;
+                    while let Some(a) = next {
+                        let block = f.block(a);
+                        assert!(
+                            block
+                                .insts
+                                .iter()
+                                .all(|i| matches!(i.kind, InstKind::Drop { .. })),
+                            "{name}"
+                        );
+                        next = match block.term {
+                            Terminator::Abandon => None,
+                            Terminator::Jump(b) => Some(b),
+                            ref other => panic!("{name}: an abandon path ends in {other:?}"),
+                        };
+                        steps += 1;
+                        assert!(steps <= f.blocks.len(), "{name}: an abandon path loops");
                     }
                 }
             }
@@ -115,4 +132,23 @@ fn instructions_carry_source_locations() {
         .collect();
     assert!(lines.contains(&1) && lines.contains(&3), "{lines:?}");
     assert_eq!(c.program.files[0].name, "t.dfs");
+}
+
+/// Values that stay live across many fallible instructions share their abandon path:
+/// the IR grows linearly with the program (one drop per value, not one per value per
+/// instruction).
+#[test]
+fn abandon_paths_are_shared_so_the_ir_grows_linearly() {
+    let program = |n: usize| {
+        let mut t = String::from("var k: u64 = 0\n");
+        for i in 0..n {
+            t.push_str(&format!("let s{i} = \"x\"\nset k = k + 1\n"));
+        }
+        compile_ok("owned.dfs", &t, &[]).program
+    };
+    let drops = |p: &Program| count_insts(p, |k| matches!(k, InstKind::Drop { .. }));
+    let (small, large) = (program(100), program(1000));
+    // 100 values dropped at the end plus one abandon drop each: 200 and 2000.
+    assert!(drops(&small) <= 2 * 100 + 10, "{}", drops(&small));
+    assert!(drops(&large) <= 2 * 1000 + 10, "{}", drops(&large));
 }

@@ -1,7 +1,8 @@
 //! Lowering: the checked, typed tree to IR. Everything the backends must not infer is
 //! written here: every copy, move, clone and drop is an instruction; locals and
-//! temporaries are typed slots; each fallible instruction names an abandon block that
-//! drops exactly what is live at that point and ends in `Abandon`.
+//! temporaries are typed slots; each fallible instruction names an abandon path (a
+//! chain of blocks shared between instructions) that drops exactly what is live at that
+//! point and ends in `Abandon`.
 //!
 //! The lowering keeps `live`: the slots that are initialized and owe a drop (owned
 //! values, and `out` parameters once written, which must be emptied on an abandon path).
@@ -71,9 +72,25 @@ struct FnLowering<'a> {
     cur: BlockId,
     reachable: bool,
     live: Vec<SlotId>,
+    /// `is_live[s]`: whether `s` is in `live` (indexed by slot), so that asking costs
+    /// nothing however many values are live.
+    is_live: Vec<bool>,
     scopes: Vec<Vec<LocalId>>,
     loops: Vec<LoopFrame>,
-    abandon_blocks: HashMap<Vec<SlotId>, BlockId>,
+    /// `abandon_chain[i]`: the abandon block for `live[..=i]`, valid for a prefix of
+    /// `live` (cut where `live` changes). Abandon blocks are chained, newest value first:
+    /// the block for `[a, b]` drops `b` and jumps to the block for `[a]`, so a path owing
+    /// n values shares its tail with every other, and the IR stays linear in the program
+    /// however many values stay live across how many fallible instructions.
+    abandon_chain: Vec<BlockId>,
+    /// The chain's blocks: `(the block it jumps to, or none for the last, the slot it
+    /// drops)`.
+    abandon_links: HashMap<(Option<BlockId>, SlotId), BlockId>,
+    /// The abandon block of a point where nothing is live.
+    abandon_empty: Option<BlockId>,
+    /// Scratch membership marks by slot, for comparing live sets in linear time.
+    marks: Vec<u32>,
+    mark_generation: u32,
 }
 
 impl<'a> FnLowering<'a> {
@@ -104,6 +121,7 @@ impl<'a> FnLowering<'a> {
             })
             .collect::<Vec<_>>();
         let mut live = Vec::new();
+        let mut is_live = vec![false; func.slots.len()];
         for p in &hir.params {
             let local = hir.local(*p);
             let LocalKind::Param(mode) = local.kind else {
@@ -116,6 +134,7 @@ impl<'a> FnLowering<'a> {
             });
             if mode == ParamMode::In && !local.ty.is_copy() {
                 live.push(local_slots[p.index()]);
+                is_live[p.index()] = true;
             }
         }
         FnLowering {
@@ -127,9 +146,14 @@ impl<'a> FnLowering<'a> {
             cur: BlockId(0),
             reachable: true,
             live,
+            is_live,
             scopes: Vec::new(),
             loops: Vec::new(),
-            abandon_blocks: HashMap::new(),
+            abandon_chain: Vec::new(),
+            abandon_links: HashMap::new(),
+            abandon_empty: None,
+            marks: Vec::new(),
+            mark_generation: 0,
         }
     }
 
@@ -163,7 +187,22 @@ impl<'a> FnLowering<'a> {
             name: None,
             ty: ty.clone(),
         });
+        self.is_live.push(false);
         SlotId(self.func.slots.len() as u32 - 1)
+    }
+
+    /// Marks `slots` in the scratch marks; `marked` then tells them apart, until the next
+    /// call.
+    fn mark(&mut self, slots: impl IntoIterator<Item = SlotId>) {
+        self.mark_generation += 1;
+        self.marks.resize(self.func.slots.len(), 0);
+        for s in slots {
+            self.marks[s.index()] = self.mark_generation;
+        }
+    }
+
+    fn marked(&self, s: SlotId) -> bool {
+        self.marks.get(s.index()) == Some(&self.mark_generation)
     }
 
     fn slot(&self, l: LocalId) -> SlotId {
@@ -185,13 +224,24 @@ impl<'a> FnLowering<'a> {
     }
 
     fn init(&mut self, s: SlotId) {
-        if self.tracked(s) && !self.live.contains(&s) {
+        if self.tracked(s) && !self.is_live[s.index()] {
             self.live.push(s);
+            self.is_live[s.index()] = true;
         }
     }
 
     fn taken(&mut self, s: SlotId) {
-        self.live.retain(|x| *x != s);
+        if !std::mem::replace(&mut self.is_live[s.index()], false) {
+            return;
+        }
+        // Usually the newest value (a temporary just consumed): found from the end.
+        let at = self
+            .live
+            .iter()
+            .rposition(|x| *x == s)
+            .expect("is_live follows live");
+        self.live.remove(at);
+        self.abandon_chain.truncate(at);
     }
 
     fn push_inst(&mut self, kind: InstKind, abandon: Option<BlockId>, span: Span) {
@@ -209,30 +259,42 @@ impl<'a> FnLowering<'a> {
     }
 
     fn abandon_block(&mut self) -> BlockId {
-        let key = self.live.clone();
-        if let Some(b) = self.abandon_blocks.get(&key) {
-            return *b;
+        if self.live.is_empty() {
+            if let Some(b) = self.abandon_empty {
+                return b;
+            }
+            let b = self.new_block();
+            self.func.blocks[b.index()].term = Terminator::Abandon;
+            self.abandon_empty = Some(b);
+            return b;
         }
-        let b = self.new_block();
-        let insts = key
-            .iter()
-            .rev()
-            .map(|s| Inst {
-                kind: InstKind::Drop { slot: *s },
-                abandon: None,
-                loc: None,
-            })
-            .collect();
-        self.func.blocks[b.index()] = Block {
-            insts,
-            term: Terminator::Abandon,
-        };
-        self.abandon_blocks.insert(key, b);
-        b
+        while self.abandon_chain.len() < self.live.len() {
+            let i = self.abandon_chain.len();
+            let next = i.checked_sub(1).map(|j| self.abandon_chain[j]);
+            let slot = self.live[i];
+            let b = match self.abandon_links.get(&(next, slot)) {
+                Some(b) => *b,
+                None => {
+                    let b = self.new_block();
+                    self.func.blocks[b.index()] = Block {
+                        insts: vec![Inst {
+                            kind: InstKind::Drop { slot },
+                            abandon: None,
+                            loc: None,
+                        }],
+                        term: next.map_or(Terminator::Abandon, Terminator::Jump),
+                    };
+                    self.abandon_links.insert((next, slot), b);
+                    b
+                }
+            };
+            self.abandon_chain.push(b);
+        }
+        self.abandon_chain[self.live.len() - 1]
     }
 
     fn drop_slot(&mut self, s: SlotId, span: Span) {
-        if self.live.contains(&s) {
+        if self.is_live[s.index()] {
             self.push_inst(InstKind::Drop { slot: s }, None, span);
             self.taken(s);
         }
@@ -244,9 +306,53 @@ impl<'a> FnLowering<'a> {
     }
 
     fn switch_to(&mut self, b: BlockId, live: Vec<SlotId>) {
+        for s in &self.live {
+            self.is_live[s.index()] = false;
+        }
+        for s in &live {
+            self.is_live[s.index()] = true;
+        }
         self.cur = b;
         self.live = live;
+        self.abandon_chain.clear();
         self.reachable = true;
+    }
+
+    /// What is live here, with its abandon chain, to resume from in another block.
+    fn snapshot(&self) -> (Vec<SlotId>, Vec<BlockId>) {
+        (self.live.clone(), self.abandon_chain.clone())
+    }
+
+    /// After a join: where what is live begins as it did in one of `snapshots` (before
+    /// the branches, at their ends), that snapshot's abandon chain serves that far (a
+    /// chain depends only on the slots), so the next fallible instruction does not
+    /// rebuild it from the start.
+    fn keep_chain_of(&mut self, snapshots: &[(Vec<SlotId>, Vec<BlockId>)]) {
+        if !self.reachable || !self.abandon_chain.is_empty() {
+            return;
+        }
+        let valid = |(live, chain): &(Vec<SlotId>, Vec<BlockId>)| {
+            let common = self
+                .live
+                .iter()
+                .zip(live)
+                .take_while(|(a, b)| a == b)
+                .count();
+            common.min(chain.len())
+        };
+        if let Some((best, n)) = snapshots
+            .iter()
+            .map(|s| (s, valid(s)))
+            .max_by_key(|(_, n)| *n)
+        {
+            self.abandon_chain = best.1[..n].to_vec();
+        }
+    }
+
+    /// [`Self::switch_to`] a state taken by [`Self::snapshot`], keeping its chain.
+    fn resume(&mut self, b: BlockId, (live, chain): (Vec<SlotId>, Vec<BlockId>)) {
+        self.switch_to(b, live);
+        self.abandon_chain = chain;
     }
 
     /// Drops everything live except `out` parameters (before a return).
@@ -265,12 +371,13 @@ impl<'a> FnLowering<'a> {
 
     /// Drops what is live beyond `target` (newest first).
     fn drop_to(&mut self, target: &[SlotId], span: Span) {
+        self.mark(target.iter().copied());
         let extra: Vec<SlotId> = self
             .live
             .iter()
             .rev()
             .copied()
-            .filter(|s| !target.contains(s))
+            .filter(|s| !self.marked(*s))
             .collect();
         for s in extra {
             self.drop_slot(s, span);
@@ -284,12 +391,13 @@ impl<'a> FnLowering<'a> {
             self.reachable = false;
             return;
         };
-        let target: Vec<SlotId> = first
-            .1
-            .iter()
-            .copied()
-            .filter(|s| edges.iter().all(|(_, l)| l.contains(s)))
-            .collect();
+        // What every edge holds: the first edge's slots, each crossed off by every edge
+        // without it (marked afresh per edge).
+        let mut target: Vec<SlotId> = first.1.clone();
+        for (_, live) in &edges[1..] {
+            self.mark(live.iter().copied());
+            target.retain(|s| self.marked(*s));
+        }
         let join = self.new_block();
         for (b, live) in edges {
             self.switch_to(b, live);
@@ -390,16 +498,19 @@ impl<'a> FnLowering<'a> {
                     then_block: then_b,
                     else_block: else_b,
                 });
-                let before = self.live.clone();
+                let before = self.snapshot();
                 let mut edges = Vec::new();
+                let mut chains = vec![before.clone()];
                 for (b, body) in [(then_b, then_body), (else_b, else_body)] {
-                    self.switch_to(b, before.clone());
+                    self.resume(b, before.clone());
                     self.block(body);
                     if self.reachable {
                         edges.push((self.cur, self.live.clone()));
+                        chains.push(self.snapshot());
                     }
                 }
                 self.join(edges, span);
+                self.keep_chain_of(&chains);
             }
             StmtKind::Loop {
                 cond,
@@ -445,11 +556,13 @@ impl<'a> FnLowering<'a> {
         head_init: &[LocalId],
         span: Span,
     ) {
+        let head_slots: Vec<SlotId> = head_init.iter().map(|l| self.slot(*l)).collect();
+        self.mark(head_slots);
         let head_live: Vec<SlotId> = self
             .live
             .iter()
             .copied()
-            .filter(|s| head_init.iter().any(|l| self.local_slots[l.index()] == *s))
+            .filter(|s| self.marked(*s))
             .collect();
         self.drop_to(&head_live, span);
         let head = self.new_block();
@@ -742,11 +855,11 @@ impl<'a> FnLowering<'a> {
                     then_block,
                     else_block,
                 });
-                let before = self.live.clone();
-                self.switch_to(rhs_b, before.clone());
+                let before = self.snapshot();
+                self.resume(rhs_b, before.clone());
                 self.eval(b, dst);
                 let rhs_edge = (self.cur, self.live.clone());
-                self.switch_to(short_b, before);
+                self.resume(short_b, before);
                 self.emit(
                     InstKind::Const {
                         dst,

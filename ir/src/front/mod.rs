@@ -23,6 +23,7 @@
 //! assert!(failed.render().contains("error[N001]"));
 //! ```
 
+pub mod admit;
 pub mod ast;
 pub mod hir;
 pub mod lexer;
@@ -33,7 +34,8 @@ pub mod parser;
 pub mod resolve;
 pub mod typeck;
 
-pub use loader::{library_module, FsLoader, Loader, MemoryLoader, LIBRARY};
+pub use admit::{admit, backend_refusal};
+pub use loader::{library_module, read_file, FsLoader, Loaded, Loader, MemoryLoader, LIBRARY};
 
 use crate::diag::{Diagnostic, Sources};
 use crate::native::RiderInterface;
@@ -58,6 +60,24 @@ impl Failed {
     /// The diagnostics as `datalove check` prints them.
     pub fn render(&self) -> String {
         self.sources.render(&self.diagnostics)
+    }
+}
+
+/// Compiles the file `root_path` whose contents are `root_bytes`, as [`compile`] does; a
+/// file that is not UTF-8 is `S012` at its first bad byte.
+pub fn compile_bytes(
+    loader: &dyn Loader,
+    root_path: &str,
+    root_bytes: Vec<u8>,
+) -> Result<Compiled, Failed> {
+    let mut sources = Sources::new();
+    let mut diagnostics = Vec::new();
+    match resolve::decode(&mut sources, root_path, root_bytes, &mut diagnostics) {
+        Ok(text) => compile(loader, root_path, &text),
+        Err(_) => Err(Failed {
+            sources,
+            diagnostics,
+        }),
     }
 }
 

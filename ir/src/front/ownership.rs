@@ -7,6 +7,8 @@
 //! A loop's head is analysed to a fixpoint; the locals initialized there on every
 //! iteration are recorded in the loop (`head_init`) for lowering to follow.
 
+use std::rc::Rc;
+
 use super::hir::*;
 use crate::diag::{Diagnostic, Span};
 use crate::types::ParamMode;
@@ -27,21 +29,78 @@ enum St {
 }
 
 /// The state of every local, or `None` where control cannot reach.
-type State = Option<Vec<St>>;
+type State = Option<Locals>;
+
+/// Locals per shared chunk of [`Locals`].
+const CHUNK: usize = 64;
+
+/// The state of every local, in chunks that copies share until one of them changes: a
+/// copy at a branch costs one pointer per 64 locals, and a meet skips the chunks that
+/// neither side changed, so many branches over many locals stay cheap.
+#[derive(Clone, Debug)]
+struct Locals {
+    chunks: Vec<Rc<[St; CHUNK]>>,
+}
+
+impl Locals {
+    fn new(states: impl Iterator<Item = St>) -> Locals {
+        let states: Vec<St> = states.collect();
+        let chunks = states
+            .chunks(CHUNK)
+            .map(|c| {
+                let mut chunk = [St::Uninit; CHUNK];
+                chunk[..c.len()].copy_from_slice(c);
+                Rc::new(chunk)
+            })
+            .collect();
+        Locals { chunks }
+    }
+
+    fn get(&self, i: usize) -> St {
+        self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    fn set(&mut self, i: usize, value: St) {
+        if self.get(i) != value {
+            Rc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK] = value;
+        }
+    }
+}
+
+impl PartialEq for Locals {
+    fn eq(&self, other: &Locals) -> bool {
+        self.chunks
+            .iter()
+            .zip(&other.chunks)
+            .all(|(a, b)| Rc::ptr_eq(a, b) || a == b)
+    }
+}
+
+fn meet_one(x: St, y: St) -> St {
+    match (x, y) {
+        (St::Init, St::Init) => St::Init,
+        (St::Moved(s), _) | (_, St::Moved(s)) => St::Moved(s),
+        _ => St::Uninit,
+    }
+}
 
 fn meet(a: &State, b: &State) -> State {
     match (a, b) {
         (None, x) | (x, None) => x.clone(),
-        (Some(a), Some(b)) => Some(
-            a.iter()
-                .zip(b)
-                .map(|(x, y)| match (x, y) {
-                    (St::Init, St::Init) => St::Init,
-                    (St::Moved(s), _) | (_, St::Moved(s)) => St::Moved(*s),
-                    _ => St::Uninit,
+        (Some(a), Some(b)) => Some(Locals {
+            chunks: a
+                .chunks
+                .iter()
+                .zip(&b.chunks)
+                .map(|(x, y)| {
+                    if Rc::ptr_eq(x, y) {
+                        x.clone()
+                    } else {
+                        Rc::new(std::array::from_fn(|i| meet_one(x[i], y[i])))
+                    }
                 })
                 .collect(),
-        ),
+        }),
     }
 }
 
@@ -60,24 +119,25 @@ struct LoopCtx {
 
 struct Checker<'a> {
     locals: &'a [Local],
+    /// The `out` parameters, which every return checks.
+    outs: Vec<usize>,
     loops: Vec<LoopCtx>,
     diagnostics: &'a mut Vec<Diagnostic>,
 }
 
 fn check_function(f: &mut HirFunction, diagnostics: &mut Vec<Diagnostic>) {
     let locals = f.locals.clone();
-    let mut state: State = Some(
-        locals
-            .iter()
-            .map(|l| match l.kind {
-                LocalKind::Param(ParamMode::Out) => St::Uninit,
-                LocalKind::Param(_) => St::Init,
-                _ => St::Uninit,
-            })
-            .collect(),
-    );
+    let mut state: State = Some(Locals::new(locals.iter().map(|l| match l.kind {
+        LocalKind::Param(ParamMode::Out) => St::Uninit,
+        LocalKind::Param(_) => St::Init,
+        _ => St::Uninit,
+    })));
+    let outs = (0..locals.len())
+        .filter(|&i| matches!(locals[i].kind, LocalKind::Param(ParamMode::Out)))
+        .collect();
     let mut c = Checker {
         locals: &locals,
+        outs,
         loops: Vec::new(),
         diagnostics,
     };
@@ -92,8 +152,9 @@ impl Checker<'_> {
 
     fn outs_written(&mut self, state: &State, at: Span, what: &str) {
         let Some(s) = state else { return };
-        for (i, l) in self.locals.iter().enumerate() {
-            if matches!(l.kind, LocalKind::Param(ParamMode::Out)) && s[i] != St::Init {
+        for &i in &self.outs {
+            let l = &self.locals[i];
+            if s.get(i) != St::Init {
                 self.diagnostics.push(
                     Diagnostic::error(
                         "D006",
@@ -116,7 +177,7 @@ impl Checker<'_> {
         }
         if let Some(s) = st {
             for l in &b.declared {
-                s[l.index()] = St::Uninit;
+                s.set(l.index(), St::Uninit);
             }
         }
     }
@@ -188,8 +249,8 @@ impl Checker<'_> {
                     head = new_head;
                 };
                 *head_init = match &final_head {
-                    Some(h) => (0..h.len())
-                        .filter(|&i| h[i] == St::Init)
+                    Some(h) => (0..self.locals.len())
+                        .filter(|&i| h.get(i) == St::Init)
                         .map(|i| LocalId(i as u32))
                         .collect(),
                     None => Vec::new(),
@@ -255,7 +316,7 @@ impl Checker<'_> {
     fn use_local(&mut self, local: LocalId, span: Span, st: &mut State, how: Use) {
         let Some(s) = st else { return };
         let l = &self.locals[local.index()];
-        match s[local.index()] {
+        match s.get(local.index()) {
             St::Init => {}
             St::Moved(at) => {
                 let mut d = Diagnostic::error(
@@ -273,7 +334,7 @@ impl Checker<'_> {
                     l.name
                 ));
                 self.diagnostics.push(d);
-                s[local.index()] = St::Init;
+                s.set(local.index(), St::Init);
             }
             St::Uninit => {
                 self.diagnostics.push(
@@ -285,7 +346,7 @@ impl Checker<'_> {
                     .with_label("not initialized on every path to here")
                     .with_secondary(l.span, "declared here"),
                 );
-                s[local.index()] = St::Init;
+                s.set(local.index(), St::Init);
             }
         }
         if how == Use::Consume && !l.ty.is_copy() {
@@ -301,7 +362,7 @@ impl Checker<'_> {
                 );
                 return;
             }
-            s[local.index()] = St::Moved(span);
+            s.set(local.index(), St::Moved(span));
         }
     }
 
@@ -431,6 +492,6 @@ impl Checker<'_> {
 
 fn set(st: &mut State, local: LocalId, value: St) {
     if let Some(s) = st {
-        s[local.index()] = value;
+        s.set(local.index(), value);
     }
 }

@@ -6,8 +6,11 @@ use super::lexer::{lex, Kw, Tok, Token};
 use crate::diag::{Diagnostic, FileId, Span};
 use crate::types::ParamMode;
 
-/// Deeper nesting than this is refused (S009) rather than overflowing the stack.
-const MAX_DEPTH: u32 = 128;
+/// Deeper nesting than this is refused (S009) rather than overflowing the stack: no
+/// statement, expression or type may sit inside more than this many constructs. What
+/// opens a level is listed in `docs/language.md` ("Nesting"); every pass after the
+/// parser recurses at most this deep.
+pub const MAX_DEPTH: u32 = 128;
 
 /// Parses one file. Any diagnostic means the tree is incomplete.
 pub fn parse(file: FileId, kind: SourceKind, text: &str) -> (SourceFile, Vec<Diagnostic>) {
@@ -180,24 +183,90 @@ impl Parser {
         self.skip_newlines();
     }
 
-    /// One level deeper into the tree; refused past [`MAX_DEPTH`]. Every chain of
-    /// operators counts a level per operator, so no tree outgrows the later passes'
-    /// recursion either.
-    fn enter(&mut self) -> PResult<()> {
+    /// One level deeper, for what the construct opened at `opened` holds; refused past
+    /// [`MAX_DEPTH`] with S009 at `opened`. The level lasts until the enclosing
+    /// [`Parser::nested`] returns: a chain of operators (binary, postfix, casts) opens
+    /// one level per operator for the rest of the chain, since each operator puts the
+    /// chain so far one level deeper in the tree.
+    fn enter(&mut self, opened: Span) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            let span = self.span();
-            return Err(self.error("S009", span, "nesting too deep"));
+            return Err(self.too_deep(opened));
         }
         Ok(())
     }
 
-    /// Runs `f` one level deeper, restoring the depth afterwards whatever it returns.
-    fn nested<T>(&mut self, f: impl FnOnce(&mut Parser) -> PResult<T>) -> PResult<T> {
+    fn too_deep(&mut self, opened: Span) -> Failed {
+        let d = Diagnostic::error(
+            "S009",
+            opened,
+            format!("nesting deeper than {MAX_DEPTH} levels"),
+        )
+        .with_label(format!("this opens level {}", MAX_DEPTH + 1))
+        .with_note("split the expression with `let`, or the block into functions");
+        self.diagnostics.push(d);
+        Failed
+    }
+
+    /// Runs `f` one level deeper (for the construct opened at `opened`), restoring the
+    /// depth afterwards whatever it returns.
+    fn nested<T>(&mut self, opened: Span, f: impl FnOnce(&mut Parser) -> PResult<T>) -> PResult<T> {
         let base = self.depth;
-        let result = self.enter().and_then(|()| f(self));
+        let result = self.enter(opened).and_then(|()| f(self));
         self.depth = base;
         result
+    }
+
+    /// The statements of a block opened by the keyword at `opened` (`if`, `else`,
+    /// `loop`), one level deeper. A block too deep is reported once and skipped whole,
+    /// through the `end` that closes it, so its contents add nothing more.
+    fn nested_block(&mut self, opened: Span, terminators: &[Kw]) -> PResult<Vec<Stmt>> {
+        if self.depth >= MAX_DEPTH {
+            let failed = self.too_deep(opened);
+            self.skip_block();
+            return Err(failed);
+        }
+        self.depth += 1;
+        let body = self.block(terminators);
+        self.depth -= 1;
+        Ok(body)
+    }
+
+    /// Ends the header line of a block (`if c`, `loop while c`) whose expression parsed
+    /// as `parsed`. A header that does not parse takes its block with it: the block is
+    /// skipped through its `end`, so that its statements and `end` are not read as if
+    /// they stood outside.
+    fn block_header<T>(&mut self, parsed: PResult<T>) -> PResult<T> {
+        let result = parsed.and_then(|value| self.end_of_line().map(|()| value));
+        if result.is_err() {
+            self.skip_block();
+        }
+        result
+    }
+
+    /// Skips to just after the `end KW` that closes the block the cursor is in, counting
+    /// the blocks opened on the way (without parsing them).
+    fn skip_block(&mut self) {
+        let mut open = 1u32;
+        let mut after_else = false;
+        while *self.peek() != Tok::Eof {
+            let tok = self.bump().tok;
+            match tok {
+                Tok::Kw(Kw::If) if !after_else => open += 1,
+                Tok::Kw(Kw::Loop) => open += 1,
+                Tok::Kw(Kw::End) => {
+                    open -= 1;
+                    if open == 0 {
+                        if matches!(self.peek(), Tok::Kw(_)) {
+                            self.bump();
+                        }
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            after_else = tok == Tok::Kw(Kw::Else);
+        }
     }
 
     // ------------------------------------------------------------ items
@@ -375,57 +444,70 @@ impl Parser {
 
     // ------------------------------------------------------------ types
 
+    /// A type at the current level; what it is built of (a list's element, an
+    /// option's payload, a tuple's fields) is one level deeper.
     fn type_expr(&mut self) -> PResult<TypeExpr> {
-        self.nested(Parser::type_expr_inner)
+        self.type_expr_h().map(|(t, _)| t)
     }
 
-    fn type_expr_inner(&mut self) -> PResult<TypeExpr> {
+    /// A type and its height (as for expressions: `u8` is 0, `[u8]` is 1).
+    fn type_expr_h(&mut self) -> PResult<(TypeExpr, u32)> {
         let start = self.span();
         match self.peek().clone() {
             Tok::Ident(name) => {
                 self.bump();
-                Ok(TypeExpr {
-                    kind: TypeExprKind::Named(name),
-                    span: start,
-                })
+                Ok((
+                    TypeExpr {
+                        kind: TypeExprKind::Named(name),
+                        span: start,
+                    },
+                    0,
+                ))
             }
             Tok::Punct("[") => {
                 self.bump();
-                let elem = self.type_expr()?;
+                let (elem, h) = self.nested(start, Parser::type_expr_h)?;
                 let end = self.expect_punct("]")?;
-                Ok(TypeExpr {
-                    kind: TypeExprKind::List(Box::new(elem)),
-                    span: start.to(end),
-                })
+                Ok((
+                    TypeExpr {
+                        kind: TypeExprKind::List(Box::new(elem)),
+                        span: start.to(end),
+                    },
+                    h + 1,
+                ))
             }
             Tok::Punct("?") => {
                 self.bump();
-                let payload = self.type_expr()?;
+                let (payload, h) = self.nested(start, Parser::type_expr_h)?;
                 let span = start.to(payload.span);
-                Ok(TypeExpr {
-                    kind: TypeExprKind::Option(Box::new(payload)),
-                    span,
-                })
+                Ok((
+                    TypeExpr {
+                        kind: TypeExprKind::Option(Box::new(payload)),
+                        span,
+                    },
+                    h + 1,
+                ))
             }
             Tok::Punct("(") => {
                 self.bump();
-                let mut fields = Vec::new();
-                let mut trailing_comma = false;
-                while !self.at_punct(")") {
-                    fields.push(self.type_expr()?);
-                    trailing_comma = self.eat_punct(",");
-                    if !trailing_comma {
-                        break;
-                    }
-                }
+                let (mut fields, h, trailing_comma) =
+                    self.elements(start, ")", Parser::type_expr_h)?;
                 let end = self.expect_punct(")")?;
                 let span = start.to(end);
                 let kind = match fields.len() {
                     0 => TypeExprKind::Unit,
-                    1 if !trailing_comma => return Ok(fields.pop().expect("one field")),
+                    // `(T)` is `T`, a level deeper like any parenthesized expression.
+                    1 if !trailing_comma => {
+                        return Ok((fields.pop().expect("one field"), h + 1));
+                    }
                     _ => TypeExprKind::Tuple(fields),
                 };
-                Ok(TypeExpr { kind, span })
+                let height = if matches!(kind, TypeExprKind::Unit) {
+                    0
+                } else {
+                    h + 1
+                };
+                Ok((TypeExpr { kind, span }, height))
             }
             _ => Err(self.expected("a type")),
         }
@@ -457,11 +539,9 @@ impl Parser {
         }
     }
 
+    /// A statement at the current level (a block's statements are one level deeper than
+    /// the statement that opens the block).
     fn stmt(&mut self) -> PResult<Stmt> {
-        self.nested(Parser::stmt_inner)
-    }
-
-    fn stmt_inner(&mut self) -> PResult<Stmt> {
         let start = self.span();
         let kind = match self.peek() {
             Tok::Kw(kw @ (Kw::Let | Kw::Var)) => {
@@ -491,8 +571,9 @@ impl Parser {
             Tok::Kw(Kw::Set) => {
                 self.bump();
                 let target = self.ident("a variable to set")?;
-                if self.eat_punct("[") {
-                    let index = self.expr()?;
+                if self.at_punct("[") {
+                    let open = self.bump().span;
+                    let index = self.nested(open, Parser::expr)?;
                     self.expect_punct("]")?;
                     if self.at_punct("[") || self.at_punct(".") {
                         let span = self.span();
@@ -526,13 +607,13 @@ impl Parser {
             Tok::Kw(Kw::If) => return self.if_stmt(),
             Tok::Kw(Kw::Loop) => {
                 self.bump();
-                let cond = if self.eat_kw(Kw::While) {
-                    Some(self.expr()?)
+                let header = if self.eat_kw(Kw::While) {
+                    self.expr().map(Some)
                 } else {
-                    None
+                    Ok(None)
                 };
-                self.end_of_line()?;
-                let body = self.block(&[Kw::End]);
+                let cond = self.block_header(header)?;
+                let body = self.nested_block(start, &[Kw::End])?;
                 let end = self.end(Kw::Loop, start)?;
                 return Ok(Stmt {
                     kind: StmtKind::Loop { cond, body },
@@ -577,25 +658,25 @@ impl Parser {
     /// `if c ... else if c ... else ... end if`
     fn if_stmt(&mut self) -> PResult<Stmt> {
         let start = self.expect_kw(Kw::If)?;
-        let (kind, end) = self.if_rest(start)?;
+        let (kind, end) = self.if_rest(start, start)?;
         Ok(Stmt {
             kind,
             span: start.to(end),
         })
     }
 
-    fn if_rest(&mut self, opened: Span) -> PResult<(StmtKind, Span)> {
-        self.nested(|p| p.if_rest_inner(opened))
-    }
-
-    fn if_rest_inner(&mut self, opened: Span) -> PResult<(StmtKind, Span)> {
-        let cond = self.expr()?;
-        self.end_of_line()?;
-        let then_body = self.block(&[Kw::End, Kw::Else]);
+    /// The rest of an `if` whose keyword is at `keyword` (an `else if` chain closes
+    /// with the `end if` of its first `if`, at `opened`).
+    fn if_rest(&mut self, opened: Span, keyword: Span) -> PResult<(StmtKind, Span)> {
+        let header = self.expr();
+        let cond = self.block_header(header)?;
+        let then_body = self.nested_block(keyword, &[Kw::End, Kw::Else])?;
         if self.at_kw(Kw::Else) {
             let else_span = self.bump().span;
-            if self.eat_kw(Kw::If) {
-                let (nested, end) = self.if_rest(opened)?;
+            if self.at_kw(Kw::If) {
+                // `else if` is an `if` inside the `else`: one level deeper.
+                let if_span = self.bump().span;
+                let (nested, end) = self.nested(else_span, |p| p.if_rest(opened, if_span))?;
                 let otherwise = vec![Stmt {
                     kind: nested,
                     span: else_span.to(end),
@@ -610,7 +691,7 @@ impl Parser {
                 ));
             }
             self.end_of_line()?;
-            let otherwise = self.block(&[Kw::End]);
+            let otherwise = self.nested_block(else_span, &[Kw::End])?;
             let end = self.end(Kw::If, opened)?;
             return Ok((
                 StmtKind::If {
@@ -633,23 +714,47 @@ impl Parser {
     }
 
     // ------------------------------------------------------------ expressions
+    //
+    // Every expression function returns the expression and its height: how many levels
+    // its deepest part sits below it (a name or literal is 0, `(x)` and `-x` are 1,
+    // `a + b + c` is 2 for `a`). A construct parsed at level `d` (`self.depth`) keeps
+    // `d + height <= MAX_DEPTH`: what a construct holds is parsed one level deeper
+    // (`nested`), and where a chain wraps what was already parsed (`a + b` around `a`,
+    // `x[i]` around `x`, `e as T` around `e`) the wrapped part is checked as it goes one
+    // level down (`deepen`).
 
+    /// An expression at the current level.
     fn expr(&mut self) -> PResult<Expr> {
-        self.nested(|p| p.binary(0))
+        self.expr_h().map(|(e, _)| e)
+    }
+
+    fn expr_h(&mut self) -> PResult<(Expr, u32)> {
+        self.binary(0)
+    }
+
+    /// `what`, of height `height` at the current level, becomes the operand of a
+    /// construct written at `at`: it goes one level deeper.
+    fn deepen(&mut self, height: u32, at: Span) -> PResult<u32> {
+        if self.depth + 1 + height > MAX_DEPTH {
+            return Err(self.too_deep(at));
+        }
+        Ok(height + 1)
     }
 
     /// Precedence climbing over [`LEVELS`]: operators at `min_level` or tighter.
-    fn binary(&mut self, min_level: usize) -> PResult<Expr> {
-        let mut lhs = if min_level <= COMPARISON_LEVEL && self.at_kw(Kw::Not) {
+    fn binary(&mut self, min_level: usize) -> PResult<(Expr, u32)> {
+        let (mut lhs, mut height) = if min_level <= COMPARISON_LEVEL && self.at_kw(Kw::Not) {
             // `not` binds looser than comparisons: `not a == b` is `not (a == b)`.
             let start = self.bump().span;
-            self.enter()?;
-            let operand = self.binary(COMPARISON_LEVEL)?;
+            let (operand, h) = self.nested(start, |p| p.binary(COMPARISON_LEVEL))?;
             let span = start.to(operand.span);
-            Expr {
-                kind: ExprKind::Not(Box::new(operand)),
-                span,
-            }
+            (
+                Expr {
+                    kind: ExprKind::Not(Box::new(operand)),
+                    span,
+                },
+                h + 1,
+            )
         } else {
             self.unary()?
         };
@@ -672,16 +777,17 @@ impl Parser {
             } else if level < COMPARISON_LEVEL {
                 last_comparison = None;
             }
-            self.bump();
-            self.enter()?;
-            let rhs = self.binary(level + 1)?;
+            let op_span = self.bump().span;
+            let lhs_height = self.deepen(height, op_span)?;
+            let (rhs, rhs_height) = self.nested(op_span, |p| p.binary(level + 1))?;
+            height = lhs_height.max(rhs_height + 1);
             let span = lhs.span.to(rhs.span);
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
                 span,
             };
         }
-        Ok(lhs)
+        Ok((lhs, height))
     }
 
     /// The binary operator at the cursor and its level.
@@ -700,47 +806,62 @@ impl Parser {
     }
 
     /// A prefix expression followed by any casts: `-x as u8` is `(-x) as u8`.
-    fn unary(&mut self) -> PResult<Expr> {
+    fn unary(&mut self) -> PResult<(Expr, u32)> {
         let operand = self.prefix()?;
         self.casts(operand)
     }
 
-    fn prefix(&mut self) -> PResult<Expr> {
+    fn prefix(&mut self) -> PResult<(Expr, u32)> {
         if !self.at_punct("-") {
             return self.postfix();
         }
         let start = self.bump().span;
-        self.enter()?;
         // Only a literal token written right after the `-` makes a negative literal;
         // `-(5)` and `- 5` are negations.
         let adjacent =
             matches!(self.peek(), Tok::Int(..) | Tok::Float(..)) && self.span().start == start.end;
-        let operand = self.prefix()?;
+        // A negative literal is no deeper than a literal; otherwise the operand is one
+        // level down.
+        let (operand, h) = if adjacent {
+            self.prefix()?
+        } else {
+            self.nested(start, Parser::prefix)?
+        };
         let span = start.to(operand.span);
         // `-7i32` is a literal, so that the most negative value can be written.
-        let kind = match operand.kind {
-            ExprKind::Int(v, suffix) if adjacent => ExprKind::Int(-v, suffix),
-            ExprKind::Float(v, suffix) if adjacent => ExprKind::Float(-v, suffix),
-            kind => ExprKind::Neg(Box::new(Expr {
-                kind,
-                span: operand.span,
-            })),
+        let (kind, height) = match operand.kind {
+            ExprKind::Int(v, suffix) if adjacent => (ExprKind::Int(-v, suffix), 0),
+            ExprKind::Float(v, suffix) if adjacent => (ExprKind::Float(-v, suffix), 0),
+            kind => {
+                let height = if adjacent {
+                    self.deepen(h, start)?
+                } else {
+                    h + 1
+                };
+                let operand = Expr {
+                    kind,
+                    span: operand.span,
+                };
+                (ExprKind::Neg(Box::new(operand)), height)
+            }
         };
-        Ok(Expr { kind, span })
+        Ok((Expr { kind, span }, height))
     }
 
     /// `e as T` and `e as! T`, binding tighter than any binary operator.
-    fn casts(&mut self, mut value: Expr) -> PResult<Expr> {
+    fn casts(&mut self, (mut value, mut height): (Expr, u32)) -> PResult<(Expr, u32)> {
         loop {
+            let as_span = self.span();
             let checked = if self.eat_kw(Kw::As) {
                 true
             } else if self.eat_punct("as!") {
                 false
             } else {
-                return Ok(value);
+                return Ok((value, height));
             };
-            self.enter()?;
-            let ty = self.type_expr()?;
+            height = self.deepen(height, as_span)?;
+            let (ty, type_height) = self.nested(as_span, Parser::type_expr_h)?;
+            height = height.max(type_height + 1);
             let span = value.span.to(ty.span);
             value = Expr {
                 kind: ExprKind::Cast {
@@ -753,14 +874,14 @@ impl Parser {
         }
     }
 
-    fn postfix(&mut self) -> PResult<Expr> {
-        let mut e = self.primary()?;
+    fn postfix(&mut self) -> PResult<(Expr, u32)> {
+        let (mut e, mut height) = self.primary()?;
         loop {
-            if self.at_punct("[") || self.at_punct(".") {
-                self.enter()?;
-            }
-            if self.eat_punct("[") {
-                let index = self.expr()?;
+            if self.at_punct("[") {
+                let open = self.bump().span;
+                height = self.deepen(height, open)?;
+                let (index, index_height) = self.nested(open, Parser::expr_h)?;
+                height = height.max(index_height + 1);
                 let end = self.expect_punct("]")?;
                 let span = e.span.to(end);
                 e = Expr {
@@ -768,7 +889,8 @@ impl Parser {
                     span,
                 };
             } else if self.at_punct(".") {
-                self.bump();
+                let dot = self.bump().span;
+                height = self.deepen(height, dot)?;
                 let Tok::Int(n, None) = *self.peek() else {
                     return Err(self.expected("a tuple field number"));
                 };
@@ -782,12 +904,35 @@ impl Parser {
                     span,
                 };
             } else {
-                return Ok(e);
+                return Ok((e, height));
             }
         }
     }
 
-    fn primary(&mut self) -> PResult<Expr> {
+    /// The expressions of a bracketed list opened at `open`, up to `close`, each one
+    /// level deeper; with the height of the tallest and whether a comma ended the list.
+    fn elements<T>(
+        &mut self,
+        open: Span,
+        close: &str,
+        mut element: impl FnMut(&mut Parser) -> PResult<(T, u32)>,
+    ) -> PResult<(Vec<T>, u32, bool)> {
+        let mut elems = Vec::new();
+        let mut height = 0;
+        let mut trailing_comma = false;
+        while !self.at_punct(close) {
+            let (e, h) = self.nested(open, &mut element)?;
+            elems.push(e);
+            height = height.max(h);
+            trailing_comma = self.eat_punct(",");
+            if !trailing_comma {
+                break;
+            }
+        }
+        Ok((elems, height, trailing_comma))
+    }
+
+    fn primary(&mut self) -> PResult<(Expr, u32)> {
         let start = self.span();
         let kind = match self.peek().clone() {
             Tok::Int(v, suffix) => {
@@ -819,92 +964,93 @@ impl Parser {
             }
             Tok::Kw(Kw::Some) => {
                 self.bump();
-                self.expect_punct("(")?;
-                let value = self.expr()?;
+                let open = self.expect_punct("(")?;
+                let (value, h) = self.nested(open, Parser::expr_h)?;
                 let end = self.expect_punct(")")?;
-                return Ok(Expr {
-                    kind: ExprKind::Some(Box::new(value)),
-                    span: start.to(end),
-                });
+                return Ok((
+                    Expr {
+                        kind: ExprKind::Some(Box::new(value)),
+                        span: start.to(end),
+                    },
+                    h + 1,
+                ));
             }
             Tok::Ident(name) => {
                 self.bump();
                 if self.at_punct("(") {
                     let callee = Ident { name, span: start };
-                    self.bump();
-                    let mut args = Vec::new();
-                    while !self.at_punct(")") {
-                        args.push(self.arg()?);
-                        if !self.eat_punct(",") {
-                            break;
-                        }
-                    }
+                    let open = self.bump().span;
+                    let (args, h, _) = self.elements(open, ")", Parser::arg)?;
                     let end = self.expect_punct(")")?;
-                    return Ok(Expr {
-                        kind: ExprKind::Call { callee, args },
-                        span: start.to(end),
-                    });
+                    let height = if args.is_empty() { 0 } else { h + 1 };
+                    return Ok((
+                        Expr {
+                            kind: ExprKind::Call { callee, args },
+                            span: start.to(end),
+                        },
+                        height,
+                    ));
                 }
                 ExprKind::Name(name)
             }
             Tok::Punct("(") => {
                 self.bump();
-                let mut elems = Vec::new();
-                let mut trailing_comma = false;
-                while !self.at_punct(")") {
-                    elems.push(self.expr()?);
-                    trailing_comma = self.eat_punct(",");
-                    if !trailing_comma {
-                        break;
-                    }
-                }
+                let (mut elems, h, trailing_comma) = self.elements(start, ")", Parser::expr_h)?;
                 let end = self.expect_punct(")")?;
                 let span = start.to(end);
                 return Ok(match elems.len() {
-                    0 => Expr {
-                        kind: ExprKind::Unit,
-                        span,
-                    },
+                    0 => (
+                        Expr {
+                            kind: ExprKind::Unit,
+                            span,
+                        },
+                        0,
+                    ),
+                    // Parentheses make no node, but they are a level all the same.
                     1 if !trailing_comma => {
                         let mut inner = elems.pop().expect("one element");
                         inner.span = span;
-                        inner
+                        (inner, h + 1)
                     }
-                    _ => Expr {
-                        kind: ExprKind::Tuple(elems),
-                        span,
-                    },
+                    _ => (
+                        Expr {
+                            kind: ExprKind::Tuple(elems),
+                            span,
+                        },
+                        h + 1,
+                    ),
                 });
             }
             Tok::Punct("[") => {
                 self.bump();
-                let mut elems = Vec::new();
-                while !self.at_punct("]") {
-                    elems.push(self.expr()?);
-                    if !self.eat_punct(",") {
-                        break;
-                    }
-                }
+                let (elems, h, _) = self.elements(start, "]", Parser::expr_h)?;
                 let end = self.expect_punct("]")?;
-                return Ok(Expr {
-                    kind: ExprKind::List(elems),
-                    span: start.to(end),
-                });
+                let height = if elems.is_empty() { 0 } else { h + 1 };
+                return Ok((
+                    Expr {
+                        kind: ExprKind::List(elems),
+                        span: start.to(end),
+                    },
+                    height,
+                ));
             }
             _ => return Err(self.expected("an expression")),
         };
-        Ok(Expr { kind, span: start })
+        Ok((Expr { kind, span: start }, 0))
     }
 
-    fn arg(&mut self) -> PResult<Arg> {
+    fn arg(&mut self) -> PResult<(Arg, u32)> {
         let start = self.span();
         let mode = self.mode();
-        let value = self.expr()?;
-        Ok(Arg {
-            mode,
-            span: start.to(value.span),
-            value,
-        })
+        let (value, h) = self.expr_h()?;
+        Ok((
+            Arg {
+                mode,
+                span: start.to(value.span),
+                value,
+            },
+            h,
+        ))
     }
 }
 

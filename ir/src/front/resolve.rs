@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 
 use super::ast::{self, Item, SourceKind, TypeExpr, TypeExprKind};
-use super::loader::Loader;
+use super::loader::{Loaded, Loader};
 use super::parser::parse;
-use crate::diag::{Diagnostic, Sources, Span};
+use crate::diag::{Diagnostic, FileId, Sources, Span};
 use crate::native::{NativeDecl, RiderInterface};
 use crate::types::{IrType, ParamMode, TypeClass, TypeParam};
 
@@ -113,6 +113,39 @@ impl Resolved {
 
 /// Name of the script body in the IR; a script may not define a function of that name.
 pub const ENTRY_NAME: &str = "main";
+
+/// The text of a file read as `bytes`. A file that is not UTF-8 is reported (`S012`, at
+/// its first bad byte) and added to `sources` as best it can be shown (each bad sequence
+/// as U+FFFD, which keeps the line and column of everything before it); its id then.
+pub fn decode(
+    sources: &mut Sources,
+    path: &str,
+    bytes: Vec<u8>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<String, FileId> {
+    let e = match String::from_utf8(bytes) {
+        Ok(text) => return Ok(text),
+        Err(e) => e,
+    };
+    let at = e.utf8_error().valid_up_to();
+    let bytes = e.as_bytes();
+    let label = match e.utf8_error().error_len() {
+        Some(_) => format!("byte 0x{:02x} is not part of a UTF-8 character", bytes[at]),
+        None => "a UTF-8 character cut off by the end of the file".to_string(),
+    };
+    let file = sources.add(path, String::from_utf8_lossy(bytes).into_owned());
+    // U+FFFD, where the first bad sequence was, is three bytes.
+    diagnostics.push(
+        Diagnostic::error(
+            "S012",
+            Span::new(file, at, at + 3),
+            format!("`{path}` is not UTF-8 text"),
+        )
+        .with_label(label)
+        .with_note("datalove sources (.dfs, .dfm) and rider interfaces (.dli) are UTF-8"),
+    );
+    Err(file)
+}
 
 /// Loads and resolves everything `root` reaches.
 pub fn resolve(
@@ -226,7 +259,7 @@ impl Resolver<'_> {
         if self.rider_index.contains_key(&rider.name) {
             return;
         }
-        let Some((path, text)) = self.loader.rider(&rider.name) else {
+        let Some(loaded) = self.loader.rider(&rider.name) else {
             self.rider_index.insert(rider.name.clone(), None);
             self.diagnostics.push(
                 Diagnostic::error("N004", rider.span, format!("no rider `{}` is known", rider.name))
@@ -236,6 +269,10 @@ impl Resolver<'_> {
                         rider.name
                     )),
             );
+            return;
+        };
+        let Some((path, text)) = self.text_of(loaded, "rider", rider) else {
+            self.rider_index.insert(rider.name.clone(), None);
             return;
         };
         let file = self.sources.add(path, text.clone());
@@ -257,9 +294,11 @@ impl Resolver<'_> {
             return;
         }
         match self.loader.module(&from.name) {
-            Some((path, text)) => {
-                let file = self.add_file(&path, &text, SourceKind::Module, Some(from.name.clone()));
-                self.module_files.insert(from.name.clone(), Some(file));
+            Some(loaded) => {
+                let file = self.text_of(loaded, "module", from).map(|(path, text)| {
+                    self.add_file(&path, &text, SourceKind::Module, Some(from.name.clone()))
+                });
+                self.module_files.insert(from.name.clone(), file);
             }
             None => {
                 self.module_files.insert(from.name.clone(), None);
@@ -278,6 +317,37 @@ impl Resolver<'_> {
                 self.diagnostics.push(d);
             }
         }
+    }
+
+    /// The path and text of a file the loader found for the `what` (module or rider)
+    /// named at `named`; `None`, reported, when it cannot be read (`N011`) or is not
+    /// UTF-8 (`S012`).
+    fn text_of(
+        &mut self,
+        loaded: Loaded,
+        what: &str,
+        named: &ast::Ident,
+    ) -> Option<(String, String)> {
+        let bytes = match loaded.bytes {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "N011",
+                        named.span,
+                        format!(
+                            "{what} `{}` is `{}`, which cannot be read: {error}",
+                            named.name, loaded.path
+                        ),
+                    )
+                    .with_label(format!("this {what}'s file cannot be read")),
+                );
+                return None;
+            }
+        };
+        decode(self.sources, &loaded.path, bytes, self.diagnostics)
+            .ok()
+            .map(|text| (loaded.path, text))
     }
 
     /// Gives every `fun` of every file an index and a resolved signature.

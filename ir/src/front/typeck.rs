@@ -13,6 +13,8 @@
 //! While checking, an inference variable is written as `IrType::Param(VAR_BASE + n)`;
 //! none survives the function's final substitution.
 
+use std::collections::HashMap;
+
 use super::ast::{self, BinOp, ExprKind as A, Item, StmtKind as S};
 use super::hir::*;
 use super::resolve::{resolve_type, Callable, Resolved, Signature, ENTRY_NAME};
@@ -162,6 +164,10 @@ struct FnChecker<'a> {
     names: Vec<String>,
     locals: Vec<Local>,
     scopes: Vec<Vec<LocalId>>,
+    /// Every name in scope: the locals that bear it, innermost last, each with the depth
+    /// of the scope that declared it. A lookup is one hash probe however many locals a
+    /// function has (scanning the scopes made checking quadratic in the locals).
+    visible: HashMap<String, Vec<(LocalId, usize)>>,
     loop_depth: u32,
     vars: Vec<Var>,
     stmt_vars: usize,
@@ -184,6 +190,7 @@ impl<'a> FnChecker<'a> {
             names,
             locals: Vec::new(),
             scopes: vec![Vec::new()],
+            visible: HashMap::new(),
             loop_depth: 0,
             vars: Vec::new(),
             stmt_vars: 0,
@@ -225,6 +232,10 @@ impl<'a> FnChecker<'a> {
                     span: p.span,
                 });
                 self.scopes[0].push(id);
+                self.visible
+                    .entry(p.name.clone())
+                    .or_default()
+                    .push((id, 0));
                 params.push(id);
             }
         }
@@ -609,20 +620,13 @@ impl<'a> FnChecker<'a> {
     // ------------------------------------------------------------ scopes
 
     fn lookup(&self, name: &str) -> Option<LocalId> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|l| self.locals[l.index()].name == name)
-            .copied()
+        self.visible.get(name)?.last().map(|&(l, _)| l)
     }
 
     fn declare(&mut self, name: &ast::Ident, ty: IrType, kind: LocalKind) -> LocalId {
-        let scope = self.scopes.last().expect("a scope is open");
-        if let Some(prev) = scope
-            .iter()
-            .find(|l| self.locals[l.index()].name == name.name)
-        {
+        let depth = self.scopes.len() - 1;
+        let shadowed = self.visible.get(&name.name).and_then(|v| v.last()).copied();
+        if let Some((prev, _)) = shadowed.filter(|&(_, d)| d == depth) {
             let first = self.locals[prev.index()].span;
             self.diagnostics.push(
                 Diagnostic::error(
@@ -642,7 +646,26 @@ impl<'a> FnChecker<'a> {
             span: name.span,
         });
         self.scopes.last_mut().expect("a scope is open").push(id);
+        self.visible
+            .entry(name.name.clone())
+            .or_default()
+            .push((id, depth));
         id
+    }
+
+    /// Closes the innermost scope: its names stop being visible.
+    fn pop_scope(&mut self) -> Vec<LocalId> {
+        let closed = self.scopes.pop().expect("a scope is open");
+        for l in closed.iter().rev() {
+            let name = &self.locals[l.index()].name;
+            if let Some(stack) = self.visible.get_mut(name) {
+                stack.pop();
+                if stack.is_empty() {
+                    self.visible.remove(name);
+                }
+            }
+        }
+        closed
     }
 
     fn block(&mut self, stmts: &[ast::Stmt], new_scope: bool) -> Block {
@@ -657,7 +680,7 @@ impl<'a> FnChecker<'a> {
             }
         }
         let declared = if new_scope {
-            self.scopes.pop().expect("pushed above")
+            self.pop_scope()
         } else {
             self.scopes
                 .last()
