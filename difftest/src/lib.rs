@@ -17,7 +17,9 @@
 
 pub mod case;
 pub mod driver;
+pub mod fuzz;
 pub mod gen;
+pub mod irgen;
 pub mod program;
 pub mod reduce;
 pub mod riders;

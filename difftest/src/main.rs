@@ -22,6 +22,7 @@ use clap::{Parser, Subcommand};
 
 use datalove_difftest::case::{write_case, Provenance};
 use datalove_difftest::driver::{program_of, run_seeds, Limit};
+use datalove_difftest::fuzz::{seed_corpus, Target};
 use datalove_difftest::gen::Config;
 use datalove_difftest::program::TestProgram;
 use datalove_difftest::reduce::reduce;
@@ -64,6 +65,10 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         backends: Vec<String>,
     },
+    /// Build the CLI and the riders, and print where they are.
+    Prepare,
+    /// Write each fuzz target's seed corpus into DIR/<target>/ (default fuzz/corpus).
+    SeedCorpus { dir: Option<PathBuf> },
     /// Print the program of a seed, in the conformance case format.
     Show {
         #[arg(long, value_parser = parse_seed)]
@@ -107,6 +112,29 @@ fn main() -> ExitCode {
     let config = Config::default();
     let default_cases = repo_root().join("conformance/cases");
     match args.command {
+        Command::Prepare => {
+            println!("datalove: {}", prepared.datalove.display());
+            println!("riders: {}", prepared.riders_dir.display());
+            ExitCode::SUCCESS
+        }
+        Command::SeedCorpus { dir } => {
+            let dir = dir.unwrap_or_else(|| repo_root().join("fuzz/corpus"));
+            for target in Target::ALL {
+                let target_dir = dir.join(target.name());
+                let _ = std::fs::create_dir_all(&target_dir);
+                let seeds = seed_corpus(target);
+                for (name, bytes) in &seeds {
+                    let _ = std::fs::write(target_dir.join(name), bytes);
+                }
+                println!(
+                    "{}: {} inputs in {}",
+                    target.name(),
+                    seeds.len(),
+                    target_dir.display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
         Command::Show { seed } => {
             let program = program_of(seed, &config);
             print!(

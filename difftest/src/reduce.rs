@@ -69,10 +69,33 @@ pub fn reduce(
             break;
         }
     }
+    current = tidy(current);
     stats.candidates = candidates;
     stats.accepted = accepted;
     stats.lines_after = current.lines();
     (current, stats)
+}
+
+/// Runs of blank lines (left where lines were taken out) made one.
+fn tidy(mut program: TestProgram) -> TestProgram {
+    let collapse = |text: &str| {
+        let mut out = String::new();
+        let mut blank = true;
+        for line in text.lines() {
+            let is_blank = line.trim().is_empty();
+            if !(is_blank && blank) {
+                out.push_str(line);
+                out.push('\n');
+            }
+            blank = is_blank;
+        }
+        out.trim_end().to_string() + "\n"
+    };
+    program.script = collapse(&program.script);
+    for (_, text) in &mut program.files {
+        *text = collapse(text);
+    }
+    program
 }
 
 /// `finding` as seen by `backends` only.

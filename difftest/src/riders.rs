@@ -67,10 +67,11 @@ pub fn prepare() -> Result<Prepared, String> {
     for dir in [&riders_dir, &work_dir] {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    copy(
-        &profile_dir.join("libdlr_probe.so"),
-        &riders_dir.join("libdlr_probe.so"),
-    )?;
+    // `std` too, for runners in processes whose own directory has no riders (the fuzz
+    // targets).
+    for lib in ["libdlr_probe.so", "libdlr_std.so"] {
+        copy(&profile_dir.join(lib), &riders_dir.join(lib))?;
+    }
     let repo = repo_root();
     copy(
         &repo.join("conformance/riders/probe/rider.dli"),

@@ -68,6 +68,21 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// Smaller programs, for fuzzing: many short runs rather than few long ones.
+    pub fn small() -> Config {
+        Config {
+            functions: 5,
+            block_statements: 4,
+            max_block_depth: 2,
+            max_expr_depth: 2,
+            function_budget: 200,
+            main_budget: 4_000,
+            ..Config::default()
+        }
+    }
+}
+
 /// Generates the program of `rng`'s choices.
 pub fn generate(rng: &mut Rng, config: &Config) -> TestProgram {
     let mut g = Generator::new(rng, config);
@@ -786,22 +801,41 @@ pub const DEEP_RECURSION_DEPTH: u64 = 3000;
 /// with the native's signature, calling it under a private alias.
 pub fn prelude_text(natives: &[(&str, &str)]) -> String {
     let catalog = catalog();
-    let mut riders: Vec<&str> = natives.iter().map(|(r, _)| *r).collect();
+    let decls: Vec<(&str, &datalove_ir::NativeDecl)> = natives
+        .iter()
+        .map(|(rider, native)| {
+            let (_, decl) = catalog
+                .natives
+                .iter()
+                .find(|(r, d)| r == rider && d.name == *native)
+                .expect("a catalogued native");
+            (*rider, decl)
+        })
+        .collect();
+    wrapper_module(&decls)
+}
+
+/// A module wrapping each native of `decls` (`(rider, declaration)`): `require rider`
+/// for each rider, the native imported as `native_NAME`, and `fun NAME` with the
+/// native's own signature calling it.
+pub fn wrapper_module(decls: &[(&str, &datalove_ir::NativeDecl)]) -> String {
+    let mut riders: Vec<&str> = decls.iter().map(|(r, _)| *r).collect();
     riders.sort();
     riders.dedup();
     let mut out = String::new();
     for r in &riders {
         out.push_str(&format!("require rider {r}\n"));
     }
-    for (rider, native) in natives {
-        out.push_str(&format!("import {rider}.{native} as native_{native}\n"));
+    for (rider, decl) in decls {
+        out.push_str(&format!("import {rider}.{0} as native_{0}\n", decl.name));
     }
-    for (rider, native) in natives {
-        let (_, decl) = catalog
-            .natives
-            .iter()
-            .find(|(r, d)| r == rider && d.name == *native)
-            .expect("a catalogued native");
+    let mode_word = |m: ParamMode| match m {
+        ParamMode::In => "",
+        ParamMode::Ref => "ref ",
+        ParamMode::Mut => "mut ",
+        ParamMode::Out => "out ",
+    };
+    for (_, decl) in decls {
         let names: Vec<String> = decl.type_params.iter().map(|t| t.name.clone()).collect();
         let mut header = format!("fun {}", decl.name);
         if !names.is_empty() {
@@ -811,13 +845,12 @@ pub fn prelude_text(natives: &[(&str, &str)]) -> String {
             .params
             .iter()
             .map(|p| {
-                let mode = match p.mode {
-                    ParamMode::In => "",
-                    ParamMode::Ref => "ref ",
-                    ParamMode::Mut => "mut ",
-                    ParamMode::Out => "out ",
-                };
-                format!("{mode}{}: {}", p.name, type_text(&p.ty, &names))
+                format!(
+                    "{}{}: {}",
+                    mode_word(p.mode),
+                    p.name,
+                    type_text(&p.ty, &names)
+                )
             })
             .collect();
         header.push_str(&format!("({})", params.join(", ")));
@@ -836,15 +869,7 @@ pub fn prelude_text(natives: &[(&str, &str)]) -> String {
         let args: Vec<String> = decl
             .params
             .iter()
-            .map(|p| {
-                let mode = match p.mode {
-                    ParamMode::In => "",
-                    ParamMode::Ref => "ref ",
-                    ParamMode::Mut => "mut ",
-                    ParamMode::Out => "out ",
-                };
-                format!("{mode}{}", p.name)
-            })
+            .map(|p| format!("{}{}", mode_word(p.mode), p.name))
             .collect();
         let call = format!("native_{}({})", decl.name, args.join(", "));
         let body = if decl.result != IrType::Unit {
