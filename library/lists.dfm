@@ -10,6 +10,7 @@ import std.list_insert
 import std.list_remove
 import std.list_reverse
 import std.list_sort
+import std.list_filled
 
 fun len<T>(ref xs: [T]): index
   ret list_len(ref xs)
@@ -49,4 +50,9 @@ end fun
 # Sorts in place, in the runtime's order for T.
 fun sort<T>(mut xs: [T])
   list_sort(mut xs)
+end fun
+
+# A list of `n` copies of `value` (clones, for an owned value): `filled(n, false)`.
+fun filled<T>(n: index, value: T): [T]
+  ret list_filled(n, value)
 end fun

@@ -15,7 +15,12 @@
 //!
 //! let options = Options::from_env();
 //! let compiled = datalove::compile_file(&path, &options).unwrap();
-//! let run = RunOptions { riders: options.rider_path(), check_leaks: true, capture: true };
+//! let run = RunOptions {
+//!     riders: options.rider_path(),
+//!     check_leaks: true,
+//!     capture: true,
+//!     ..RunOptions::default()
+//! };
 //! // The in-process backends; `Backend::Aot` and `Backend::C` link an executable with
 //! // the runtime staticlib found beside the `datalove` binary, and run it.
 //! for backend in [Backend::Interp, Backend::Jit] {

@@ -39,8 +39,19 @@ enum Command {
         /// DATALOVE_CHECK_LEAKS=1).
         #[arg(long)]
         check_leaks: bool,
+        /// How many program calls may be active at once (also DATALOVE_DEPTH_LIMIT;
+        /// default 1000000); one more is `error: stack overflow`.
+        #[arg(long, value_name = "N")]
+        depth_limit: Option<usize>,
+        /// The most bytes the program may hold allocated (also DATALOVE_MEMORY_LIMIT;
+        /// default: no limit); past it is `error: out of memory`.
+        #[arg(long, value_name = "BYTES")]
+        memory_limit: Option<usize>,
         #[command(flatten)]
         search: Search,
+        /// The program's arguments (`env.args()`), after `--`.
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<String>,
     },
     /// Check a program: print its diagnostics; exit 2 if there are any.
     Check {
@@ -95,8 +106,19 @@ fn main() -> ExitCode {
             file,
             backend,
             check_leaks,
+            depth_limit,
+            memory_limit,
             search,
-        } => return run(&file, &backend, check_leaks, search),
+            args,
+        } => {
+            let settings = Settings {
+                check_leaks,
+                depth_limit,
+                memory_limit,
+                args,
+            };
+            return run(&file, &backend, settings, search);
+        }
         Command::Build {
             file,
             backend,
@@ -151,12 +173,23 @@ fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
-fn run(file: &std::path::Path, backend: &str, check_leaks: bool, search: Search) -> ExitCode {
+/// The runtime settings of `run`.
+struct Settings {
+    check_leaks: bool,
+    depth_limit: Option<usize>,
+    memory_limit: Option<usize>,
+    args: Vec<String>,
+}
+
+fn run(file: &std::path::Path, backend: &str, settings: Settings, search: Search) -> ExitCode {
     let options = options(search);
     let run_options = datalove::RunOptions {
         riders: options.rider_path(),
-        check_leaks,
+        check_leaks: settings.check_leaks,
         capture: false,
+        depth_limit: settings.depth_limit,
+        memory_limit: settings.memory_limit,
+        args: settings.args,
     };
     let backend = match backend {
         "all" => None,
@@ -189,7 +222,7 @@ fn run(file: &std::path::Path, backend: &str, check_leaks: bool, search: Search)
                 ExitCode::from(3)
             }
         },
-        None => run_all(&compiled, &run_options),
+        None => run_all(),
     }
 }
 
@@ -217,37 +250,90 @@ fn build(file: &std::path::Path, backend: &str, out: &std::path::Path, search: S
 }
 
 /// `run --backend all`: each backend's output and wall time, then whether they agree.
-fn run_all(
-    compiled: &datalove::ir::front::Compiled,
-    run_options: &datalove::RunOptions,
-) -> ExitCode {
-    let comparison = datalove::run_all(compiled, run_options);
-    for r in &comparison.results {
+///
+/// Each backend runs in a child process (this command again, with `--backend B`), so a
+/// backend that dies (a native that crashes the in-process interpreter or JIT) is one
+/// row of the report, and the others still run.
+fn run_all() -> ExitCode {
+    let mut results = Vec::new();
+    let mut unavailable = Vec::new();
+    for backend in datalove::Backend::ALL {
+        if let Some(reason) = backend.unavailable_reason() {
+            unavailable.push((backend, reason.to_string()));
+            continue;
+        }
+        let start = std::time::Instant::now();
+        let output = std::env::current_exe().and_then(|exe| {
+            std::process::Command::new(exe)
+                .args(args_for_backend(backend.name()))
+                .stdin(std::process::Stdio::null())
+                .output()
+        });
+        let elapsed = start.elapsed();
+        match output {
+            Ok(output) => {
+                let mut stderr: Vec<String> = String::from_utf8_lossy(&output.stderr)
+                    .lines()
+                    .map(str::to_string)
+                    .collect();
+                let code = output.status.code().unwrap_or_else(|| {
+                    use std::os::unix::process::ExitStatusExt;
+                    let signal = output.status.signal().unwrap_or(0);
+                    stderr.push(format!("error: killed by signal {signal}"));
+                    datalove_rt::EXIT_RUNTIME_ERROR
+                });
+                if code == 3 {
+                    unavailable.push((backend, stderr.join(" ")));
+                } else {
+                    results.push((backend, elapsed, code, output.stdout, stderr));
+                }
+            }
+            Err(e) => unavailable.push((backend, format!("cannot start: {e}"))),
+        }
+    }
+    for (backend, elapsed, code, stdout, stderr) in &results {
         println!(
-            "== {} ({:.1} ms, exit {})",
-            r.backend.name(),
-            r.elapsed.as_secs_f64() * 1000.0,
-            r.outcome.exit_code
+            "== {} ({:.1} ms, exit {code})",
+            backend.name(),
+            elapsed.as_secs_f64() * 1000.0,
         );
-        print!("{}", String::from_utf8_lossy(&r.stdout));
-        for line in &r.outcome.stderr_lines {
+        print!("{}", String::from_utf8_lossy(stdout));
+        for line in stderr {
             println!("stderr: {line}");
         }
     }
-    for u in &comparison.unavailable {
-        println!("== {} unavailable: {}", u.backend.name(), u.reason);
+    for (backend, reason) in &unavailable {
+        println!("== {} unavailable: {reason}", backend.name());
     }
-    let ran = comparison.results.len();
-    if comparison.agree() {
+    let ran = results.len();
+    let agree = results
+        .windows(2)
+        .all(|w| w[0].2 == w[1].2 && w[0].3 == w[1].3 && w[0].4 == w[1].4);
+    if agree {
         println!("== all {ran} available backends agree");
-        exit_code(
-            comparison
-                .results
-                .first()
-                .map_or(0, |r| r.outcome.exit_code),
-        )
+        exit_code(results.first().map_or(0, |r| r.2))
     } else {
         println!("== DISAGREEMENT between the {ran} backends that ran");
         ExitCode::from(1)
     }
+}
+
+/// This command's arguments with the backend `all` replaced by `backend`.
+fn args_for_backend(backend: &str) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let mut i = 0;
+    // Not past `--`: what follows is the program's.
+    while i < args.len() && args[i] != "--" {
+        if args[i] == "--backend" && i + 1 < args.len() {
+            args[i + 1] = backend.into();
+            i += 1;
+        } else if args[i]
+            .to_str()
+            .is_some_and(|a| a.starts_with("--backend="))
+        {
+            args[i] = format!("--backend={backend}").into();
+        }
+        i += 1;
+    }
+    args
 }

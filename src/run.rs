@@ -57,6 +57,14 @@ pub struct RunOptions {
     pub check_leaks: bool,
     /// Keep `debuglog` output in the result instead of writing it to stdout.
     pub capture: bool,
+    /// The call-depth limit (default `DATALOVE_DEPTH_LIMIT`, else
+    /// [`datalove_rt::DEFAULT_DEPTH_LIMIT`]).
+    pub depth_limit: Option<usize>,
+    /// The most bytes the program may hold allocated (default `DATALOVE_MEMORY_LIMIT`,
+    /// else none).
+    pub memory_limit: Option<usize>,
+    /// The program's arguments (`env.args()`); an executable gets them on its command line.
+    pub args: Vec<String>,
 }
 
 /// What a run did.
@@ -68,6 +76,10 @@ pub struct RunResult {
     /// The lines for stderr (`error: <kind>: <detail>`), exit code and error.
     pub outcome: Outcome,
     pub elapsed: Duration,
+    /// The part of `elapsed` spent compiling before the program started: the
+    /// interpreter's lowering, the JIT's code generation, linking the aot or c
+    /// executable. `None` when it did not get that far.
+    pub compile_elapsed: Option<Duration>,
 }
 
 /// Why a backend could not run a program at all.
@@ -101,17 +113,19 @@ pub fn run(
         });
     }
     let start = Instant::now();
+    let mut compile_elapsed = None;
     let (stdout, outcome) = match backend {
-        Backend::Interp => run_interp(compiled, options),
-        Backend::Jit => run_jit(compiled, options),
-        Backend::Aot => run_executable(compiled, options, Backend::Aot),
-        Backend::C => run_executable(compiled, options, Backend::C),
+        Backend::Interp => run_interp(compiled, options, &mut compile_elapsed),
+        Backend::Jit => run_jit(compiled, options, &mut compile_elapsed),
+        Backend::Aot => run_executable(compiled, options, Backend::Aot, &mut compile_elapsed),
+        Backend::C => run_executable(compiled, options, Backend::C, &mut compile_elapsed),
     };
     Ok(RunResult {
         backend,
         stdout,
         outcome,
         elapsed: start.elapsed(),
+        compile_elapsed,
     })
 }
 
@@ -130,13 +144,16 @@ fn load_riders(
 
 /// The in-process backends' run: load the riders, compile with every native resolved
 /// from them, run on a thread with the program stack and a fresh runtime, then free the
-/// compiled program before the riders are unloaded.
+/// compiled program before the riders are unloaded. `compile_elapsed` gets the time
+/// from the start to the compiled program.
 fn run_in_process<P>(
     compiled: &Compiled,
     options: &RunOptions,
+    compile_elapsed: &mut Option<Duration>,
     compile: impl FnOnce(&mut NativeResolver<'_>) -> Result<P, String> + Send,
     execute: impl FnOnce(&P, *mut RtHeader) + Send,
 ) -> (Vec<u8>, Outcome) {
+    let start = Instant::now();
     datalove_rt::run_on_thread(datalove_rt::PROGRAM_STACK_SIZE, || {
         let libraries = match load_riders(compiled, &options.riders) {
             Ok(l) => l,
@@ -152,6 +169,7 @@ fn run_in_process<P>(
             Ok(p) => p,
             Err(message) => return (Vec::new(), rider_problem(&message)),
         };
+        *compile_elapsed = Some(start.elapsed());
         // Made on this thread, so its stack limit is this thread's.
         let runtime = Runtime::new(runtime_options(options));
         execute(&program, runtime.handle());
@@ -164,20 +182,30 @@ fn run_in_process<P>(
     })
 }
 
-fn run_interp(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+fn run_interp(
+    compiled: &Compiled,
+    options: &RunOptions,
+    compile_elapsed: &mut Option<Duration>,
+) -> (Vec<u8>, Outcome) {
     run_in_process(
         compiled,
         options,
+        compile_elapsed,
         |resolve| datalove_interp::compile(&compiled.program, resolve).map_err(|e| e.to_string()),
         // SAFETY: the runtime is live and this thread's; the riders stay loaded until after.
         |interpreter, rt| unsafe { interpreter.run(rt, datalove_interp::DEFAULT_ARENA_BYTES) },
     )
 }
 
-fn run_jit(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
+fn run_jit(
+    compiled: &Compiled,
+    options: &RunOptions,
+    compile_elapsed: &mut Option<Duration>,
+) -> (Vec<u8>, Outcome) {
     run_in_process(
         compiled,
         options,
+        compile_elapsed,
         |resolve| datalove_clif_jit::compile(&compiled.program, resolve).map_err(|e| e.to_string()),
         // SAFETY: as for the interpreter; the JIT's memory is freed before the riders go.
         |program, rt| unsafe { program.run(rt) },
@@ -187,9 +215,16 @@ fn run_jit(compiled: &Compiled, options: &RunOptions) -> (Vec<u8>, Outcome) {
 fn runtime_options(options: &RunOptions) -> RuntimeOptions {
     let mut runtime_options = RuntimeOptions::default();
     runtime_options.check_leaks |= options.check_leaks;
+    if let Some(limit) = options.depth_limit {
+        runtime_options.depth_limit = limit;
+    }
+    if let Some(limit) = options.memory_limit {
+        runtime_options.memory_limit = Some(limit);
+    }
     if options.capture {
         runtime_options.output = OutputMode::Capture;
     }
+    runtime_options.args = options.args.clone();
     runtime_options
 }
 
@@ -271,7 +306,9 @@ fn run_executable(
     compiled: &Compiled,
     options: &RunOptions,
     backend: Backend,
+    compile_elapsed: &mut Option<Duration>,
 ) -> (Vec<u8>, Outcome) {
+    let start = Instant::now();
     let name = backend.name();
     use std::process::{Command, Stdio};
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -290,9 +327,18 @@ fn run_executable(
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let exe = dir.join("program");
         link_executable(compiled, backend, rider_dirs, &exe)?;
+        *compile_elapsed = Some(start.elapsed());
         let mut command = Command::new(&exe);
+        command.args(&options.args);
         if options.check_leaks {
             command.env(datalove_rt::CHECK_LEAKS_ENV, "1");
+        }
+        // The executable's runtime reads its settings from the environment.
+        if let Some(limit) = options.depth_limit {
+            command.env(datalove_rt::DEPTH_LIMIT_ENV, limit.to_string());
+        }
+        if let Some(limit) = options.memory_limit {
+            command.env(datalove_rt::MEMORY_LIMIT_ENV, limit.to_string());
         }
         command
             .stdin(Stdio::null())

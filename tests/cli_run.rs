@@ -124,3 +124,88 @@ fn backend_all_runs_every_available_backend_and_reports_agreement() {
     assert!(stdout.contains("== interp ("), "{stdout}");
     assert!(stdout.contains("available backends agree"), "{stdout}");
 }
+
+const PRINT_ARGS: &str = "import env.args\nlet a = args()\ndebuglog len(a)\ndebuglog a\n";
+
+#[test]
+fn arguments_after_double_dash_reach_the_program_on_every_backend() {
+    let path = scratch("print_args.dfs", PRINT_ARGS);
+    for backend in ["interp", "jit", "aot", "c"] {
+        let out = datalove(&[
+            "run",
+            "--backend",
+            backend,
+            "--check-leaks",
+            path.to_str().unwrap(),
+            "--",
+            "40",
+            "two words",
+            "--backend",
+            "",
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(
+            text(&out.stdout),
+            "4\n[\"40\", \"two words\", \"--backend\", \"\"]\n",
+            "{backend}"
+        );
+    }
+    let none = datalove(&["run", path.to_str().unwrap()]);
+    assert_eq!(text(&none.stdout), "0\n[]\n");
+}
+
+#[test]
+fn a_built_executable_takes_its_arguments_from_its_command_line() {
+    let path = scratch("print_args_exe.dfs", PRINT_ARGS);
+    for backend in ["aot", "c"] {
+        let exe = path.with_file_name(format!("print_args_{backend}"));
+        let built = datalove(&[
+            "build",
+            "--backend",
+            backend,
+            path.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ]);
+        assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+        // An argument that is not UTF-8 reaches the program with U+FFFD in its place.
+        use std::os::unix::ffi::OsStrExt;
+        let not_utf8 = std::ffi::OsStr::from_bytes(b"a\xffb");
+        let out = Command::new(&exe)
+            .arg("7")
+            .arg("ünïcode")
+            .arg(not_utf8)
+            .env("DATALOVE_CHECK_LEAKS", "1")
+            .output()
+            .expect("the executable runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(
+            text(&out.stdout),
+            "3\n[\"7\", \"ünïcode\", \"a\u{fffd}b\"]\n",
+            "{backend}"
+        );
+    }
+}
+
+#[test]
+fn backend_all_passes_the_arguments_to_every_backend() {
+    let path = scratch("print_args_all.dfs", PRINT_ARGS);
+    let out = datalove(&["run", "--backend", "all", path.to_str().unwrap(), "--", "x"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches("[\"x\"]\n").count(), 4, "{stdout}");
+    assert!(
+        stdout.contains("== all 4 available backends agree"),
+        "{stdout}"
+    );
+}

@@ -92,6 +92,8 @@ struct Case {
     end: End,
     /// Per backend: the excuse and its written reason.
     excuses: BTreeMap<String, (Excuse, String)>,
+    /// `#~ env NAME=VALUE`: runtime settings the run gets in its environment.
+    env: Vec<(String, String)>,
     /// Expectations that contradict each other: every trial fails with this (`BLESS=1`
     /// rewrites them).
     contradiction: Option<String>,
@@ -210,6 +212,7 @@ impl Case {
         let mut error_line: Option<String> = None;
         let mut diagnostics = Vec::new();
         let mut excuses = BTreeMap::new();
+        let mut env = Vec::new();
         for (index, line) in text.lines().enumerate() {
             let n = index + 1;
             let bad = |what: &str| format!("{}:{n}: {what}", path.display());
@@ -282,6 +285,15 @@ impl Case {
                         "expected `#! error: KIND: DETAIL` or `#! compile CODE LINE:COL`",
                     ));
                 }
+            } else if let Some(setting) = line.strip_prefix("#~ env ") {
+                let (name, value) = setting
+                    .trim()
+                    .split_once('=')
+                    .ok_or_else(|| bad("expected `#~ env DATALOVE_NAME=VALUE`"))?;
+                if !name.starts_with("DATALOVE_") || name == "DATALOVE_RIDER_PATH" {
+                    return Err(bad("`#~ env` sets a runtime setting, `DATALOVE_...`"));
+                }
+                env.push((name.to_string(), value.to_string()));
             } else if let Some(rest) = line.strip_prefix("#~ ") {
                 let (kind, rest) = rest
                     .split_once(' ')
@@ -348,6 +360,7 @@ impl Case {
             stdout,
             end,
             excuses,
+            env,
             contradiction,
         })
     }
@@ -621,7 +634,7 @@ impl Setup {
         let _ = std::fs::write(&program, "debuglog 1\n");
         let mut unavailable = BTreeMap::new();
         for backend in BACKENDS {
-            let observed = self.run(&program, &dir, backend);
+            let observed = self.run(&program, &dir, backend, &[]);
             if let Some(reason) = observed.ok().and_then(|o| o.unavailable()) {
                 unavailable.insert(backend.to_string(), reason);
             }
@@ -629,7 +642,13 @@ impl Setup {
         unavailable
     }
 
-    fn run(&self, program: &Path, dir: &Path, backend: &str) -> std::io::Result<Observed> {
+    fn run(
+        &self,
+        program: &Path,
+        dir: &Path,
+        backend: &str,
+        env: &[(String, String)],
+    ) -> std::io::Result<Observed> {
         let mut command = Command::new(&self.datalove);
         command
             .arg("run")
@@ -643,7 +662,10 @@ impl Setup {
             .current_dir(dir)
             .env("DATALOVE_CHECK_LEAKS", "1")
             .env_remove("DATALOVE_RIDER_PATH")
-            .env_remove("RUST_BACKTRACE");
+            .env_remove("DATALOVE_DEPTH_LIMIT")
+            .env_remove("DATALOVE_MEMORY_LIMIT")
+            .env_remove("RUST_BACKTRACE")
+            .envs(env.iter().map(|(k, v)| (k, v)));
         run_with_timeout(command, RUN_TIMEOUT)
     }
 
@@ -659,7 +681,7 @@ impl Setup {
             std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))?;
         }
         let observed = self
-            .run(&program, &dir, backend)
+            .run(&program, &dir, backend, &case.env)
             .map_err(|e| format!("cannot run {}: {e}", self.datalove.display()))?;
         Ok((observed, dir))
     }

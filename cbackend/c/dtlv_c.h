@@ -23,10 +23,12 @@
 /* Nonzero while the runtime is abandoning for an error. */
 #define DTLV_C_ABANDONING(rt) (DTLV_C_HEADER(rt)->abandoning != 0)
 
-/* Nonzero when the current function's frame is below the stack limit. A macro, so that
- * the frame address is the frame of the function it is written in. */
-#define DTLV_C_STACK_EXHAUSTED(rt) \
-    ((uintptr_t)__builtin_frame_address(0) < (uintptr_t)DTLV_C_HEADER(rt)->stack_limit)
+/* Nonzero when fewer than `bytes` are left between the current function's frame
+ * address and the stack limit. A macro, so that the frame address is the frame of the
+ * function it is written in. Written as a sum, so that nothing wraps. */
+#define DTLV_C_NO_STACK_ROOM(rt, bytes) \
+    ((uintptr_t)__builtin_frame_address(0) < \
+     (uintptr_t)DTLV_C_HEADER(rt)->stack_limit + (uintptr_t)(bytes))
 
 /* The float with the given bits (NaNs and infinities are written this way). */
 static inline double dtlv_c_f64_from_bits(uint64_t bits) {

@@ -426,15 +426,9 @@ impl Fx<'_> {
         }
     }
 
-    /// The entry checks: the stack limit, the shadow-stack storage, the `in` parameters
-    /// copied into the function's own storage.
+    /// The entry checks: the shadow-stack storage, the `in` parameters copied into the
+    /// function's own storage. (Depth and stack room are tested by the caller.)
     fn entry_checks(&mut self, shadow: &[SlotId], copied_in: &[(SlotId, usize)]) {
-        // Deep recursion is a runtime error, never a crash.
-        self.w.open(format!("if ({})", runtime::stack_exhausted()));
-        self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
-        self.drop_owned_in_params();
-        self.return_nothing();
-        self.w.close();
         if !shadow.is_empty() {
             self.w
                 .stmt(format!("{SHADOW_MARK} = {}", runtime::shadow_top()));
@@ -768,15 +762,38 @@ impl Fx<'_> {
         for t in type_args {
             words.push(self.desc(t));
         }
-        let call = format!(
+        let call_text = format!(
             "{}({})",
             function_name(func.index(), &callee.name),
             words.join(", ")
         );
-        match (result, dst) {
-            (ResultPass::Value(_), Some(d)) => self.write(d, &call),
-            _ => self.w.stmt(call),
+        // Deep recursion is a runtime error, never a crash: before the callee reserves
+        // its frame, no call depth left or no stack room for both frames (this one's
+        // own locals lie below its frame address) is `stack overflow`, and the
+        // arguments the call would have handed over are dropped here.
+        self.w.open("");
+        self.w
+            .stmt(format!("size_t depth = {}", runtime::depth_left()));
+        let room = self.func.frame_bytes().saturating_add(callee.frame_bytes());
+        self.w.open(format!(
+            "if (depth == 0 || {})",
+            runtime::no_stack_room(room.min(1 << 40))
+        ));
+        self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
+        for slot in self.func.moved_args(args) {
+            let (at, td) = (self.addr(slot), self.slot_desc(slot));
+            self.w.stmt(call(Entry::Drop, &[&at, &td]));
         }
+        self.w.goto(abandon);
+        self.w.close();
+        self.w
+            .stmt(format!("{} = depth - 1", runtime::depth_left()));
+        match (result, dst) {
+            (ResultPass::Value(_), Some(d)) => self.write(d, &call_text),
+            _ => self.w.stmt(call_text),
+        }
+        self.w.stmt(format!("{} = depth", runtime::depth_left()));
+        self.w.close();
         self.fail_if(&runtime::abandoning(), abandon, None);
     }
 
@@ -829,6 +846,16 @@ impl Fx<'_> {
             ],
         );
         self.fail_if("status != DTLV_STATUS_OK", abandon, Some(failed));
+        // OK from a native that raised an error: a failure all the same, and what it
+        // wrote is dropped.
+        let written = self.func.owned_call_results(dst, args);
+        self.w.open(format!("if ({})", runtime::abandoning()));
+        for slot in written {
+            let (at, td) = (self.addr(slot), self.slot_desc(slot));
+            self.w.stmt(call(Entry::Drop, &[&at, &td]));
+        }
+        self.w.goto(abandon);
+        self.w.close();
         self.w.close();
     }
 

@@ -92,9 +92,15 @@ pub fn abandoning() -> String {
     format!("DTLV_C_ABANDONING({RT})")
 }
 
-/// Whether the frame is below `rt->stack_limit`.
-pub fn stack_exhausted() -> String {
-    format!("DTLV_C_STACK_EXHAUSTED({RT})")
+/// Whether fewer than `bytes` are left between this function's frame address and
+/// `rt->stack_limit`.
+pub fn no_stack_room(bytes: usize) -> String {
+    format!("DTLV_C_NO_STACK_ROOM({RT}, {bytes}u)")
+}
+
+/// `rt->depth_left`, as a place.
+pub fn depth_left() -> String {
+    format!("DTLV_C_HEADER({RT})->depth_left")
 }
 
 /// `rt->shadow_top`.

@@ -127,7 +127,10 @@ fn deep_recursion_is_a_stack_overflow_error() {
         "fun down(n: u64, ref s: string): u64\n  let t = [s ++ \".\"]\n  ret down(n + 1, ref s) + len(t) as u64\nend fun\ndebuglog \"before\"\ndebuglog down(0, ref \"s\")\n",
     );
     assert_eq!(ran.stdout, "before\n");
-    assert_eq!(ran.stderr, "error: stack overflow: recursion too deep\n");
+    assert_eq!(
+        ran.stderr,
+        "error: stack overflow: call depth limit of 1000000 reached\n"
+    );
     assert_eq!(ran.exit, 101);
 }
 

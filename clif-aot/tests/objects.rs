@@ -148,6 +148,9 @@ fn an_executable_survives_deep_recursion() {
         "fun down<T>(x: T, n: u64): u64\n  ret down(x, n + 1) + 1\nend fun\ndebuglog down(\"s\", 0)\n",
     );
     assert_eq!(ran.stdout, "");
-    assert_eq!(ran.stderr, "error: stack overflow: recursion too deep\n");
+    assert_eq!(
+        ran.stderr,
+        "error: stack overflow: call depth limit of 1000000 reached\n"
+    );
     assert_eq!(ran.exit, 101);
 }

@@ -107,7 +107,10 @@ fn deep_recursion_is_a_stack_overflow_not_a_crash() {
         "fun down(s: string, n: u64): u64\n  ret down(s, n + 1) + 1\nend fun\ndebuglog down(\"owned\", 0)\n",
     ));
     assert_eq!(ran.stdout, "");
-    assert_eq!(ran.stderr, ["error: stack overflow: recursion too deep"]);
+    assert_eq!(
+        ran.stderr,
+        ["error: stack overflow: call depth limit of 1000000 reached"]
+    );
     assert_eq!(ran.exit, 101);
 }
 

@@ -344,20 +344,7 @@ impl<M: Module> Fx<'_, '_, M> {
             .filter(|(p, _)| p.mode == ParamMode::In && !f.slot_type(p.slot).is_copy())
             .map(|(p, v)| (*v, f.slot_type(p.slot).clone()))
             .collect();
-        // Deep recursion is a runtime error, never a crash.
-        let sp = self.b.ins().get_stack_pointer(self.ptr);
-        let limit = self.load_stack_limit();
-        let overflow = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
-        let overflow_block = self.b.create_block();
-        self.b.set_cold_block(overflow_block);
-        let body = self.b.create_block();
-        self.b.ins().brif(overflow, overflow_block, &[], body, &[]);
-        self.b.switch_to_block(overflow_block);
         let rt = self.rt;
-        self.call_rt(Entry::RaiseStackOverflow, &[rt]);
-        self.drop_in_place(&owned_in);
-        self.return_nothing();
-        self.b.switch_to_block(body);
         // Shadow-stack storage for slots sized at run time.
         let shadow_slots: Vec<SlotId> = (0..f.slots.len())
             .map(|i| SlotId(i as u32))
@@ -876,7 +863,11 @@ impl<M: Module> Fx<'_, '_, M> {
         }
         let id = self.functions[func.index()];
         let callee_ref = self.module.declare_func_in_func(id, self.b.func);
+        let depth = self.call_may_start(callee, args, abandon);
+        let fewer = self.b.ins().iadd_imm_s(depth, -1);
+        self.store_depth_left(fewer);
         let call = self.b.ins().call(callee_ref, &words);
+        self.store_depth_left(depth);
         if let (ResultPass::Value(_), Some(d)) = (result, dst) {
             let r = self.b.inst_results(call)[0];
             self.write(d, r);
@@ -886,6 +877,40 @@ impl<M: Module> Fx<'_, '_, M> {
         let cont = self.b.create_block();
         self.b.ins().brif(abandoning, target, &[], cont, &[]);
         self.b.switch_to_block(cont);
+    }
+
+    /// Before a program call: when no call depth is left or the stack has no room for
+    /// the callee's frame (`Function::frame_bytes`), raise `stack overflow`, drop the
+    /// arguments the call would have handed over and take the abandon path. Deep
+    /// recursion is a runtime error, never a crash, and the test runs here, in a frame
+    /// known to fit, before the callee reserves its own. Returns `depth_left`.
+    fn call_may_start(
+        &mut self,
+        callee: &datalove_ir::Function,
+        args: &[datalove_ir::Arg],
+        abandon: BlockId,
+    ) -> Value {
+        let depth = self.load_depth_left();
+        let sp = self.b.ins().get_stack_pointer(self.ptr);
+        let limit = self.load_stack_limit();
+        // Bounded, so that the subtraction cannot wrap below zero.
+        let frame = callee.frame_bytes().min(1 << 40) as i64;
+        let bottom = self.b.ins().iadd_imm_s(sp, -frame);
+        let no_room = self.b.ins().icmp(IntCC::UnsignedLessThan, bottom, limit);
+        let no_depth = self.b.ins().icmp_imm_u(IntCC::Equal, depth, 0);
+        let refused = self.b.ins().bor(no_room, no_depth);
+        let moved: Vec<SlotId> = self.func.moved_args(args);
+        self.fail_if(refused, abandon, |fx| {
+            let rt = fx.rt;
+            fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
+            for slot in moved {
+                let ty = fx.slot_ty(slot).clone();
+                let d = fx.desc(&ty);
+                let at = fx.addr(slot);
+                fx.call_rt(Entry::Drop, &[rt, at, d]);
+            }
+        });
+        depth
     }
 
     fn terminator(&mut self, term: &Terminator) {

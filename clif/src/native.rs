@@ -91,16 +91,40 @@ impl<M: Module> Fx<'_, '_, M> {
         debug_assert_eq!(words.len(), native.word_count());
         let call = self.b.ins().call(callee, &words);
         let status = self.b.inst_results(call)[0];
+        // A failure status, or OK from a native that raised an error: both fail.
         let failed = self
             .b
             .ins()
             .icmp_imm_u(IntCC::NotEqual, status, STATUS_OK as i64);
+        let abandoning = self.load_abandoning();
+        let raised = self.b.ins().icmp_imm_u(IntCC::NotEqual, abandoning, 0);
+        let either = self.b.ins().bor(failed, raised);
         let (rider, function) = (native.rider().to_string(), native.function().to_string());
-        self.fail_if(failed, abandon, |fx| {
+        let written = self.func.owned_call_results(dst, args);
+        self.fail_if(either, abandon, |fx| {
+            let report = fx.b.create_block();
+            let undo = fx.b.create_block();
+            let done = fx.b.create_block();
+            fx.b.set_cold_block(report);
+            fx.b.set_cold_block(undo);
+            fx.b.set_cold_block(done);
+            fx.b.ins().brif(failed, report, &[], undo, &[]);
+            fx.b.switch_to_block(report);
             let (r, rl) = fx.bytes_addr(rider.as_bytes());
             let (f, fl) = fx.bytes_addr(function.as_bytes());
             let rt = fx.rt;
             fx.call_rt(Entry::NativeFailed, &[rt, r, rl, f, fl, status]);
+            fx.b.ins().jump(done, &[]);
+            // OK but abandoning: what the native wrote is dropped.
+            fx.b.switch_to_block(undo);
+            for slot in written {
+                let ty = fx.slot_ty(slot).clone();
+                let d = fx.desc(&ty);
+                let at = fx.addr(slot);
+                fx.call_rt(Entry::Drop, &[rt, at, d]);
+            }
+            fx.b.ins().jump(done, &[]);
+            fx.b.switch_to_block(done);
         });
     }
 }

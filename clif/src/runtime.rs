@@ -6,8 +6,8 @@ use std::mem::offset_of;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Type, Value};
 use cranelift_module::Module;
 use datalove_rti::header::{
-    RT_HEADER_ABANDONING_OFFSET, RT_HEADER_SHADOW_TOP_OFFSET, RT_HEADER_STACK_LIMIT_OFFSET,
-    RT_HEADER_TABLE_OFFSET,
+    RT_HEADER_ABANDONING_OFFSET, RT_HEADER_DEPTH_LEFT_OFFSET, RT_HEADER_SHADOW_TOP_OFFSET,
+    RT_HEADER_STACK_LIMIT_OFFSET, RT_HEADER_TABLE_OFFSET,
 };
 use datalove_rti::RtiTable;
 
@@ -182,6 +182,26 @@ impl<M: Module> Fx<'_, '_, M> {
             self.rt,
             RT_HEADER_STACK_LIMIT_OFFSET as i32,
         )
+    }
+
+    /// `rt->depth_left`.
+    pub fn load_depth_left(&mut self) -> Value {
+        self.b.ins().load(
+            self.ptr,
+            trusted(),
+            self.rt,
+            RT_HEADER_DEPTH_LEFT_OFFSET as i32,
+        )
+    }
+
+    /// `rt->depth_left = value`.
+    pub fn store_depth_left(&mut self, value: Value) {
+        self.b.ins().store(
+            trusted(),
+            value,
+            self.rt,
+            RT_HEADER_DEPTH_LEFT_OFFSET as i32,
+        );
     }
 
     pub fn load_shadow_top(&mut self) -> Value {

@@ -1,8 +1,7 @@
 //! The dispatch loop. A call of a program function is a recursive call of [`Machine::run`]
-//! on a fresh frame from the frame arena; every fallible operation jumps to its abandon
+//! on a fresh frame from the frame stack ([`crate::frames`]); every fallible operation jumps to its abandon
 //! target when it fails or leaves the runtime abandoning.
 
-use std::cell::Cell;
 use std::ffi::c_void;
 use std::ptr;
 
@@ -23,9 +22,7 @@ pub struct Machine<'p> {
     pub natives: &'p [crate::ops::NativeName],
     pub rt: *mut RtHeader,
     pub table: &'p RtiTable,
-    pub arena: *mut u8,
-    pub arena_len: usize,
-    pub arena_top: Cell<usize>,
+    pub frames: crate::frames::Frames,
 }
 
 #[inline(always)]
@@ -46,16 +43,10 @@ impl Machine<'_> {
         unsafe { ptr::read_volatile(&(*self.rt).abandoning) != 0 }
     }
 
-    /// Allocates a frame of `size` bytes, 16-aligned; `None` when the arena is full.
-    fn push_frame(&self, size: usize) -> Option<(*mut u8, usize)> {
-        let top = self.arena_top.get();
-        let start = (top + 15) & !15;
-        if start + size > self.arena_len {
-            return None;
-        }
-        self.arena_top.set(start + size);
-        // SAFETY: within the arena.
-        Some((unsafe { self.arena.add(start) }, top))
+    /// Takes a frame of `size` bytes, 16-aligned; `None` when the frame memory is
+    /// exhausted.
+    fn push_frame(&self, size: usize) -> Option<(*mut u8, crate::frames::Mark)> {
+        self.frames.push(size)
     }
 
     /// Runs the entry function on a fresh frame.
@@ -69,7 +60,7 @@ impl Machine<'_> {
             return;
         };
         self.run(entry, frame, ptr::null_mut());
-        self.arena_top.set(saved);
+        self.frames.pop(saved);
     }
 
     /// Drops values whose descriptor does not say copy (the owned `in` parameters of a
@@ -104,13 +95,6 @@ impl Machine<'_> {
                 }
             };
             *(frame.add(base as usize + 8 * (f.type_params + i)) as *mut Td) = desc;
-        }
-        // Deep recursion is a runtime error, never a crash.
-        let marker = 0u8;
-        if (&marker as *const u8 as usize) < (*rt).stack_limit {
-            (t.raise_stack_overflow)(rt);
-            self.drop_owned(frame, base, &f.entry_drops);
-            return;
         }
         if let Some(mark_at) = f.shadow_mark {
             *(frame.add(mark_at as usize) as *mut *mut u8) = (*rt).shadow_top;
@@ -402,7 +386,18 @@ impl Machine<'_> {
                     fail,
                 } => {
                     let cf = &self.funcs[*callee as usize];
-                    let Some((callee_frame, saved)) = self.push_frame(cf.frame_size) else {
+                    // Deep recursion is a runtime error, never a crash: the call-depth
+                    // limit, the native stack (this loop recurses once per call) and the
+                    // frame memory are tested before the callee starts.
+                    let depth = (*rt).depth_left;
+                    let marker = 0u8;
+                    let no_room = (&marker as *const u8 as usize) < (*rt).stack_limit;
+                    let pushed = if depth == 0 || no_room {
+                        None
+                    } else {
+                        self.push_frame(cf.frame_size)
+                    };
+                    let Some((callee_frame, saved)) = pushed else {
                         (t.raise_stack_overflow)(rt);
                         // The callee never started: the `in` arguments it would own are dropped
                         // here, as its entry would have dropped them.
@@ -427,8 +422,10 @@ impl Machine<'_> {
                         *(callee_frame.add(cbase + 8 * i) as *mut Td) = desc(*d);
                     }
                     let ret_ptr = dst.map(a).unwrap_or(ptr::null_mut());
+                    (*self.rt).depth_left = depth - 1;
                     self.run(*callee as usize, callee_frame, ret_ptr);
-                    self.arena_top.set(saved);
+                    (*self.rt).depth_left = depth;
+                    self.frames.pop(saved);
                     if self.abandoning() {
                         pc = *fail as usize;
                         continue;
@@ -438,6 +435,7 @@ impl Machine<'_> {
                     function,
                     words,
                     native,
+                    written,
                     fail,
                 } => {
                     let mut buf = [0usize; datalove_ir::MAX_C_WORDS];
@@ -460,6 +458,13 @@ impl Machine<'_> {
                             name.function.len(),
                             status,
                         );
+                        pc = *fail as usize;
+                        continue;
+                    }
+                    if self.abandoning() {
+                        // OK from a native that raised: a failure all the same, and what
+                        // it wrote is dropped.
+                        self.drop_owned(frame, base, written);
                         pc = *fail as usize;
                         continue;
                     }

@@ -14,11 +14,10 @@ pub mod arith;
 pub mod desc;
 pub mod error;
 pub mod exec;
+pub mod frames;
 pub mod lower;
 pub mod native;
 pub mod ops;
-
-use std::cell::Cell;
 
 use datalove_ir::verify::verify_program;
 use datalove_ir::Program;
@@ -27,8 +26,11 @@ use datalove_rti::RtHeader;
 pub use error::InterpError;
 pub use lower::NativeResolver;
 
-/// The bytes of frame arena a run gets by default (reserved lazily by the system).
-pub const DEFAULT_ARENA_BYTES: usize = 256 << 20;
+/// The most bytes of frame memory a run may use by default: 1 GiB, as much as the
+/// compiled backends' native stack (`datalove_rt::PROGRAM_STACK_SIZE`; the facade's
+/// tests hold the two equal), so that huge frames run out at a similar depth
+/// everywhere. It is allocated as it is needed ([`frames`]).
+pub const DEFAULT_ARENA_BYTES: usize = 1 << 30;
 
 /// A program ready to run.
 pub struct Interpreter {
@@ -60,16 +62,13 @@ impl Interpreter {
     /// `rt` must be a live runtime whose `stack_limit` is set for the current thread, and
     /// the natives resolved at compile time must still be loaded.
     pub unsafe fn run(&self, rt: *mut RtHeader, arena_bytes: usize) {
-        let mut arena = vec![0u128; arena_bytes.div_ceil(16)];
         let machine = exec::Machine {
             funcs: &self.lowered.funcs,
             desc_bases: &self.lowered.desc_bases,
             natives: &self.lowered.natives,
             rt,
             table: &*(*rt).table,
-            arena: arena.as_mut_ptr() as *mut u8,
-            arena_len: arena.len() * 16,
-            arena_top: Cell::new(0),
+            frames: frames::Frames::new(arena_bytes),
         };
         machine.run_entry(self.entry);
     }

@@ -480,12 +480,9 @@ impl FuncLowering<'_, '_> {
                     })
                     .collect();
                 let type_args = type_args.iter().map(|t| self.desc(t)).collect();
-                let owned: Vec<SlotId> = args
-                    .iter()
-                    .filter(|a| a.mode == ParamMode::In && !self.ty(a.slot).is_copy())
-                    .map(|a| a.slot)
-                    .collect();
-                let in_drops = owned
+                let in_drops = self
+                    .func
+                    .moved_args(args)
                     .into_iter()
                     .map(|s| (self.at(s), self.slot_desc(s)))
                     .collect();
@@ -552,10 +549,17 @@ impl FuncLowering<'_, '_> {
             rider: native.rider().to_string(),
             function: native.function().to_string(),
         });
+        let written = self
+            .func
+            .owned_call_results(dst, args)
+            .into_iter()
+            .map(|s| (self.at(s), self.slot_desc(s)))
+            .collect();
         Ok(Op::CallNative {
             function,
             words: words.into(),
             native: self.natives.len() as u32 - 1,
+            written,
             fail,
         })
     }

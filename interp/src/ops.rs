@@ -243,6 +243,9 @@ pub enum Op {
         function: *const c_void,
         words: Box<[WordSrc]>,
         native: u32,
+        /// What the native initialized (result, `out` arguments) that owns memory:
+        /// dropped when it returned OK while the runtime is abandoning (it raised).
+        written: Box<[(Opnd, DescRef)]>,
         fail: u32,
     },
     /// Returns, moving the value (sized by its descriptor) to the caller's destination.

@@ -122,6 +122,50 @@ impl Function {
         !self.type_params.is_empty()
     }
 
+    /// The arguments of a call (of a program function or a native) that the call hands
+    /// over: passed `in` and not of a copy type in this function. If a program call
+    /// cannot start (call-depth limit, stack room), the caller drops these, since the
+    /// callee that would have owned them never ran.
+    pub fn moved_args(&self, args: &[Arg]) -> Vec<SlotId> {
+        args.iter()
+            .filter(|a| a.mode == ParamMode::In && !self.slot_type(a.slot).is_copy())
+            .map(|a| a.slot)
+            .collect()
+    }
+
+    /// The slots a native call that returned OK has initialized and that own memory:
+    /// its result and its `out` arguments, of types that are not copy. A native that
+    /// returns OK after raising an error (the runtime is abandoning) has failed all the
+    /// same: the caller drops these, so its abandon path finds nothing written, as after
+    /// a failure status.
+    pub fn owned_call_results(&self, dst: Option<SlotId>, args: &[Arg]) -> Vec<SlotId> {
+        dst.into_iter()
+            .chain(
+                args.iter()
+                    .filter(|a| a.mode == ParamMode::Out)
+                    .map(|a| a.slot),
+            )
+            .filter(|s| !self.slot_type(*s).is_copy())
+            .collect()
+    }
+
+    /// An upper bound of the native stack a call of this function reserves for its
+    /// slots: every slot of a concrete type at its layout size (aligned), a pointer for
+    /// one sized at run time (it lives on the shadow stack). Before each call of a
+    /// program function, every compiled backend checks that the stack pointer less this
+    /// many bytes is still above `stack_limit`, so that a frame of any size is refused
+    /// before it is reserved; the safety margin below the limit covers what the bound
+    /// leaves out (spills, saved registers, outgoing arguments).
+    pub fn frame_bytes(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|slot| match slot.ty.layout() {
+                Some(layout) => layout.size.next_multiple_of(layout.align.max(1)),
+                None => std::mem::size_of::<usize>(),
+            })
+            .fold(0usize, usize::saturating_add)
+    }
+
     /// For each slot, whether some instruction writes it or changes it in place. A
     /// compiled backend reads an `in` parameter no instruction writes where the caller
     /// put it, and copies one that is written into the function's own storage on entry

@@ -79,6 +79,10 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_ERROR_INVALID_CAST 7u
 #define DTLV_ERROR_UNWRAP_NONE 8u
 #define DTLV_ERROR_LEAK 9u
+#define DTLV_ERROR_OUT_OF_MEMORY 10u
+#define DTLV_ERROR_OUTPUT 11u
+#define DTLV_ERROR_NATIVE_CRASH 12u
+#define DTLV_ERROR_CRASH 13u
 
 /* Arithmetic operations (dtlv_rti_raise_arith), datalove_rti::ArithOp. */
 #define DTLV_ARITH_ADD 0u
@@ -160,6 +164,7 @@ typedef struct dtlv_rt_header {
     size_t stack_limit;
     uint8_t *shadow_top;
     uint8_t *shadow_limit;
+    size_t depth_left;
 } dtlv_rt_header_t;
 
 /* Every runtime entry point, in datalove_rti::RtiTable order. Append-only. */
@@ -247,6 +252,11 @@ struct dtlv_rti_table {
     uint8_t *(*alloc)(void *rt, size_t size, size_t align);
     void (*free)(void *rt, uint8_t *ptr, size_t size, size_t align);
     void (*alloc_stats)(void *rt, dtlv_alloc_stats_t *out);
+
+    /* the program */
+    dtlv_status_t (*program_args)(void *rt, dtlv_list_t *out);
+    dtlv_status_t (*list_filled)(void *rt, const dtlv_tydesc_t *elem_td, size_t len, void *value,
+                                 dtlv_list_t *out);
 };
 
 /* The table behind `rt`. */
@@ -424,6 +434,17 @@ static inline void dtlv_rti_free(void *rt, uint8_t *ptr, size_t size, size_t ali
 }
 static inline void dtlv_rti_alloc_stats(void *rt, dtlv_alloc_stats_t *out) {
     DTLV_RTI_TABLE(rt)->alloc_stats(rt, out);
+}
+
+/* ---- the program ---- */
+
+static inline dtlv_status_t dtlv_rti_program_args(void *rt, dtlv_list_t *out) {
+    return DTLV_RTI_TABLE(rt)->program_args(rt, out);
+}
+
+static inline dtlv_status_t dtlv_rti_list_filled(void *rt, const dtlv_tydesc_t *elem_td,
+                                                 size_t len, void *value, dtlv_list_t *out) {
+    return DTLV_RTI_TABLE(rt)->list_filled(rt, elem_td, len, value, out);
 }
 
 /* A convenience for C riders: a failure status with a NUL-terminated message. */

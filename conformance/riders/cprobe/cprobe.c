@@ -5,6 +5,7 @@
  * message set through the runtime table, when one is not what rider.dli declares.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "datalove_rti.h"
@@ -179,6 +180,25 @@ uint8_t dlr_cprobe__cprobe_fail(void *rt, const int32_t *code, const dtlv_tydesc
         return dtlv_rti_fail(rt, message);
     }
     *result_out = 42;
+    return DTLV_STATUS_OK;
+}
+
+uint8_t dlr_cprobe__cprobe_crash(void *rt, const int32_t *how, const dtlv_tydesc_t *how_td,
+                                 int32_t *result_out, const dtlv_tydesc_t *result_td) {
+    static const uint8_t message[] = "one\ntwo\r\nthree \xc3\x28 end";
+    (void)how_td;
+    (void)result_td;
+    switch (*how) {
+    case 1:
+        *(volatile uint8_t *)(uintptr_t)16 = 1;
+        break;
+    case 2:
+        abort();
+    case 3:
+        DTLV_RTI_TABLE(rt)->error_set(rt, message, sizeof message - 1);
+        return DTLV_STATUS_FAILED;
+    }
+    *result_out = *how;
     return DTLV_STATUS_OK;
 }
 

@@ -19,6 +19,7 @@ pub const LIBRARY: &[(&str, &str)] = &[
     ("lists", include_str!("../../../library/lists.dfm")),
     ("math", include_str!("../../../library/math.dfm")),
     ("describe", include_str!("../../../library/describe.dfm")),
+    ("env", include_str!("../../../library/env.dfm")),
 ];
 
 /// The built-in standard module `name`, as `(path, text)`.

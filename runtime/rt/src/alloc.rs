@@ -4,8 +4,15 @@
 //!
 //! A zero-size allocation is no allocation: it returns a dangling pointer aligned to
 //! `align`, counts nothing, and freeing it does nothing.
+//!
+//! Out of memory (the system refuses an allocation, or the program's live bytes would
+//! pass [`RuntimeOptions::memory_limit`](crate::RuntimeOptions)) ends the program at
+//! once, on every backend alike: what it printed is flushed, then the one line
+//! `error: out of memory: cannot allocate N bytes (M bytes live)` goes to stderr and the
+//! process exits with 101. Nothing after it runs, so no drop runs either: an allocation
+//! that fails deep inside a runtime entry has no error path to unwind through.
 
-use std::alloc::{handle_alloc_error, Layout};
+use std::alloc::Layout;
 use std::cell::Cell;
 
 use datalove_rti::table::Rt;
@@ -39,17 +46,45 @@ fn dangling(align: usize) -> *mut u8 {
 }
 
 impl Runtime {
-    /// A counted allocation of `size` bytes at `align`. Aborts (as Rust does) when the
-    /// system has no memory; `None` only for an impossible size or alignment.
+    /// Ends the program for an allocation of `size` bytes that cannot be made (see the
+    /// module doc).
+    pub fn out_of_memory(&self, size: usize) -> ! {
+        let detail = format!(
+            "cannot allocate {size} bytes ({} bytes live)",
+            self.counts.live_bytes.get()
+        );
+        self.die(datalove_rti::ErrorKind::OutOfMemory, &detail)
+    }
+
+    /// Whether `more` bytes fit under the memory limit.
+    fn within_limit(&self, more: usize) -> bool {
+        match self.options.memory_limit {
+            Some(limit) => self.counts.live_bytes.get().saturating_add(more) <= limit,
+            None => true,
+        }
+    }
+
+    /// A counted allocation of `size` bytes at `align`; out of memory ends the program.
+    /// `None` only for an impossible size or alignment.
     pub(crate) fn try_alloc(&self, size: usize, align: usize) -> Option<*mut u8> {
-        let layout = layout(size, align)?;
         if size == 0 {
-            return Some(dangling(align));
+            return layout(1, align).map(|_| dangling(align));
+        }
+        let Some(layout) = layout(size, align) else {
+            // Only a size past `isize::MAX` with a valid alignment gets here: no system
+            // could give it.
+            if align.is_power_of_two() {
+                self.out_of_memory(size);
+            }
+            return None;
+        };
+        if !self.within_limit(size) {
+            self.out_of_memory(size);
         }
         // SAFETY: `layout` has a nonzero size.
         let ptr = unsafe { std::alloc::alloc(layout) };
         if ptr.is_null() {
-            handle_alloc_error(layout);
+            self.out_of_memory(size);
         }
         let c = &self.counts;
         c.live.set(c.live.get() + 1);
@@ -63,7 +98,7 @@ impl Runtime {
     pub(crate) fn alloc(&self, size: usize, align: usize) -> *mut u8 {
         match self.try_alloc(size, align) {
             Some(ptr) => ptr,
-            None => handle_alloc_error(Layout::new::<u8>()),
+            None => panic!("the runtime computed an impossible layout: {size} bytes at {align}"),
         }
     }
 
@@ -102,15 +137,15 @@ impl Runtime {
             self.free(ptr, old_size, align);
             return dangling(align);
         }
-        let Some(old) = layout(old_size, align) else {
-            handle_alloc_error(Layout::new::<u8>());
-        };
-        if layout(new_size, align).is_none() {
-            handle_alloc_error(old);
+        let old = layout(old_size, align).expect("a live allocation has a valid layout");
+        if layout(new_size, align).is_none()
+            || (new_size > old_size && !self.within_limit(new_size - old_size))
+        {
+            self.out_of_memory(new_size);
         }
         let new = std::alloc::realloc(ptr, old, new_size);
         if new.is_null() {
-            handle_alloc_error(Layout::from_size_align_unchecked(new_size, align));
+            self.out_of_memory(new_size);
         }
         let c = &self.counts;
         c.live_bytes

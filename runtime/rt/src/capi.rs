@@ -24,11 +24,16 @@ use crate::stack::{run_on_thread, PROGRAM_STACK_SIZE};
 use crate::state::{Runtime, RuntimeOptions};
 
 /// A new runtime with the default options (output to stdout, leak checking from the
-/// environment), its stack limit set for the calling thread. Free it with
-/// `dtlv_rt_finish` or `dtlv_rt_destroy`.
+/// environment) and the process's command line after its name as the program's
+/// arguments, its stack limit set for the calling thread. Free it with `dtlv_rt_finish`
+/// or `dtlv_rt_destroy`.
 #[no_mangle]
 pub extern "C" fn dtlv_rt_create() -> *mut RtHeader {
-    Box::into_raw(Runtime::new(RuntimeOptions::default())).cast()
+    let options = RuntimeOptions {
+        args: crate::args::process_args(),
+        ..RuntimeOptions::default()
+    };
+    Box::into_raw(Runtime::new(options)).cast()
 }
 
 /// Sets `rt`'s stack limit for the calling thread (when the program runs on a thread

@@ -5,6 +5,10 @@
 //! ones are ignored, though each still sets `abandoning`. Raising flushes buffered
 //! output first, so what the program printed comes out before the error line.
 //!
+//! Every detail is made one line by [`one_line`] exactly once, when it is raised, so a
+//! native's message with a newline, a NUL or bytes that are not UTF-8 still prints as
+//! one visible line on every backend.
+//!
 //! Details (after `error: <kind>: `):
 //!
 //! | raised by | detail |
@@ -13,7 +17,11 @@
 //! | `raise_arith` overflow / division by zero | `<type> <operation>`: `i32 addition`, `u8 multiplication`, `i64 division`, `i64 remainder`, `i32 shift left` |
 //! | `raise_arith` of a conversion | `<from> to <to> conversion`: `f64 to i32 conversion` (just `conversion to <to>` when the source is not given) |
 //! | `raise_bounds` | `index 5 out of bounds for length 3` |
-//! | `raise_stack_overflow` | `recursion too deep` |
+//! | `raise_stack_overflow` at the call-depth limit | `call depth limit of N reached` |
+//! | `raise_stack_overflow` with depth left | `out of stack space` (the native stack, or the interpreter's frame memory) |
+//! | out of memory (ends the program) | `cannot allocate N bytes (M bytes live)` |
+//! | output failed (stdout closed) | `stdout is closed` (or the system's reason) |
+//! | a fatal signal (ends the program) | `SIGSEGV in <rider>.<function>` / `SIGSEGV at 0x...` |
 //! | `shadow_push` when full | `limit of 8388608 bytes reached` |
 //! | `raise` | the detail given |
 
@@ -81,7 +89,42 @@ pub fn bounds_detail(index: u64, len: u64) -> String {
     format!("index {index} out of bounds for length {len}")
 }
 
-pub const STACK_OVERFLOW_DETAIL: &str = "recursion too deep";
+/// The detail of a stack overflow with call depth left: the native stack (or the
+/// interpreter's frame memory) ran out first, as frames of several hundred KiB do.
+pub const STACK_OVERFLOW_DETAIL: &str = "out of stack space";
+
+/// The detail of a stack overflow at the call-depth limit.
+pub fn depth_limit_detail(limit: usize) -> String {
+    format!("call depth limit of {limit} reached")
+}
+
+/// `bytes` as one line of text: printable characters as they are; `\\`, `\n`, `\r`,
+/// `\t` and `\0` for a backslash, newline, carriage return, tab and NUL; `\u{XX}` for
+/// any other control character (C0, DEL, C1) and the Unicode line and paragraph
+/// separators; `\xHH` for each byte that is not part of valid UTF-8. The escaping is
+/// visible and unambiguous, and the same wherever an error line is printed.
+pub fn one_line(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\0' => out.push_str("\\0"),
+                c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                    out.push_str(&format!("\\u{{{:x}}}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
 
 pub const UNWRAP_NONE_DETAIL: &str = "expected some, found none";
 
@@ -105,16 +148,40 @@ pub fn native_failure_detail(rider: &str, function: &str, message: &str) -> Stri
 
 impl Runtime {
     /// Records `kind: detail` unless an error is already recorded, and sets
-    /// `abandoning` either way.
-    pub fn raise(&self, kind: ErrorKind, detail: impl Into<String>) {
+    /// `abandoning` either way. The detail is made [`one_line`].
+    pub fn raise(&self, kind: ErrorKind, detail: impl AsRef<[u8]>) {
         self.flush_output();
         {
             let mut error = self.errors.error.borrow_mut();
             if error.is_none() {
-                *error = Some(RuntimeError::new(kind, detail));
+                *error = Some(RuntimeError::new(kind, one_line(detail.as_ref())));
             }
         }
         self.set_abandoning(true);
+    }
+
+    /// Ends the program at once for an error nothing can unwind from (out of memory):
+    /// flushes what it printed, prints `error: <kind>: <detail>` and exits with 101.
+    pub fn die(&self, kind: ErrorKind, detail: &str) -> ! {
+        self.flush_output();
+        let line = format!("error: {}: {}\n", kind.name(), one_line(detail.as_bytes()));
+        crate::crash::write_stderr(line.as_bytes());
+        crate::crash::exit_now(crate::exit::EXIT_RUNTIME_ERROR)
+    }
+
+    /// Raises `stack overflow`: at the call-depth limit when no depth is left, otherwise
+    /// out of stack space.
+    pub fn raise_stack_overflow(&self) {
+        // SAFETY: the header is live; compiled code is not writing it during this call.
+        let depth_left = unsafe { (*self.header_ptr()).depth_left };
+        if depth_left == 0 {
+            self.raise(
+                ErrorKind::StackOverflow,
+                depth_limit_detail(self.options.depth_limit),
+            );
+        } else {
+            self.raise(ErrorKind::StackOverflow, STACK_OVERFLOW_DETAIL);
+        }
     }
 
     /// Sets the message a failing native's error will carry.
@@ -133,23 +200,25 @@ impl Runtime {
     /// set (or the status's name), the message cleared.
     pub fn native_failed(&self, rider: &str, function: &str, status: RtStatus) {
         let message = std::mem::take(&mut *self.errors.message.borrow_mut());
-        let message = if message.is_empty() {
-            status_name(status).to_owned()
+        let mut detail = format!("{rider}.{function}: ").into_bytes();
+        if message.is_empty() {
+            detail.extend_from_slice(status_name(status).as_bytes());
         } else {
-            String::from_utf8_lossy(&message).into_owned()
-        };
-        self.raise(
-            ErrorKind::NativeFailure,
-            native_failure_detail(rider, function, &message),
-        );
+            detail.extend_from_slice(&message);
+        }
+        self.raise(ErrorKind::NativeFailure, detail);
     }
 }
 
 unsafe fn text<'a>(ptr: *const u8, len: usize) -> std::borrow::Cow<'a, str> {
+    String::from_utf8_lossy(bytes(ptr, len))
+}
+
+unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
     if ptr.is_null() || len == 0 {
-        return std::borrow::Cow::Borrowed("");
+        return &[];
     }
-    String::from_utf8_lossy(std::slice::from_raw_parts(ptr, len))
+    std::slice::from_raw_parts(ptr, len)
 }
 
 // ---- table entries ----
@@ -194,15 +263,16 @@ pub(crate) unsafe extern "C" fn native_failed(
 pub(crate) unsafe extern "C" fn raise(rt: Rt, kind: u32, detail: *const u8, len: usize) {
     let rt = Runtime::from_handle(rt);
     let detail = match ErrorKind::from_u32(kind) {
-        Some(kind) if len == 0 => std::borrow::Cow::Borrowed(standard_detail(kind)),
-        _ => text(detail, len),
+        Some(kind) if len == 0 => standard_detail(kind).as_bytes(),
+        _ => bytes(detail, len),
     };
     match ErrorKind::from_u32(kind) {
         Some(kind) => rt.raise(kind, detail),
-        None => rt.raise(
-            ErrorKind::NativeFailure,
-            format!("unknown error kind {kind}: {detail}"),
-        ),
+        None => {
+            let mut all = format!("unknown error kind {kind}: ").into_bytes();
+            all.extend_from_slice(detail);
+            rt.raise(ErrorKind::NativeFailure, all)
+        }
     }
 }
 
@@ -217,5 +287,5 @@ pub(crate) unsafe extern "C" fn raise_bounds(rt: Rt, index: u64, len: u64) {
 }
 
 pub(crate) unsafe extern "C" fn raise_stack_overflow(rt: Rt) {
-    Runtime::from_handle(rt).raise(ErrorKind::StackOverflow, STACK_OVERFLOW_DETAIL);
+    Runtime::from_handle(rt).raise_stack_overflow();
 }

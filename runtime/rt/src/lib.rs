@@ -27,8 +27,10 @@
 //! executables.
 
 pub mod alloc;
+pub mod args;
 pub mod artifact;
 pub mod capi;
+pub mod crash;
 pub mod data;
 pub mod errors;
 pub mod exit;
@@ -48,7 +50,10 @@ pub use exit::{decide_outcome, Outcome, EXIT_OK, EXIT_RUNTIME_ERROR};
 pub use loader::{LoadError, RiderLibrary};
 pub use output::OutputMode;
 pub use stack::{run_on_thread, PROGRAM_STACK_SIZE, STACK_SAFETY_MARGIN};
-pub use state::{Runtime, RuntimeOptions, CHECK_LEAKS_ENV, DEFAULT_SHADOW_STACK_SIZE};
+pub use state::{
+    Runtime, RuntimeOptions, CHECK_LEAKS_ENV, DEFAULT_DEPTH_LIMIT, DEFAULT_SHADOW_STACK_SIZE,
+    DEPTH_LIMIT_ENV, MEMORY_LIMIT_ENV,
+};
 pub use table::TABLE;
 
 pub use datalove_rti::{AllocStats, ErrorKind};

@@ -9,7 +9,9 @@
 use std::ffi::c_void;
 
 use datalove_rti::rtdt::List;
-use datalove_rti::status::{RtStatus, STATUS_EMPTY, STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::status::{
+    RtStatus, STATUS_EMPTY, STATUS_FAILED, STATUS_OK, STATUS_OUT_OF_BOUNDS,
+};
 use datalove_rti::table::{Rt, Td};
 use datalove_rti::TyDesc;
 
@@ -33,7 +35,10 @@ impl Runtime {
         if capacity == 0 || td.size == 0 {
             return List::EMPTY;
         }
-        let ptr = self.alloc(capacity * td.size, td.align);
+        let bytes = capacity
+            .checked_mul(td.size)
+            .unwrap_or_else(|| self.out_of_memory(usize::MAX));
+        let ptr = self.alloc(bytes, td.align);
         // SAFETY: a fresh buffer of `capacity` elements, none of them live yet.
         unsafe { List::from_raw_parts(ptr, 0, capacity) }
     }
@@ -68,6 +73,60 @@ impl Runtime {
         if td.size != 0 {
             self.free(ptr, cap * td.size, td.align);
         }
+    }
+
+    /// A list of `len` elements of `td`, each a clone of the value at `value`, which is
+    /// moved in (it becomes the last element; `len` 0 destroys it). `None`, with the
+    /// value destroyed, when `len` elements do not fit in the address space.
+    pub(crate) unsafe fn list_filled_value(
+        &self,
+        td: &TyDesc,
+        len: usize,
+        value: *mut u8,
+    ) -> Option<List> {
+        if len == 0 {
+            self.drop_value(value, td);
+            return Some(List::EMPTY);
+        }
+        if td.size == 0 {
+            // Nothing to store; the one value stands for all of them.
+            self.drop_value(value, td);
+            let mut list = List::EMPTY;
+            let (ptr, _, _) = list.raw_parts();
+            list.set_raw_parts(ptr, len, 0);
+            return Some(list);
+        }
+        let fits = len
+            .checked_mul(td.size)
+            .is_some_and(|bytes| bytes <= isize::MAX as usize);
+        if !fits {
+            self.drop_value(value, td);
+            return None;
+        }
+        let mut list = self.new_list(td, len);
+        let (base, _, cap) = list.raw_parts();
+        if td.is_copy() {
+            // Copy the value once, then double the filled prefix: a few large copies.
+            std::ptr::copy_nonoverlapping(value.cast_const(), base, td.size);
+            let total = len * td.size;
+            let mut filled = td.size;
+            while filled < total {
+                let chunk = filled.min(total - filled);
+                std::ptr::copy_nonoverlapping(base.cast_const(), base.add(filled), chunk);
+                filled += chunk;
+            }
+        } else {
+            for i in 0..len - 1 {
+                self.clone_value(value.cast_const(), td, base.add(i * td.size));
+            }
+            std::ptr::copy_nonoverlapping(
+                value.cast_const(),
+                base.add((len - 1) * td.size),
+                td.size,
+            );
+        }
+        list.set_raw_parts(base, len, cap);
+        Some(list)
     }
 
     fn refuse_index(&self, index: usize, len: usize) -> RtStatus {
@@ -214,4 +273,28 @@ pub(crate) unsafe extern "C" fn list_remove(
     }
     list.set_raw_parts(ptr, len - 1, cap);
     STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn list_filled(
+    rt: Rt,
+    elem_td: Td,
+    len: usize,
+    value: *mut c_void,
+    out: *mut List,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let td = &*elem_td;
+    match rt.list_filled_value(td, len, value.cast()) {
+        Some(list) => {
+            out.write(list);
+            STATUS_OK
+        }
+        None => rt.refuse(
+            STATUS_FAILED,
+            format!(
+                "a list of {len} elements of {} does not fit in memory",
+                td.type_name()
+            ),
+        ),
+    }
 }

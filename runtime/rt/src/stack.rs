@@ -1,8 +1,15 @@
-//! The native stack limit. Every backend's function prologue compares the stack pointer
-//! with `stack_limit` and raises `stack overflow` below it, so deep recursion is a
-//! runtime error, never a segfault. The limit is the lowest address of the current
-//! thread's stack plus [`STACK_SAFETY_MARGIN`], which leaves room for the runtime's own
-//! frames (raising, formatting, a native) after the check has fired.
+//! The native stack limit. Before every call of a program function, every backend
+//! compares the stack pointer, less the callee's frame (`Function::frame_bytes`), with
+//! `stack_limit` and raises `stack overflow` below it, so deep recursion is a runtime
+//! error, never a segfault, whatever the frame size: the check runs in the caller,
+//! whose frame is known to fit, before the callee's frame is reserved. The limit is the
+//! lowest address of the current thread's stack plus [`STACK_SAFETY_MARGIN`], which
+//! leaves room for what the estimate leaves out (spills, saved registers) and for the
+//! runtime's own frames (raising, formatting, a native) after the check has fired.
+//!
+//! The same test reads `depth_left` (see `RtHeader`), the call-depth limit that every
+//! backend counts alike; the program stack is big enough that, for ordinary frames, the
+//! depth limit fires first, so one program fails at the same depth everywhere.
 //!
 //! On Linux the stack is read with `pthread_getattr_np`, which also reports the main
 //! thread's stack (from its rlimit and mappings). Elsewhere, or if that fails, the
@@ -18,8 +25,14 @@ use crate::state::Runtime;
 /// Bytes kept free below the limit: 256 KiB.
 pub const STACK_SAFETY_MARGIN: usize = 256 * 1024;
 
-/// The stack a program runs on: 256 MiB (reserved, not committed, until used).
-pub const PROGRAM_STACK_SIZE: usize = 256 << 20;
+/// The stack a program runs on: 1 GiB (reserved, not committed, until used), room for
+/// the default call-depth limit of a million calls with frames of up to about 1 KiB
+/// (the interpreter's own native frame per call is under 500 bytes).
+pub const PROGRAM_STACK_SIZE: usize = 1 << 30;
+
+/// The smallest stack [`run_on_thread`] falls back to when the system refuses a bigger
+/// one (an address-space limit, `ulimit -v`).
+pub const MIN_PROGRAM_STACK_SIZE: usize = 16 << 20;
 
 /// What is assumed to be left below the stack pointer when the stack cannot be read.
 pub const FALLBACK_STACK_SIZE: usize = 1 << 20;
@@ -103,14 +116,32 @@ impl Runtime {
 }
 
 /// Runs `f` on a new thread with a stack of `stack_size` bytes and returns what it
-/// returns. A panic in `f` is resumed on the calling thread.
+/// returns. When the system cannot give that much address space (`ulimit -v`), the
+/// stack is halved until it can, down to [`MIN_PROGRAM_STACK_SIZE`]: deep recursion then
+/// fails earlier, still as a clean `stack overflow`. A panic in `f` is resumed on the
+/// calling thread.
 pub fn run_on_thread<R: Send>(stack_size: usize, f: impl FnOnce() -> R + Send) -> R {
+    // Shared by reference, so that a failed spawn leaves `f` for the next try.
+    let f = std::sync::Mutex::new(Some(f));
+    let f = &f;
     std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .name("datalove-program".to_owned())
-            .stack_size(stack_size)
-            .spawn_scoped(scope, f)
-            .expect("spawning the program thread");
+        let mut size = stack_size;
+        let handle = loop {
+            let spawned = std::thread::Builder::new()
+                .name("datalove-program".to_owned())
+                .stack_size(size)
+                .spawn_scoped(scope, move || {
+                    let f = f.lock().expect("unpoisoned").take().expect("run once");
+                    f()
+                });
+            match spawned {
+                Ok(handle) => break handle,
+                Err(e) if size / 2 < MIN_PROGRAM_STACK_SIZE => {
+                    panic!("cannot start the program thread with a {size}-byte stack: {e}")
+                }
+                Err(_) => size /= 2,
+            }
+        };
         match handle.join() {
             Ok(value) => value,
             Err(payload) => std::panic::resume_unwind(payload),

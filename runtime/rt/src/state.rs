@@ -34,6 +34,38 @@ pub struct RuntimeOptions {
     pub shadow_stack_size: usize,
     /// Where `debuglog` output goes: the process's stdout (buffered) or a buffer.
     pub output: OutputMode,
+    /// How many program-function calls may be active at once ([`DEFAULT_DEPTH_LIMIT`],
+    /// or `DATALOVE_DEPTH_LIMIT`). One more is `stack overflow: call depth limit of N
+    /// reached` on every backend.
+    pub depth_limit: usize,
+    /// The most bytes the program may hold allocated at once (`None`: as much as the
+    /// system gives; `DATALOVE_MEMORY_LIMIT`). Past it is `out of memory`, as when the
+    /// system refuses.
+    pub memory_limit: Option<usize>,
+    /// Report a native that dies by a fatal signal as one error line (see
+    /// [`crate::crash`]); on by default.
+    pub catch_crashes: bool,
+    /// The program's arguments (`program_args`); none by default. Executables pass their
+    /// command line (`crate::args::process_args`).
+    pub args: Vec<String>,
+}
+
+/// The call-depth limit unless set: a million calls of a small function, which the
+/// program stack ([`crate::PROGRAM_STACK_SIZE`]) holds on every backend.
+pub const DEFAULT_DEPTH_LIMIT: usize = 1_000_000;
+
+/// The environment variable that sets the call-depth limit.
+pub const DEPTH_LIMIT_ENV: &str = "DATALOVE_DEPTH_LIMIT";
+
+/// The environment variable that sets the memory limit, in bytes.
+pub const MEMORY_LIMIT_ENV: &str = "DATALOVE_MEMORY_LIMIT";
+
+/// A positive whole number from the environment variable `name`.
+fn number_from_env(name: &str) -> Option<usize> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
 }
 
 impl Default for RuntimeOptions {
@@ -42,6 +74,10 @@ impl Default for RuntimeOptions {
             check_leaks: check_leaks_from_env(),
             shadow_stack_size: DEFAULT_SHADOW_STACK_SIZE,
             output: OutputMode::Stdout,
+            depth_limit: number_from_env(DEPTH_LIMIT_ENV).unwrap_or(DEFAULT_DEPTH_LIMIT),
+            memory_limit: number_from_env(MEMORY_LIMIT_ENV),
+            catch_crashes: true,
+            args: Vec::new(),
         }
     }
 }
@@ -91,6 +127,7 @@ impl Runtime {
                 stack_limit: 0,
                 shadow_top,
                 shadow_limit,
+                depth_left: options.depth_limit,
             }),
             output: Output::new(options.output),
             options,
@@ -100,6 +137,9 @@ impl Runtime {
             tydescs: Interner::default(),
         });
         rt.set_stack_limit_for_current_thread();
+        if rt.options.catch_crashes {
+            crate::crash::enter(&*rt);
+        }
         rt
     }
 
@@ -177,12 +217,25 @@ impl Runtime {
         self.flush_output();
         let error = self.errors.error.borrow_mut().take();
         self.set_abandoning(false);
+        // SAFETY: as for `abandoning`; a new run starts with the whole depth.
+        unsafe { (*self.header_ptr()).depth_left = self.options.depth_limit };
         error
     }
 
-    /// Flushes buffered `debuglog` output to stdout (nothing in capture mode).
+    /// Flushes buffered `debuglog` output to stdout (nothing in capture mode). A write
+    /// that fails ends the program (see [`crate::output`]).
     pub fn flush_output(&self) {
-        self.output.flush();
+        if let Err(error) = self.output.flush() {
+            self.output_failed(&error);
+        }
+    }
+
+    /// Ends the program for output that could not be written.
+    pub(crate) fn output_failed(&self, error: &std::io::Error) -> ! {
+        self.die(
+            datalove_rti::ErrorKind::Output,
+            &crate::output::output_failure_detail(error),
+        )
     }
 
     /// What `debuglog` printed so far, taken, in capture mode (empty in stdout mode).
@@ -213,6 +266,10 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        self.output.flush();
+        // Nowhere to report a failure from here; a run's end has flushed already.
+        let _ = self.output.flush();
+        if self.options.catch_crashes {
+            crate::crash::leave(self);
+        }
     }
 }

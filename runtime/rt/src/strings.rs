@@ -151,7 +151,13 @@ pub(crate) unsafe extern "C" fn string_concat(
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
     let (a, b) = ((*a).as_bytes(), (*b).as_bytes());
-    let mut joined = Vec::with_capacity(a.len() + b.len());
+    let mut joined = Vec::new();
+    if joined
+        .try_reserve_exact(a.len().saturating_add(b.len()))
+        .is_err()
+    {
+        rt.out_of_memory(a.len().saturating_add(b.len()));
+    }
     joined.extend_from_slice(a);
     joined.extend_from_slice(b);
     out.write(rt.string_from_utf8(&joined));

@@ -2,7 +2,7 @@
 
 use datalove_rti::{RtiTable, ABI_VERSION};
 
-use crate::{alloc, data, errors, lists, shadow, strings, tydescs, values};
+use crate::{alloc, args, data, errors, lists, shadow, strings, tydescs, values};
 
 /// The runtime's entry points, in `RtiTable` order.
 pub static TABLE: RtiTable = RtiTable {
@@ -64,4 +64,7 @@ pub static TABLE: RtiTable = RtiTable {
     alloc: alloc::alloc,
     free: alloc::free,
     alloc_stats: alloc::alloc_stats,
+
+    program_args: args::program_args,
+    list_filled: lists::list_filled,
 };

@@ -381,7 +381,9 @@ impl Runtime {
     /// `value` initialized.
     pub unsafe fn debuglog_value(&self, value: *const u8, td: &TyDesc) {
         let text = self.format_value(value, td);
-        self.output.write_line(&text);
+        if let Err(error) = self.output.write_line(&text) {
+            self.output_failed(&error);
+        }
     }
 }
 

@@ -59,7 +59,14 @@ fn expectations() -> Vec<(String, u64)> {
     fields!(
         "dtlv_rt_header_t",
         RtHeader,
-        [table, abandoning, stack_limit, shadow_top, shadow_limit]
+        [
+            table,
+            abandoning,
+            stack_limit,
+            shadow_top,
+            shadow_limit,
+            depth_left
+        ]
     );
     size!("dtlv_rti_table_t", RtiTable);
     fields!(
@@ -115,6 +122,8 @@ fn expectations() -> Vec<(String, u64)> {
             alloc,
             free,
             alloc_stats,
+            program_args,
+            list_filled,
         ]
     );
     size!("dtlv_string_t", RtString);
@@ -210,6 +219,10 @@ fn expectations() -> Vec<(String, u64)> {
         ("INVALID_CAST", ErrorKind::InvalidCast),
         ("UNWRAP_NONE", ErrorKind::UnwrapNone),
         ("LEAK", ErrorKind::Leak),
+        ("OUT_OF_MEMORY", ErrorKind::OutOfMemory),
+        ("OUTPUT", ErrorKind::Output),
+        ("NATIVE_CRASH", ErrorKind::NativeCrash),
+        ("CRASH", ErrorKind::Crash),
     ] {
         c(&format!("DTLV_ERROR_{name}"), kind as u64);
     }

@@ -181,7 +181,7 @@ fn a_prologue_check_against_the_limit_catches_deep_recursion_before_a_real_overf
     assert!(depth > 1000, "depth {depth}");
     assert_eq!(
         error.unwrap().to_string(),
-        "stack overflow: recursion too deep"
+        "stack overflow: out of stack space"
     );
 }
 
@@ -204,6 +204,7 @@ fn a_table_of_another_abi_is_refused_by_riders() {
             stack_limit: 0,
             shadow_top: std::ptr::null_mut(),
             shadow_limit: std::ptr::null_mut(),
+            depth_left: 0,
         };
         let rt = unsafe { datalove_rti::rtdt::RtHandle::from_raw(&mut header) };
         let panic = std::panic::catch_unwind(|| unsafe { call::table(rt).abi_version })
@@ -221,4 +222,39 @@ fn a_table_of_another_abi_is_refused_by_riders() {
         };
         assert_eq!(status, datalove_rti::status::STATUS_PANICKED);
     }
+}
+
+#[test]
+fn program_args_are_the_options_args() {
+    let rt = Runtime::new(RuntimeOptions {
+        args: vec!["40".to_owned(), "two words".to_owned(), String::new()],
+        ..RuntimeOptions::capturing()
+    });
+    let mut out = std::mem::MaybeUninit::uninit();
+    let status = unsafe { call::dtlv_rti_program_args(rt.rt_handle(), &mut out) };
+    assert_eq!(status, datalove_rti::STATUS_OK);
+    let list = unsafe { out.assume_init() };
+    let texts: Vec<String> = (0..list.len())
+        .map(|i| unsafe {
+            let p = call::dtlv_rti_list_at(
+                rt.rt_handle(),
+                &list,
+                &datalove_rti::tydesc::STRING_TYDESC,
+                i,
+            );
+            (*p.cast::<datalove_rti::rtdt::String>())
+                .as_str()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(texts, ["40", "two words", ""]);
+    let mut list = list;
+    let td = datalove_rti::tydesc::OwnedTyDesc::list(datalove_rti::tydesc::OwnedTyDesc::string());
+    unsafe { call::dtlv_rti_drop(rt.rt_handle(), (&raw mut list).cast(), &td) };
+    assert_eq!(rt.alloc_stats().live, 0);
+    // A runtime made with the defaults has none.
+    let plain = Runtime::new(RuntimeOptions::capturing());
+    let mut out = std::mem::MaybeUninit::uninit();
+    unsafe { call::dtlv_rti_program_args(plain.rt_handle(), &mut out) };
+    assert_eq!(unsafe { out.assume_init() }.len(), 0);
 }

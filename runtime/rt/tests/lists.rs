@@ -283,3 +283,52 @@ fn lists_of_zero_sized_elements_need_no_buffer() {
     fx.drop_value(list, &list_td);
     fx.done();
 }
+
+#[test]
+fn list_filled_clones_the_value_and_refuses_what_cannot_fit() {
+    let fx = Fixture::new();
+    // Copy elements: one buffer, every element the value.
+    let u16_td = scalar(TyKind::U16);
+    let mut value: u16 = 0xBEEF;
+    let mut out = MaybeUninit::uninit();
+    let status =
+        unsafe { call::dtlv_rti_list_filled(fx.h(), &u16_td, 1000, mut_ptr(&mut value), &mut out) };
+    assert_eq!(status, STATUS_OK);
+    let list = unsafe { out.assume_init() };
+    assert_eq!(list.len(), 1000);
+    let (ptr, _, _) = list.raw_parts();
+    let elements = unsafe { std::slice::from_raw_parts(ptr.cast::<u16>(), 1000) };
+    assert!(elements.iter().all(|&e| e == 0xBEEF));
+    fx.drop_value(list, &OwnedTyDesc::list(scalar(TyKind::U16)));
+
+    // Owned elements: independent clones, the value itself the last.
+    let mut s = fx.string("abc");
+    let mut out = MaybeUninit::uninit();
+    let status =
+        unsafe { call::dtlv_rti_list_filled(fx.h(), &STRING_TYDESC, 3, mut_ptr(&mut s), &mut out) };
+    assert_eq!(status, STATUS_OK);
+    let list = unsafe { out.assume_init() };
+    assert_eq!(texts(&fx, &list), ["abc", "abc", "abc"]);
+    assert_eq!(fx.live(), 4, "three string buffers and the list's");
+    drop_list(&fx, list);
+
+    // Length 0 destroys the value; too large refuses and destroys it too.
+    for len in [0, usize::MAX / 2] {
+        let mut s = fx.string("gone");
+        let mut out = MaybeUninit::uninit();
+        let status = unsafe {
+            call::dtlv_rti_list_filled(fx.h(), &STRING_TYDESC, len, mut_ptr(&mut s), &mut out)
+        };
+        if len == 0 {
+            assert_eq!(status, STATUS_OK);
+            let list = unsafe { out.assume_init() };
+            assert_eq!(list.len(), 0);
+            drop_list(&fx, list);
+        } else {
+            assert_eq!(status, datalove_rti::status::STATUS_FAILED);
+            assert!(unsafe { call::dtlv_rti_error_message(fx.h()) }.contains("does not fit"));
+        }
+        assert_eq!(fx.live(), 0);
+    }
+    fx.done();
+}

@@ -93,7 +93,7 @@ fn the_first_error_wins() {
     unsafe { call::dtlv_rti_raise_stack_overflow(fx.h()) };
     assert_eq!(
         fx.rt.take_error().unwrap().to_string(),
-        "stack overflow: recursion too deep"
+        "stack overflow: out of stack space"
     );
     fx.done();
 }
@@ -381,5 +381,61 @@ fn alloc_free_and_alloc_stats_count() {
         Some("1 allocation still live (3 bytes)")
     );
     fx.drop_value(s, &datalove_rti::tydesc::STRING_TYDESC);
+    fx.done();
+}
+
+// ---- one line, the depth limit ----
+
+#[test]
+fn every_detail_is_one_line_with_visible_escapes() {
+    use datalove_rt::errors::one_line;
+    assert_eq!(
+        one_line(b"plain text, \xc3\xa9t\xc3\xa9"),
+        "plain text, été"
+    );
+    assert_eq!(one_line(b"a\nb\rc\td\0e\\f"), "a\\nb\\rc\\td\\0e\\\\f");
+    assert_eq!(one_line(b"esc \x1b del \x7f"), "esc \\u{1b} del \\u{7f}");
+    assert_eq!(
+        one_line("nel \u{85} ls \u{2028}".as_bytes()),
+        "nel \\u{85} ls \\u{2028}"
+    );
+    assert_eq!(
+        one_line(b"bad \xff\xfe and \xc3("),
+        "bad \\xff\\xfe and \\xc3("
+    );
+    for bytes in [&b"x\ny"[..], b"\r\n", b"\xff\n\x00"] {
+        assert!(!one_line(bytes).contains(['\n', '\r', '\0']));
+    }
+}
+
+#[test]
+fn a_native_message_is_escaped_once_when_it_is_raised() {
+    let fx = Fixture::new();
+    unsafe {
+        let message = b"two\nlines \xff";
+        (call::table(fx.h()).error_set)(fx.rt.handle(), message.as_ptr(), message.len());
+        fx.rt.native_failed("r", "f", STATUS_FAILED);
+    }
+    let error = fx.rt.take_error().unwrap();
+    assert_eq!(error.to_string(), "native failure: r.f: two\\nlines \\xff");
+    fx.done();
+}
+
+#[test]
+fn a_stack_overflow_with_no_depth_left_names_the_depth_limit() {
+    let fx = Fixture::new();
+    let limit = fx.rt.options().depth_limit;
+    assert_eq!(limit, datalove_rt::DEFAULT_DEPTH_LIMIT);
+    unsafe {
+        assert_eq!((*fx.rt.handle()).depth_left, limit);
+        (*fx.rt.handle()).depth_left = 0;
+        call::dtlv_rti_raise_stack_overflow(fx.h());
+    }
+    assert_eq!(
+        fx.rt.take_error().unwrap().to_string(),
+        "stack overflow: call depth limit of 1000000 reached"
+    );
+    // Taking the error gives the next run the whole depth again.
+    assert_eq!(unsafe { (*fx.rt.handle()).depth_left }, limit);
     fx.done();
 }

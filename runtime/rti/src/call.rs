@@ -530,3 +530,28 @@ pub unsafe fn dtlv_rti_alloc_stats(rt: RtHandle) -> AllocStats {
     (table(rt).alloc_stats)(rt.as_ptr(), &mut stats);
     stats
 }
+
+// ---- the program ----
+
+/// The program's arguments as a new `[string]` at `out`.
+///
+/// # Safety
+/// `rt` live; `out` room for a list.
+pub unsafe fn dtlv_rti_program_args(rt: RtHandle, out: &mut MaybeUninit<List>) -> RtStatus {
+    (table(rt).program_args)(rt.as_ptr(), out.as_mut_ptr())
+}
+
+/// A new list of `len` clones of `*value` (moved in: the runtime's whatever the status).
+///
+/// # Safety
+/// `rt` live; `value` an initialized `elem_td` value the caller gives up; `out` room for
+/// a list.
+pub unsafe fn dtlv_rti_list_filled(
+    rt: RtHandle,
+    elem_td: &TyDesc,
+    len: usize,
+    value: *mut c_void,
+    out: &mut MaybeUninit<List>,
+) -> RtStatus {
+    (table(rt).list_filled)(rt.as_ptr(), td(elem_td), len, value, out.as_mut_ptr())
+}

@@ -20,6 +20,11 @@ pub struct RtHeader {
     pub shadow_top: *mut u8,
     /// One past the shadow stack's last byte.
     pub shadow_limit: *mut u8,
+    /// How many more program-function calls may start before the call-depth limit is
+    /// reached. A caller tests it before every call of a program function (zero: raise
+    /// `stack overflow`), stores it less one for the call and restores it after, so it
+    /// counts the calls active at once the same way on every backend.
+    pub depth_left: usize,
 }
 
 pub const RT_HEADER_TABLE_OFFSET: usize = 0;
@@ -27,6 +32,7 @@ pub const RT_HEADER_ABANDONING_OFFSET: usize = 8;
 pub const RT_HEADER_STACK_LIMIT_OFFSET: usize = 16;
 pub const RT_HEADER_SHADOW_TOP_OFFSET: usize = 24;
 pub const RT_HEADER_SHADOW_LIMIT_OFFSET: usize = 32;
+pub const RT_HEADER_DEPTH_LEFT_OFFSET: usize = 40;
 
 const _: () = {
     assert!(std::mem::offset_of!(RtHeader, table) == RT_HEADER_TABLE_OFFSET);
@@ -34,4 +40,5 @@ const _: () = {
     assert!(std::mem::offset_of!(RtHeader, stack_limit) == RT_HEADER_STACK_LIMIT_OFFSET);
     assert!(std::mem::offset_of!(RtHeader, shadow_top) == RT_HEADER_SHADOW_TOP_OFFSET);
     assert!(std::mem::offset_of!(RtHeader, shadow_limit) == RT_HEADER_SHADOW_LIMIT_OFFSET);
+    assert!(std::mem::offset_of!(RtHeader, depth_left) == RT_HEADER_DEPTH_LEFT_OFFSET);
 };

@@ -29,6 +29,13 @@ pub fn native_symbol(rider: &str, function: &str) -> std::string::String {
     format!("dlr_{rider}__{function}")
 }
 
+/// The `(rider, function)` a symbol of [`native_symbol`]'s form names, if it is one
+/// (crash reports read a faulting address's symbol back this way).
+pub fn native_of_symbol(symbol: &str) -> Option<(&str, &str)> {
+    let (rider, function) = symbol.strip_prefix("dlr_")?.split_once("__")?;
+    (!rider.is_empty() && !function.is_empty()).then_some((rider, function))
+}
+
 /// The symbol a rider library exports with the ABI version it was built for: a
 /// `extern "C" fn() -> u32`. Spelled here only; see [`export_rider!`].
 pub fn rider_abi_symbol(rider: &str) -> std::string::String {

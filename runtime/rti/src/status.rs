@@ -52,6 +52,16 @@ pub enum ErrorKind {
     /// The program ended with allocations still live (reported only when leak checking
     /// is on; never raised by compiled code).
     Leak = 9,
+    /// An allocation the system (or the runtime's memory limit) refused. The program
+    /// ends at once: nothing after it runs, so nothing is dropped.
+    OutOfMemory = 10,
+    /// Writing the program's output failed (stdout closed, disk full).
+    Output = 11,
+    /// A native died by a fatal signal (SIGSEGV, SIGABRT, ...), reported by the host's or
+    /// the executable's signal handler; the program ends at once.
+    NativeCrash = 12,
+    /// A fatal signal outside any native (a bug of ours): reported the same way.
+    Crash = 13,
 }
 
 impl ErrorKind {
@@ -67,6 +77,10 @@ impl ErrorKind {
             7 => InvalidCast,
             8 => UnwrapNone,
             9 => Leak,
+            10 => OutOfMemory,
+            11 => Output,
+            12 => NativeCrash,
+            13 => Crash,
             _ => return None,
         })
     }
@@ -83,6 +97,10 @@ impl ErrorKind {
             ErrorKind::InvalidCast => "invalid cast",
             ErrorKind::UnwrapNone => "unwrap of none",
             ErrorKind::Leak => "leak",
+            ErrorKind::OutOfMemory => "out of memory",
+            ErrorKind::Output => "output failed",
+            ErrorKind::NativeCrash => "native crashed",
+            ErrorKind::Crash => "crashed",
         }
     }
 }

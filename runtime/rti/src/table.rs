@@ -214,4 +214,21 @@ pub struct RtiTable {
     pub alloc: unsafe extern "C" fn(rt: Rt, size: usize, align: usize) -> *mut u8,
     pub free: unsafe extern "C" fn(rt: Rt, ptr: *mut u8, size: usize, align: usize),
     pub alloc_stats: unsafe extern "C" fn(rt: Rt, out: *mut AllocStats),
+
+    // ---- the program ----
+    /// The program's arguments as a new `[string]` at `out`: what follows `--` on
+    /// `datalove run FILE -- ARGS`, an executable's command line after its name, or what
+    /// a host put in `RuntimeOptions::args`. Never fails.
+    pub program_args: unsafe extern "C" fn(rt: Rt, out: *mut List) -> RtStatus,
+    /// A new list of `len` elements of `elem_td` at `out`, each a clone of `*value`,
+    /// which is moved in (the runtime's whatever the status; `len` 0 destroys it). A list
+    /// too large for the address space is refused (`STATUS_FAILED`, message set, `out`
+    /// unwritten).
+    pub list_filled: unsafe extern "C" fn(
+        rt: Rt,
+        elem_td: Td,
+        len: usize,
+        value: *mut c_void,
+        out: *mut List,
+    ) -> RtStatus,
 }

@@ -371,6 +371,53 @@ pub unsafe extern "C-unwind" fn dlr_std__float_to_string(
     })
 }
 
+/// The most digits `float_to_string_fixed` writes after the point: every `f64` (and so
+/// every `f32`) has an exact decimal expansion at most this long.
+pub const MAX_FIXED_DIGITS: u32 = 1074;
+
+/// `value` with exactly `digits` digits after the point, rounded to nearest from the
+/// exact binary value (ties to even), as C's `printf("%.*f")` does; `NaN`, `inf` and
+/// `-inf` are spelled as the runtime's format spells them. `None` past
+/// [`MAX_FIXED_DIGITS`].
+pub fn fixed_text(value: f64, digits: u32) -> Option<std::string::String> {
+    if digits > MAX_FIXED_DIGITS {
+        return None;
+    }
+    Some(if value.is_finite() {
+        format!("{value:.*}", digits as usize)
+    } else {
+        format!("{value:?}")
+    })
+}
+
+/// `value` with `digits` digits after the point (see [`fixed_text`]).
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__float_to_string_fixed(
+    rt: RtHandle,
+    value: AnyOwned<'_>,
+    value_td: &TyDesc,
+    digits: &u32,
+    _digits_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        expect_float(value_td)?;
+        // An f32 widens to f64 exactly, so its expansion is the f32's own.
+        let v = match value_td.kind {
+            TyKind::F32 => f64::from(value.as_ptr().cast::<f32>().read_unaligned()),
+            _ => value.as_ptr().cast::<f64>().read_unaligned(),
+        };
+        let text = fixed_text(v, *digits).ok_or_else(|| {
+            Failure::failed(format!(
+                "{} digits after the point asked for; at most {MAX_FIXED_DIGITS}",
+                digits
+            ))
+        })?;
+        make_string(rt, &text, result_out)
+    })
+}
+
 /// The integer `s` spells in decimal (an optional `+` or `-`, then digits, nothing
 /// else), or none when it spells none or one out of `T`'s range.
 pub fn parse_int_text(text: &str, kind: TyKind) -> Option<i128> {
@@ -680,6 +727,40 @@ pub unsafe extern "C-unwind" fn dlr_std__list_sort(
     })
 }
 
+/// A list of `n` clones of `value` (which becomes the last element).
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__list_filled(
+    rt: RtHandle,
+    n: &rtdt::Index,
+    _n_td: &TyDesc,
+    value: AnyOwned<'_>,
+    value_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::List>,
+    result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        let elem_td = match list_elem(result_td) {
+            Ok(td) => td,
+            Err(failure) => {
+                drop_value(rt, &value, value_td);
+                return Err(failure);
+            }
+        };
+        expect_same(rt, &value, value_td, elem_td)?;
+        let Ok(len) = usize::try_from(n.0) else {
+            drop_value(rt, &value, value_td);
+            return Err(Failure::failed(format!(
+                "a list of {} elements does not fit in memory",
+                n.0
+            )));
+        };
+        check(
+            rt,
+            call::dtlv_rti_list_filled(rt, elem_td, len, value.as_ptr().cast(), result_out),
+        )
+    })
+}
+
 // ---------------------------------------------------------------------------------------
 // Math
 // ---------------------------------------------------------------------------------------
@@ -835,6 +916,22 @@ pub unsafe extern "C-unwind" fn dlr_std__max(
 }
 
 // ---------------------------------------------------------------------------------------
+// The program
+// ---------------------------------------------------------------------------------------
+
+/// The program's arguments, as the runtime holds them.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__program_args(
+    rt: RtHandle,
+    result_out: &mut MaybeUninit<rtdt::List>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        check(rt, call::dtlv_rti_program_args(rt, result_out))
+    })
+}
+
+// ---------------------------------------------------------------------------------------
 // Reflection
 // ---------------------------------------------------------------------------------------
 
@@ -873,6 +970,24 @@ mod tests {
         assert_eq!(parse_int_text("1_000", TyKind::I32), None);
         assert_eq!(parse_int_text("0x10", TyKind::I32), None);
         assert_eq!(parse_int_text("1", TyKind::F64), None);
+    }
+
+    #[test]
+    fn fixed_text_rounds_like_printf() {
+        assert_eq!(fixed_text(-0.169075164, 9).as_deref(), Some("-0.169075164"));
+        assert_eq!(fixed_text(1.0, 0).as_deref(), Some("1"));
+        assert_eq!(fixed_text(2.5, 0).as_deref(), Some("2"));
+        assert_eq!(fixed_text(0.125, 2).as_deref(), Some("0.12"));
+        assert_eq!(fixed_text(0.375, 2).as_deref(), Some("0.38"));
+        assert_eq!(
+            fixed_text(1e21, 1).as_deref(),
+            Some("1000000000000000000000.0")
+        );
+        assert_eq!(fixed_text(-0.0, 3).as_deref(), Some("-0.000"));
+        assert_eq!(fixed_text(f64::NAN, 3).as_deref(), Some("NaN"));
+        assert_eq!(fixed_text(f64::NEG_INFINITY, 3).as_deref(), Some("-inf"));
+        assert_eq!(fixed_text(5e-324, 1074).map(|t| t.len()), Some(1076));
+        assert_eq!(fixed_text(1.0, 1075), None);
     }
 
     #[test]

@@ -751,6 +751,71 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_panic_after_push(
     })
 }
 
+/// Fails with a message no error line may print raw: two lines, a tab, a NUL and two
+/// bytes that are not UTF-8 (set through the table directly: the `&str` wrappers cannot
+/// carry them).
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_probe__probe_fail_bytes(
+    rt: RtHandle,
+    _result_out: &mut MaybeUninit<i32>,
+    _result_td: &TyDesc,
+) -> RtStatus {
+    let message: &[u8] = b"line one\nline two\tafter a tab\0after a NUL \xff\xfe end";
+    (call::table(rt).error_set)(rt.as_ptr(), message.as_ptr(), message.len());
+    datalove_rti::status::STATUS_FAILED
+}
+
+/// Panics with a message of two lines.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_probe__probe_panic_lines(
+    rt: RtHandle,
+    _result_out: &mut MaybeUninit<i32>,
+    _result_td: &TyDesc,
+) -> RtStatus {
+    guard_failure(rt, || panic!("first line\nsecond line"))
+}
+
+/// Raises `why` as an index-out-of-bounds error through the runtime, then writes its
+/// result and `note` and returns OK anyway: the caller must treat it as a failure and
+/// drop both strings.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_probe__probe_raise_ok(
+    rt: RtHandle,
+    why: &rtdt::String,
+    _why_td: &TyDesc,
+    note: &mut MaybeUninit<rtdt::String>,
+    _note_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> RtStatus {
+    guard_failure(rt, || {
+        call::dtlv_rti_raise(rt, datalove_rti::ErrorKind::IndexOutOfBounds, why.as_str());
+        make_string(rt, "a note nobody reads", note)?;
+        make_string(rt, "a result nobody reads", result_out)
+    })
+}
+
+/// Writes to an address nothing is mapped at: SIGSEGV, here, in this native's own code.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_probe__probe_segv(
+    _rt: RtHandle,
+    _result_out: &mut MaybeUninit<i32>,
+    _result_td: &TyDesc,
+) -> RtStatus {
+    std::ptr::write_volatile(std::ptr::without_provenance_mut::<u8>(16), 1);
+    datalove_rti::status::STATUS_OK
+}
+
+/// Calls `abort()`: SIGABRT, raised inside libc on this native's behalf.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_probe__probe_abort(
+    _rt: RtHandle,
+    _result_out: &mut MaybeUninit<i32>,
+    _result_td: &TyDesc,
+) -> RtStatus {
+    std::process::abort()
+}
+
 // ---------------------------------------------------------------------------------------
 // Calling back into the runtime
 // ---------------------------------------------------------------------------------------
@@ -976,6 +1041,23 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_type_name(
 ) -> RtStatus {
     guard_failure(rt, || {
         check(rt, call::dtlv_rti_type_name(rt, x_td, result_out))
+    })
+}
+
+/// The size `x`'s descriptor gives; its address escapes to here, so every backend must
+/// keep the whole value in memory.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_probe__probe_size_of(
+    rt: RtHandle,
+    x: AnyRef<'_>,
+    x_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::Index>,
+    _result_td: &TyDesc,
+) -> RtStatus {
+    guard_failure(rt, || {
+        std::hint::black_box(x);
+        result_out.write(rtdt::Index(x_td.size as u64));
+        Ok(())
     })
 }
 

@@ -28,6 +28,7 @@ impl Fixture {
                 check_leaks: false,
                 shadow_stack_size,
                 output: OutputMode::Capture,
+                ..RuntimeOptions::default()
             }),
         }
     }

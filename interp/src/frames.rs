@@ -1,0 +1,129 @@
+//! The interpreter's frame memory: a stack of chunks that grows on demand, up to a
+//! limit. Frames are taken and given back in LIFO order; a frame never spans two
+//! chunks. Nothing is reserved up front, so a small program touches only one small
+//! chunk, and an address-space limit (`ulimit -v`) does not stop it from starting.
+//!
+//! Running out (the limit reached, or the system refusing a chunk) is the caller's
+//! `stack overflow` — the interpreter's frames are its stack, as the native stack is
+//! the compiled backends'.
+
+use std::alloc::Layout;
+use std::cell::RefCell;
+
+/// The size of the first chunk; each later one doubles, up to [`MAX_CHUNK`].
+const FIRST_CHUNK: usize = 64 * 1024;
+const MAX_CHUNK: usize = 64 << 20;
+const ALIGN: usize = 16;
+
+/// Where the stack was before a frame was taken (give it back with [`Frames::pop`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    chunk: usize,
+    top: usize,
+}
+
+struct Chunk {
+    base: *mut u8,
+    len: usize,
+}
+
+struct State {
+    chunks: Vec<Chunk>,
+    /// The chunk frames are taken from, and the first free byte in it.
+    current: usize,
+    top: usize,
+    /// Bytes of all chunks allocated.
+    allocated: usize,
+}
+
+/// The frame stack of one run.
+pub struct Frames {
+    state: RefCell<State>,
+    limit: usize,
+}
+
+impl Frames {
+    /// An empty frame stack that will hold at most `limit` bytes of chunks.
+    pub fn new(limit: usize) -> Frames {
+        Frames {
+            state: RefCell::new(State {
+                chunks: Vec::new(),
+                current: 0,
+                top: 0,
+                allocated: 0,
+            }),
+            limit,
+        }
+    }
+
+    /// A zeroed-on-first-use, 16-aligned frame of `size` bytes and the mark to give it
+    /// back with; `None` when the limit is reached or the system has no memory.
+    pub fn push(&self, size: usize) -> Option<(*mut u8, Mark)> {
+        let mut s = self.state.borrow_mut();
+        let mark = Mark {
+            chunk: s.current,
+            top: s.top,
+        };
+        let start = s.top.next_multiple_of(ALIGN);
+        if let Some(chunk) = s.chunks.get(s.current) {
+            if start + size <= chunk.len {
+                let at = chunk.base.wrapping_add(start);
+                s.top = start + size;
+                return Some((at, mark));
+            }
+        }
+        // The next chunk, reused if big enough, or a new one.
+        let next = if s.chunks.is_empty() {
+            0
+        } else {
+            s.current + 1
+        };
+        while s.chunks.len() > next && s.chunks[next].len < size {
+            // Too small for this frame: freed, so a bigger one takes its place.
+            let chunk = s.chunks.pop().expect("a chunk");
+            s.allocated -= chunk.len;
+            // SAFETY: allocated below with this length and alignment.
+            unsafe { std::alloc::dealloc(chunk.base, layout(chunk.len)) };
+        }
+        if s.chunks.len() == next {
+            let wanted = s
+                .chunks
+                .last()
+                .map_or(FIRST_CHUNK, |c| (c.len * 2).min(MAX_CHUNK))
+                .max(size.next_multiple_of(ALIGN));
+            if s.allocated.saturating_add(wanted) > self.limit {
+                return None;
+            }
+            // SAFETY: a nonzero size (at least FIRST_CHUNK).
+            let base = unsafe { std::alloc::alloc_zeroed(layout(wanted)) };
+            if base.is_null() {
+                return None;
+            }
+            s.chunks.push(Chunk { base, len: wanted });
+            s.allocated += wanted;
+        }
+        s.current = next;
+        s.top = size;
+        Some((s.chunks[next].base, mark))
+    }
+
+    /// Gives back every frame taken since `mark`.
+    pub fn pop(&self, mark: Mark) {
+        let mut s = self.state.borrow_mut();
+        s.current = mark.chunk;
+        s.top = mark.top;
+    }
+}
+
+fn layout(len: usize) -> Layout {
+    Layout::from_size_align(len, ALIGN).expect("a chunk's layout")
+}
+
+impl Drop for Frames {
+    fn drop(&mut self) {
+        for chunk in self.state.get_mut().chunks.drain(..) {
+            // SAFETY: each chunk was allocated with this length and alignment.
+            unsafe { std::alloc::dealloc(chunk.base, layout(chunk.len)) };
+        }
+    }
+}

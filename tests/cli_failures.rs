@@ -1,0 +1,244 @@
+//! Failures at the edge of a run, on every backend through `datalove run`: a closed
+//! stdout, out of memory under an address-space limit, start-up under a small one, the
+//! call-depth limit set on the command line, and a crashing native as one row of
+//! `--backend all`. (What a conformance case can express is a case: `fail_native_*`,
+//! `rec_depth_limit*`, `rec_big_frames`, `fail_out_of_memory`.)
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
+
+fn scratch_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("datalove-cli-failures-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let path = scratch_dir().join(name);
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+fn datalove() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_datalove"));
+    command
+        .env_remove("DATALOVE_RIDER_PATH")
+        .env_remove("DATALOVE_CHECK_LEAKS")
+        .env_remove("DATALOVE_DEPTH_LIMIT")
+        .env_remove("DATALOVE_MEMORY_LIMIT");
+    command
+}
+
+/// `datalove ARGS` under `ulimit -v KIB` (through `sh`, which sets the limit and execs).
+fn datalove_limited(kib: u64, args: &[&str]) -> Output {
+    let mut line = format!("ulimit -v {kib} && exec \"$0\"");
+    for (i, _) in args.iter().enumerate() {
+        line.push_str(&format!(" \"${}\"", i + 1));
+    }
+    Command::new("sh")
+        .arg("-c")
+        .arg(line)
+        .arg(env!("CARGO_BIN_EXE_datalove"))
+        .args(args)
+        .env_remove("DATALOVE_RIDER_PATH")
+        .env_remove("DATALOVE_CHECK_LEAKS")
+        .output()
+        .expect("sh runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_closed_stdout_is_one_error_line_on_every_backend() {
+    let path = scratch(
+        "many.dfs",
+        "var i = 0\nloop while i < 1000000\n  debuglog i\n  set i = i + 1\nend loop\n",
+    );
+    for backend in BACKENDS {
+        let mut child = datalove()
+            .args(["run", "--backend", backend, path.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("datalove starts");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut first)
+            .expect("one line");
+        // The reader goes away, as `| head -1` does.
+        assert_eq!(first, "0\n", "{backend}");
+        let out = child.wait_with_output().expect("ends");
+        assert_eq!(
+            out.status.code(),
+            Some(101),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(
+            text(&out.stderr),
+            "error: output failed: stdout is closed\n",
+            "{backend}"
+        );
+    }
+}
+
+#[test]
+fn out_of_memory_under_an_address_space_limit_is_one_line_on_every_backend() {
+    let path = scratch(
+        "grow.dfs",
+        "var s = \"0123456789abcdef\"\ndebuglog \"start\"\nloop while true\n  set s = s ++ s\nend loop\n",
+    );
+    for backend in BACKENDS {
+        let out = datalove_limited(
+            3_000_000,
+            &["run", "--backend", backend, path.to_str().unwrap()],
+        );
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(101), "{backend}: {stderr}");
+        assert_eq!(text(&out.stdout), "start\n", "{backend}");
+        assert_eq!(stderr.lines().count(), 1, "{backend}: {stderr}");
+        assert!(
+            stderr.starts_with("error: out of memory: cannot allocate "),
+            "{backend}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_small_program_starts_under_a_small_address_space_limit_on_every_backend() {
+    // The interpreter once reserved 256 MiB of frames up front and aborted here.
+    let path = scratch("one.dfs", "debuglog \"hello\"\n");
+    for backend in BACKENDS {
+        let out = datalove_limited(
+            600_000,
+            &["run", "--backend", backend, path.to_str().unwrap()],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), "hello\n", "{backend}");
+    }
+}
+
+#[test]
+fn the_depth_limit_is_set_on_the_command_line_for_every_backend() {
+    let path = scratch(
+        "down.dfs",
+        "fun down(n: u64): u64\n  if n == 0\n    ret 0\n  end if\n  ret down(n - 1) + 1\nend fun\ndebuglog down(99)\ndebuglog down(100)\n",
+    );
+    for backend in BACKENDS {
+        let out = datalove()
+            .args([
+                "run",
+                "--depth-limit",
+                "100",
+                "--check-leaks",
+                "--backend",
+                backend,
+            ])
+            .arg(&path)
+            .output()
+            .expect("datalove runs");
+        assert_eq!(out.status.code(), Some(101), "{backend}");
+        assert_eq!(text(&out.stdout), "99\n", "{backend}");
+        assert_eq!(
+            text(&out.stderr),
+            "error: stack overflow: call depth limit of 100 reached\n",
+            "{backend}"
+        );
+    }
+}
+
+/// A C rider `crash` whose native `boom` dies by SIGSEGV, built into `dir`.
+fn build_crash_rider(dir: &Path) {
+    let source = dir.join("crash.c");
+    std::fs::write(
+        &source,
+        r#"#include <stdint.h>
+#include "datalove_rti.h"
+DTLV_EXPORT_RIDER(crash)
+uint8_t dlr_crash__boom(void *rt, int32_t *result_out, const dtlv_tydesc_t *result_td) {
+    (void)rt;
+    (void)result_td;
+    *(volatile int32_t *)(uintptr_t)16 = 1;
+    *result_out = 1;
+    return DTLV_STATUS_OK;
+}
+"#,
+    )
+    .expect("write crash.c");
+    std::fs::write(dir.join("crash.dli"), "native fun boom(): i32\n").expect("write crash.dli");
+    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    let mut build = cc::Build::new();
+    build
+        .target(&triple)
+        .host(&triple)
+        .opt_level(1)
+        .out_dir(dir)
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .pic(true)
+        .include(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/include"))
+        .file(&source);
+    let objects = build.try_compile_intermediates().expect("crash.c compiles");
+    let status = build
+        .get_compiler()
+        .to_command()
+        .arg("-shared")
+        .args(&objects)
+        .arg("-o")
+        .arg(dir.join("libdlr_crash.so"))
+        .status()
+        .expect("the C compiler runs");
+    assert!(status.success(), "linking libdlr_crash.so");
+}
+
+#[test]
+fn a_crashing_native_is_one_row_of_backend_all_and_the_others_still_run() {
+    let dir = scratch_dir().join("crash");
+    std::fs::create_dir_all(&dir).expect("dir");
+    build_crash_rider(&dir);
+    std::fs::write(
+        dir.join("c.dfm"),
+        "require rider crash\nimport crash.boom\nfun go(): i32\n  ret boom()\nend fun\n",
+    )
+    .expect("module");
+    let program = dir.join("main.dfs");
+    std::fs::write(
+        &program,
+        "import c.go\ndebuglog \"before\"\ndebuglog go()\n",
+    )
+    .expect("program");
+    let out = datalove()
+        .args(["run", "--backend", "all", "--rider-path"])
+        .arg(&dir)
+        .arg(&program)
+        .output()
+        .expect("datalove runs");
+    let stdout = text(&out.stdout);
+    for backend in BACKENDS {
+        let row = format!("== {backend} (");
+        let at = stdout
+            .find(&row)
+            .unwrap_or_else(|| panic!("no row for {backend}:\n{stdout}"));
+        assert!(
+            stdout[at..].contains(
+                "exit 101)\nbefore\nstderr: error: native crashed: SIGSEGV in crash.boom\n"
+            ),
+            "{backend}:\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.ends_with("== all 4 available backends agree\n"),
+        "{stdout}"
+    );
+    assert_eq!(out.status.code(), Some(101));
+}
