@@ -1000,6 +1000,29 @@ impl<'a> Verifier<'a> {
                 writes.push(*dst);
             }
             Call { dst, args, .. } | CallNative { dst, args, .. } => {
+                // The callee's view of a value it owns (`in`) or changes (`mut`, `out`)
+                // must be its only one: such a slot appears once among the arguments.
+                // (Checked once, on the path where the call succeeds.)
+                let exclusive = |a: &Arg, v: &Self| match a.mode {
+                    ParamMode::In => v.owned(a.slot),
+                    ParamMode::Mut | ParamMode::Out => true,
+                    ParamMode::Ref => false,
+                };
+                for (i, a) in args.iter().enumerate().filter(|_| !failed) {
+                    for b in &args[i + 1..] {
+                        if a.slot == b.slot && (exclusive(a, self) || exclusive(b, self)) {
+                            self.error(
+                                at,
+                                format!(
+                                    "{} is passed `{}` and `{}` to the same call",
+                                    a.slot,
+                                    a.mode.keyword(),
+                                    b.mode.keyword()
+                                ),
+                            );
+                        }
+                    }
+                }
                 for arg in args {
                     match arg.mode {
                         ParamMode::In => self.take(at, state, arg.slot),
