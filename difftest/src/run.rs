@@ -274,6 +274,7 @@ impl Runner for InProcess {
             riders: self.riders.clone(),
             check_leaks: true,
             capture: true,
+            ..datalove::RunOptions::default()
         };
         match datalove::run(&compiled, backend, &options) {
             Ok(result) => Outcome {

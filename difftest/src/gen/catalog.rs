@@ -34,6 +34,9 @@ pub enum Fails {
     Maybe,
     /// Always: a failing or panicking native.
     Always,
+    /// Always, by crashing (a signal in the native): for runners that run programs in
+    /// processes of their own ([`crate::gen::Config::crashes`]).
+    Crash,
 }
 
 /// A bound an argument must always keep, or the call runs away (memory, time) or is
@@ -173,6 +176,11 @@ fn behavior(name: &str) -> Option<Behavior> {
         "probe_fail" | "probe_fail_owned" | "probe_panic" | "probe_panic_after_push" => {
             Behavior::fails(Fails::Always)
         }
+        "probe_fail_bytes" | "probe_panic_lines" | "probe_raise_ok" => {
+            Behavior::fails(Fails::Always)
+        }
+        "probe_segv" | "probe_abort" | "cprobe_crash" => Behavior::fails(Fails::Crash),
+        "probe_size_of" => safe,
         "probe_join" | "probe_make_data" | "probe_set_string" | "probe_bump_pair" => safe,
         "probe_push_range" => safe.limit(1, Small(12)).limit(2, Small(12)),
         // Fails past i64's top, and the option is a variable the generator cannot see into.
@@ -196,6 +204,9 @@ fn behavior(name: &str) -> Option<Behavior> {
         "fixedint.zero" | "fixedint.to_string" | "fixedint.parse" => safe,
         "fixedint.abs" => safe.guard(0, NotMin),
         "floats.to_string" | "floats.parse" => safe,
+        "floats.to_string_fixed" => safe.limit(1, Small(20)),
+        "lists.filled" => safe.limit(0, Small(6)),
+        "env.args" => safe,
         "strings.len" | "strings.concat" | "strings.find" | "strings.contains" => safe,
         "strings.upper" | "strings.lower" => safe,
         "strings.slice" => safe.guard(1, Zero).guard(2, Zero),

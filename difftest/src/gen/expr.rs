@@ -593,6 +593,10 @@ impl Generator<'_> {
             }
             match c.behavior.fails {
                 Fails::Always | Fails::Maybe if c.origin != Origin::Script && !risky => continue,
+                // A crash ends the program: rarer still than a failure.
+                Fails::Crash if !self.config.crashes || !risky || !self.rng.chance(1, 8) => {
+                    continue
+                }
                 _ => {}
             }
             let cost = if is_self { 1 } else { c.cost };

@@ -52,6 +52,9 @@ pub struct Config {
     /// Per-mille chances a program may draw from for writing a fallible operation so
     /// it can fail; each program takes one of them.
     pub risk_levels: Vec<u64>,
+    /// Whether programs may call natives that crash (a signal): only where each run is
+    /// a process of its own, never in process.
+    pub crashes: bool,
 }
 
 impl Default for Config {
@@ -64,6 +67,7 @@ impl Default for Config {
             function_budget: 400,
             main_budget: 20_000,
             risk_levels: vec![0, 0, 10, 25, 50, 100, 200],
+            crashes: true,
         }
     }
 }
@@ -78,6 +82,7 @@ impl Config {
             max_expr_depth: 2,
             function_budget: 200,
             main_budget: 4_000,
+            crashes: false,
             ..Config::default()
         }
     }
