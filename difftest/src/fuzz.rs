@@ -300,3 +300,48 @@ pub fn seed_corpus(target: Target) -> Vec<(String, Vec<u8>)> {
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ways of making IR give the verifier programs it accepts as well as ones it
+    /// refuses, so the backends behind it are reached too.
+    #[test]
+    fn ir_from_choices_is_sometimes_accepted() {
+        let mut accepted = [0usize; 2];
+        let mut total = [0usize; 2];
+        for i in 0..400u64 {
+            let mut rng = Rng::seeded(i);
+            let mut bytes: Vec<u8> = (0..300).map(|_| rng.next_u64() as u8).collect();
+            bytes[0] = i as u8;
+            let mode = (i % 2) as usize;
+            let program = if mode == 1 {
+                let split = (u16::from_le_bytes([bytes[1], bytes[2]]) as usize).min(297);
+                let (g, m) = bytes[3..].split_at(split);
+                let Ok(c) = generate(&mut Rng::from_bytes(g), &Config::small()).compile() else {
+                    continue;
+                };
+                let mut p = c.program;
+                mutate(&mut p, &mut Rng::from_bytes(m));
+                p
+            } else {
+                random_program(&mut Rng::from_bytes(&bytes[1..]))
+            };
+            total[mode] += 1;
+            accepted[mode] += verify_program(&program).is_ok() as usize;
+        }
+        println!(
+            "accepted: built {}/{}, mutated {}/{}",
+            accepted[0], total[0], accepted[1], total[1]
+        );
+        assert!(
+            accepted[0] > 0 && accepted[0] < total[0],
+            "{accepted:?} of {total:?}"
+        );
+        assert!(
+            accepted[1] > 0 && accepted[1] < total[1],
+            "{accepted:?} of {total:?}"
+        );
+    }
+}

@@ -127,6 +127,8 @@ impl Behavior {
 pub enum Origin {
     /// A function of the generated script.
     Script,
+    /// A generated function of the module `module` (`gm`), which the script imports.
+    Module { module: String },
     /// A standard module's function, imported as `MODULE_FUNCTION`.
     Library { module: String, function: String },
     /// A rider's native, reached through the prelude module's wrapper of the same name.
@@ -151,6 +153,11 @@ pub struct Callable {
 }
 
 impl Callable {
+    /// Whether the program being generated defines it (in its script or its module).
+    pub fn generated(&self) -> bool {
+        matches!(self.origin, Origin::Script | Origin::Module { .. })
+    }
+
     /// The type parameters no parameter mentions: only an expected type decides them.
     pub fn result_only_params(&self) -> Vec<u32> {
         let mut mentioned = Vec::new();

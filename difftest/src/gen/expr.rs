@@ -56,7 +56,7 @@ impl Generator<'_> {
             }
         }
         let default = self.native_index("probe_default");
-        self.used.insert(default);
+        self.used[self.file].insert(default);
         if decided && how == Use::Consume {
             return E::atom("probe_default()");
         }
@@ -563,10 +563,7 @@ impl Generator<'_> {
         }
         let weights: Vec<u32> = candidates
             .iter()
-            .map(|&i| match self.callables[i].origin {
-                Origin::Script => 6,
-                _ => 2,
-            })
+            .map(|&i| if self.callables[i].generated() { 6 } else { 2 })
             .collect();
         let callee = candidates[self.rng.weighted(&weights)];
         let _ = how;
@@ -584,7 +581,7 @@ impl Generator<'_> {
             let is_self = self.fx.self_callable == Some(i);
             // A function calls those generated before it, and itself only when
             // recursive (once, outside loops).
-            if c.origin == Origin::Script
+            if c.generated()
                 && !self.fx.is_main
                 && i == self.callables.len() - 1
                 && (!is_self || self.fx.recursive_call_written || self.fx.loop_level > 0)
@@ -592,7 +589,7 @@ impl Generator<'_> {
                 continue;
             }
             match c.behavior.fails {
-                Fails::Always | Fails::Maybe if c.origin != Origin::Script && !risky => continue,
+                Fails::Always | Fails::Maybe if !c.generated() && !risky => continue,
                 // A crash ends the program: rarer still than a failure.
                 Fails::Crash if !self.config.crashes || !risky || !self.rng.chance(1, 8) => {
                     continue
@@ -793,9 +790,7 @@ impl Generator<'_> {
         if is_self {
             self.fx.recursive_call_written = true;
         }
-        if c.origin != Origin::Script {
-            self.used.insert(callee);
-        }
+        self.used[self.file].insert(callee);
         Some(E::atom(format!("{}({})", c.name, args.join(", "))))
     }
 

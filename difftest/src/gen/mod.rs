@@ -170,14 +170,20 @@ pub(crate) struct Generator<'a> {
     pub config: &'a Config,
     /// The catalog's callables, then the program's own functions.
     pub callables: Vec<Callable>,
-    /// Which callables the program calls (for its imports and the prelude module).
-    pub used: BTreeSet<usize>,
+    /// Which callables the script (0) and the generated module (1) call, for their
+    /// imports and the prelude module.
+    pub used: [BTreeSet<usize>; 2],
+    /// The file being written: 0 the script, 1 the module `gm`.
+    pub file: usize,
     /// Per-mille chance of writing a fallible operation so it can fail.
     pub risk: u64,
     pub fx: FnState,
-    /// Generated functions' text, in order.
-    functions: Vec<String>,
+    /// Generated functions' text, in order, per file.
+    functions: [Vec<String>; 2],
 }
+
+/// The module generated functions may live in, imported by the script.
+pub const GENERATED_MODULE: &str = "gm";
 
 impl<'a> Generator<'a> {
     fn new(rng: &'a mut Rng, config: &'a Config) -> Generator<'a> {
@@ -186,10 +192,11 @@ impl<'a> Generator<'a> {
             rng,
             config,
             callables: catalog().callables.clone(),
-            used: BTreeSet::new(),
+            used: [BTreeSet::new(), BTreeSet::new()],
+            file: 0,
             risk,
             fx: FnState::default(),
-            functions: Vec::new(),
+            functions: [Vec::new(), Vec::new()],
         }
     }
 
@@ -471,16 +478,45 @@ impl<'a> Generator<'a> {
 
     fn program(&mut self) -> TestProgram {
         let count = self.rng.range(1, self.config.functions.max(1));
+        // The first few functions (now and then) live in a module the script imports.
+        let in_module = if count >= 3 && self.rng.chance(1, 3) {
+            self.rng.range(1, count / 2)
+        } else {
+            0
+        };
         for i in 0..count {
             if self.rng.exhausted() && i > 0 {
                 break;
             }
+            self.file = (i < in_module) as usize;
             self.function(i as usize);
         }
+        self.file = 0;
         let main = self.main_body();
-        let mut script = String::new();
+        let mut script = self.imports(0);
+        for f in &self.functions[0] {
+            script.push_str(f);
+            script.push('\n');
+        }
+        script.push_str(&main);
+        let mut files = Vec::new();
+        if !self.functions[1].is_empty() {
+            let mut module = self.imports(1);
+            for f in &self.functions[1] {
+                module.push_str(f);
+            }
+            files.push((format!("{GENERATED_MODULE}.dfm"), module));
+        }
+        if let Some(prelude) = self.prelude_module() {
+            files.push((format!("{PRELUDE_MODULE}.dfm"), prelude));
+        }
+        TestProgram { script, files }
+    }
+
+    /// The `import` lines of file `file` (0 the script, 1 the module), and a blank line.
+    fn imports(&self, file: usize) -> String {
         let mut imports = BTreeSet::new();
-        for &i in &self.used {
+        for &i in &self.used[file] {
             match &self.callables[i].origin {
                 Origin::Library { module, function } => {
                     imports.insert(format!("import {module}.{function} as {module}_{function}"));
@@ -488,32 +524,27 @@ impl<'a> Generator<'a> {
                 Origin::Native { native, .. } => {
                     imports.insert(format!("import {PRELUDE_MODULE}.{native}"));
                 }
-                Origin::Script => {}
+                Origin::Module { module } if file == 0 => {
+                    imports.insert(format!("import {module}.{}", self.callables[i].name));
+                }
+                Origin::Module { .. } | Origin::Script => {}
             }
         }
+        let mut out = String::new();
         for line in &imports {
-            script.push_str(line);
-            script.push('\n');
+            out.push_str(line);
+            out.push('\n');
         }
         if !imports.is_empty() {
-            script.push('\n');
+            out.push('\n');
         }
-        for f in &self.functions {
-            script.push_str(f);
-            script.push('\n');
-        }
-        script.push_str(&main);
-        let mut files = Vec::new();
-        if let Some(prelude) = self.prelude_module() {
-            files.push((format!("{PRELUDE_MODULE}.dfm"), prelude));
-        }
-        TestProgram { script, files }
+        out
     }
 
     /// `pr.dfm`: a wrapper per native the program calls.
     fn prelude_module(&self) -> Option<String> {
-        let natives: Vec<(&str, &str)> = self
-            .used
+        let used: BTreeSet<usize> = self.used[0].union(&self.used[1]).copied().collect();
+        let natives: Vec<(&str, &str)> = used
             .iter()
             .filter_map(|&i| match &self.callables[i].origin {
                 Origin::Native { rider, native } => Some((rider.as_str(), native.as_str())),
@@ -537,7 +568,7 @@ impl<'a> Generator<'a> {
         self.push_scope();
         let mut body = Vec::new();
         let script_functions: Vec<usize> = (0..self.callables.len())
-            .filter(|&i| self.callables[i].origin == Origin::Script)
+            .filter(|&i| self.callables[i].generated())
             .collect();
         for f in script_functions {
             let extra = self.rng.below(3);
@@ -584,7 +615,12 @@ impl<'a> Generator<'a> {
         if recursive {
             params.push(("d".into(), ParamMode::In, IrType::U32));
         }
-        let nparams = self.rng.below(5);
+        // Now and then a wide one: frames and calls with many arguments.
+        let nparams = if self.rng.chance(1, 12) {
+            self.rng.range(6, 12)
+        } else {
+            self.rng.below(5)
+        };
         for i in 0..nparams {
             let mode = [
                 ParamMode::In,
@@ -653,7 +689,13 @@ impl<'a> Generator<'a> {
                 guards: Vec::new(),
                 may_shrink: true,
             },
-            origin: Origin::Script,
+            origin: if self.file == 1 {
+                Origin::Module {
+                    module: GENERATED_MODULE.to_string(),
+                }
+            } else {
+                Origin::Script
+            },
             cost: 1,
             recursive,
         });
@@ -747,7 +789,7 @@ impl<'a> Generator<'a> {
         text.push('\n');
         render_block(&body, 1, &mut text);
         text.push_str("end fun\n");
-        self.functions.push(text);
+        self.functions[self.file].push(text);
     }
 
     /// `if d == 0 ... ret ... end if`: the recursion's end, with no recursive call.
