@@ -801,6 +801,28 @@ impl<'a> Verifier<'a> {
                         );
                     }
                 }
+                // A value the callee owns (`in`, not copy) is its only view of it too: it
+                // is moved once, so it appears once among the arguments.
+                for (i, a) in args.iter().enumerate() {
+                    if a.mode != ParamMode::In || f.slot_type(a.slot).is_copy() {
+                        continue;
+                    }
+                    let again = args.iter().enumerate().find(|(j, b)| {
+                        *j != i
+                            && b.slot == a.slot
+                            && !matches!(b.mode, ParamMode::Mut | ParamMode::Out)
+                            && (*j > i || b.mode != ParamMode::In)
+                    });
+                    if let Some((j, b)) = again {
+                        self.error(
+                            At::Inst(BlockId(bi as u32), ii),
+                            format!(
+                                "{} is passed `in` as argument {i} and again (`{}`) as argument {j} of the same call: a value the callee owns must be its only view of it",
+                                a.slot, b.mode
+                            ),
+                        );
+                    }
+                }
             }
         }
     }

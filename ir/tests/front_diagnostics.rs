@@ -43,6 +43,37 @@ fn d001_use_after_move() {
     assert_error(text, "D001", 5, 10);
 }
 
+/// An operand read in place by its operation is lent while the other operands are
+/// evaluated: moving it then would leave the operation reading what was moved.
+#[test]
+fn d001_a_variable_moved_while_lent_to_its_operation() {
+    let take = "fun take(s: string): string\n  ret s\nend fun\nlet s = \"a\"\n";
+    // Lent to a comparison.
+    assert_error(&format!("{take}debuglog s == take(s)\n"), "D001", 5, 10);
+    // Lent `ref` to a call that also takes it.
+    let f = "fun f(ref a: string, b: string)\nend fun\n";
+    assert_error(&format!("{take}{f}f(ref s, s)\n"), "D001", 7, 7);
+    // Lent to an indexing, a `push` and a `set xs[i]`.
+    let list = "fun n(xs: [string]): index\n  ret 0\nend fun\nvar xs = [\"a\"]\n";
+    assert_error(&format!("{list}debuglog xs[n(xs)]\n"), "D001", 5, 10);
+    let first = "fun first(xs: [string]): string\n  ret xs[0]\nend fun\n";
+    assert_error(
+        &format!("{list}{first}push(mut xs, first(xs))\n"),
+        "D001",
+        8,
+        1,
+    );
+    assert_error(
+        &format!("{list}{first}set xs[0] = first(xs)\n"),
+        "D001",
+        8,
+        1,
+    );
+    // A copy value is read, never moved: nothing to refuse.
+    let copy = "fun inc(x: i64): i64\n  ret x + 1\nend fun\nlet x = 1\ndebuglog x == inc(x)\n";
+    front_support::compile_ok("test.dfs", copy, &[]);
+}
+
 #[test]
 fn d001_move_in_an_earlier_loop_iteration() {
     let text =

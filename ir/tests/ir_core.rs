@@ -434,3 +434,56 @@ fn mut_and_out_arguments_may_not_alias_another_argument() {
     // Two `ref`s of one value are fine.
     call_twice(ParamMode::Ref, ParamMode::Ref, false).expect("two refs");
 }
+
+/// A call's callee owns (`in`) or changes (`mut`, `out`) a value only when that argument
+/// is its only view of it; the same slot again in the call (even `ref`) is refused.
+#[test]
+fn a_value_moved_or_changed_by_a_call_is_not_passed_to_it_twice() {
+    let mut pb = ProgramBuilder::new();
+    let f = pb.declare_function(
+        "f",
+        vec![],
+        vec![
+            ("a".into(), ParamMode::Ref, IrType::String),
+            ("b".into(), ParamMode::In, IrType::String),
+        ],
+        IrType::Unit,
+    );
+    let mut fb = pb.function(f);
+    let b = fb.param(1);
+    fb.drop_slot(b);
+    fb.terminate(Terminator::Return(None));
+    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+    let mut fb = pb.function(main);
+    let s = fb.string("x");
+    let abandon = fb.abandon_block(&[]);
+    fb.inst(
+        InstKind::Call {
+            dst: None,
+            func: f,
+            type_args: vec![],
+            args: vec![
+                Arg {
+                    mode: ParamMode::Ref,
+                    slot: s,
+                },
+                Arg {
+                    mode: ParamMode::In,
+                    slot: s,
+                },
+            ],
+        },
+        Some(abandon),
+    );
+    fb.terminate(Terminator::Return(None));
+    pb.set_entry(main);
+    let errors: Vec<String> = verify_program(&pb.finish())
+        .unwrap_err()
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b0, instruction 1 (call): s0 is passed `in` as argument 1 and again (`ref`) as argument 0 of the same call: a value the callee owns must be its only view of it"]
+    );
+}

@@ -4,6 +4,11 @@
 //! parameter left unwritten, and one value passed as `mut`/`out` and as another argument
 //! of the same call (`D010`).
 //!
+//! An operand that is a variable is read in place when its operation runs, after the
+//! operation's other operands are evaluated (`s == take(s)`, `f(ref s, s)`,
+//! `push(mut xs, f(xs))`): while those are evaluated the variable is *lent*, and moving
+//! it then is a use after move (`D001`), since the operation would read what was moved.
+//!
 //! A loop's head is analysed to a fixpoint; the locals initialized there on every
 //! iteration are recorded in the loop (`head_init`) for lowering to follow.
 
@@ -123,6 +128,8 @@ struct Checker<'a> {
     outs: Vec<usize>,
     loops: Vec<LoopCtx>,
     diagnostics: &'a mut Vec<Diagnostic>,
+    /// Variables an operation still being evaluated will read in place, and where.
+    lent: Vec<(LocalId, Span)>,
 }
 
 fn check_function(f: &mut HirFunction, diagnostics: &mut Vec<Diagnostic>) {
@@ -140,6 +147,7 @@ fn check_function(f: &mut HirFunction, diagnostics: &mut Vec<Diagnostic>) {
         outs,
         loops: Vec::new(),
         diagnostics,
+        lent: Vec::new(),
     };
     c.block(&mut f.body, &mut state);
     c.outs_written(&state, f.end_span, "the end of the function");
@@ -204,8 +212,10 @@ impl Checker<'_> {
             } => {
                 self.assignable(*local, span, "change an element of");
                 self.use_local(*local, span, st, Use::Read);
+                let mark = self.lend_local(*local, span);
                 self.expr(index, st, Use::Consume);
                 self.expr(value, st, Use::Consume);
+                self.lent.truncate(mark);
             }
             StmtKind::If {
                 cond,
@@ -350,6 +360,18 @@ impl Checker<'_> {
             }
         }
         if how == Use::Consume && !l.ty.is_copy() {
+            if let Some(&(_, lent_at)) = self.lent.iter().find(|(x, _)| *x == local) {
+                let name = l.name.clone();
+                self.diagnostics.push(
+                    Diagnostic::error("D001", lent_at, format!("use of `{name}` after it was moved"))
+                        .with_label("read here when the operation runs")
+                        .with_secondary(span, "moved here, before that")
+                        .with_note(format!(
+                            "an operation reads a variable operand in place once its other operands are evaluated: pass `clone({name})` to keep a copy"
+                        )),
+                );
+            }
+            let l = &self.locals[local.index()];
             if let LocalKind::Param(mode @ (ParamMode::Ref | ParamMode::Mut)) = l.kind {
                 self.diagnostics.push(
                     Diagnostic::error(
@@ -393,11 +415,15 @@ impl Checker<'_> {
             | ExprKind::Cast { value: x, .. } => self.expr(x, st, Use::Read),
             ExprKind::Index(base, index) => {
                 self.expr(base, st, Use::Read);
+                let mark = self.lend(base);
                 self.expr(index, st, Use::Consume);
+                self.lent.truncate(mark);
             }
             ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) | ExprKind::Concat(a, b) => {
                 self.expr(a, st, Use::Read);
+                let mark = self.lend(a);
                 self.expr(b, st, Use::Read);
+                self.lent.truncate(mark);
             }
             ExprKind::And(a, b) | ExprKind::Or(a, b) => {
                 self.expr(a, st, Use::Read);
@@ -409,7 +435,9 @@ impl Checker<'_> {
                 let list = *list;
                 self.assignable_arg(list, span, ParamMode::Mut);
                 self.use_local(list, span, st, Use::Read);
+                let mark = self.lend_local(list, span);
                 self.expr(value, st, Use::Consume);
+                self.lent.truncate(mark);
             }
             ExprKind::Call { args, .. } => {
                 for (i, a) in args.iter().enumerate() {
@@ -429,14 +457,19 @@ impl Checker<'_> {
                     }
                 }
                 let mut outs = Vec::new();
+                let mark = self.lent.len();
                 for a in args.iter_mut() {
                     match a.mode {
                         ParamMode::In => self.expr(&mut a.value, st, Use::Consume),
-                        ParamMode::Ref => self.expr(&mut a.value, st, Use::Read),
+                        ParamMode::Ref => {
+                            self.expr(&mut a.value, st, Use::Read);
+                            self.lend(&a.value);
+                        }
                         ParamMode::Mut => {
                             if let Some(l) = a.value.kind.as_local() {
                                 self.assignable_arg(l, a.span, ParamMode::Mut);
                                 self.use_local(l, a.value.span, st, Use::Read);
+                                self.lend_local(l, a.value.span);
                             }
                         }
                         ParamMode::Out => {
@@ -447,11 +480,30 @@ impl Checker<'_> {
                         }
                     }
                 }
+                self.lent.truncate(mark);
                 for l in outs {
                     set(st, l, St::Init);
                 }
             }
         }
+    }
+
+    /// Lends `e` to the operation being evaluated when it is a variable of an owned type
+    /// (read in place when the operation runs); returns the mark to truncate back to.
+    fn lend(&mut self, e: &Expr) -> usize {
+        let mark = self.lent.len();
+        if let Some(l) = e.kind.as_local() {
+            self.lend_local(l, e.span);
+        }
+        mark
+    }
+
+    fn lend_local(&mut self, local: LocalId, span: Span) -> usize {
+        let mark = self.lent.len();
+        if !self.local(local).ty.is_copy() {
+            self.lent.push((local, span));
+        }
+        mark
     }
 
     /// D004: `mut`/`out` on what is not a `var` (and `out` on a `mut` parameter, which
