@@ -36,8 +36,9 @@ pub mod run;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use datalove_front as front;
+use datalove_front::{Compiled, Failed};
 pub use datalove_ir as ir;
-use datalove_ir::front::{Compiled, Failed};
 
 pub use riders::{ProgramLoader, RiderPath, STD_DLI as STD_RIDER_DLI};
 pub use run::{run, run_all, Backend, BuildError, Comparison, RunOptions, RunResult, Unavailable};
@@ -119,7 +120,7 @@ pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, CompileE
         error,
     })?;
     let name = path.display().to_string();
-    datalove_ir::front::compile_bytes(&loader(path, options), &name, bytes)
+    datalove_front::compile_bytes(&loader(path, options), &name, bytes)
         .map_err(CompileError::Diagnostics)
 }
 
@@ -127,5 +128,5 @@ pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, CompileE
 /// module: `F008`) and the verifier admits its IR (`V001`). The refusal is diagnostics
 /// like a compile error's, the same whichever backend would have run it.
 pub fn admit(compiled: &Compiled) -> Result<(), CompileError> {
-    datalove_ir::front::admit(compiled).map_err(CompileError::Diagnostics)
+    datalove_front::admit(compiled).map_err(CompileError::Diagnostics)
 }

@@ -149,7 +149,7 @@ fn compile(
     file: &Path,
     options: &datalove::Options,
     admit: bool,
-) -> Result<datalove::ir::front::Compiled, ExitCode> {
+) -> Result<datalove::front::Compiled, ExitCode> {
     let compiled = datalove::compile_file(file, options).map_err(refused)?;
     if admit {
         datalove::admit(&compiled).map_err(refused)?;
@@ -226,7 +226,7 @@ fn emit(what: Emit, file: &Path, search: Search) -> ExitCode {
             } else {
                 "c"
             };
-            let failed = datalove::ir::front::backend_refusal(&compiled, backend, &why);
+            let failed = datalove::front::backend_refusal(&compiled, backend, &why);
             eprint!("{}", failed.render());
             exit_code(datalove::EXIT_REFUSED)
         }

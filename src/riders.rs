@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use datalove_ir::front::{read_file, FsLoader, Loaded, Loader};
+use datalove_front::{read_file, FsLoader, Loaded, Loader};
 
 /// The environment variable holding extra rider directories, `:`-separated.
 pub const RIDER_PATH_ENV: &str = "DATALOVE_RIDER_PATH";

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
-use datalove_ir::front::{Compiled, Failed};
+use datalove_front::{Compiled, Failed};
 use datalove_ir::native::NativeResolver;
 use datalove_rt::{Outcome, OutputMode, RiderLibrary, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
 use datalove_rti::RtHeader;
@@ -124,7 +124,7 @@ pub fn run(
     }
     let start = Instant::now();
     // One admission for every backend, before any of them is asked.
-    if let Err(failed) = datalove_ir::front::admit(compiled) {
+    if let Err(failed) = datalove_front::admit(compiled) {
         return Ok(RunResult {
             backend,
             stdout: Vec::new(),
@@ -244,7 +244,7 @@ fn run_jit(
 
 /// `backend` could not compile `compiled` after admitting it: `B001`, as [`refused`].
 fn backend_refused(compiled: &Compiled, backend: Backend, why: impl std::fmt::Display) -> Outcome {
-    let failed = datalove_ir::front::backend_refusal(compiled, backend.name(), &why.to_string());
+    let failed = datalove_front::backend_refusal(compiled, backend.name(), &why.to_string());
     refused(&failed)
 }
 
@@ -356,7 +356,7 @@ fn link_executable(
 ) -> Result<(), BuildError> {
     let runtime = datalove_rt::artifact::staticlib_for_current_exe().map_err(BuildError::Failed)?;
     let refused = |why: String| {
-        BuildError::Refused(datalove_ir::front::backend_refusal(
+        BuildError::Refused(datalove_front::backend_refusal(
             compiled,
             backend.name(),
             &why,
@@ -408,7 +408,7 @@ pub fn build_executable(
     riders: &RiderPath,
     out: &std::path::Path,
 ) -> Result<(), BuildError> {
-    datalove_ir::front::admit(compiled).map_err(BuildError::Refused)?;
+    datalove_front::admit(compiled).map_err(BuildError::Refused)?;
     let rider_dirs = aot_riders(compiled, riders).map_err(BuildError::Rider)?;
     // Every file the build reads: the sources and interfaces the front end read (the
     // built-in ones have no file), the rider libraries and the runtime it links.

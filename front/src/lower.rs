@@ -13,10 +13,10 @@
 use std::collections::HashMap;
 
 use super::hir::{self, Callee, ExprKind, HirFunction, HirProgram, LocalId, LocalKind, StmtKind};
-use crate::diag::{Sources, Span};
-use crate::native::RiderInterface;
-use crate::program::*;
-use crate::types::{IrType, ParamMode};
+use datalove_ir::diag::{Sources, Span};
+use datalove_ir::native::RiderInterface;
+use datalove_ir::program::*;
+use datalove_ir::types::{IrType, ParamMode};
 
 /// Lowers a checked program (no diagnostics pending) to IR.
 pub fn lower(hir: &HirProgram, riders: &[RiderInterface], sources: &Sources) -> Program {

@@ -15,8 +15,8 @@
 use std::rc::Rc;
 
 use super::hir::*;
-use crate::diag::{Diagnostic, Span};
-use crate::types::ParamMode;
+use datalove_ir::diag::{Diagnostic, Span};
+use datalove_ir::types::ParamMode;
 
 /// Checks every function, filling in each loop's `head_init`.
 pub fn check(program: &mut HirProgram, diagnostics: &mut Vec<Diagnostic>) {

@@ -2,7 +2,7 @@
 //! verification, and finding a diagnostic's line and column.
 #![allow(dead_code)]
 
-use datalove_ir::front::{compile, Compiled, Failed, MemoryLoader};
+use datalove_front::{compile, Compiled, Failed, MemoryLoader};
 
 pub const STD_DLI: &str = include_str!("../../../runtime/std/rider.dli");
 

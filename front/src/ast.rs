@@ -1,7 +1,7 @@
 //! The syntax tree, as parsed: names are still strings and nothing is typed yet.
 
-use crate::diag::{FileId, Span};
-use crate::types::ParamMode;
+use datalove_ir::diag::{FileId, Span};
+use datalove_ir::types::ParamMode;
 
 /// What a source file is, from its extension: a `.dfm` module or a script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

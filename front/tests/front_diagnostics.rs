@@ -139,11 +139,11 @@ fn f033_a_native_too_wide_for_the_c_abi() {
     let params: Vec<String> = (0..15).map(|i| format!("a{i}: u8")).collect();
     let dli = format!("native fun wide({})\n", params.join(", "));
     let loader = front_support::loader(&[("wide", "require rider w\nimport w.wide\n")]);
-    let loader = datalove_ir::front::MemoryLoader {
+    let loader = datalove_front::MemoryLoader {
         riders: vec![("w".into(), "w.dli".into(), dli.into_bytes())],
         ..loader
     };
-    let f = datalove_ir::front::compile(&loader, "t.dfs", "import wide.nothing\n").unwrap_err();
+    let f = datalove_front::compile(&loader, "t.dfs", "import wide.nothing\n").unwrap_err();
     assert!(
         f.diagnostics.iter().any(|d| d.code == "F033"),
         "{}",
@@ -170,7 +170,7 @@ fn a_block_header_that_does_not_parse_is_one_diagnostic() {
 }
 
 /// Where a diagnostic is: `(code, file, line, col)`.
-fn placed(f: &datalove_ir::front::Failed) -> Vec<(&'static str, String, u32, u32)> {
+fn placed(f: &datalove_front::Failed) -> Vec<(&'static str, String, u32, u32)> {
     f.diagnostics
         .iter()
         .map(|d| {
@@ -189,14 +189,13 @@ fn placed(f: &datalove_ir::front::Failed) -> Vec<(&'static str, String, u32, u32
 fn s012_a_source_that_is_not_utf8_is_located_at_its_first_bad_byte() {
     let loader = front_support::loader(&[]);
     let bytes = b"debuglog 1\nlet x = \"a\xffb\"\n".to_vec();
-    let f = datalove_ir::front::compile_bytes(&loader, "bad.dfs", bytes).unwrap_err();
+    let f = datalove_front::compile_bytes(&loader, "bad.dfs", bytes).unwrap_err();
     assert_eq!(placed(&f), vec![("S012", "bad.dfs".into(), 2, 11)]);
     assert!(f.render().contains("byte 0xff"), "{}", f.render());
     // A character cut off by the end of the file.
     let bytes = "debuglog \"é".as_bytes();
-    let f =
-        datalove_ir::front::compile_bytes(&loader, "cut.dfs", bytes[..bytes.len() - 1].to_vec())
-            .unwrap_err();
+    let f = datalove_front::compile_bytes(&loader, "cut.dfs", bytes[..bytes.len() - 1].to_vec())
+        .unwrap_err();
     assert_eq!(placed(&f), vec![("S012", "cut.dfs".into(), 1, 11)]);
     assert!(f.render().contains("cut off"), "{}", f.render());
 }
@@ -205,7 +204,7 @@ fn s012_a_source_that_is_not_utf8_is_located_at_its_first_bad_byte() {
 fn s012_a_module_or_rider_interface_that_is_not_utf8() {
     let loader = front_support::loader(&[])
         .with_module_bytes("m", b"fun f()\n  debuglog \"\xc3(\"\nend fun\n");
-    let f = datalove_ir::front::compile(&loader, "t.dfs", "import m.f\nf()\n").unwrap_err();
+    let f = datalove_front::compile(&loader, "t.dfs", "import m.f\nf()\n").unwrap_err();
     // Reported in the module, and only there: not as a missing module (N003).
     assert_eq!(placed(&f), vec![("S012", "m.dfm".into(), 2, 13)]);
 
@@ -214,7 +213,7 @@ fn s012_a_module_or_rider_interface_that_is_not_utf8() {
         "require rider w\nimport w.g\nfun g()\n  g()\nend fun\n",
     )])
     .with_rider_bytes("w", b"native fun g()\n# caf\xe9\n");
-    let f = datalove_ir::front::compile(&loader, "t.dfs", "import w.g\ng()\n").unwrap_err();
+    let f = datalove_front::compile(&loader, "t.dfs", "import w.g\ng()\n").unwrap_err();
     assert_eq!(placed(&f), vec![("S012", "w.dli".into(), 2, 6)]);
 }
 
@@ -228,13 +227,13 @@ fn the_module_search_stops_at_a_file_that_exists() {
     std::fs::create_dir_all(&second).unwrap();
     std::fs::write(second.join("m.dfm"), "fun f()\nend fun\n").unwrap();
     let root = first.join("t.dfs").display().to_string();
-    let loader = datalove_ir::front::FsLoader::for_root(&root).with_module_dir(&second);
+    let loader = datalove_front::FsLoader::for_root(&root).with_module_dir(&second);
     let script = "import m.f\nf()\n";
     // Only in the second directory: found there.
-    datalove_ir::front::compile(&loader, &root, script).expect("m.dfm is found in second/");
+    datalove_front::compile(&loader, &root, script).expect("m.dfm is found in second/");
     // Not UTF-8 in the first: S012 there.
     std::fs::write(first.join("m.dfm"), b"fun f()\xff\nend fun\n").unwrap();
-    let f = datalove_ir::front::compile(&loader, &root, script).unwrap_err();
+    let f = datalove_front::compile(&loader, &root, script).unwrap_err();
     let found = placed(&f);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].0, "S012");
@@ -242,7 +241,7 @@ fn the_module_search_stops_at_a_file_that_exists() {
     // There but unreadable (a directory): N011 at the import.
     std::fs::remove_file(first.join("m.dfm")).unwrap();
     std::fs::create_dir_all(first.join("m.dfm")).unwrap();
-    let f = datalove_ir::front::compile(&loader, &root, script).unwrap_err();
+    let f = datalove_front::compile(&loader, &root, script).unwrap_err();
     assert_eq!(located(&f), vec![("N011", 1, 8)], "{}", f.render());
     assert!(f.render().contains("cannot be read"), "{}", f.render());
     let _ = std::fs::remove_dir_all(&base);
@@ -253,7 +252,7 @@ fn the_module_search_stops_at_a_file_that_exists() {
 /// source line), `B001` for a backend that cannot take an admitted program.
 #[test]
 fn f008_v001_b001_refusals_before_running() {
-    use datalove_ir::front::{admit, backend_refusal};
+    use datalove_front::{admit, backend_refusal};
     let module = front_support::compile_ok("lib.dfm", "fun f(): u8\n  ret 1\nend fun\n", &[]);
     let f = admit(&module).unwrap_err();
     assert_eq!(placed(&f), vec![("F008", "lib.dfm".into(), 1, 1)]);
@@ -330,7 +329,7 @@ fn every_code_is_documented_and_tested() {
     ]
     .concat();
     let mut codes = Vec::new();
-    for entry in std::fs::read_dir(root.join("src/front")).expect("src/front") {
+    for entry in std::fs::read_dir(root.join("src")).expect("src") {
         let text = std::fs::read_to_string(entry.expect("entry").path()).expect("source");
         let bytes = text.as_bytes();
         for i in 0..bytes.len().saturating_sub(5) {

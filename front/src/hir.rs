@@ -2,9 +2,9 @@
 //! every name resolved (locals to [`LocalId`], callees to functions or natives), every
 //! expression typed with an [`IrType`] over the enclosing function's type parameters.
 
-use crate::diag::Span;
-use crate::program::{BinaryOp, CompareOp};
-use crate::types::{IrType, ParamMode, TypeParam};
+use datalove_ir::diag::Span;
+use datalove_ir::program::{BinaryOp, CompareOp};
+use datalove_ir::types::{IrType, ParamMode, TypeParam};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocalId(pub u32);

@@ -10,7 +10,7 @@
 //! grammar, the rules and every diagnostic code are in `docs/language.md`.
 //!
 //! ```
-//! use datalove_ir::front::{compile, MemoryLoader};
+//! use datalove_front::{compile, MemoryLoader};
 //!
 //! let loader = MemoryLoader::new()
 //!     .with_rider("num", "native fun twice(x: u32): u32\n")
@@ -37,9 +37,9 @@ pub mod typeck;
 pub use admit::{admit, backend_refusal};
 pub use loader::{library_module, read_file, FsLoader, Loaded, Loader, MemoryLoader, LIBRARY};
 
-use crate::diag::{Diagnostic, Sources};
-use crate::native::RiderInterface;
-use crate::program::Program;
+use datalove_ir::diag::{Diagnostic, Sources};
+use datalove_ir::native::RiderInterface;
+use datalove_ir::program::Program;
 
 /// A compiled program, with the sources and rider interfaces it was compiled from.
 #[derive(Debug)]

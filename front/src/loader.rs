@@ -53,13 +53,13 @@ pub trait Loader {
 
 /// The standard modules, built into the compiler: `(module name, text)`.
 pub const LIBRARY: &[(&str, &str)] = &[
-    ("fixedint", include_str!("../../../library/fixedint.dfm")),
-    ("floats", include_str!("../../../library/floats.dfm")),
-    ("strings", include_str!("../../../library/strings.dfm")),
-    ("lists", include_str!("../../../library/lists.dfm")),
-    ("math", include_str!("../../../library/math.dfm")),
-    ("describe", include_str!("../../../library/describe.dfm")),
-    ("env", include_str!("../../../library/env.dfm")),
+    ("fixedint", include_str!("../../library/fixedint.dfm")),
+    ("floats", include_str!("../../library/floats.dfm")),
+    ("strings", include_str!("../../library/strings.dfm")),
+    ("lists", include_str!("../../library/lists.dfm")),
+    ("math", include_str!("../../library/math.dfm")),
+    ("describe", include_str!("../../library/describe.dfm")),
+    ("env", include_str!("../../library/env.dfm")),
 ];
 
 /// The built-in standard module `name`.

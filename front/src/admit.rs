@@ -4,13 +4,13 @@
 //! once, so that every backend reports them alike (the facade: exit 2).
 
 use super::{Compiled, Failed};
-use crate::diag::{Diagnostic, FileId, Span};
+use datalove_ir::diag::{Diagnostic, FileId, Span};
 
 /// How many verifier errors are shown (the first is the one to fix).
 const MAX_SHOWN: usize = 20;
 
 /// Whether `compiled` can run: it has an entry (a script, not a module), and the
-/// verifier admits its IR ([`crate::verify::admit`]).
+/// verifier admits its IR ([`datalove_ir::verify::admit`]).
 pub fn admit(compiled: &Compiled) -> Result<(), Failed> {
     let root = FileId(0);
     if compiled.program.entry.is_none() {
@@ -26,7 +26,7 @@ pub fn admit(compiled: &Compiled) -> Result<(), Failed> {
             .with_note("run or build a script (.dfs) that imports what it needs")],
         });
     }
-    let Err(refused) = crate::verify::admit(&compiled.program) else {
+    let Err(refused) = datalove_ir::verify::admit(&compiled.program) else {
         return Ok(());
     };
     let mut diagnostics: Vec<Diagnostic> = refused

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use super::ast::{self, Item, SourceKind, TypeExpr, TypeExprKind};
 use super::loader::{Loaded, Loader};
 use super::parser::parse;
-use crate::diag::{Diagnostic, FileId, Sources, Span};
-use crate::native::{NativeDecl, RiderInterface};
-use crate::types::{IrType, ParamMode, TypeClass, TypeParam};
+use datalove_ir::diag::{Diagnostic, FileId, Sources, Span};
+use datalove_ir::native::{NativeDecl, RiderInterface};
+use datalove_ir::types::{IrType, ParamMode, TypeClass, TypeParam};
 
 /// One parsed file and what it is.
 #[derive(Debug)]
@@ -276,7 +276,7 @@ impl Resolver<'_> {
             return;
         };
         let file = self.sources.add(path, text.clone());
-        match crate::dli::parse_dli(&rider.name, file, &text) {
+        match datalove_ir::dli::parse_dli(&rider.name, file, &text) {
             Ok(interface) => {
                 self.out.riders.push(interface);
                 self.rider_index

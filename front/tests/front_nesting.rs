@@ -6,7 +6,7 @@
 
 mod front_support;
 
-use datalove_ir::front::parser::MAX_DEPTH;
+use datalove_front::parser::MAX_DEPTH;
 use front_support::{compile_err, compile_ok, located};
 
 const LIMIT: usize = MAX_DEPTH as usize;

@@ -34,7 +34,7 @@ fn every_example_compiles_verifies_and_prints() {
 
 #[test]
 fn every_library_module_compiles_on_its_own() {
-    for (name, text) in datalove_ir::front::LIBRARY {
+    for (name, text) in datalove_front::LIBRARY {
         let compiled = compile_ok(&format!("{name}.dfm"), text, &[]);
         assert!(compiled.program.entry.is_none());
         assert!(

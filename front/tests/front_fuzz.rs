@@ -7,7 +7,7 @@ mod front_support;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use datalove_ir::front::{compile, LIBRARY};
+use datalove_front::{compile, LIBRARY};
 use front_support::{loader, DIAGNOSTIC_CASES, LOWERING_PROGRAMS};
 
 /// xorshift64*: a tiny deterministic generator, so failures reproduce.

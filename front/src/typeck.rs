@@ -18,9 +18,9 @@ use std::collections::HashMap;
 use super::ast::{self, BinOp, ExprKind as A, Item, StmtKind as S};
 use super::hir::*;
 use super::resolve::{resolve_type, Callable, Resolved, Signature, ENTRY_NAME};
-use crate::diag::{Diagnostic, Span};
-use crate::program::{BinaryOp, CompareOp};
-use crate::types::{IrType, ParamMode, TypeClass};
+use datalove_ir::diag::{Diagnostic, Span};
+use datalove_ir::program::{BinaryOp, CompareOp};
+use datalove_ir::types::{IrType, ParamMode, TypeClass};
 
 const VAR_BASE: u32 = 1 << 31;
 
@@ -62,7 +62,7 @@ pub fn check(resolved: &Resolved, diagnostics: &mut Vec<Diagnostic>) -> HirProgr
     program
 }
 
-fn resolved_end(resolved: &Resolved, file: crate::diag::FileId) -> Span {
+fn resolved_end(resolved: &Resolved, file: datalove_ir::diag::FileId) -> Span {
     let last = resolved.files[0]
         .ast
         .items

@@ -1,7 +1,7 @@
 //! The lexer: source text to tokens. Newlines end statements, except inside `()`, `[]`
 //! and `{}`, where they are skipped; `#` starts a comment that runs to the end of the line.
 
-use crate::diag::{Diagnostic, FileId, Span};
+use datalove_ir::diag::{Diagnostic, FileId, Span};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {

@@ -9,8 +9,8 @@
 //! stay valid; the figures come from
 //!
 //! ```text
-//! cargo test --release -p datalove-ir --test front_growth -- --ignored --nocapture
-//! GROWTH_BASE=20000 cargo test --release -p datalove-ir --test front_growth -- --ignored --nocapture
+//! cargo test --release -p datalove-front --test front_growth -- --ignored --nocapture
+//! GROWTH_BASE=20000 cargo test --release -p datalove-front --test front_growth -- --ignored --nocapture
 //! ```
 //!
 //! (`GROWTH_BASE` is the 1x size, 10000 by default; the benchmarks can call
@@ -20,7 +20,7 @@ mod front_support;
 
 use std::time::{Duration, Instant};
 
-use datalove_ir::front::{compile, MemoryLoader};
+use datalove_front::{compile, MemoryLoader};
 
 /// One program shape: a name and a generator from a size to `(root path, root text,
 /// extra modules, extra riders)`.

@@ -3,8 +3,8 @@
 
 use super::ast::*;
 use super::lexer::{lex, Kw, Tok, Token};
-use crate::diag::{Diagnostic, FileId, Span};
-use crate::types::ParamMode;
+use datalove_ir::diag::{Diagnostic, FileId, Span};
+use datalove_ir::types::ParamMode;
 
 /// Deeper nesting than this is refused (S009) rather than overflowing the stack: no
 /// statement, expression or type may sit inside more than this many constructs. What
