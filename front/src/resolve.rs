@@ -57,13 +57,10 @@ impl Signature {
     /// Type parameters that no parameter mentions: only the expected type of a call can
     /// decide them.
     pub fn return_position_params(&self) -> Vec<u32> {
-        let mut mentioned = Vec::new();
-        for p in &self.params {
-            p.ty.collect_params(&mut mentioned);
-        }
-        (0..self.type_params.len() as u32)
-            .filter(|n| !mentioned.contains(n))
-            .collect()
+        datalove_ir::native::undetermined_type_params(
+            self.params.iter().map(|p| &p.ty),
+            self.type_params.len(),
+        )
     }
 }
 

@@ -54,18 +54,29 @@ impl NativeDecl {
     /// parameter mentioned anywhere in a parameter, `[T]` and `?T` included, is decided
     /// by that argument's descriptor; the others need a trailing descriptor.
     pub fn undetermined_type_params(&self) -> Vec<u32> {
-        let mut mentioned = Vec::new();
-        for p in &self.params {
-            p.ty.collect_params(&mut mentioned);
-        }
-        (0..self.type_params.len() as u32)
-            .filter(|n| !mentioned.contains(n))
-            .collect()
+        undetermined_type_params(self.params.iter().map(|p| &p.ty), self.type_params.len())
     }
 
     pub fn word_count(&self) -> usize {
         word_count(self.params.len(), self.undetermined_type_params().len())
     }
+}
+
+/// Of `type_params` type parameters, those no parameter type in `param_types` mentions
+/// (in declaration order): only a trailing descriptor (a native's) or the expected type
+/// of a call (the front end) can decide them. The one rule, used by the `.dli` parser,
+/// the front end and the verifier.
+pub fn undetermined_type_params<'a>(
+    param_types: impl IntoIterator<Item = &'a IrType>,
+    type_params: usize,
+) -> Vec<u32> {
+    let mut mentioned = Vec::new();
+    for ty in param_types {
+        ty.collect_params(&mut mentioned);
+    }
+    (0..type_params as u32)
+        .filter(|n| !mentioned.contains(n))
+        .collect()
 }
 
 /// A rider's interface: the natives its `rider.dli` declares.

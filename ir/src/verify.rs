@@ -657,13 +657,10 @@ impl<'a> Verifier<'a> {
             );
         }
         // The undetermined type parameters are those no parameter mentions.
-        let mut mentioned = Vec::new();
-        for ty in native.param_types() {
-            ty.collect_params(&mut mentioned);
-        }
-        let undetermined: Vec<u32> = (0..native.type_params().len() as u32)
-            .filter(|n| !mentioned.contains(n))
-            .collect();
+        let undetermined = crate::native::undetermined_type_params(
+            native.param_types(),
+            native.type_params().len(),
+        );
         if undetermined != native.undetermined_type_params {
             self.error(
                 at,
