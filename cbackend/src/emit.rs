@@ -25,7 +25,9 @@ use crate::desc::{emit_table, frame_desc, scalar_kind, StaticDescs};
 use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
-use datalove_ir::lowering::{param_pass, result_pass, terminator_text, DescPlan, Pass, ResultPass};
+use datalove_ir::lowering::{
+    param_pass, result_pass, terminator_text, DescPlan, Pass, ResultPass, SlotHome,
+};
 
 /// The whole program as one C file. The order of its sections is decided here, once.
 pub fn emit_program(program: &Program) -> String {
@@ -156,36 +158,29 @@ fn emit_function(
     natives: &mut BTreeMap<String, String>,
 ) -> CWriter {
     let f = &program.functions[index];
-    let written = f.written_slots();
+    let homes = f.slot_homes();
     let mut places = Vec::with_capacity(f.slots.len());
     // (slot, parameter index) of parameters read at the caller's address, and of `in`
     // parameters copied in from it.
     let mut at_caller = Vec::new();
     let mut copied_in = Vec::new();
     let mut shadow = Vec::new();
-    for (i, slot) in f.slots.iter().enumerate() {
+    for (i, home) in homes.iter().enumerate() {
         let id = SlotId(i as u32);
         let param = f.params.iter().position(|p| p.slot == id);
-        let place = match (param.map(|p| f.params[p].mode), slot.ty.layout()) {
-            (Some(ParamMode::In), _) if slot.ty.is_scalar() => Place::Local,
-            (Some(ParamMode::In), layout) if written[i] => {
-                copied_in.push((id, param.expect("a parameter")));
-                if layout.is_none() {
-                    shadow.push(id);
-                    Place::Pointer
-                } else {
-                    Place::Local
-                }
-            }
-            (Some(_), _) => {
+        if home.copied_in(f, id) {
+            copied_in.push((id, param.expect("a parameter")));
+        }
+        let place = match home {
+            SlotHome::Value | SlotHome::Own => Place::Local,
+            SlotHome::Caller => {
                 at_caller.push((id, param.expect("a parameter")));
                 Place::Pointer
             }
-            (None, None) => {
+            SlotHome::Shadow => {
                 shadow.push(id);
                 Place::Pointer
             }
-            (None, Some(_)) => Place::Local,
         };
         places.push(place);
     }

@@ -33,7 +33,7 @@ pub fn trusted() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-pub use datalove_ir::lowering::{param_pass, result_pass, Pass, ResultPass};
+pub use datalove_ir::lowering::{param_pass, result_pass, Pass, ResultPass, SlotHome};
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
 /// one descriptor per type parameter) -> [scalar result]`.
@@ -233,7 +233,6 @@ impl<M: Module> Fx<'_, '_, M> {
     fn prologue(&mut self, params: &[Value]) {
         let f = self.func;
         let taken = address_taken(self.program, f);
-        let written = f.written_slots();
         // Incoming words after `rt`.
         let mut next = 1;
         let mut incoming = Vec::new();
@@ -246,12 +245,12 @@ impl<M: Module> Fx<'_, '_, M> {
             next += 1;
         }
         self.tparams = params[next..next + f.type_params.len()].to_vec();
-        // Places.
+        // Places, from each slot's one home (`Function::slot_homes`).
+        let homes = f.slot_homes();
         for (i, slot) in f.slots.iter().enumerate() {
             let id = SlotId(i as u32);
-            let mode = f.param_mode(id);
-            let place = match (mode, slot.ty.layout()) {
-                (Some(ParamMode::Ref | ParamMode::Mut | ParamMode::Out), _) => {
+            let place = match homes[i] {
+                SlotHome::Caller => {
                     let p = f
                         .params
                         .iter()
@@ -259,16 +258,9 @@ impl<M: Module> Fx<'_, '_, M> {
                         .expect("a parameter");
                     Some(Place::Ptr(incoming[p]))
                 }
-                (Some(ParamMode::In), _) if !slot.ty.is_scalar() && !written[i] => {
-                    let p = f
-                        .params
-                        .iter()
-                        .position(|p| p.slot == id)
-                        .expect("a parameter");
-                    Some(Place::Ptr(incoming[p]))
-                }
-                (_, None) => None, // shadow stack, below
-                (_, Some(layout)) => {
+                SlotHome::Shadow => None, // shadow stack, below
+                SlotHome::Value | SlotHome::Own => {
+                    let layout = slot.ty.layout().expect("a concrete type");
                     if slot.ty.is_scalar() && !taken[i] {
                         let var = self
                             .b
