@@ -33,28 +33,22 @@ pub fn trusted() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-pub use datalove_ir::lowering::{param_pass, result_pass, Pass, ResultPass, SlotHome};
+pub use datalove_ir::lowering::{
+    param_pass, program_words, result_pass, Pass, ProgramWord, ResultPass, SlotHome,
+};
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
 /// one descriptor per type parameter) -> [scalar result]`.
 pub fn program_signature(f: &Function, call_conv: CallConv, ptr: Type) -> Signature {
     let mut sig = Signature::new(call_conv);
-    sig.params.push(AbiParam::new(ptr));
-    for p in &f.params {
-        sig.params.push(AbiParam::new(
-            match param_pass(p.mode, f.slot_type(p.slot)) {
-                Pass::Value(kind) => scalar_type(kind),
-                Pass::Address => ptr,
-            },
-        ));
+    for word in program_words(f) {
+        sig.params.push(AbiParam::new(match word {
+            ProgramWord::Param(_, Pass::Value(kind)) => scalar_type(kind),
+            _ => ptr,
+        }));
     }
-    match result_pass(&f.result) {
-        ResultPass::Nothing => {}
-        ResultPass::Value(kind) => sig.returns.push(AbiParam::new(scalar_type(kind))),
-        ResultPass::Pointer => sig.params.push(AbiParam::new(ptr)),
-    }
-    for _ in &f.type_params {
-        sig.params.push(AbiParam::new(ptr));
+    if let ResultPass::Value(kind) = result_pass(&f.result) {
+        sig.returns.push(AbiParam::new(scalar_type(kind)));
     }
     sig
 }
@@ -792,22 +786,19 @@ impl<M: Module> Fx<'_, '_, M> {
         abandon: BlockId,
     ) {
         let callee = self.program.function(func);
-        let mut words = vec![self.rt];
-        for (a, p) in args.iter().zip(&callee.params) {
-            let w = match param_pass(p.mode, callee.slot_type(p.slot)) {
-                Pass::Value(_) => self.read(a.slot),
-                Pass::Address => self.addr(a.slot),
-            };
-            words.push(w);
-        }
         let result = result_pass(&callee.result);
-        if result == ResultPass::Pointer {
-            let d = dst.expect("verified: a result that is not unit is kept");
-            words.push(self.addr(d));
-        }
-        for t in type_args {
-            words.push(self.desc(t));
-        }
+        let words: Vec<Value> = program_words(callee)
+            .into_iter()
+            .map(|word| match word {
+                ProgramWord::Runtime => self.rt,
+                ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
+                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
+                ProgramWord::ResultPointer => {
+                    self.addr(dst.expect("verified: a result that is not unit is kept"))
+                }
+                ProgramWord::TypeParam(n) => self.desc(&type_args[n]),
+            })
+            .collect();
         let id = self.functions[func.index()];
         let callee_ref = self.module.declare_func_in_func(id, self.b.func);
         let depth = self.call_may_start(callee, args, abandon);

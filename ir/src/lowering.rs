@@ -324,3 +324,31 @@ impl Function {
             .collect()
     }
 }
+
+/// One word of a program function's signature, in the one order every compiled backend
+/// uses: the runtime, then one word per parameter (as [`param_pass`] says), then the
+/// result pointer when the result travels through memory, then one descriptor per type
+/// parameter. (A scalar result is the function's return value, not a word.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramWord {
+    Runtime,
+    Param(usize, Pass),
+    ResultPointer,
+    TypeParam(usize),
+}
+
+/// The words of `f`'s signature, in order.
+pub fn program_words(f: &Function) -> Vec<ProgramWord> {
+    let mut words = vec![ProgramWord::Runtime];
+    words.extend(
+        f.params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ProgramWord::Param(i, param_pass(p.mode, f.slot_type(p.slot)))),
+    );
+    if result_pass(&f.result) == ResultPass::Pointer {
+        words.push(ProgramWord::ResultPointer);
+    }
+    words.extend((0..f.type_params.len()).map(ProgramWord::TypeParam));
+    words
+}
