@@ -1,0 +1,461 @@
+//! The Markdown report of a run: the table of ratios to C, the times behind them and
+//! how noisy they were, then native calls, compile-time growth and start to first
+//! output.
+
+use std::fmt::Write as _;
+
+use crate::progress::duration_text;
+use crate::record::{Mode, Record, Spread, Status, VersionRecord};
+use crate::versions::Version;
+
+/// `1.23x`, `12.3x`, `123x`.
+pub fn ratio_text(x: f64) -> String {
+    if x < 10.0 {
+        format!("{x:.2}x")
+    } else if x < 100.0 {
+        format!("{x:.1}x")
+    } else {
+        format!("{x:.0}x")
+    }
+}
+
+/// `0.42 ms`, `12.3 ms`, `1.23 s`.
+pub fn ms_text(ms: f64) -> String {
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
+    }
+}
+
+fn spread_ms(s: &Spread) -> String {
+    format!("{}–{}", ms_text(s.min), ms_text(s.max))
+}
+
+/// `1.2M`, `345k`.
+pub fn count_text(n: u64) -> String {
+    let n = n as f64;
+    if n >= 1e9 {
+        format!("{:.2}G", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.1}M", n / 1e6)
+    } else if n >= 1e3 {
+        format!("{:.0}k", n / 1e3)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// The versions that appear anywhere in the record, in report order.
+fn columns(record: &Record) -> Vec<Version> {
+    Version::ALL
+        .into_iter()
+        .filter(|v| {
+            record
+                .benchmarks
+                .iter()
+                .any(|b| b.versions.iter().any(|r| r.version == *v))
+        })
+        .collect()
+}
+
+/// What a table cell shows for a version that has no figure.
+fn missing(record: Option<&VersionRecord>) -> String {
+    match record {
+        None => "—".to_string(),
+        Some(r) => r.status.word().to_string(),
+    }
+}
+
+/// The report.
+pub fn markdown(record: &Record, chart_file: Option<&str>) -> String {
+    let mut out = String::new();
+    let title = match record.mode {
+        Mode::Time => "datalove benchmarks",
+        Mode::Callgrind => "datalove benchmarks: instruction counts (callgrind)",
+    };
+    let _ = writeln!(out, "# {title}\n");
+    let _ = writeln!(
+        out,
+        "{} UTC · commit `{}` · {} · {} · {} · run took {}\n",
+        record.date,
+        record.commit,
+        record.machine,
+        record.platform,
+        match record.mode {
+            Mode::Time => format!("{} rounds", record.rounds),
+            Mode::Callgrind => "valgrind --tool=callgrind".to_string(),
+        },
+        duration_text(record.seconds)
+    );
+    if record.emulated {
+        let _ = writeln!(
+            out,
+            "> **Emulated.** Every figure here was measured under qemu-aarch64 on another \
+             machine: the times say nothing about aarch64 hardware; only the ratios between \
+             versions carry, and those loosely (the emulator's costs are not the hardware's).\n"
+        );
+    }
+    match record.mode {
+        Mode::Time => time_tables(&mut out, record, chart_file),
+        Mode::Callgrind => callgrind_tables(&mut out, record, chart_file),
+    }
+    other_figures(&mut out, record);
+    problems(&mut out, record);
+    what_ran(&mut out, record);
+    out
+}
+
+fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
+    let cols = columns(record);
+    let _ = writeln!(out, "## Time / C -O2 time\n");
+    let _ = writeln!(
+        out,
+        "Each cell is the median over the rounds of the version's time divided by C's time \
+         in the same round (lower is better; C's column is its median time). interp and jit \
+         are timed net of their compilation, which is in the compile column below; aot, c \
+         and C are built once and their executables timed; Lua and Python include their own \
+         start.\n"
+    );
+    let mut header = String::from("| benchmark | size |");
+    let mut rule = String::from("|---|---:|");
+    for v in &cols {
+        let _ = write!(header, " {} |", v.label());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for b in &record.benchmarks {
+        let mut row = format!("| {} | {} |", b.name, b.size);
+        for v in &cols {
+            let r = b.version(*v);
+            let cell = match (v, r) {
+                (Version::PeerC, Some(r)) if r.status.is_ok() => r
+                    .time
+                    .map(|t| ms_text(t.median))
+                    .unwrap_or_else(|| missing(Some(r))),
+                (_, Some(r)) if r.status.is_ok() => r
+                    .ratio
+                    .map(|x| ratio_text(x.median))
+                    .unwrap_or_else(|| "no C".to_string()),
+                _ => missing(r),
+            };
+            let _ = write!(row, " {cell} |");
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    let _ = writeln!(out);
+    if let Some(file) = chart_file {
+        let _ = writeln!(out, "![time / C -O2 time per benchmark]({file})\n");
+    }
+    noise(out, record);
+    let _ = writeln!(out, "## Times\n");
+    let _ = writeln!(
+        out,
+        "Median and range over the rounds; the ratio's range is of the per-round ratios. \
+         compile: interp and jit, the front end and compilation in each run (median); aot, \
+         c and C, the one build (front end, code generation, C compiler, link).\n"
+    );
+    for b in &record.benchmarks {
+        let _ = writeln!(out, "### {} ({})\n", b.name, b.size);
+        let _ = writeln!(
+            out,
+            "| version | time | min–max | / C | / C min–max | compile |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+        for r in &b.versions {
+            let compile = r.compile_ms.map(ms_text).unwrap_or_default();
+            match (&r.status, r.time) {
+                (Status::Ok, Some(t)) => {
+                    let (ratio, range) = match r.ratio {
+                        Some(x) => (
+                            ratio_text(x.median),
+                            format!("{}–{}", ratio_text(x.min), ratio_text(x.max)),
+                        ),
+                        None => (String::new(), String::new()),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} | {ratio} | {range} | {compile} |",
+                        r.version.label(),
+                        ms_text(t.median),
+                        spread_ms(&t)
+                    );
+                }
+                (status, _) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | | | | {compile} |",
+                        r.version.label(),
+                        status.word()
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out);
+    }
+}
+
+/// How noisy the run was: C's own spread per benchmark and the widest ratio spread.
+fn noise(out: &mut String, record: &Record) {
+    let _ = writeln!(out, "## Noise\n");
+    let _ = writeln!(
+        out,
+        "Spread = (max − min) / median over the rounds. A ratio whose spread is small \
+         moved with C's time (shared drift cancels); a large one is noise to read through.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| benchmark | C time spread | median ratio spread | widest ratio spread |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---|");
+    let mut all = Vec::new();
+    for b in &record.benchmarks {
+        let c = b
+            .version(Version::PeerC)
+            .and_then(|r| r.time)
+            .map(|t| format!("{:.0}%", t.relative_range() * 100.0))
+            .unwrap_or_else(|| "—".to_string());
+        let spreads: Vec<(f64, Version)> = b
+            .versions
+            .iter()
+            .filter(|r| r.version != Version::PeerC && r.status.is_ok())
+            .filter_map(|r| r.ratio.map(|x| (x.relative_range(), r.version)))
+            .collect();
+        all.extend(spreads.iter().map(|(s, _)| *s));
+        let median = Spread::of(&spreads.iter().map(|(s, _)| *s).collect::<Vec<_>>())
+            .map(|s| format!("{:.0}%", s.median * 100.0))
+            .unwrap_or_else(|| "—".to_string());
+        let widest = spreads
+            .iter()
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(s, v)| format!("{:.0}% ({})", s * 100.0, v.label()))
+            .unwrap_or_else(|| "—".to_string());
+        let _ = writeln!(out, "| {} | {c} | {median} | {widest} |", b.name);
+    }
+    if let Some(s) = Spread::of(&all) {
+        let _ = writeln!(
+            out,
+            "\nOver every benchmark and version: median ratio spread {:.0}%, widest {:.0}%.\n",
+            s.median * 100.0,
+            s.max * 100.0
+        );
+    } else {
+        let _ = writeln!(out);
+    }
+}
+
+fn callgrind_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
+    let cols = columns(record);
+    let _ = writeln!(out, "## Instructions / C -O2 instructions\n");
+    let _ = writeln!(
+        out,
+        "Instructions executed (callgrind's `Ir`) at the size shown, less those of the same \
+         version at the empty size (start-up, compilation, the runtime's set-up), divided \
+         by C's. They do not drift with the machine's load. C's column is its count.\n"
+    );
+    let mut header = String::from("| benchmark | size |");
+    let mut rule = String::from("|---|---:|");
+    for v in &cols {
+        let _ = write!(header, " {} |", v.label());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for b in &record.benchmarks {
+        let mut row = format!("| {} | {} |", b.name, b.size);
+        for v in &cols {
+            let r = b.version(*v);
+            let cell = match (v, r) {
+                (Version::PeerC, Some(r)) if r.status.is_ok() => {
+                    r.instructions.map(count_text).unwrap_or_default()
+                }
+                (_, Some(r)) if r.status.is_ok() => r
+                    .instructions_ratio
+                    .map(ratio_text)
+                    .unwrap_or_else(|| r.instructions.map(count_text).unwrap_or_default()),
+                _ => missing(r),
+            };
+            let _ = write!(row, " {cell} |");
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    let _ = writeln!(out);
+    if let Some(file) = chart_file {
+        let _ = writeln!(out, "![instructions / C -O2 instructions]({file})\n");
+    }
+    let _ = writeln!(out, "### Counts\n");
+    let _ = writeln!(out, "| benchmark | version | instructions (net) |");
+    let _ = writeln!(out, "|---|---|---:|");
+    for b in &record.benchmarks {
+        for r in b.versions.iter().filter(|r| r.status.is_ok()) {
+            if let Some(n) = r.instructions {
+                let _ = writeln!(out, "| {} | {} | {n} |", b.name, r.version.label());
+            }
+        }
+    }
+    let _ = writeln!(out);
+}
+
+fn other_figures(out: &mut String, record: &Record) {
+    if let Some(nc) = &record.native_calls {
+        let _ = writeln!(out, "## Native calls\n");
+        let _ = writeln!(
+            out,
+            "`noop` (a C rider's native that adds one to a `u64`) called {} times in a loop; \
+             ns per call = (time at that size − time at size 0) / calls, per round, median: \
+             net of start-up and compilation. The C loop calls the same function in the same \
+             shared library through the PLT; LuaJIT through its FFI.\n",
+            nc.calls
+        );
+        let _ = writeln!(out, "| version | ns per call | / C loop |");
+        let _ = writeln!(out, "|---|---:|---:|");
+        for (v, ns, ratio) in &nc.versions {
+            let _ = writeln!(
+                out,
+                "| {} | {ns:.2} | {} |",
+                v.label(),
+                ratio.map(ratio_text).unwrap_or_default()
+            );
+        }
+        let _ = writeln!(out);
+    }
+    if let Some(g) = &record.compile_growth {
+        let _ = writeln!(out, "## Compile time: a program and one ten times larger\n");
+        let _ = writeln!(
+            out,
+            "The generated program ({} lines of datalove) and one with ten times the functions \
+             ({} lines). check: the front end to verified IR; interp, jit: front end + \
+             lowering or code generation (from `datalove run`'s phases); aot, c: front end + \
+             building the executable (C compiler and link included); C -O2: gcc on the same \
+             program in C. Median over the rounds.\n",
+            g.base_lines, g.large_lines
+        );
+        let _ = writeln!(out, "| stage | base | 10x | growth |");
+        let _ = writeln!(out, "|---|---:|---:|---:|");
+        for s in &g.stages {
+            match (&s.base_ms, &s.large_ms, &s.problem) {
+                (Some(b), Some(l), None) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} | {} |",
+                        s.stage,
+                        ms_text(b.median),
+                        ms_text(l.median),
+                        s.growth.map(ratio_text).unwrap_or_default()
+                    );
+                }
+                (_, _, problem) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | | |",
+                        s.stage,
+                        problem.as_deref().unwrap_or("no figure")
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out);
+    }
+    if let Some(st) = &record.startup {
+        let _ = writeln!(out, "## Start to first output\n");
+        let _ = writeln!(
+            out,
+            "From spawning the process to the first byte on its stdout, for the generated \
+             program ({} lines; it prints `start` first). interp and jit compile it first; \
+             aot, c and C were built beforehand. Median over the rounds.\n",
+            st.lines
+        );
+        let _ = writeln!(out, "| version | first output | min–max |");
+        let _ = writeln!(out, "|---|---:|---:|");
+        for (v, status, spread) in &st.versions {
+            match spread {
+                Some(s) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} |",
+                        v.label(),
+                        ms_text(s.median),
+                        spread_ms(s)
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "| {} | {} | |", v.label(), status.word());
+                }
+            }
+        }
+        let _ = writeln!(out);
+    }
+}
+
+/// Every version that did not run, and why.
+fn problems(out: &mut String, record: &Record) {
+    let mut lines = Vec::new();
+    for b in &record.benchmarks {
+        for r in &b.versions {
+            if let Status::Unavailable(why) | Status::WrongOutput(why) | Status::Failed(why) =
+                &r.status
+            {
+                lines.push(format!(
+                    "- {} / {}: **{}** {}",
+                    b.name,
+                    r.version.label(),
+                    r.status.word(),
+                    why.lines().next().unwrap_or("")
+                ));
+            }
+        }
+    }
+    if let Some(st) = &record.startup {
+        for (v, status, _) in &st.versions {
+            if let Status::WrongOutput(why) | Status::Failed(why) = status {
+                lines.push(format!(
+                    "- start to first output / {}: **{}** {}",
+                    v.label(),
+                    status.word(),
+                    why.lines().next().unwrap_or("")
+                ));
+            }
+        }
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(out, "## Not measured\n");
+        let _ = writeln!(
+            out,
+            "n/a: a tool is missing here (never a failure); WRONG: the output differed \
+             from the expected one; FAILED: it did not build or did not exit 0.\n"
+        );
+        for l in lines {
+            let _ = writeln!(out, "{l}");
+        }
+        let _ = writeln!(out);
+    }
+}
+
+fn what_ran(out: &mut String, record: &Record) {
+    let _ = writeln!(out, "## What ran\n");
+    for v in columns(record) {
+        let _ = writeln!(out, "- **{}**: {}", v.label(), v.description());
+    }
+    let _ = writeln!(out);
+    for (tool, version) in &record.tools {
+        let _ = writeln!(out, "- {tool}: {version}");
+    }
+    let _ = writeln!(out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_read_well() {
+        assert_eq!(ratio_text(1.234), "1.23x");
+        assert_eq!(ratio_text(64.4), "64.4x");
+        assert_eq!(ratio_text(123.4), "123x");
+        assert_eq!(ms_text(0.5), "0.50 ms");
+        assert_eq!(ms_text(45.67), "45.7 ms");
+        assert_eq!(ms_text(2345.0), "2.35 s");
+        assert_eq!(count_text(1_234_567), "1.2M");
+    }
+}
