@@ -162,10 +162,11 @@ impl Sample {
                 None => "killed by a signal".to_string(),
             }
         };
+        // The first line that says something (not a valgrind banner line).
         let first = self
             .stderr
             .lines()
-            .find(|l| !l.trim().is_empty())
+            .find(|l| !l.trim().is_empty() && !l.starts_with("=="))
             .unwrap_or("");
         Some(if first.is_empty() {
             why

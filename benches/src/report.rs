@@ -149,6 +149,7 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
     if let Some(file) = chart_file {
         let _ = writeln!(out, "![time / C -O2 time per benchmark]({file})\n");
     }
+    interpreters(out, record);
     noise(out, record);
     let _ = writeln!(out, "## Times\n");
     let _ = writeln!(
@@ -195,6 +196,86 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
         }
         let _ = writeln!(out);
     }
+}
+
+/// interp's time over `peer`'s, per round where both ran every round, else the ratio of
+/// their medians.
+fn over_peer(b: &crate::record::BenchRecord, peer: Version) -> Option<f64> {
+    let interp = b.version(Version::Interp).filter(|r| r.status.is_ok())?;
+    let other = b.version(peer).filter(|r| r.status.is_ok())?;
+    if interp.times_ms.len() == other.times_ms.len() && !interp.times_ms.is_empty() {
+        let ratios: Vec<f64> = interp
+            .times_ms
+            .iter()
+            .zip(&other.times_ms)
+            .filter(|(_, o)| **o > 0.0)
+            .map(|(i, o)| i / o)
+            .collect();
+        Spread::of(&ratios).map(|s| s.median)
+    } else {
+        Some(interp.time?.median / other.time?.median)
+    }
+}
+
+/// The interpreter against the other interpreters (Lua 5.4, LuaJIT's interpreter),
+/// with geometric means over the benchmarks both ran.
+fn interpreters(out: &mut String, record: &Record) {
+    let peers = [Version::Lua54, Version::LuaJitOff];
+    let rows: Vec<(&str, [Option<f64>; 2])> = record
+        .benchmarks
+        .iter()
+        .filter(|b| b.version(Version::Lua54).is_some())
+        .map(|b| (b.name.as_str(), peers.map(|p| over_peer(b, p))))
+        .collect();
+    if rows.iter().all(|(_, r)| r.iter().all(Option::is_none)) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "## The interpreter against the interpreters
+"
+    );
+    let _ = writeln!(
+        out,
+        "interp's time over Lua 5.4's and over LuaJIT's interpreter's (`-joff`), per round,          median; below 1 is faster. The geometric mean is over the benchmarks both ran.
+"
+    );
+    let _ = writeln!(
+        out,
+        "| benchmark | interp / Lua 5.4 | interp / LuaJIT -joff |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|");
+    let mut logs = [Vec::new(), Vec::new()];
+    for (name, ratios) in &rows {
+        let cells: Vec<String> = ratios
+            .iter()
+            .zip(&mut logs)
+            .map(|(r, logs)| match r {
+                Some(x) => {
+                    logs.push(x.ln());
+                    format!("{x:.2}")
+                }
+                None => "—".to_string(),
+            })
+            .collect();
+        let _ = writeln!(out, "| {name} | {} | {} |", cells[0], cells[1]);
+    }
+    let geomean = |logs: &Vec<f64>| {
+        if logs.is_empty() {
+            "—".to_string()
+        } else {
+            format!(
+                "{:.2}",
+                (logs.iter().sum::<f64>() / logs.len() as f64).exp()
+            )
+        }
+    };
+    let _ = writeln!(
+        out,
+        "| geometric mean | {} | {} |\n",
+        geomean(&logs[0]),
+        geomean(&logs[1])
+    );
 }
 
 /// How noisy the run was: C's own spread per benchmark and the widest ratio spread.
@@ -388,48 +469,54 @@ fn other_figures(out: &mut String, record: &Record) {
     }
 }
 
-/// Every version that did not run, and why.
+/// Every version that did not run, and why; one line per version and reason.
 fn problems(out: &mut String, record: &Record) {
-    let mut lines = Vec::new();
+    // (version, word, reason) -> the benchmarks it applies to, in order.
+    type Reason<'a> = (Version, &'a str, String);
+    let mut groups: Vec<(Reason, Vec<String>)> = Vec::new();
+    let mut add = |v: Version, status: &Status, place: &str| {
+        if let Status::Unavailable(why) | Status::WrongOutput(why) | Status::Failed(why) = status {
+            let key = (
+                v,
+                status.word(),
+                why.lines().next().unwrap_or("").to_string(),
+            );
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, places)) => places.push(place.to_string()),
+                None => groups.push((key, vec![place.to_string()])),
+            }
+        }
+    };
     for b in &record.benchmarks {
         for r in &b.versions {
-            if let Status::Unavailable(why) | Status::WrongOutput(why) | Status::Failed(why) =
-                &r.status
-            {
-                lines.push(format!(
-                    "- {} / {}: **{}** {}",
-                    b.name,
-                    r.version.label(),
-                    r.status.word(),
-                    why.lines().next().unwrap_or("")
-                ));
-            }
+            add(r.version, &r.status, &b.name);
         }
     }
     if let Some(st) = &record.startup {
         for (v, status, _) in &st.versions {
-            if let Status::WrongOutput(why) | Status::Failed(why) = status {
-                lines.push(format!(
-                    "- start to first output / {}: **{}** {}",
-                    v.label(),
-                    status.word(),
-                    why.lines().next().unwrap_or("")
-                ));
+            if !matches!(status, Status::Unavailable(_)) {
+                add(*v, status, "start to first output");
             }
         }
     }
-    if !lines.is_empty() {
-        let _ = writeln!(out, "## Not measured\n");
+    if groups.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Not measured\n");
+    let _ = writeln!(
+        out,
+        "n/a: a tool is missing here (never a failure); WRONG: the output differed \
+         from the expected one; FAILED: it did not build or did not exit 0.\n"
+    );
+    for ((v, word, why), places) in groups {
         let _ = writeln!(
             out,
-            "n/a: a tool is missing here (never a failure); WRONG: the output differed \
-             from the expected one; FAILED: it did not build or did not exit 0.\n"
+            "- **{}** {word} ({}): {why}",
+            v.label(),
+            places.join(", ")
         );
-        for l in lines {
-            let _ = writeln!(out, "{l}");
-        }
-        let _ = writeln!(out);
     }
+    let _ = writeln!(out);
 }
 
 fn what_ran(out: &mut String, record: &Record) {

@@ -387,9 +387,12 @@ fn callgrind_available(platform: &Platform) -> Result<(), String> {
 
 /// Instructions `command` executes under callgrind, and its run.
 fn callgrind(command: &CommandLine, out_file: &Path) -> Result<(u64, Sample), String> {
+    // Children are followed (a launcher that execs the real interpreter is counted
+    // whole); each process reports its own count, and they are summed.
     let wrapped = CommandLine::new("valgrind")
         .arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={}", out_file.display()))
+        .arg("--trace-children=yes")
+        .arg(format!("--callgrind-out-file={}.%p", out_file.display()))
         .arg(&command.program)
         .args(command.args.iter().cloned());
     let wrapped = CommandLine {
@@ -397,21 +400,36 @@ fn callgrind(command: &CommandLine, out_file: &Path) -> Result<(u64, Sample), St
         ..wrapped
     };
     let sample = measure::run(&wrapped, None, RUN_TIMEOUT * 4)?;
-    let _ = std::fs::remove_file(out_file);
+    remove_callgrind_files(out_file);
     if let Some(why) = sample.failure() {
         return Err(why);
     }
-    // `==1234== Collected : 123456789`
-    let count = sample
+    // `==1234== Collected : 123456789`, once per process.
+    let counts: Vec<u64> = sample
         .stderr
         .lines()
-        .find_map(|l| {
-            l.split_once("Collected :")
-                .map(|(_, n)| n.trim().to_string())
-        })
-        .and_then(|n| n.parse::<u64>().ok())
-        .ok_or_else(|| "callgrind reported no instruction count".to_string())?;
-    Ok((count, sample))
+        .filter_map(|l| l.split_once("Collected :"))
+        .filter_map(|(_, n)| n.trim().parse::<u64>().ok())
+        .collect();
+    if counts.is_empty() {
+        return Err("callgrind reported no instruction count".to_string());
+    }
+    Ok((counts.iter().sum(), sample))
+}
+
+/// Removes the `<out_file>.<pid>` files callgrind wrote.
+fn remove_callgrind_files(out_file: &Path) {
+    let (Some(dir), Some(name)) = (out_file.parent(), out_file.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}.", name.to_string_lossy());
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
 }
 
 /// Callgrind mode: each version counted once at `size` and once at the empty size.
