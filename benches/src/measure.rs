@@ -1,5 +1,9 @@
-//! Running one command and measuring it: wall time from spawn to exit, time to the
-//! first byte of output, what it printed, and the phases a datalove run reports.
+//! Running one command and measuring it: wall time from spawn to exit, the CPU time it
+//! used (user + system, its children included), time to the first byte of output, what
+//! it printed, and the phases a datalove run reports.
+//!
+//! CPU time comes from `getrusage(RUSAGE_CHILDREN)` before and after the child is
+//! reaped, so the harness runs one command at a time.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -128,6 +132,8 @@ impl Phases {
 #[derive(Clone, Debug)]
 pub struct Sample {
     pub wall: Duration,
+    /// User + system CPU time of the process (and of any children it waited for).
+    pub cpu: Duration,
     /// From spawn to the first byte on stdout.
     pub first_output: Option<Duration>,
     pub stdout: Vec<u8>,
@@ -142,6 +148,10 @@ pub struct Sample {
 impl Sample {
     pub fn wall_ms(&self) -> f64 {
         self.wall.as_secs_f64() * 1000.0
+    }
+
+    pub fn cpu_ms(&self) -> f64 {
+        self.cpu.as_secs_f64() * 1000.0
     }
 
     /// Whether it exited 0.
@@ -176,6 +186,22 @@ impl Sample {
     }
 }
 
+/// The CPU time (user + system) of every child this process has reaped so far.
+fn children_cpu() -> Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `getrusage` writes a whole `rusage` when it returns 0.
+    let usage = unsafe {
+        if libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) != 0 {
+            return Duration::ZERO;
+        }
+        usage.assume_init()
+    };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
 /// Runs `command` (in `dir`, if given), killing it after `timeout`.
 pub fn run(command: &CommandLine, dir: Option<&Path>, timeout: Duration) -> Result<Sample, String> {
     let mut child_command = command.command(dir);
@@ -183,6 +209,7 @@ pub fn run(command: &CommandLine, dir: Option<&Path>, timeout: Duration) -> Resu
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    let cpu_before = children_cpu();
     let start = Instant::now();
     let mut child = child_command
         .spawn()
@@ -234,6 +261,7 @@ pub fn run(command: &CommandLine, dir: Option<&Path>, timeout: Duration) -> Resu
         });
     };
     let wall = start.elapsed();
+    let cpu = children_cpu().saturating_sub(cpu_before);
     let stdout = out_reader.join().unwrap_or_default();
     let stderr_bytes = err_reader.join().unwrap_or_default();
     let first_output = first_rx.try_recv().ok();
@@ -250,6 +278,7 @@ pub fn run(command: &CommandLine, dir: Option<&Path>, timeout: Duration) -> Resu
     }
     Ok(Sample {
         wall,
+        cpu,
         first_output,
         stdout,
         stderr,
@@ -298,6 +327,7 @@ mod tests {
         assert_eq!(s.stdout, b"hi\n");
         assert_eq!(s.code, Some(3));
         assert!(s.first_output.is_some_and(|f| f <= s.wall));
+        assert!(s.cpu <= s.wall * 2, "{:?} of CPU in {:?}", s.cpu, s.wall);
         assert_eq!(s.failure().as_deref(), Some("exit 3: oops"));
     }
 

@@ -82,14 +82,14 @@ impl Status {
 pub struct VersionRecord {
     pub version: Version,
     pub status: Status,
-    /// Per round, in milliseconds: the time compared with C's. For interp and jit this is
-    /// the process's wall time less its front end and compilation (reported in
-    /// `compile_ms`); for the others the process's wall time.
+    /// Per round, in milliseconds: the figure compared with C's, the process's CPU time
+    /// (user + system) at the timed size less its CPU time at the empty size: the work,
+    /// net of start-up and compilation.
     pub times_ms: Vec<f64>,
-    /// Per round, the process's whole wall time.
+    /// Per round, the wall time of the run at the timed size, whole.
     pub wall_ms: Vec<f64>,
-    /// Native-call benchmark: per round, the time of a run at the empty size.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Per round, the CPU time of the run at the empty size (start-up, compilation).
+    #[serde(default)]
     pub empty_ms: Vec<f64>,
     pub time: Option<Spread>,
     /// Per-round ratio to C's time in the same round.

@@ -114,10 +114,12 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
     let _ = writeln!(
         out,
         "Each cell is the median over the rounds of the version's time divided by C's time \
-         in the same round (lower is better; C's column is its median time). interp and jit \
-         are timed net of their compilation, which is in the compile column below; aot, c \
-         and C are built once and their executables timed; Lua and Python include their own \
-         start.\n"
+         in the same round (lower is better; C's column is its median time). A version's \
+         time is its process's CPU time (user + system) at the size shown less its CPU \
+         time at the empty size, measured in the same round: the work itself, net of \
+         process start, compilation (interp, jit) and interpreter start (Lua, Python), and \
+         not inflated by the machine's other load the way wall time is. aot, c and C are \
+         built once and their executables run.\n"
     );
     let mut header = String::from("| benchmark | size |");
     let mut rule = String::from("|---|---:|");
@@ -154,19 +156,23 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
     let _ = writeln!(out, "## Times\n");
     let _ = writeln!(
         out,
-        "Median and range over the rounds; the ratio's range is of the per-round ratios. \
-         compile: interp and jit, the front end and compilation in each run (median); aot, \
-         c and C, the one build (front end, code generation, C compiler, link).\n"
+        "time: the net CPU time above, median and range over the rounds; the ratio's range \
+         is of the per-round ratios. wall: the whole run at the timed size, wall clock, \
+         median. start: CPU time of the run at the empty size, median. compile: interp and \
+         jit, the front end and compilation inside each run (wall clock, median); aot, c \
+         and C, the one build (front end, code generation, C compiler, link).\n"
     );
     for b in &record.benchmarks {
         let _ = writeln!(out, "### {} ({})\n", b.name, b.size);
         let _ = writeln!(
             out,
-            "| version | time | min–max | / C | / C min–max | compile |"
+            "| version | time | min–max | / C | / C min–max | wall | start | compile |"
         );
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
         for r in &b.versions {
             let compile = r.compile_ms.map(ms_text).unwrap_or_default();
+            let median = |v: &[f64]| Spread::of(v).map(|s| ms_text(s.median)).unwrap_or_default();
+            let (wall, start) = (median(&r.wall_ms), median(&r.empty_ms));
             match (&r.status, r.time) {
                 (Status::Ok, Some(t)) => {
                     let (ratio, range) = match r.ratio {
@@ -178,7 +184,7 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
                     };
                     let _ = writeln!(
                         out,
-                        "| {} | {} | {} | {ratio} | {range} | {compile} |",
+                        "| {} | {} | {} | {ratio} | {range} | {wall} | {start} | {compile} |",
                         r.version.label(),
                         ms_text(t.median),
                         spread_ms(&t)
@@ -187,7 +193,7 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
                 (status, _) => {
                     let _ = writeln!(
                         out,
-                        "| {} | {} | | | | {compile} |",
+                        "| {} | {} | | | | | | {compile} |",
                         r.version.label(),
                         status.word()
                     );
@@ -384,8 +390,8 @@ fn other_figures(out: &mut String, record: &Record) {
         let _ = writeln!(
             out,
             "`noop` (a C rider's native that adds one to a `u64`) called {} times in a loop; \
-             ns per call = (time at that size − time at size 0) / calls, per round, median: \
-             net of start-up and compilation. The C loop calls the same function in the same \
+             ns per call = (CPU time at that size − CPU time at size 0) / calls, per round, \
+             median: net of start-up and compilation. The C loop calls the same function in the same \
              shared library through the PLT; LuaJIT through its FFI.\n",
             nc.calls
         );

@@ -48,16 +48,6 @@ pub fn size_of(settings: &Settings, benchmark: &Benchmark) -> u64 {
         })
 }
 
-/// The figure a sample gives for `version`: interp and jit are timed net of their front
-/// end and compilation (reported beside); everything else by the process's wall time.
-fn timed_ms(version: Version, sample: &Sample) -> f64 {
-    let wall = sample.wall_ms();
-    match (version.compiles_in_process(), sample.phases) {
-        (true, Some(p)) => (wall - p.before_run_ms()).max(0.0),
-        _ => wall,
-    }
-}
-
 /// Text for an output in a message: its lines, escaped, shortened.
 fn shown_output(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
@@ -151,7 +141,7 @@ fn estimate_steps(settings: &Settings) -> usize {
         .map(|b| {
             let versions = settings.versions.iter().filter(|v| v.applies_to(b)).count();
             let runs = match settings.mode {
-                Mode::Time => settings.rounds * if b.is_native_call() { 2 } else { 1 },
+                Mode::Time => settings.rounds * 2,
                 Mode::Callgrind => 2,
             };
             versions * (2 + runs)
@@ -239,7 +229,13 @@ fn check(platform: &Platform, benchmark: &Benchmark, version: Version) -> Status
     }
 }
 
-/// The timed rounds.
+/// The timed rounds. In each round every version runs at `size` and at the empty size;
+/// its figure is the CPU time of the first less that of the second: the work itself,
+/// net of process start, compilation and set-up, and not inflated by other load on the
+/// machine the way wall time is.
+// Rounds index the per-version tables (`times[version][round]`), which stay aligned by
+// round so that a round's ratio divides two figures from that round.
+#[allow(clippy::needless_range_loop)]
 fn time_rounds(
     settings: &Settings,
     platform: &Platform,
@@ -251,7 +247,6 @@ fn time_rounds(
     let rounds = settings.rounds;
     let n = records.len();
     let mut times: Vec<Vec<Option<f64>>> = vec![vec![None; rounds]; n];
-    let mut empties: Vec<Vec<Option<f64>>> = vec![vec![None; rounds]; n];
     let mut before_run: Vec<Vec<f64>> = vec![Vec::new(); n];
     let mut outputs: Vec<Option<Vec<u8>>> = vec![None; n];
     for round in 0..rounds {
@@ -267,45 +262,43 @@ fn time_rounds(
                 benchmark.name,
                 &format!("round {}/{rounds} {}", round + 1, v.label()),
             );
-            let mut sizes = vec![(size, false)];
-            if benchmark.is_native_call() {
-                sizes.push((benchmark.empty_size, true));
-            }
-            for (run_size, empty) in sizes {
-                if !records[i].status.is_ok() {
-                    break;
-                }
+            let mut samples = Vec::new();
+            for run_size in [size, benchmark.empty_size] {
                 let sample = platform
                     .run_command(benchmark, v, run_size)
-                    .and_then(|c| measure::run(&c, None, RUN_TIMEOUT));
-                match sample {
-                    Err(e) => records[i].status = Status::Failed(e),
-                    Ok(s) => match s.failure() {
-                        Some(why) => {
-                            records[i].status = Status::Failed(format!("at size {run_size}: {why}"))
-                        }
-                        None if empty => empties[i][round] = Some(timed_ms(v, &s)),
-                        None => {
-                            match &outputs[i] {
-                                None => outputs[i] = Some(s.stdout.clone()),
-                                Some(first) if *first != s.stdout => {
-                                    records[i].status = Status::WrongOutput(format!(
-                                        "at size {size} printed {} in one round and {} in another",
-                                        shown_output(first),
-                                        shown_output(&s.stdout)
-                                    ))
-                                }
-                                Some(_) => {}
-                            }
-                            times[i][round] = Some(timed_ms(v, &s));
-                            records[i].wall_ms.push(s.wall_ms());
-                            if let (true, Some(p)) = (v.compiles_in_process(), s.phases) {
-                                before_run[i].push(p.before_run_ms());
-                            }
-                        }
-                    },
-                }
+                    .and_then(|c| measure::run(&c, None, RUN_TIMEOUT))
+                    .and_then(|s| match s.failure() {
+                        Some(why) => Err(format!("at size {run_size}: {why}")),
+                        None => Ok(s),
+                    });
                 progress.step();
+                match sample {
+                    Ok(s) => samples.push(s),
+                    Err(e) => {
+                        records[i].status = Status::Failed(e);
+                        break;
+                    }
+                }
+            }
+            let [full, empty] = &samples[..] else {
+                continue;
+            };
+            match &outputs[i] {
+                None => outputs[i] = Some(full.stdout.clone()),
+                Some(first) if *first != full.stdout => {
+                    records[i].status = Status::WrongOutput(format!(
+                        "at size {size} printed {} in one round and {} in another",
+                        shown_output(first),
+                        shown_output(&full.stdout)
+                    ))
+                }
+                Some(_) => {}
+            }
+            times[i][round] = Some((full.cpu_ms() - empty.cpu_ms()).max(0.0));
+            records[i].wall_ms.push(full.wall_ms());
+            records[i].empty_ms.push(empty.cpu_ms());
+            if let (true, Some(p)) = (v.compiles_in_process(), full.phases) {
+                before_run[i].push(p.before_run_ms());
             }
         }
     }
@@ -329,7 +322,6 @@ fn time_rounds(
     for i in 0..n {
         let record = &mut records[i];
         record.times_ms = times[i].iter().flatten().copied().collect();
-        record.empty_ms = empties[i].iter().flatten().copied().collect();
         record.time = Spread::of(&record.times_ms);
         if record.version.compiles_in_process() {
             record.compile_ms = Spread::of(&before_run[i]).map(|s| s.median);
@@ -495,21 +487,15 @@ fn count(
     }
 }
 
-/// ns per native call, net of start-up: per round (t(n) - t(empty)) / n.
+/// ns per native call: the noop benchmark's per-round figure (already net of start-up,
+/// see [`time_rounds`]) over the number of calls, median.
 fn native_call_figure(record: &BenchRecord) -> Option<NativeCallRecord> {
     let calls = record.size;
     if calls == 0 {
         return None;
     }
-    let per_call = |r: &VersionRecord| -> Option<f64> {
-        let ns: Vec<f64> = r
-            .times_ms
-            .iter()
-            .zip(&r.empty_ms)
-            .map(|(t, e)| (t - e) * 1e6 / calls as f64)
-            .collect();
-        Spread::of(&ns).map(|s| s.median)
-    };
+    let per_call =
+        |r: &VersionRecord| -> Option<f64> { r.time.map(|t| t.median * 1e6 / calls as f64) };
     let c = record
         .version(Version::PeerC)
         .filter(|r| r.status.is_ok())
