@@ -56,7 +56,7 @@ enum Command {
 #[derive(Args)]
 struct RunArgs {
     /// Timed rounds per benchmark.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 7)]
     rounds: usize,
     /// Only these benchmarks (comma-separated names).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
