@@ -150,6 +150,13 @@ pub fn compare(a: &Record, b: &Record) -> String {
     let _ = writeln!(out, "| benchmark | version | before | after | change |");
     let _ = writeln!(out, "|---|---|---:|---:|---:|");
     for bench in &b.benchmarks {
+        // A benchmark run at another size is not the same measurement: say so.
+        let name = match a.benchmarks.iter().find(|x| x.name == bench.name) {
+            Some(before) if before.size != bench.size => {
+                format!("{} (size {} → {})", bench.name, before.size, bench.size)
+            }
+            _ => bench.name.clone(),
+        };
         for v in Version::ALL {
             let (Some(x), Some(y)) = (figure(a, &bench.name, v), figure(b, &bench.name, v)) else {
                 continue;
@@ -169,7 +176,7 @@ pub fn compare(a: &Record, b: &Record) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {change} |",
-                bench.name,
+                name,
                 v.label(),
                 show(x),
                 show(y)

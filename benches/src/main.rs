@@ -36,6 +36,14 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// Write the report and chart of a run again from its history file or commit prefix
+    /// (default: the latest run).
+    Report {
+        which: Option<String>,
+        /// The directory holding history/ (default: target/benches).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Compare two runs: history files or commit prefixes (default: the two newest).
     Compare {
         before: Option<String>,
@@ -125,6 +133,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Smoke { out } => smoke(out),
         Command::Compare { before, after, out } => compare(before, after, out),
+        Command::Report { which, out } => rerender(which, out),
         Command::Exec { what } => {
             let (file, mode, search) = match what {
                 ExecCommand::Run {
@@ -230,31 +239,10 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let mut progress = Progress::new(0);
     let record = suite::run(&settings, &platform, &mut progress);
-    let stem = match (record.mode, record.emulated) {
-        (Mode::Time, false) => "report",
-        (Mode::Time, true) => "report-aarch64",
-        (Mode::Callgrind, _) => "callgrind",
-    };
-    let chart_path = out_dir.join(format!("{stem}.svg"));
-    let chart_file = match chart::draw(&record, &chart_path) {
-        Ok(true) => Some(format!("{stem}.svg")),
-        Ok(false) => None,
-        Err(e) => {
-            eprintln!("warning: no chart: {e}");
-            None
-        }
-    };
-    let text = report::markdown(&record, chart_file.as_deref());
-    let report_path = out_dir.join(format!("{stem}.md"));
-    if let Err(e) = std::fs::write(&report_path, &text) {
-        return fail(format!("{}: {e}", report_path.display()));
+    if let Err(e) = write_report(&record, &out_dir) {
+        return fail(e);
     }
     let saved = history::save(&record, &out_dir);
-    print!("{}", summary(&text));
-    println!("report: {}", report_path.display());
-    if let Some(file) = chart_file {
-        println!("chart: {}", out_dir.join(file).display());
-    }
     match saved {
         Ok(path) => println!("history: {}", path.display()),
         Err(e) => eprintln!("warning: history not saved: {e}"),
@@ -271,6 +259,46 @@ fn run(args: RunArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Writes the report and the chart of `record` into `out_dir` and prints the first
+/// table and where they are.
+fn write_report(record: &datalove_benches::record::Record, out_dir: &Path) -> Result<(), String> {
+    let stem = match (record.mode, record.emulated) {
+        (Mode::Time, false) => "report",
+        (Mode::Time, true) => "report-aarch64",
+        (Mode::Callgrind, _) => "callgrind",
+    };
+    let chart_path = out_dir.join(format!("{stem}.svg"));
+    let chart_file = match chart::draw(record, &chart_path) {
+        Ok(true) => Some(format!("{stem}.svg")),
+        Ok(false) => None,
+        Err(e) => {
+            eprintln!("warning: no chart: {e}");
+            None
+        }
+    };
+    let text = report::markdown(record, chart_file.as_deref());
+    let report_path = out_dir.join(format!("{stem}.md"));
+    std::fs::write(&report_path, &text).map_err(|e| format!("{}: {e}", report_path.display()))?;
+    print!("{}", summary(&text));
+    println!("report: {}", report_path.display());
+    if let Some(file) = chart_file {
+        println!("chart: {}", out_dir.join(file).display());
+    }
+    Ok(())
+}
+
+fn rerender(which: Option<String>, out: Option<PathBuf>) -> ExitCode {
+    let out_dir = out.unwrap_or_else(suite::default_out_dir);
+    let found = match which {
+        Some(w) => history::find(&w, &out_dir).map(|(_, r)| r),
+        None => history::load(&out_dir.join("latest.json")),
+    };
+    match found.and_then(|record| write_report(&record, &out_dir)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
     }
 }
 

@@ -38,6 +38,17 @@ impl Spread {
         })
     }
 
+    /// The median absolute deviation of `values` over their median: how far a typical
+    /// figure was from the middle (an outlier moves it little).
+    pub fn relative_mad(values: &[f64]) -> Option<f64> {
+        let median = Spread::of(values)?.median;
+        if median == 0.0 {
+            return None;
+        }
+        let deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
+        Spread::of(&deviations).map(|d| d.median / median)
+    }
+
     /// (max - min) / median: how noisy the figures were.
     pub fn relative_range(&self) -> f64 {
         if self.median == 0.0 {
@@ -92,7 +103,9 @@ pub struct VersionRecord {
     #[serde(default)]
     pub empty_ms: Vec<f64>,
     pub time: Option<Spread>,
-    /// Per-round ratio to C's time in the same round.
+    /// The ratio to C's time in the same round: per round, and their spread.
+    #[serde(default)]
+    pub ratios: Vec<f64>,
     pub ratio: Option<Spread>,
     /// interp, jit: the median of front end + compilation per run. aot, c, C: the build
     /// (front end + code generation + C compiler + link), once.
@@ -111,6 +124,7 @@ impl VersionRecord {
             wall_ms: Vec::new(),
             empty_ms: Vec::new(),
             time: None,
+            ratios: Vec::new(),
             ratio: None,
             compile_ms: None,
             instructions: None,
@@ -210,6 +224,11 @@ mod tests {
         assert_eq!(Spread::of(&[4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
         assert!(Spread::of(&[]).is_none());
         assert!((Spread::of(&[1.0, 2.0, 3.0]).unwrap().relative_range() - 1.0).abs() < 1e-12);
+        // Deviations from 10: 0, 1, 1, 10 -> median 1, over 10.
+        assert_eq!(
+            Spread::relative_mad(&[10.0, 9.0, 11.0, 20.0, 10.0]),
+            Some(0.1)
+        );
     }
 
     #[test]

@@ -289,47 +289,68 @@ fn noise(out: &mut String, record: &Record) {
     let _ = writeln!(out, "## Noise\n");
     let _ = writeln!(
         out,
-        "Spread = (max − min) / median over the rounds. A ratio whose spread is small \
-         moved with C's time (shared drift cancels); a large one is noise to read through.\n"
+        "Range = (max − min) / median over the rounds: the worst round against the best. \
+         MAD = the median absolute deviation over the median: how far a typical round was \
+         from the middle (one outlier moves it little). A ratio moves less than the times \
+         when drift is shared by C and the version in the same round.\n"
     );
     let _ = writeln!(
         out,
-        "| benchmark | C time spread | median ratio spread | widest ratio spread |"
+        "| benchmark | C time range | C time MAD | ratio MAD (median over versions) | widest ratio range |"
     );
-    let _ = writeln!(out, "|---|---:|---:|---|");
-    let mut all = Vec::new();
+    let _ = writeln!(out, "|---|---:|---:|---:|---|");
+    let percent =
+        |x: Option<f64>| x.map_or_else(|| "—".to_string(), |x| format!("{:.0}%", x * 100.0));
+    let mut all_mads = Vec::new();
+    let mut all_ranges = Vec::new();
     for b in &record.benchmarks {
-        let c = b
-            .version(Version::PeerC)
-            .and_then(|r| r.time)
-            .map(|t| format!("{:.0}%", t.relative_range() * 100.0))
-            .unwrap_or_else(|| "—".to_string());
-        let spreads: Vec<(f64, Version)> = b
+        let c = b.version(Version::PeerC).filter(|r| r.status.is_ok());
+        let c_range = c.and_then(|r| r.time).map(|t| t.relative_range());
+        let c_mad = c.and_then(|r| Spread::relative_mad(&r.times_ms));
+        let others: Vec<&VersionRecord> = b
             .versions
             .iter()
             .filter(|r| r.version != Version::PeerC && r.status.is_ok())
+            .collect();
+        let mads: Vec<f64> = others
+            .iter()
+            .filter_map(|r| Spread::relative_mad(&r.ratios))
+            .collect();
+        let ranges: Vec<(f64, Version)> = others
+            .iter()
             .filter_map(|r| r.ratio.map(|x| (x.relative_range(), r.version)))
             .collect();
-        all.extend(spreads.iter().map(|(s, _)| *s));
-        let median = Spread::of(&spreads.iter().map(|(s, _)| *s).collect::<Vec<_>>())
-            .map(|s| format!("{:.0}%", s.median * 100.0))
-            .unwrap_or_else(|| "—".to_string());
-        let widest = spreads
+        all_mads.extend(&mads);
+        all_ranges.extend(ranges.iter().map(|(x, _)| *x));
+        let widest = ranges
             .iter()
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(s, v)| format!("{:.0}% ({})", s * 100.0, v.label()))
             .unwrap_or_else(|| "—".to_string());
-        let _ = writeln!(out, "| {} | {c} | {median} | {widest} |", b.name);
-    }
-    if let Some(s) = Spread::of(&all) {
         let _ = writeln!(
             out,
-            "\nOver every benchmark and version: median ratio spread {:.0}%, widest {:.0}%.\n",
-            s.median * 100.0,
-            s.max * 100.0
+            "| {} | {} | {} | {} | {widest} |",
+            b.name,
+            percent(c_range),
+            percent(c_mad),
+            percent(Spread::of(&mads).map(|s| s.median)),
         );
-    } else {
-        let _ = writeln!(out);
+    }
+    match (Spread::of(&all_mads), Spread::of(&all_ranges)) {
+        (Some(m), Some(r)) => {
+            let _ = writeln!(
+                out,
+                "\nOver every benchmark and version: ratio MAD median {:.0}% (largest {:.0}%); \
+                 ratio range median {:.0}% (widest {:.0}%).\n",
+                m.median * 100.0,
+                m.max * 100.0,
+                r.median * 100.0,
+                r.max * 100.0
+            );
+        }
+        _ => {
+            let _ = writeln!(out);
+        }
     }
 }
 

@@ -339,6 +339,7 @@ fn time_rounds(
                 })
                 .collect();
             records[i].ratio = Spread::of(&ratios);
+            records[i].ratios = ratios;
         }
     }
 }
