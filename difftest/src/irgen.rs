@@ -35,6 +35,9 @@ fn types() -> Vec<IrType> {
     ]
 }
 
+/// A function's index, parameters, result and whether it is generic.
+type Signature = (usize, Vec<(ParamMode, IrType)>, IrType, bool);
+
 fn mode(rng: &mut Rng) -> ParamMode {
     [
         ParamMode::In,
@@ -88,7 +91,7 @@ pub fn random_program(rng: &mut Rng) -> Program {
     }
     pb.set_entry(funcs[0].0);
     for &(id, generic) in &funcs {
-        let signatures: Vec<(usize, Vec<(ParamMode, IrType)>, IrType, bool)> = pb
+        let signatures: Vec<Signature> = pb
             .program()
             .functions
             .iter()

@@ -610,7 +610,7 @@ impl Generator<'_> {
                 (Some(_), None) => continue,
                 (None, _) => {}
             }
-            if !c.result_only_params().is_empty() && !(decided && want.is_some()) {
+            if !(c.result_only_params().is_empty() || decided && want.is_some()) {
                 continue;
             }
             out.push(i);

@@ -777,7 +777,7 @@ impl<'a> Generator<'a> {
         }
         let constrained: Vec<String> = type_params
             .iter()
-            .filter(|(_, c)| *c != TypeClass::Any || index % 2 == 0)
+            .filter(|(_, c)| *c != TypeClass::Any || index.is_multiple_of(2))
             .map(|(n, c)| format!("{n} is {}", c.name()))
             .collect();
         if !constrained.is_empty() {

@@ -451,9 +451,20 @@ impl Generator<'_> {
     }
 
     /// `let w = v` (a move) and then `set v = ...`: a `var` emptied and filled again.
+    /// Inside a loop the `var` may be one declared outside it: written again before the
+    /// iteration ends, it holds a value at the loop's head on every iteration.
     fn move_and_reassign(&mut self, out: &mut Vec<Stmt>) {
         let candidates: Vec<usize> = (0..self.fx.vars.len())
-            .filter(|&v| self.fx.vars[v].kind == VarKind::Var && self.movable(v))
+            .filter(|&v| {
+                let var = &self.fx.vars[v];
+                var.kind == VarKind::Var
+                    && (self.movable(v)
+                        || (var.visible
+                            && var.state == VState::Live
+                            && !var.ty.is_copy()
+                            && !var.reserved
+                            && self.fx.no_moves == 0))
+            })
             .collect();
         if candidates.is_empty() {
             return self.declaration(VarKind::Var, out);

@@ -200,7 +200,7 @@ pub fn int_literal(ty: &IrType, value: i128, decided: bool, spelling: u64) -> E 
                 let plain = value.to_string();
                 let mut out = String::new();
                 for (i, c) in plain.chars().enumerate() {
-                    if i > 0 && (plain.len() - i) % 3 == 0 {
+                    if i > 0 && (plain.len() - i).is_multiple_of(3) {
                         out.push('_');
                     }
                     out.push(c);
@@ -212,7 +212,9 @@ pub fn int_literal(ty: &IrType, value: i128, decided: bool, spelling: u64) -> E 
     };
     let prec = if value < 0 { UNARY } else { ATOM };
     match int_suffix(ty) {
-        Some(suffix) if !decided || spelling % 7 == 0 => E::with_prec(digits + suffix, prec),
+        Some(suffix) if !decided || spelling.is_multiple_of(7) => {
+            E::with_prec(digits + suffix, prec)
+        }
         Some(_) => E::with_prec(digits, prec),
         None if decided => E::with_prec(digits, prec),
         // A suffix gives the literal a type wide enough for any index.
