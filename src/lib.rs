@@ -39,7 +39,8 @@ use std::path::{Path, PathBuf};
 pub use datalove_ir as ir;
 use datalove_ir::front::{Compiled, Failed};
 
-pub use riders::{ProgramLoader, RiderPath, STD_DLI as STD_RIDER_DLI};
+pub use datalove_toolchain::Target;
+pub use riders::{ProgramLoader, RiderPath, RiderPlace, STD_DLI as STD_RIDER_DLI};
 pub use run::{run, run_all, Backend, Comparison, RunOptions, RunResult, Unavailable};
 
 /// Where to look for what a program names, beyond the root file's directory and the
@@ -63,6 +64,13 @@ impl Options {
     /// The rider search path these options give.
     pub fn rider_path(&self) -> RiderPath {
         RiderPath::new(&self.rider_dirs)
+    }
+
+    /// The rider search path for building executables for `target`
+    /// ([`RiderPath::for_target`]).
+    pub fn rider_path_for(&self, target: &datalove_toolchain::Target) -> RiderPath {
+        let other = (!target.is_current()).then(|| target.triple());
+        RiderPath::for_target(&self.rider_dirs, other)
     }
 }
 

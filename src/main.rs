@@ -65,9 +65,13 @@ enum Command {
         /// aot or c.
         #[arg(long, default_value = "aot", value_name = "BACKEND")]
         backend: String,
-        /// The executable to write.
+        /// The executable to write; the riders it needs are copied beside it.
         #[arg(short = 'o', value_name = "OUT")]
         out: PathBuf,
+        /// The target to build for (a Rust triple: x86_64-unknown-linux-gnu,
+        /// aarch64-unknown-linux-gnu); default: this machine's.
+        #[arg(long, value_name = "TRIPLE")]
+        target: Option<String>,
         #[command(flatten)]
         search: Search,
     },
@@ -75,6 +79,10 @@ enum Command {
     Emit {
         what: Emit,
         file: PathBuf,
+        /// The target whose code `emit clif` shows (a Rust triple); default: this
+        /// machine's.
+        #[arg(long, value_name = "TRIPLE")]
+        target: Option<String>,
         #[command(flatten)]
         search: Search,
     },
@@ -99,9 +107,14 @@ fn options(search: Search) -> datalove::Options {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let (file, search, emit) = match cli.command {
-        Command::Check { file, search } => (file, search, None),
-        Command::Emit { what, file, search } => (file, search, Some(what)),
+    let (file, search, emit, target) = match cli.command {
+        Command::Check { file, search } => (file, search, None, None),
+        Command::Emit {
+            what,
+            file,
+            target,
+            search,
+        } => (file, search, Some(what), target),
         Command::Run {
             file,
             backend,
@@ -123,8 +136,20 @@ fn main() -> ExitCode {
             file,
             backend,
             out,
+            target,
             search,
-        } => return build(&file, &backend, &out, search),
+        } => return build(&file, &backend, &out, target.as_deref(), search),
+    };
+    let target = match target
+        .as_deref()
+        .map(datalove_toolchain::Target::from_triple)
+    {
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+        Some(Ok(t)) => (!t.is_current()).then_some(t),
+        None => None,
     };
     match datalove::compile_file(&file, &options(search)) {
         Ok(compiled) => {
@@ -132,7 +157,10 @@ fn main() -> ExitCode {
                 Some(Emit::Ir) => {
                     print!("{}", datalove::ir::print::print_program(&compiled.program))
                 }
-                Some(Emit::Clif) => match datalove_clif_aot::emit_clif(&compiled.program) {
+                Some(Emit::Clif) => match datalove_clif_aot::emit_clif(
+                    &compiled.program,
+                    target.as_ref().map(|t| t.triple()),
+                ) {
                     Ok(text) => print!("{text}"),
                     Err(e) => {
                         eprintln!("error: {e}");
@@ -226,7 +254,13 @@ fn run(file: &std::path::Path, backend: &str, settings: Settings, search: Search
     }
 }
 
-fn build(file: &std::path::Path, backend: &str, out: &std::path::Path, search: Search) -> ExitCode {
+fn build(
+    file: &std::path::Path,
+    backend: &str,
+    out: &std::path::Path,
+    target: Option<&str>,
+    search: Search,
+) -> ExitCode {
     let backend = match backend {
         "aot" => datalove::Backend::Aot,
         "c" => datalove::Backend::C,
@@ -235,12 +269,22 @@ fn build(file: &std::path::Path, backend: &str, out: &std::path::Path, search: S
             return ExitCode::from(2);
         }
     };
+    let target = match target.map(datalove_toolchain::Target::from_triple) {
+        None => datalove_toolchain::Target::current(),
+        Some(Ok(t)) => t,
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let options = options(search);
     let compiled = match datalove::compile_file(file, &options) {
         Ok(c) => c,
         Err(e) => return compile_failure(e),
     };
-    match datalove::run::build_executable(&compiled, backend, &options.rider_path(), out) {
+    // The riders of the target: its directories beside this executable, not ours.
+    let riders = options.rider_path_for(&target);
+    match datalove::run::build_executable_for(&compiled, backend, &riders, out, &target) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -263,12 +307,20 @@ fn run_all() -> ExitCode {
             continue;
         }
         let start = std::time::Instant::now();
-        let output = std::env::current_exe().and_then(|exe| {
-            std::process::Command::new(exe)
-                .args(args_for_backend(backend.name()))
-                .stdin(std::process::Stdio::null())
-                .output()
-        });
+        // Through this target's runner, if it has one (under qemu-user, a program
+        // cannot start another of its own architecture directly).
+        let output = std::env::current_exe()
+            .and_then(|exe| {
+                datalove_toolchain::Target::current()
+                    .command(exe)
+                    .map_err(std::io::Error::other)
+            })
+            .and_then(|mut command| {
+                command
+                    .args(args_for_backend(backend.name()))
+                    .stdin(std::process::Stdio::null())
+                    .output()
+            });
         let elapsed = start.elapsed();
         match output {
             Ok(output) => {
