@@ -23,7 +23,9 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 }
 
 fn datalove() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_datalove"));
+    let mut command = datalove::Target::current()
+        .command(env!("CARGO_BIN_EXE_datalove"))
+        .expect("a way to run datalove");
     command
         .env_remove("DATALOVE_RIDER_PATH")
         .env_remove("DATALOVE_CHECK_LEAKS")
@@ -32,17 +34,25 @@ fn datalove() -> Command {
     command
 }
 
-/// `datalove ARGS` under `ulimit -v KIB` (through `sh`, which sets the limit and execs).
+/// `datalove ARGS` under `ulimit -v KIB` (through `sh`, which sets the limit and execs
+/// the target's runner, if any, with datalove).
 fn datalove_limited(kib: u64, args: &[&str]) -> Output {
-    let mut line = format!("ulimit -v {kib} && exec \"$0\"");
-    for (i, _) in args.iter().enumerate() {
-        line.push_str(&format!(" \"${}\"", i + 1));
+    let runner = datalove::Target::current()
+        .runner()
+        .expect("a way to run datalove")
+        .unwrap_or_default();
+    let mut words: Vec<&str> = runner.iter().map(String::as_str).collect();
+    words.push(env!("CARGO_BIN_EXE_datalove"));
+    words.extend_from_slice(args);
+    let mut line = format!("ulimit -v {kib} && exec");
+    for i in 1..=words.len() {
+        line.push_str(&format!(" \"${i}\""));
     }
     Command::new("sh")
         .arg("-c")
         .arg(line)
-        .arg(env!("CARGO_BIN_EXE_datalove"))
-        .args(args)
+        .arg("sh")
+        .args(words)
         .env_remove("DATALOVE_RIDER_PATH")
         .env_remove("DATALOVE_CHECK_LEAKS")
         .output()
@@ -176,29 +186,17 @@ uint8_t dlr_crash__boom(void *rt, int32_t *result_out, const dtlv_tydesc_t *resu
     )
     .expect("write crash.c");
     std::fs::write(dir.join("crash.dli"), "native fun boom(): i32\n").expect("write crash.dli");
-    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-    let mut build = cc::Build::new();
-    build
-        .target(&triple)
-        .host(&triple)
-        .opt_level(1)
-        .out_dir(dir)
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .pic(true)
-        .include(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/include"))
-        .file(&source);
-    let objects = build.try_compile_intermediates().expect("crash.c compiles");
-    let status = build
-        .get_compiler()
-        .to_command()
-        .arg("-shared")
-        .args(&objects)
+    let status = datalove::Target::current()
+        .c_compiler()
+        .command()
+        .args(["-shared", "-fPIC", "-O1", "-I"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/include"))
+        .arg(&source)
         .arg("-o")
         .arg(dir.join("libdlr_crash.so"))
         .status()
         .expect("the C compiler runs");
-    assert!(status.success(), "linking libdlr_crash.so");
+    assert!(status.success(), "building libdlr_crash.so");
 }
 
 #[test]
