@@ -103,6 +103,15 @@ fn write_program(dir: &Path) -> PathBuf {
 
 const EXPECTED: &str = "42\nSHIPPED\n";
 
+/// The program ran to the end, printing [`EXPECTED`] and nothing on stderr.
+fn assert_printed_expected(out: &Output, backend: &str) {
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (Some(0), EXPECTED.to_string(), String::new()),
+        "{backend}"
+    );
+}
+
 /// `datalove build --backend B PROGRAM -o OUT --rider-path RIDERS`.
 fn build(backend: &str, program: &Path, out: &Path, riders: &Path) {
     let built = datalove()
@@ -141,11 +150,7 @@ fn an_executable_moved_with_its_riders_beside_it_runs() {
         std::fs::rename(&built, &moved).expect("move the directory");
         std::fs::remove_dir_all(&riders).expect("remove the riders");
         let out = run_executable(&moved.join("prog"));
-        assert_eq!(
-            (out.status.code(), text(&out.stdout), text(&out.stderr)),
-            (Some(0), EXPECTED.to_string(), String::new()),
-            "{backend}"
-        );
+        assert_printed_expected(&out, backend);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
@@ -225,11 +230,7 @@ fn a_rider_path_with_colons_and_spaces_works_on_every_backend() {
             .arg(&riders)
             .output()
             .expect("datalove runs");
-        assert_eq!(
-            (out.status.code(), text(&out.stdout), text(&out.stderr)),
-            (Some(0), EXPECTED.to_string(), String::new()),
-            "{backend}"
-        );
+        assert_printed_expected(&out, backend);
     }
     for backend in EXECUTABLE_BACKENDS {
         let out_dir = dir.join(format!("out: {backend} here"));
@@ -237,11 +238,7 @@ fn a_rider_path_with_colons_and_spaces_works_on_every_backend() {
         let exe = out_dir.join("the program");
         build(backend, &program, &exe, &riders);
         let out = run_executable(&exe);
-        assert_eq!(
-            (out.status.code(), text(&out.stdout), text(&out.stderr)),
-            (Some(0), EXPECTED.to_string(), String::new()),
-            "{backend}"
-        );
+        assert_printed_expected(&out, backend);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -299,20 +296,13 @@ fn cargo_layout() -> (PathBuf, String) {
     let profile_dir = Path::new(env!("CARGO_BIN_EXE_datalove"))
         .parent()
         .expect("the CLI's directory");
-    let up = profile_dir.parent().expect("a target directory");
-    let root = if up
-        .file_name()
-        .is_some_and(|n| n == Target::current().triple())
-    {
-        up.parent().expect("a target directory")
-    } else {
-        up
-    };
+    let (root, _) =
+        datalove_rt::artifact::cargo_target_dir(profile_dir).expect("a target directory");
     let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
         Some("debug") | None => "dev".to_string(),
         Some(other) => other.to_string(),
     };
-    (root.to_path_buf(), profile)
+    (root, profile)
 }
 
 /// Builds the runtime staticlib and the `std` rider for `target` with cargo, as a user

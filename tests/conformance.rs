@@ -538,21 +538,12 @@ fn build_dirs() -> BuildDirs {
         .and_then(Path::parent)
         .expect("the test binary lives in <target>/<profile>/deps")
         .to_path_buf();
-    let current = datalove::Target::current();
-    let up = profile_dir.parent().expect("a target directory");
-    let triple = up
-        .file_name()
-        .is_some_and(|name| name == current.triple())
-        .then(|| current.triple().to_string());
-    let root = if triple.is_some() {
-        up.parent().expect("a target directory")
-    } else {
-        up
-    };
+    let (root, triple) =
+        datalove_rt::artifact::cargo_target_dir(&profile_dir).expect("a target directory");
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .filter(|t| profile_dir.starts_with(t))
-        .unwrap_or_else(|| root.to_path_buf());
+        .unwrap_or(root);
     let dir_name = profile_dir
         .file_name()
         .and_then(|s| s.to_str())

@@ -97,18 +97,29 @@ pub fn target_dirs(other_target: Option<&str>) -> Result<Vec<PathBuf>, String> {
         return Ok(dirs);
     };
     let mut dirs = Vec::new();
-    if let (Some(profile), Some(up)) = (profile_dir.file_name(), profile_dir.parent()) {
-        // `target/<profile>`, or `target/<triple>/<profile>` for a `--target` build.
-        let root = match up.file_name().and_then(|n| n.to_str()) {
-            Some(name) if looks_like_triple(name) => up.parent().unwrap_or(up),
-            _ => up,
-        };
+    if let (Some(profile), Some((root, _))) =
+        (profile_dir.file_name(), cargo_target_dir(&profile_dir))
+    {
         let cross = root.join(triple).join(profile);
         dirs.push(cross.clone());
         dirs.push(cross.join("deps"));
     }
     dirs.push(dir.join(triple));
     Ok(dirs)
+}
+
+/// The cargo target directory a profile directory is in, and the triple of a `--target`
+/// build: `(target, None)` for `target/debug`, `(target, Some(triple))` for
+/// `target/<triple>/debug`. `None` for a directory with no parent.
+pub fn cargo_target_dir(profile_dir: &Path) -> Option<(PathBuf, Option<String>)> {
+    let up = profile_dir.parent()?;
+    Some(match up.file_name().and_then(|n| n.to_str()) {
+        Some(name) if looks_like_triple(name) => (
+            up.parent().unwrap_or(up).to_path_buf(),
+            Some(name.to_string()),
+        ),
+        _ => (up.to_path_buf(), None),
+    })
 }
 
 /// Whether a directory name is a target triple (`x86_64-unknown-linux-gnu`), as cargo
