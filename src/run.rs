@@ -2,15 +2,13 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use datalove_ir::front::Compiled;
 use datalove_ir::native::NativeResolver;
 use datalove_rt::{Outcome, OutputMode, RiderLibrary, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
 use datalove_rti::RtHeader;
-
-use std::path::{Path, PathBuf};
-
 use datalove_toolchain::{RiderPlacement, Target};
 
 use crate::riders::RiderPath;
@@ -256,12 +254,13 @@ fn executable_riders(
     let mut found = Vec::new();
     for name in &compiled.program.riders {
         let library = riders.library(name)?;
-        let machine = datalove_toolchain::elf_machine(&library);
-        if machine.is_some() && machine != target.elf_machine() {
+        let foreign = datalove_toolchain::elf_machine(&library)
+            .filter(|machine| Some(*machine) != target.elf_machine());
+        if let Some(machine) = foreign {
             return Err(format!(
                 "rider `{name}`: {} is a library for {}, not for {target}",
                 library.display(),
-                datalove_toolchain::machine_name(machine.unwrap_or(0))
+                datalove_toolchain::machine_name(machine)
             ));
         }
         found.push((name.clone(), library));

@@ -87,6 +87,14 @@ fn probe_now(target: &Target) -> Result<(), String> {
     let source = dir.join("probe.c");
     let program = dir.join("probe");
     let result = (|| {
+        // Looked up first: under an emulator a program that cannot be started looks like
+        // one that exited with 127.
+        if crate::target::find_program(&compiler.program).is_none() {
+            return Err(format!(
+                "no C compiler: `{}` cannot run: not found on PATH",
+                compiler.name()
+            ));
+        }
         std::fs::write(&source, "int main(void) { return 0; }\n")
             .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
         let output = compiler

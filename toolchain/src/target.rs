@@ -139,7 +139,11 @@ impl Target {
     /// 3. another target: `qemu-<arch>` (or `qemu-<arch>-static`) on `PATH`, with
     ///    `-L /usr/<gnu triple>` when that directory holds the target's C library.
     pub fn runner(&self) -> Result<Option<Vec<String>>, String> {
-        if let Some(words) = env_words(&self.runner_env()) {
+        if let Some(mut words) = env_words(&self.runner_env()) {
+            // Found now, so that a child's own PATH cannot lose it.
+            if let Some(program) = find_program(&words[0]) {
+                words[0] = program.display().to_string();
+            }
             return Ok(Some(words));
         }
         if self.is_current() {
@@ -156,7 +160,7 @@ impl Target {
                     self.runner_env()
                 )
             })?;
-        let mut words = vec![qemu];
+        let mut words = vec![find_program(&qemu).map_or(qemu, |p| p.display().to_string())];
         let sysroot = PathBuf::from("/usr").join(self.gnu_triple());
         if sysroot.join("lib").is_dir() {
             words.push("-L".to_string());

@@ -65,9 +65,20 @@ pub fn staticlib_for_target(other_target: Option<&str>) -> Result<PathBuf, Strin
         }
     }
     let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    // The profile this executable was built in, which the staticlib must match.
+    let profile = dirs
+        .first()
+        .and_then(|d| d.file_name())
+        .and_then(|n| n.to_str())
+        .map(|n| match n {
+            "debug" | "deps" => String::new(),
+            "release" => " --release".to_string(),
+            other => format!(" --profile {other}"),
+        })
+        .unwrap_or_default();
     let build = match other_target {
-        None => "cargo build -p datalove-rt".to_string(),
-        Some(triple) => format!("cargo build -p datalove-rt --target {triple}"),
+        None => format!("cargo build -p datalove-rt{profile}"),
+        Some(triple) => format!("cargo build -p datalove-rt --target {triple}{profile}"),
     };
     Err(format!(
         "the runtime staticlib {STATICLIB_NAME} is not in {} (or their deps/); build it with `{build}`",

@@ -114,7 +114,7 @@ mod tests {
         let empty = RiderManifest::default();
         assert_eq!(empty.encode(), b"\0");
         assert_eq!(
-            unsafe { RiderManifest::read(b"\0".as_ptr()) }.unwrap(),
+            unsafe { RiderManifest::read(c"".as_ptr().cast()) }.unwrap(),
             empty
         );
         assert!(RiderManifest::decode(b"std\0dlr").is_err());
