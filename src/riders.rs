@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use datalove_ir::front::{FsLoader, Loader};
+use datalove_front::{read_file, FsLoader, Loaded, Loader};
 use datalove_rt::loader::rider_file_name;
 
 /// The environment variable holding extra rider directories, `:`-separated.
@@ -77,7 +77,7 @@ impl RiderPath {
                 (dir.join(name), dir.join(name).join("rider.dli")),
             ]
             .into_iter()
-            .find(|(_, interface)| interface.is_file())
+            .find(|(_, interface)| interface.exists())
             .map(|(dir, interface)| RiderPlace {
                 dir,
                 interface: Some(interface),
@@ -86,14 +86,13 @@ impl RiderPath {
     }
 
     /// The interface of rider `name`: built in for `std`, else the one [`Self::locate`]
-    /// finds.
-    pub fn interface(&self, name: &str) -> Option<(String, String)> {
+    /// finds (one that exists but cannot be read ends the search: the front end reports
+    /// it).
+    pub fn interface(&self, name: &str) -> Option<Loaded> {
         if name == "std" {
-            return Some(("<std>/rider.dli".to_string(), STD_DLI.to_string()));
+            return Some(Loaded::text("<std>/rider.dli", STD_DLI));
         }
-        let path = self.locate(name)?.interface?;
-        let text = std::fs::read_to_string(&path).ok()?;
-        Some((path.display().to_string(), text))
+        read_file(&self.locate(name)?.interface?)
     }
 
     /// The library of rider `name`: `libdlr_<name>.so` beside the interface
@@ -148,11 +147,11 @@ impl ProgramLoader {
 }
 
 impl Loader for ProgramLoader {
-    fn module(&self, name: &str) -> Option<(String, String)> {
+    fn module(&self, name: &str) -> Option<Loaded> {
         self.modules.module(name)
     }
 
-    fn rider(&self, name: &str) -> Option<(String, String)> {
+    fn rider(&self, name: &str) -> Option<Loaded> {
         self.riders.interface(name)
     }
 }

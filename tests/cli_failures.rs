@@ -300,3 +300,13 @@ fn without_a_c_compiler_aot_and_c_are_unavailable_with_the_reason() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_interpreters_frame_memory_is_as_large_as_the_program_stack() {
+    // Frames of any size run out at a similar depth on every backend only while the two
+    // limits agree (interp/src/lib.rs, runtime/rt/src/stack.rs).
+    assert_eq!(
+        datalove_interp::DEFAULT_ARENA_BYTES,
+        datalove_rt::PROGRAM_STACK_SIZE
+    );
+}

@@ -26,7 +26,8 @@ use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
 use datalove_ir::lowering::{
-    param_pass, result_pass, terminator_text, DescPlan, NativeLinks, Pass, ResultPass,
+    param_pass, program_words, result_pass, terminator_text, DescPlan, NativeLinks, Pass,
+    ProgramWord, ResultPass, SlotHome,
 };
 
 /// The whole program as one C file. The order of its sections is decided here, once.
@@ -81,27 +82,24 @@ fn includes() -> String {
 /// `static RESULT dtlv_fnN_name(void *rt, ...)`.
 fn signature(program: &Program, index: usize) -> String {
     let f = &program.functions[index];
-    let mut params = vec![format!("void *{RT}")];
-    for (i, p) in f.params.iter().enumerate() {
-        params.push(match param_pass(p.mode, f.slot_type(p.slot)) {
-            Pass::Value(kind) => format!("{} {}", scalar_ctype(kind), slot_name(p.slot)),
-            Pass::Address => format!("void *{}", arg_name(i)),
-        });
-    }
+    let params: Vec<String> = program_words(f)
+        .into_iter()
+        .map(|word| match word {
+            ProgramWord::Runtime => format!("void *{RT}"),
+            ProgramWord::Param(i, Pass::Value(kind)) => {
+                format!("{} {}", scalar_ctype(kind), slot_name(f.params[i].slot))
+            }
+            ProgramWord::Param(i, Pass::Address) => format!("void *{}", arg_name(i)),
+            ProgramWord::ResultPointer => format!("void *{RET_PTR}"),
+            ProgramWord::TypeParam(n) => {
+                format!("const dtlv_tydesc_t *{}", type_param_name(n as u32))
+            }
+        })
+        .collect();
     let result = match result_pass(&f.result) {
-        ResultPass::Nothing => "void",
         ResultPass::Value(kind) => scalar_ctype(kind),
-        ResultPass::Pointer => {
-            params.push(format!("void *{RET_PTR}"));
-            "void"
-        }
+        _ => "void",
     };
-    for n in 0..f.type_params.len() {
-        params.push(format!(
-            "const dtlv_tydesc_t *{}",
-            type_param_name(n as u32)
-        ));
-    }
     format!(
         "static {result} {}({})",
         function_name(index, &f.name),
@@ -183,36 +181,29 @@ fn emit_function(
     links: &NativeLinks,
 ) -> CWriter {
     let f = &program.functions[index];
-    let written = f.written_slots();
+    let homes = f.slot_homes();
     let mut places = Vec::with_capacity(f.slots.len());
     // (slot, parameter index) of parameters read at the caller's address, and of `in`
     // parameters copied in from it.
     let mut at_caller = Vec::new();
     let mut copied_in = Vec::new();
     let mut shadow = Vec::new();
-    for (i, slot) in f.slots.iter().enumerate() {
+    for (i, home) in homes.iter().enumerate() {
         let id = SlotId(i as u32);
         let param = f.params.iter().position(|p| p.slot == id);
-        let place = match (param.map(|p| f.params[p].mode), slot.ty.layout()) {
-            (Some(ParamMode::In), _) if slot.ty.is_scalar() => Place::Local,
-            (Some(ParamMode::In), layout) if written[i] => {
-                copied_in.push((id, param.expect("a parameter")));
-                if layout.is_none() {
-                    shadow.push(id);
-                    Place::Pointer
-                } else {
-                    Place::Local
-                }
-            }
-            (Some(_), _) => {
+        if home.copied_in(f, id) {
+            copied_in.push((id, param.expect("a parameter")));
+        }
+        let place = match home {
+            SlotHome::Value | SlotHome::Own => Place::Local,
+            SlotHome::Caller => {
                 at_caller.push((id, param.expect("a parameter")));
                 Place::Pointer
             }
-            (None, None) => {
+            SlotHome::Shadow => {
                 shadow.push(id);
                 Place::Pointer
             }
-            (None, Some(_)) => Place::Local,
         };
         places.push(place);
     }
@@ -747,21 +738,19 @@ impl Fx<'_> {
         abandon: BlockId,
     ) {
         let callee = self.program.function(func);
-        let mut words = vec![RT.to_string()];
-        for (a, p) in args.iter().zip(&callee.params) {
-            words.push(match param_pass(p.mode, callee.slot_type(p.slot)) {
-                Pass::Value(_) => self.read(a.slot),
-                Pass::Address => self.addr(a.slot),
-            });
-        }
         let result = result_pass(&callee.result);
-        if result == ResultPass::Pointer {
-            let d = dst.expect("verified: a result that is not unit is kept");
-            words.push(self.addr(d));
-        }
-        for t in type_args {
-            words.push(self.desc(t));
-        }
+        let words: Vec<String> = program_words(callee)
+            .into_iter()
+            .map(|word| match word {
+                ProgramWord::Runtime => RT.to_string(),
+                ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
+                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
+                ProgramWord::ResultPointer => {
+                    self.addr(dst.expect("verified: a result that is not unit is kept"))
+                }
+                ProgramWord::TypeParam(n) => self.desc(&type_args[n]),
+            })
+            .collect();
         let call_text = format!(
             "{}({})",
             function_name(func.index(), &callee.name),

@@ -4,7 +4,7 @@
 //! `docs/backends.md`.
 //!
 //! ```text
-//! verify → check native widths → declare functions → lower each (lower.rs) → define
+//! admit (the verifier) → declare functions → lower each (lower.rs) → define
 //! ```
 
 mod arith;
@@ -18,8 +18,7 @@ mod runtime;
 use cranelift_codegen::ir::{AbiParam, Signature};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_module::{FuncId as ClifFuncId, Linkage, Module};
-use datalove_ir::native::MAX_C_WORDS;
-use datalove_ir::verify::verify_program;
+use datalove_ir::verify::admit;
 use datalove_ir::Program;
 
 pub use desc::NativeSlots;
@@ -56,17 +55,7 @@ pub fn lower_program<M: Module>(
     program: &Program,
     options: LowerOptions,
 ) -> Result<Lowered, ClifError> {
-    if let Err(errors) = verify_program(program) {
-        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        return Err(ClifError::Unverified(text.join("\n")));
-    }
-    if let Some(native) = program.native_calls().find(|n| !n.fits()) {
-        return Err(ClifError::TooWide {
-            native: format!("{}.{}", native.rider(), native.function()),
-            words: native.word_count(),
-            max: MAX_C_WORDS,
-        });
-    }
+    admit(program).map_err(|refused| ClifError::Unverified(refused.to_string()))?;
     let functions = declare_functions(module, program)?;
     let mut statics = desc::Statics::default();
     if options.native_slots {

@@ -80,7 +80,7 @@ impl Machine<'_> {
         }
         if let Some(mark_at) = f.shadow_mark {
             *(frame.add(mark_at as usize) as *mut *mut u8) = (*rt).shadow_top;
-            for (offset, d) in &f.shadow_locals {
+            for (offset, d, copy_in) in &f.shadow_locals {
                 let desc = desc_of(frame, base, *d);
                 let p = (t.shadow_push)(rt, (*desc).size, (*desc).align);
                 if p.is_null() {
@@ -88,7 +88,11 @@ impl Machine<'_> {
                     self.drop_owned(frame, base, &f.entry_drops);
                     return;
                 }
-                *(frame.add(*offset as usize) as *mut *mut u8) = p;
+                let at = frame.add(*offset as usize) as *mut *mut u8;
+                if *copy_in {
+                    ptr::copy_nonoverlapping(*at, p, (*desc).size);
+                }
+                *at = p;
             }
         }
         let pop_shadow = || {

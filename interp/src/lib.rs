@@ -7,7 +7,7 @@
 //! count, and every status is read.
 //!
 //! ```text
-//! verify → lower (frames, descriptors, natives) → run (dispatch loop, frame arena)
+//! admit (the verifier) → lower (frames, descriptors, natives) → run (dispatch loop, frame arena)
 //! ```
 
 mod arith;
@@ -20,7 +20,7 @@ mod native;
 mod ops;
 mod runtime;
 
-use datalove_ir::verify::verify_program;
+use datalove_ir::verify::admit;
 use datalove_ir::Program;
 use datalove_rti::RtHeader;
 
@@ -45,10 +45,7 @@ pub fn compile(
     program: &Program,
     resolve: &mut NativeResolver<'_>,
 ) -> Result<Interpreter, InterpError> {
-    if let Err(errors) = verify_program(program) {
-        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        return Err(InterpError::Unverified(text.join("\n")));
-    }
+    admit(program).map_err(|refused| InterpError::Unverified(refused.to_string()))?;
     let lowered = lower::lower_program(program, resolve)?;
     Ok(Interpreter {
         lowered,

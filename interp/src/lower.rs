@@ -6,6 +6,8 @@ use datalove_ir::*;
 use datalove_rti::layout::align_up;
 use datalove_rti::TyKind;
 
+use datalove_ir::lowering::SlotHome;
+
 use crate::desc::{DescCache, DescRef, FrameDescs};
 use crate::error::InterpError;
 use crate::ops::*;
@@ -31,10 +33,17 @@ struct FrameLayout {
     places: Vec<Place>,
     params: Vec<ParamPass>,
     shadow_locals: Vec<(u32, SlotId)>,
+    /// Written `in` parameters sized at run time: copied from the caller's place onto the
+    /// shadow stack on entry.
+    shadow_params: Vec<(u32, SlotId)>,
     size: usize,
 }
 
+/// The frame of `f`, from each slot's one home (`Function::slot_homes`): a value home
+/// or own home is frame memory of the type's size (an `in` parameter's caller copies it
+/// there), a caller home or shadow home is a pointer in the frame.
 fn layout_frame(f: &Function) -> FrameLayout {
+    let homes = f.slot_homes();
     let mut size = 0usize;
     let mut places = vec![Place { opnd: Opnd(0) }; f.slots.len()];
     let alloc = |size: &mut usize, bytes: usize, align: usize| -> u32 {
@@ -44,10 +53,11 @@ fn layout_frame(f: &Function) -> FrameLayout {
         at as u32
     };
     let mut params = Vec::new();
+    let mut shadow_params = Vec::new();
     for p in &f.params {
         let ty = f.slot_type(p.slot);
-        let pass = match (p.mode, ty.layout()) {
-            (ParamMode::In, Some(l)) => {
+        let pass = match (homes[p.slot.index()], ty.layout()) {
+            (SlotHome::Value | SlotHome::Own, Some(l)) => {
                 let offset = alloc(&mut size, l.size, l.align);
                 places[p.slot.index()] = Place {
                     opnd: Opnd::direct(offset),
@@ -57,11 +67,14 @@ fn layout_frame(f: &Function) -> FrameLayout {
                     size: l.size as u32,
                 }
             }
-            _ => {
+            (home, _) => {
                 let offset = alloc(&mut size, 8, 8);
                 places[p.slot.index()] = Place {
                     opnd: Opnd::indirect(offset),
                 };
+                if home == SlotHome::Shadow {
+                    shadow_params.push((offset, p.slot));
+                }
                 ParamPass::Address { offset }
             }
         };
@@ -72,14 +85,14 @@ fn layout_frame(f: &Function) -> FrameLayout {
         if f.param_mode(SlotId(i as u32)).is_some() {
             continue;
         }
-        match slot.ty.layout() {
-            Some(l) => {
+        match (homes[i], slot.ty.layout()) {
+            (SlotHome::Own, Some(l)) => {
                 let offset = alloc(&mut size, l.size, l.align);
                 places[i] = Place {
                     opnd: Opnd::direct(offset),
                 };
             }
-            None => {
+            _ => {
                 let offset = alloc(&mut size, 8, 8);
                 places[i] = Place {
                     opnd: Opnd::indirect(offset),
@@ -92,6 +105,7 @@ fn layout_frame(f: &Function) -> FrameLayout {
         places,
         params,
         shadow_locals,
+        shadow_params,
         size,
     }
 }
@@ -124,11 +138,17 @@ pub fn lower_program(
             .filter(|p| p.mode == ParamMode::In && !f.slot_type(p.slot).is_copy())
             .map(|p| (cx.at(p.slot), cx.slot_desc(p.slot)))
             .collect();
-        let shadow_locals: Vec<(u32, DescRef)> = layouts[fi]
+        let mut shadow_locals: Vec<(u32, DescRef, bool)> = layouts[fi]
             .shadow_locals
             .iter()
-            .map(|&(offset, slot)| (offset, cx.desc(f.slot_type(slot))))
+            .map(|&(offset, slot)| (offset, cx.desc(f.slot_type(slot)), false))
             .collect();
+        shadow_locals.extend(
+            layouts[fi]
+                .shadow_params
+                .iter()
+                .map(|&(offset, slot)| (offset, cx.desc(f.slot_type(slot)), true)),
+        );
         let frame_descs = std::mem::replace(&mut cx.frame_descs, FrameDescs::empty());
         let mut size = layouts[fi].size;
         let shadow_mark = if shadow_locals.is_empty() {

@@ -117,13 +117,6 @@ impl FuncLowering<'_, '_> {
         args: &[Arg],
         fail: u32,
     ) -> Result<Op, InterpError> {
-        if !native.fits() || chosen_arity(native.word_count()).is_none() {
-            return Err(InterpError::TooWide {
-                native: format!("{}.{}", native.rider(), native.function()),
-                words: native.word_count(),
-                max: MAX_C_WORDS,
-            });
-        }
         let function = (self.resolve)(native).map_err(InterpError::Native)?;
         let arg_words: Vec<(WordSrc, WordSrc)> = args
             .iter()

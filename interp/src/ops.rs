@@ -257,7 +257,9 @@ pub struct CFunc {
     pub generic_entries: Vec<GenericEntry>,
     /// Locals sized at run time: each gets shadow-stack memory on entry, its address
     /// stored at the operand's offset.
-    pub shadow_locals: Vec<(u32, DescRef)>,
+    /// (A written `in` parameter sized at run time is one of them, `true`: its value is
+    /// copied from the caller's place, whose address the operand held.)
+    pub shadow_locals: Vec<(u32, DescRef, bool)>,
     /// Where the shadow-stack mark is kept, when there are shadow locals.
     pub shadow_mark: Option<u32>,
     /// The owned `in` parameters, dropped when the function fails on entry (shadow

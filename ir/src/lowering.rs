@@ -342,3 +342,79 @@ impl NativeLinks {
         &self.manifest
     }
 }
+
+/// Where a slot of a program function lives, one decision every backend reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotHome {
+    /// A scalar `in` parameter: passed by value, held by the function (a Cranelift
+    /// variable, a C parameter, the interpreter's frame).
+    Value,
+    /// Used where the caller put it: a `ref`, `mut` or `out` parameter, and an `in`
+    /// parameter of a non-scalar type that no instruction writes (the callee owns the
+    /// value but reads it in place).
+    Caller,
+    /// The function's own storage of the type's size (a stack slot or variable, a C
+    /// local, the interpreter's frame). A written non-scalar `in` parameter lives here,
+    /// copied in from the caller's place on entry.
+    Own,
+    /// Storage sized at run time, pushed on the shadow stack on entry. A written `in`
+    /// parameter of such a type lives here too, copied in on entry.
+    Shadow,
+}
+
+impl SlotHome {
+    /// Whether the slot is an `in` parameter copied into its home on entry.
+    pub fn copied_in(self, f: &Function, slot: SlotId) -> bool {
+        matches!(self, SlotHome::Own | SlotHome::Shadow)
+            && f.param_mode(slot) == Some(ParamMode::In)
+    }
+}
+
+impl Function {
+    /// Each slot's [`SlotHome`].
+    pub fn slot_homes(&self) -> Vec<SlotHome> {
+        let written = self.written_slots();
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(i, slot)| {
+                let concrete = slot.ty.layout().is_some();
+                match self.param_mode(SlotId(i as u32)) {
+                    Some(ParamMode::In) if slot.ty.is_scalar() => SlotHome::Value,
+                    Some(ParamMode::In) if !written[i] => SlotHome::Caller,
+                    Some(ParamMode::Ref | ParamMode::Mut | ParamMode::Out) => SlotHome::Caller,
+                    _ if concrete => SlotHome::Own,
+                    _ => SlotHome::Shadow,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One word of a program function's signature, in the one order every compiled backend
+/// uses: the runtime, then one word per parameter (as [`param_pass`] says), then the
+/// result pointer when the result travels through memory, then one descriptor per type
+/// parameter. (A scalar result is the function's return value, not a word.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramWord {
+    Runtime,
+    Param(usize, Pass),
+    ResultPointer,
+    TypeParam(usize),
+}
+
+/// The words of `f`'s signature, in order.
+pub fn program_words(f: &Function) -> Vec<ProgramWord> {
+    let mut words = vec![ProgramWord::Runtime];
+    words.extend(
+        f.params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ProgramWord::Param(i, param_pass(p.mode, f.slot_type(p.slot)))),
+    );
+    if result_pass(&f.result) == ResultPass::Pointer {
+        words.push(ProgramWord::ResultPointer);
+    }
+    words.extend((0..f.type_params.len()).map(ProgramWord::TypeParam));
+    words
+}

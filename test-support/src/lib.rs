@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use datalove_ir::front::{compile, MemoryLoader};
+use datalove_front::{compile, MemoryLoader};
 use datalove_ir::native::NativeParam;
 use datalove_ir::{
     FileId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, Span, TypeClass,

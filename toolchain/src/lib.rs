@@ -12,5 +12,5 @@ mod target;
 
 pub use compiler::{probe, probe_target, CCompiler};
 pub use elf::{elf_machine, elf_machine_of, machine_name, EM_AARCH64, EM_X86_64};
-pub use link::{link, place_riders, LinkError, LinkInputs, RiderPlacement};
+pub use link::{link, place_riders, same_file, LinkError, LinkInputs, RiderPlacement};
 pub use target::{find_program, Target, SUPPORTED_TRIPLES};

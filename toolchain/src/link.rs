@@ -142,7 +142,9 @@ pub fn place_riders(
     Ok(())
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
+/// Whether `a` and `b` name one existing file (the same device and inode: a second path,
+/// a symbolic or a hard link all count).
+pub fn same_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),

@@ -1,0 +1,102 @@
+//! Running many generated programs: seeds handed out to worker threads, each program
+//! checked on every backend, a tally of how they ended and what was found. The smoke
+//! test and the `difftest run` command both drive this.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::gen::{generate, Config};
+use crate::program::TestProgram;
+use crate::rng::Rng;
+use crate::run::{check, Check, Finding, Runner};
+
+/// The program of `seed`.
+pub fn program_of(seed: u64, config: &Config) -> TestProgram {
+    generate(&mut Rng::seeded(seed), config)
+}
+
+/// How a batch of programs went.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub programs: u64,
+    /// Lines of script generated.
+    pub lines: u64,
+    /// Programs every backend ran alike, by how they ended (`ok`, `error:overflow`, ...).
+    pub endings: BTreeMap<String, u64>,
+    /// `(seed, program, finding)`.
+    pub findings: Vec<(u64, TestProgram, Finding)>,
+    pub elapsed: Duration,
+}
+
+impl Tally {
+    /// One line: programs, lines, endings, findings.
+    pub fn summary(&self) -> String {
+        let endings: Vec<String> = self
+            .endings
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        format!(
+            "{} programs ({} lines) in {:.0} s; endings: {}; findings: {}",
+            self.programs,
+            self.lines,
+            self.elapsed.as_secs_f64(),
+            endings.join(", "),
+            self.findings.len()
+        )
+    }
+}
+
+/// When to stop.
+#[derive(Clone, Copy, Debug)]
+pub enum Limit {
+    Count(u64),
+    Until(Instant),
+}
+
+/// Checks the programs of seeds `first`, `first + 1`, ... on `jobs` threads until
+/// `limit`; `progress` is called after each program with the tally so far.
+pub fn run_seeds(
+    runner: &dyn Runner,
+    config: &Config,
+    first: u64,
+    limit: Limit,
+    jobs: usize,
+    progress: &(dyn Fn(&Tally) + Sync),
+) -> Tally {
+    let next = AtomicU64::new(0);
+    let start = Instant::now();
+    let tally = Mutex::new(Tally::default());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let done = match limit {
+                    Limit::Count(n) => i >= n,
+                    Limit::Until(t) => Instant::now() >= t,
+                };
+                if done {
+                    break;
+                }
+                let seed = first.wrapping_add(i);
+                let program = program_of(seed, config);
+                let result = check(runner, &program, None);
+                let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
+                t.programs += 1;
+                t.lines += program.lines() as u64;
+                match result {
+                    Check::Agree(o) => *t.endings.entry(o.class()).or_default() += 1,
+                    Check::Found(f) => t.findings.push((seed, program, f)),
+                }
+                t.elapsed = start.elapsed();
+                progress(&t);
+            });
+        }
+    });
+    let mut t = tally.into_inner().unwrap_or_else(|e| e.into_inner());
+    t.elapsed = start.elapsed();
+    t.findings.sort_by_key(|(seed, _, _)| *seed);
+    t
+}
