@@ -40,7 +40,8 @@ pub use datalove_front as front;
 use datalove_front::{Compiled, Failed};
 pub use datalove_ir as ir;
 
-pub use riders::{ProgramLoader, RiderPath, STD_DLI as STD_RIDER_DLI};
+pub use datalove_toolchain::Target;
+pub use riders::{ProgramLoader, RiderPath, RiderPlace, STD_DLI as STD_RIDER_DLI};
 pub use run::{run, run_all, Backend, BuildError, Comparison, RunOptions, RunResult, Unavailable};
 
 /// The exit code of a program that ran to its end.
@@ -78,6 +79,13 @@ impl Options {
     /// The rider search path these options give.
     pub fn rider_path(&self) -> RiderPath {
         RiderPath::new(&self.rider_dirs)
+    }
+
+    /// The rider search path for building executables for `target`
+    /// ([`RiderPath::for_target`]).
+    pub fn rider_path_for(&self, target: &datalove_toolchain::Target) -> RiderPath {
+        let other = (!target.is_current()).then(|| target.triple());
+        RiderPath::for_target(&self.rider_dirs, other)
     }
 }
 

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use datalove::Target;
 
 /// The exit codes, as `--help` shows them (`docs/running.md` has the full table).
 const EXIT_CODES: &str = "\
@@ -97,9 +98,14 @@ enum Command {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "aot", value_name = "BACKEND")]
         backend: BuildBackend,
-        /// The executable to write (never one of the build's inputs).
+        /// The executable to write (never one of the build's inputs); the riders it
+        /// needs are copied beside it.
         #[arg(short = 'o', value_name = "OUT")]
         out: PathBuf,
+        /// The target to build for (x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu);
+        /// default: this machine's.
+        #[arg(long, value_name = "TRIPLE", value_parser = target_triple)]
+        target: Option<Target>,
         #[command(flatten)]
         search: Search,
     },
@@ -108,9 +114,17 @@ enum Command {
     Emit {
         what: Emit,
         file: PathBuf,
+        /// The target whose code `emit clif` shows; default: this machine's.
+        #[arg(long, value_name = "TRIPLE", value_parser = target_triple)]
+        target: Option<Target>,
         #[command(flatten)]
         search: Search,
     },
+}
+
+/// `--target TRIPLE`: a target `datalove build` knows.
+fn target_triple(triple: &str) -> Result<Target, String> {
+    Target::from_triple(triple)
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -161,7 +175,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { file, search } => check(&file, search),
-        Command::Emit { what, file, search } => emit(what, &file, search),
+        Command::Emit {
+            what,
+            file,
+            target,
+            search,
+        } => emit(what, &file, target, search),
         Command::Run {
             file,
             backend,
@@ -183,8 +202,9 @@ fn main() -> ExitCode {
             file,
             backend,
             out,
+            target,
             search,
-        } => build(&file, backend, &out, search),
+        } => build(&file, backend, &out, target, search),
     }
 }
 
@@ -204,7 +224,7 @@ fn check(file: &Path, search: Search) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn emit(what: Emit, file: &Path, search: Search) -> ExitCode {
+fn emit(what: Emit, file: &Path, target: Option<Target>, search: Search) -> ExitCode {
     // The IR is printed as lowered (verified or not); CLIF and C only for what may run.
     let compiled = match compile(file, &options(search), !matches!(what, Emit::Ir)) {
         Ok(c) => c,
@@ -212,7 +232,14 @@ fn emit(what: Emit, file: &Path, search: Search) -> ExitCode {
     };
     let text = match what {
         Emit::Ir => Ok(datalove::ir::print::print_program(&compiled.program)),
-        Emit::Clif => datalove_clif_aot::emit_clif(&compiled.program).map_err(|e| e.to_string()),
+        Emit::Clif => {
+            // This machine's target is `None`: its ISA with the CPU features it has.
+            let triple = target
+                .as_ref()
+                .filter(|t| !t.is_current())
+                .map(|t| t.triple());
+            datalove_clif_aot::emit_clif(&compiled.program, triple).map_err(|e| e.to_string())
+        }
         Emit::C => datalove_cbackend::emit_c(&compiled.program).map_err(|e| e.to_string()),
     };
     match text {
@@ -283,7 +310,13 @@ fn run(file: &Path, backend: RunBackend, settings: Settings, search: Search) -> 
     }
 }
 
-fn build(file: &Path, backend: BuildBackend, out: &Path, search: Search) -> ExitCode {
+fn build(
+    file: &Path,
+    backend: BuildBackend,
+    out: &Path,
+    target: Option<Target>,
+    search: Search,
+) -> ExitCode {
     let backend = match backend {
         BuildBackend::Aot => datalove::Backend::Aot,
         BuildBackend::C => datalove::Backend::C,
@@ -293,7 +326,10 @@ fn build(file: &Path, backend: BuildBackend, out: &Path, search: Search) -> Exit
         Ok(c) => c,
         Err(code) => return code,
     };
-    match datalove::run::build_executable(&compiled, backend, &options.rider_path(), out) {
+    let target = target.unwrap_or_else(Target::current);
+    // The riders of the target: its directories beside this executable, not ours.
+    let riders = options.rider_path_for(&target);
+    match datalove::run::build_executable_for(&compiled, backend, &riders, out, &target) {
         Ok(()) => ExitCode::SUCCESS,
         Err(datalove::BuildError::Refused(failed)) => {
             eprint!("{}", failed.render());
@@ -324,12 +360,20 @@ fn run_all() -> ExitCode {
             continue;
         }
         let start = std::time::Instant::now();
-        let output = std::env::current_exe().and_then(|exe| {
-            std::process::Command::new(exe)
-                .args(args_for_backend(backend.name()))
-                .stdin(std::process::Stdio::null())
-                .output()
-        });
+        // Through this target's runner, if it has one (under qemu-user, a program
+        // cannot start another of its own architecture directly).
+        let output = std::env::current_exe()
+            .and_then(|exe| {
+                Target::current()
+                    .command(exe)
+                    .map_err(std::io::Error::other)
+            })
+            .and_then(|mut command| {
+                command
+                    .args(args_for_backend(backend.name()))
+                    .stdin(std::process::Stdio::null())
+                    .output()
+            });
         let elapsed = start.elapsed();
         match output {
             Ok(output) => {

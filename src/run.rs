@@ -2,12 +2,14 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use datalove_front::{Compiled, Failed};
 use datalove_ir::native::NativeResolver;
 use datalove_rt::{Outcome, OutputMode, RiderLibrary, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
 use datalove_rti::RtHeader;
+use datalove_toolchain::{RiderPlacement, Target};
 
 use crate::riders::RiderPath;
 
@@ -95,11 +97,7 @@ pub struct Unavailable {
 /// library or symbol, another ABI version): one `error: rider: ...` line, exit 101, on
 /// every backend.
 pub fn rider_problem(message: &str) -> Outcome {
-    Outcome {
-        exit_code: EXIT_RUNTIME_ERROR,
-        stderr_lines: vec![format!("error: rider: {message}")],
-        error: None,
-    }
+    datalove_rt::rider_problem(message)
 }
 
 /// The outcome of a program refused before it could start (a module, IR the verifier
@@ -149,14 +147,16 @@ pub fn run(
     })
 }
 
-/// Loads every rider the program requires.
+/// Loads every rider the program requires, each from the directory its interface came
+/// from (`RiderPath::library`).
 fn load_riders(
     compiled: &Compiled,
     riders: &RiderPath,
 ) -> Result<HashMap<String, RiderLibrary>, String> {
     let mut libraries = HashMap::new();
     for name in &compiled.program.riders {
-        let library = RiderLibrary::load(name, &riders.dirs).map_err(|e| e.to_string())?;
+        let path = riders.library(name)?;
+        let library = RiderLibrary::load_path(name, &path).map_err(|e| e.to_string())?;
         libraries.insert(name.clone(), library);
     }
     Ok(libraries)
@@ -264,26 +264,45 @@ fn runtime_options(options: &RunOptions) -> RuntimeOptions {
     runtime_options
 }
 
-/// The riders an AOT executable links, each with the directory of its library, after
-/// checking (as the interpreter's loader does) that every native's symbol is there.
-fn aot_riders(
+/// The rider libraries an executable of `target` needs beside it, each checked as far as
+/// this machine can: for its own target, loaded as the interpreter loads them (ABI
+/// version) and every native's symbol looked up; for another target, a library of that
+/// target's machine (the executable checks the rest at start).
+fn executable_riders(
     compiled: &Compiled,
     riders: &RiderPath,
-) -> Result<Vec<(String, std::path::PathBuf)>, String> {
-    let libraries = load_riders(compiled, riders)?;
-    for native in compiled.program.native_calls() {
-        let library = libraries
-            .get(native.rider())
-            .ok_or_else(|| format!("rider `{}` is not loaded", native.rider()))?;
-        library.symbol(native.symbol()).map_err(|e| e.to_string())?;
+    target: &Target,
+) -> Result<Vec<(String, PathBuf)>, String> {
+    if target.is_current() {
+        let libraries = load_riders(compiled, riders)?;
+        for native in compiled.program.native_calls() {
+            let library = libraries
+                .get(native.rider())
+                .ok_or_else(|| format!("rider `{}` is not loaded", native.rider()))?;
+            library.symbol(native.symbol()).map_err(|e| e.to_string())?;
+        }
+        let mut found: Vec<(String, PathBuf)> = libraries
+            .values()
+            .map(|l| (l.rider().to_string(), l.path().to_path_buf()))
+            .collect();
+        found.sort();
+        return Ok(found);
     }
-    Ok(libraries
-        .values()
-        .map(|l| {
-            let dir = l.path().parent().unwrap_or(std::path::Path::new("."));
-            (l.rider().to_string(), dir.to_path_buf())
-        })
-        .collect())
+    let mut found = Vec::new();
+    for name in &compiled.program.riders {
+        let library = riders.library(name)?;
+        let foreign = datalove_toolchain::elf_machine(&library)
+            .filter(|machine| Some(*machine) != target.elf_machine());
+        if let Some(machine) = foreign {
+            return Err(format!(
+                "rider `{name}`: {} is a library for {}, not for {target}",
+                library.display(),
+                datalove_toolchain::machine_name(machine)
+            ));
+        }
+        found.push((name.clone(), library));
+    }
+    Ok(found)
 }
 
 /// Why no executable was made.
@@ -320,22 +339,15 @@ impl std::fmt::Display for BuildError {
     }
 }
 
-/// Whether `a` and `b` name one existing file (the same device and inode: a second
-/// path, a symbolic or a hard link all count).
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
-}
-
 /// Refuses an output that is one of `inputs`.
 fn refuse_overwrite(
     out: &std::path::Path,
     inputs: impl IntoIterator<Item = std::path::PathBuf>,
 ) -> Result<(), BuildError> {
-    match inputs.into_iter().find(|input| same_file(out, input)) {
+    match inputs
+        .into_iter()
+        .find(|input| datalove_toolchain::same_file(out, input))
+    {
         Some(input) => Err(BuildError::WouldOverwrite {
             output: out.to_path_buf(),
             input,
@@ -346,15 +358,23 @@ fn refuse_overwrite(
 
 impl std::error::Error for BuildError {}
 
-/// Links the executable `out` of `backend` (aot or c) with the runtime staticlib found
-/// beside the running executable.
+/// Links the executable `out` of `backend` (aot or c) for `target` with the runtime
+/// staticlib built for it, and places the riders beside it.
 fn link_executable(
     compiled: &Compiled,
     backend: Backend,
-    riders: Vec<(String, std::path::PathBuf)>,
-    out: &std::path::Path,
+    riders: Vec<(String, PathBuf)>,
+    out: &Path,
+    target: &Target,
+    placement: RiderPlacement,
 ) -> Result<(), BuildError> {
-    let runtime = datalove_rt::artifact::staticlib_for_current_exe().map_err(BuildError::Failed)?;
+    let runtime = staticlib_for(target).map_err(BuildError::Failed)?;
+    let inputs = datalove_toolchain::LinkInputs {
+        target: target.clone(),
+        runtime,
+        riders,
+        placement,
+    };
     let refused = |why: String| {
         BuildError::Refused(datalove_front::backend_refusal(
             compiled,
@@ -363,25 +383,18 @@ fn link_executable(
         ))
     };
     match backend {
-        Backend::Aot => {
-            let inputs = datalove_clif_aot::LinkInputs { runtime, riders };
-            datalove_clif_aot::build_executable(&compiled.program, &inputs, out).map_err(
-                |e| match e {
-                    datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
-                    e => BuildError::Failed(e.to_string()),
-                },
-            )
-        }
-        Backend::C => {
-            let inputs = datalove_cbackend::LinkInputs { runtime, riders };
-            datalove_cbackend::build_executable(&compiled.program, &inputs, out).map_err(
-                |e| match e {
-                    datalove_cbackend::CError::Unverified(_)
-                    | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
-                    e => BuildError::Failed(e.to_string()),
-                },
-            )
-        }
+        Backend::Aot => datalove_clif_aot::build_executable(&compiled.program, &inputs, out)
+            .map_err(|e| match e {
+                datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
+                e => BuildError::Failed(e.to_string()),
+            }),
+        Backend::C => datalove_cbackend::build_executable(&compiled.program, &inputs, out).map_err(
+            |e| match e {
+                datalove_cbackend::CError::Unverified(_)
+                | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
+                e => BuildError::Failed(e.to_string()),
+            },
+        ),
         other => Err(BuildError::Failed(format!(
             "backend `{}` does not build executables",
             other.name()
@@ -391,37 +404,55 @@ fn link_executable(
 
 /// Builds the AOT executable `out` from `compiled`, linking the riders it requires from
 /// `riders` and the runtime staticlib found beside the running executable.
-pub fn build_aot(
-    compiled: &Compiled,
-    riders: &RiderPath,
-    out: &std::path::Path,
-) -> Result<(), BuildError> {
+pub fn build_aot(compiled: &Compiled, riders: &RiderPath, out: &Path) -> Result<(), BuildError> {
     build_executable(compiled, Backend::Aot, riders, out)
 }
 
-/// Builds the executable `out` of `backend` (aot or c) from `compiled`, linking the
-/// riders it requires from `riders` and the runtime staticlib found beside the running
-/// executable. The program is admitted first, as for [`run`].
+/// The runtime staticlib built for `target`.
+fn staticlib_for(target: &Target) -> Result<PathBuf, String> {
+    let other = (!target.is_current()).then(|| target.triple());
+    datalove_rt::artifact::staticlib_for_target(other)
+}
+
+/// Builds the executable `out` of `backend` (aot or c) from `compiled` for this machine,
+/// with the riders it requires (found in `riders`) copied beside it. The program is
+/// admitted first, as for [`run`].
 pub fn build_executable(
     compiled: &Compiled,
     backend: Backend,
     riders: &RiderPath,
-    out: &std::path::Path,
+    out: &Path,
+) -> Result<(), BuildError> {
+    build_executable_for(compiled, backend, riders, out, &Target::current())
+}
+
+/// Builds the executable `out` of `backend` (aot or c) from `compiled` for `target`:
+/// the target's object or C, compiled and linked by the target's C compiler with the
+/// runtime staticlib built for the target, and the riders it requires (found in
+/// `riders`, which should be [`RiderPath::for_target`]'s) copied beside it. The program
+/// is admitted first, as for [`run`].
+pub fn build_executable_for(
+    compiled: &Compiled,
+    backend: Backend,
+    riders: &RiderPath,
+    out: &Path,
+    target: &Target,
 ) -> Result<(), BuildError> {
     datalove_front::admit(compiled).map_err(BuildError::Refused)?;
-    let rider_dirs = aot_riders(compiled, riders).map_err(BuildError::Rider)?;
+    datalove_toolchain::probe_target(target).map_err(BuildError::Failed)?;
+    let found = executable_riders(compiled, riders, target).map_err(BuildError::Rider)?;
     // Every file the build reads: the sources and interfaces the front end read (the
     // built-in ones have no file), the rider libraries and the runtime it links.
     let sources = compiled
         .sources
         .files()
-        .map(|(_, f)| std::path::PathBuf::from(&f.name));
-    let libraries = rider_dirs
-        .iter()
-        .map(|(rider, dir)| dir.join(format!("libdlr_{rider}.so")));
-    let runtime = datalove_rt::artifact::staticlib_for_current_exe().ok();
-    refuse_overwrite(out, sources.chain(libraries).chain(runtime))?;
-    link_executable(compiled, backend, rider_dirs, out)
+        .map(|(_, f)| PathBuf::from(&f.name));
+    let libraries = found.iter().map(|(_, library)| library.clone());
+    refuse_overwrite(
+        out,
+        sources.chain(libraries).chain(staticlib_for(target).ok()),
+    )?;
+    link_executable(compiled, backend, found, out, target, RiderPlacement::Copy)
 }
 
 /// Runs an executable backend (aot or c): builds into a temporary directory, runs the
@@ -434,7 +465,7 @@ fn run_executable(
 ) -> (Vec<u8>, Outcome) {
     let start = Instant::now();
     let name = backend.name();
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     use std::sync::atomic::{AtomicUsize, Ordering};
     static BUILDS: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -442,7 +473,8 @@ fn run_executable(
         std::process::id(),
         BUILDS.fetch_add(1, Ordering::Relaxed)
     ));
-    let rider_dirs = match aot_riders(compiled, &options.riders) {
+    let target = Target::current();
+    let riders = match executable_riders(compiled, &options.riders, &target) {
         Ok(r) => r,
         Err(message) => return (Vec::new(), rider_problem(&message)),
     };
@@ -450,9 +482,21 @@ fn run_executable(
         std::fs::create_dir_all(&dir)
             .map_err(|e| BuildError::Failed(format!("cannot create {}: {e}", dir.display())))?;
         let exe = dir.join("program");
-        link_executable(compiled, backend, rider_dirs, &exe)?;
+        // A temporary executable: its riders are links to where they were found.
+        link_executable(
+            compiled,
+            backend,
+            riders,
+            &exe,
+            &target,
+            RiderPlacement::Symlink,
+        )?;
         *compile_elapsed = Some(start.elapsed());
-        let mut command = Command::new(&exe);
+        // Through the target's runner, if it has one (under qemu-user, a program cannot
+        // start another of its own architecture directly).
+        let mut command = target
+            .command(&exe)
+            .map_err(|e| BuildError::Failed(format!("cannot run {}: {e}", exe.display())))?;
         command.args(&options.args);
         if options.check_leaks {
             command.env(datalove_rt::CHECK_LEAKS_ENV, "1");

@@ -2,7 +2,7 @@
 //! output, a module, an unknown backend), with the documented exit codes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn scratch_dir(name: &str) -> PathBuf {
     let dir =
@@ -12,7 +12,9 @@ fn scratch_dir(name: &str) -> PathBuf {
 }
 
 fn datalove(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_datalove"))
+    datalove::Target::current()
+        .command(env!("CARGO_BIN_EXE_datalove"))
+        .expect("a way to run datalove")
         .args(args)
         .env_remove("DATALOVE_RIDER_PATH")
         .output()
@@ -82,7 +84,11 @@ fn build_refuses_to_write_over_what_it_reads() {
     let exe = dir.join("p");
     let result = build("aot", &exe, &program);
     assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
-    let ran = Command::new(&exe).output().expect("the executable runs");
+    let ran = datalove::Target::current()
+        .command(&exe)
+        .expect("a way to run the executable")
+        .output()
+        .expect("the executable runs");
     assert_eq!(text(&ran.stdout), "1\n");
     assert_eq!(std::fs::read_to_string(&program).expect("read"), source);
     let _ = std::fs::remove_dir_all(&dir);

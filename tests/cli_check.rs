@@ -2,7 +2,6 @@
 //! programs exit 0. `datalove emit ir` prints the IR.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("datalove-cli-{}", std::process::id()));
@@ -13,7 +12,9 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 }
 
 fn datalove(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_datalove"))
+    datalove::Target::current()
+        .command(env!("CARGO_BIN_EXE_datalove"))
+        .expect("a way to run datalove")
         .args(args)
         .env_remove("DATALOVE_RIDER_PATH")
         .output()

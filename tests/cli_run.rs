@@ -2,7 +2,7 @@
 //! errors (exit 2), leak checking, and `--backend all`.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("datalove-cli-run-{}", std::process::id()));
@@ -14,7 +14,9 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 }
 
 fn datalove(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_datalove"))
+    datalove::Target::current()
+        .command(env!("CARGO_BIN_EXE_datalove"))
+        .expect("a way to run datalove")
         .args(args)
         .env_remove("DATALOVE_RIDER_PATH")
         .env_remove("DATALOVE_CHECK_LEAKS")
@@ -176,7 +178,9 @@ fn a_built_executable_takes_its_arguments_from_its_command_line() {
         // An argument that is not UTF-8 reaches the program with U+FFFD in its place.
         use std::os::unix::ffi::OsStrExt;
         let not_utf8 = std::ffi::OsStr::from_bytes(b"a\xffb");
-        let out = Command::new(&exe)
+        let out = datalove::Target::current()
+            .command(&exe)
+            .expect("a way to run the executable")
             .arg("7")
             .arg("ünïcode")
             .arg(not_utf8)

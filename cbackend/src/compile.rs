@@ -1,7 +1,7 @@
-//! Invoking the system C compiler: the emitted C and the two headers it includes are
+//! Invoking the target's C compiler: the emitted C and the two headers it includes are
 //! written to a build directory beside the executable, then compiled and linked in one
-//! command with the ONE runtime staticlib and the rider libraries, by the same link
-//! command the AOT backend uses (`datalove_toolchain::link`).
+//! command with the ONE runtime staticlib, by the same link command the AOT backend uses
+//! (`datalove_toolchain::link`), which places the riders beside the executable.
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +22,8 @@ pub const C_FLAGS: &[&str] = &[
     "-ffp-contract=off",
 ];
 
-/// The C compiler: `$CC`, or `cc` (decided in `datalove_toolchain`).
+/// The current target's C compiler (decided in `datalove_toolchain`: `CC_<triple>`,
+/// `$CC`, or `cc`).
 pub fn compiler() -> datalove_toolchain::CCompiler {
     datalove_toolchain::CCompiler::from_env()
 }
@@ -52,7 +53,7 @@ pub fn compile_and_link(source: &str, inputs: &LinkInputs, out: &Path) -> Result
     let mut flags: Vec<std::ffi::OsString> = C_FLAGS.iter().map(Into::into).collect();
     flags.push(format!("-I{}", dir.display()).into());
     flags.push(c_file.into());
-    datalove_toolchain::link(&compiler(), &flags, inputs, out).map_err(|e| match e {
+    datalove_toolchain::link(&flags, inputs, out).map_err(|e| match e {
         datalove_toolchain::LinkError::Io(m) => CError::Io(m),
         datalove_toolchain::LinkError::Failed { command, stderr } => {
             CError::Compile { command, stderr }

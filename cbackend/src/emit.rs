@@ -26,26 +26,30 @@ use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
 use datalove_ir::lowering::{
-    param_pass, program_words, result_pass, terminator_text, DescPlan, Pass, ProgramWord,
-    ResultPass, SlotHome,
+    param_pass, program_words, result_pass, terminator_text, DescPlan, NativeLinks, Pass,
+    ProgramWord, ResultPass, SlotHome,
 };
 
 /// The whole program as one C file. The order of its sections is decided here, once.
 pub fn emit_program(program: &Program) -> String {
     let mut statics = StaticDescs::default();
     let mut natives = BTreeMap::new();
+    let links = NativeLinks::of(program);
     let mut functions = CWriter::new();
     for index in 0..program.functions.len() {
-        functions.append(emit_function(program, index, &mut statics, &mut natives));
+        functions.append(emit_function(
+            program,
+            index,
+            &mut statics,
+            &mut natives,
+            &links,
+        ));
         functions.blank();
     }
     let sections = [
         ("includes", includes()),
         ("static descriptors", statics.finish()),
-        (
-            "native prototypes",
-            natives.into_values().map(|p| p + "\n").collect(),
-        ),
+        ("natives", native_slots(natives, &links)),
         ("function prototypes", prototypes(program)),
         ("functions", functions.finish()),
         ("main", main_function(program)),
@@ -111,14 +115,33 @@ fn prototypes(program: &Program) -> String {
     w.finish()
 }
 
-/// `int main(void) { return dtlv_rt_run_main(entry, 0); }`: the runtime runs the entry on
-/// the program thread and decides the outcome.
+/// The function type of each native called, the rider manifest and the native slots the
+/// runtime fills at start.
+fn native_slots(natives: BTreeMap<String, String>, links: &NativeLinks) -> String {
+    let mut w = CWriter::new();
+    for typedef in natives.into_values() {
+        w.line(typedef);
+    }
+    w.stmt(format!(
+        "static const char {RIDER_MANIFEST}[] = {}",
+        bytes_literal(&links.manifest().encode())
+    ));
+    w.stmt(format!(
+        "static void *{NATIVE_SLOTS}[{}]",
+        links.slot_count().max(1)
+    ));
+    w.finish()
+}
+
+/// `int main(void) { return dtlv_rt_run_linked(entry, 0, manifest, slots); }`: the
+/// runtime loads the riders beside the executable into the native slots, runs the entry
+/// on the program thread and decides the outcome.
 fn main_function(program: &Program) -> String {
     let entry = program.entry().index();
     let mut w = CWriter::new();
     w.open("int main(void)");
     w.stmt(format!(
-        "return dtlv_rt_run_main({}, 0)",
+        "return dtlv_rt_run_linked({}, 0, (const uint8_t *){RIDER_MANIFEST}, {NATIVE_SLOTS})",
         function_name(entry, &program.functions[entry].name)
     ));
     w.close();
@@ -140,6 +163,7 @@ pub(crate) struct Fx<'a> {
     pub(crate) func: &'a Function,
     pub(crate) statics: &'a mut StaticDescs,
     pub(crate) natives: &'a mut BTreeMap<String, String>,
+    pub(crate) links: &'a NativeLinks,
     /// The function's descriptor table.
     pub(crate) frame: DescPlan,
     pub(crate) places: Vec<Place>,
@@ -154,6 +178,7 @@ fn emit_function(
     index: usize,
     statics: &mut StaticDescs,
     natives: &mut BTreeMap<String, String>,
+    links: &NativeLinks,
 ) -> CWriter {
     let f = &program.functions[index];
     let homes = f.slot_homes();
@@ -187,6 +212,7 @@ fn emit_function(
         func: f,
         statics,
         natives,
+        links,
         frame: DescPlan::of(f),
         places,
         result: result_pass(&f.result),

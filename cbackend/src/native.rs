@@ -1,5 +1,7 @@
 //! The native-call ABI, C side: the prototype of a native (exactly `word_count()`
-//! parameters, laid out by `NativeContext::words()`), and the words of one call.
+//! parameters, laid out by `NativeContext::words()`), and the words of one call, made
+//! through the native's slot (`datalove_ir::lowering::NativeLinks`), which the runtime
+//! fills at start.
 
 use datalove_ir::native::NativeWord;
 use datalove_ir::{Arg, BlockId, IrType, NativeContext, SlotId};
@@ -16,6 +18,30 @@ use crate::writer::*;
 ///                  const dtlv_tydesc_t *s0, ...);
 /// ```
 pub fn native_declaration(native: &NativeContext) -> String {
+    format!(
+        "uint8_t {}({});",
+        native.symbol(),
+        native_parameters(native)
+    )
+}
+
+/// The function type of a native's slot in an executable:
+/// `typedef uint8_t dlr_R__F_fn(<the prototype's parameters>);`.
+pub fn native_typedef(native: &NativeContext) -> String {
+    format!(
+        "typedef uint8_t {}({});",
+        native_type_name(native),
+        native_parameters(native)
+    )
+}
+
+/// `dlr_R__F_fn`: the name of [`native_typedef`]'s type.
+pub fn native_type_name(native: &NativeContext) -> String {
+    format!("{}_fn", native.symbol())
+}
+
+/// The prototype's parameters, comma separated.
+fn native_parameters(native: &NativeContext) -> String {
     let params: Vec<String> = native
         .words()
         .into_iter()
@@ -28,7 +54,7 @@ pub fn native_declaration(native: &NativeContext) -> String {
             NativeWord::TrailingDescriptor(i) => format!("const dtlv_tydesc_t *s{i}"),
         })
         .collect();
-    format!("uint8_t {}({});", native.symbol(), params.join(", "))
+    params.join(", ")
 }
 
 /// The arguments of one call, in word order: `arg(i)` gives argument `i`'s address and
@@ -67,7 +93,7 @@ impl Fx<'_> {
     ) {
         self.natives
             .entry(native.symbol().to_string())
-            .or_insert_with(|| native_declaration(native));
+            .or_insert_with(|| native_typedef(native));
         let arg_words: Vec<(String, String)> = args
             .iter()
             .map(|a| (self.addr(a.slot), self.slot_desc(a.slot)))
@@ -94,8 +120,9 @@ impl Fx<'_> {
         debug_assert_eq!(words.len(), native.word_count());
         self.w.open("");
         self.w.stmt(format!(
-            "dtlv_status_t status = {}({})",
-            native.symbol(),
+            "dtlv_status_t status = (({} *){NATIVE_SLOTS}[{}])({})",
+            native_type_name(native),
+            self.links.slot(native.symbol()),
             words.join(", ")
         ));
         let failed = call(

@@ -143,6 +143,9 @@ pub const RT: &str = "rt";
 pub const RET_PTR: &str = "ret_ptr";
 pub const SHADOW_MARK: &str = "shadow_mark";
 pub const UNIT_SCRATCH: &str = "unit_scratch";
+/// The executable's native slots and rider manifest (`datalove_rti::links`).
+pub const NATIVE_SLOTS: &str = "dtlv_native_slots";
+pub const RIDER_MANIFEST: &str = "dtlv_rider_manifest";
 
 // ---------------------------------------------------------------- types
 

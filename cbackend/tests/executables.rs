@@ -31,7 +31,7 @@ fn emitted_c_carries_each_ir_instruction_as_a_comment() {
     let order = [
         "---- includes",
         "---- static descriptors",
-        "---- native prototypes",
+        "---- natives",
         "---- function prototypes",
         "---- functions",
         "---- main",
@@ -42,5 +42,5 @@ fn emitted_c_carries_each_ir_instruction_as_a_comment() {
         .collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
     assert!(c.contains("__builtin_mul_overflow"));
-    assert!(c.contains("dtlv_rt_run_main("));
+    assert!(c.contains("dtlv_rt_run_linked("));
 }

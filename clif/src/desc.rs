@@ -13,19 +13,51 @@ use cranelift_module::{DataDescription, DataId, Module, ModuleError};
 fn text(e: ModuleError) -> String {
     e.to_string()
 }
-use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc};
-use datalove_ir::IrType;
+use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc, NativeLinks};
+use datalove_ir::{IrType, Program};
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::{TyDesc, TyField};
 
 use crate::lower::{trusted, Fx};
 use crate::runtime::Entry;
 
-/// Data objects shared by every function of a module: descriptors and byte strings.
+/// Data objects shared by every function of a module: descriptors, byte strings and,
+/// in an executable, the native slots.
 #[derive(Default)]
 pub struct Statics {
     descs: HashMap<IrType, DataId>,
     bytes: HashMap<Vec<u8>, DataId>,
+    pub native_slots: Option<NativeSlots>,
+}
+
+/// An executable's natives (`datalove_ir::lowering::NativeLinks`): the rider manifest as
+/// read-only bytes and one writable pointer-sized slot per native symbol, zeroed until
+/// `dtlv_rt_run_linked` fills them at start.
+pub struct NativeSlots {
+    pub links: NativeLinks,
+    pub manifest: DataId,
+    pub slots: DataId,
+}
+
+impl NativeSlots {
+    pub fn define<M: Module>(module: &mut M, program: &Program) -> Result<NativeSlots, String> {
+        let links = NativeLinks::of(program);
+        let manifest = module.declare_anonymous_data(false, false).map_err(text)?;
+        let mut data = DataDescription::new();
+        data.define(links.manifest().encode().into_boxed_slice());
+        module.define_data(manifest, &data).map_err(text)?;
+        let slots = module.declare_anonymous_data(true, false).map_err(text)?;
+        let mut data = DataDescription::new();
+        data.set_align(8);
+        let pointer_bytes = module.target_config().pointer_bytes() as usize;
+        data.define_zeroinit(links.slot_count().max(1) * pointer_bytes);
+        module.define_data(slots, &data).map_err(text)?;
+        Ok(NativeSlots {
+            links,
+            manifest,
+            slots,
+        })
+    }
 }
 
 pub const DESC_SIZE: usize = std::mem::size_of::<TyDesc>();

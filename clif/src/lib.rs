@@ -21,6 +21,7 @@ use cranelift_module::{FuncId as ClifFuncId, Linkage, Module};
 use datalove_ir::verify::admit;
 use datalove_ir::Program;
 
+pub use desc::NativeSlots;
 pub use error::ClifError;
 pub use lower::program_signature;
 pub use native::build_native_signature;
@@ -33,6 +34,9 @@ pub struct Lowered {
     pub functions: Vec<ClifFuncId>,
     /// The CLIF text with IR comments, when asked for.
     pub clif_text: Option<String>,
+    /// With [`LowerOptions::native_slots`]: the rider manifest and the native slots
+    /// (data objects) the executable's `main` hands to `dtlv_rt_run_linked`.
+    pub native_slots: Option<desc::NativeSlots>,
 }
 
 /// Options of the lowering.
@@ -40,6 +44,9 @@ pub struct Lowered {
 pub struct LowerOptions {
     /// Keep the CLIF of every function as text (`datalove emit clif`).
     pub keep_clif_text: bool,
+    /// Call natives through slots the runtime fills at start (executables: the aot
+    /// backend) instead of as imported functions (the JIT, which resolves them itself).
+    pub native_slots: bool,
 }
 
 /// Lowers and defines every function of `program` in `module`.
@@ -51,6 +58,12 @@ pub fn lower_program<M: Module>(
     admit(program).map_err(|refused| ClifError::Unverified(refused.to_string()))?;
     let functions = declare_functions(module, program)?;
     let mut statics = desc::Statics::default();
+    if options.native_slots {
+        statics.native_slots = Some(
+            desc::NativeSlots::define(module, program)
+                .map_err(|e| ClifError::module("the native slots", e))?,
+        );
+    }
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let mut text = options.keep_clif_text.then(String::new);
@@ -83,6 +96,7 @@ pub fn lower_program<M: Module>(
         entry: functions[program.entry().index()],
         functions,
         clif_text: text,
+        native_slots: statics.native_slots,
     })
 }
 

@@ -224,7 +224,7 @@ fn main() -> ExitCode {
                 }
             });
             println!("difftest: {}", tally.summary());
-            let (target, _, _) = build_dirs();
+            let (target, _, _, _) = build_dirs();
             let findings_dir = target.join("difftest/findings");
             let _ = std::fs::create_dir_all(&findings_dir);
             for (seed, program, finding) in &tally.findings {

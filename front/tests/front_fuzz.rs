@@ -1,6 +1,9 @@
 //! Malformed input gets diagnostics, never a panic: every prefix of every example,
 //! library module and test program, and a few thousand deterministic random mutations
 //! of them, go through the whole front end (and, when they compile, the verifier).
+//!
+//! The `fuzz_` tests are the front end's slowest and depend on no target: CI runs them
+//! once, natively, and skips them (`--skip fuzz_`) in the emulated aarch64 run.
 
 mod front_support;
 
@@ -26,29 +29,50 @@ impl Rng {
     }
 }
 
-fn corpus() -> Vec<(String, String)> {
-    let mut out = Vec::new();
+/// The programs the fuzz tests start from, in parts (so that the prefix tests, the
+/// slowest of the front end's tests, run in parallel).
+fn examples() -> Vec<(String, String)> {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut paths: Vec<_> = std::fs::read_dir(&examples)
         .expect("examples/")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
     paths.sort();
-    for p in paths {
-        out.push((
-            p.display().to_string(),
-            std::fs::read_to_string(&p).expect("readable"),
-        ));
-    }
-    for (name, text) in LIBRARY {
-        out.push((format!("{name}.dfm"), text.to_string()));
-    }
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("readable");
+            (p.display().to_string(), text)
+        })
+        .collect()
+}
+
+/// Every other library module: `half` 0 or 1.
+fn library_modules(half: usize) -> Vec<(String, String)> {
+    LIBRARY
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == half)
+        .map(|(_, (name, text))| (format!("{name}.dfm"), text.to_string()))
+        .collect()
+}
+
+fn test_programs() -> Vec<(String, String)> {
+    let mut out = Vec::new();
     for (name, text) in LOWERING_PROGRAMS {
         out.push((format!("{name}.dfs"), text.to_string()));
     }
     for (code, text, _, _) in DIAGNOSTIC_CASES {
         out.push((format!("{code}.dfs"), text.to_string()));
     }
+    out
+}
+
+fn corpus() -> Vec<(String, String)> {
+    let mut out = examples();
+    out.extend(library_modules(0));
+    out.extend(library_modules(1));
+    out.extend(test_programs());
     out
 }
 
@@ -78,21 +102,40 @@ fn survive(path: &str, text: &str) {
     }
 }
 
-#[test]
-fn every_prefix_of_every_program() {
-    let corpus = corpus();
+/// Every prefix of every program of `part` survives; returns how many there were.
+fn every_prefix(part: &[(String, String)]) -> usize {
     let mut count = 0;
-    for (path, text) in &corpus {
+    for (path, text) in part {
         for (i, _) in text.char_indices().chain([(text.len(), ' ')]) {
             survive(path, &text[..i]);
             count += 1;
         }
     }
-    assert!(count > 1000, "only {count} prefixes");
+    count
 }
 
 #[test]
-fn random_byte_mutations() {
+fn fuzz_every_prefix_of_the_examples() {
+    assert!(every_prefix(&examples()) > 100);
+}
+
+#[test]
+fn fuzz_every_prefix_of_half_the_library_modules() {
+    assert!(every_prefix(&library_modules(0)) > 100);
+}
+
+#[test]
+fn fuzz_every_prefix_of_the_other_library_modules() {
+    assert!(every_prefix(&library_modules(1)) > 100);
+}
+
+#[test]
+fn fuzz_every_prefix_of_the_test_programs() {
+    assert!(every_prefix(&test_programs()) > 100);
+}
+
+#[test]
+fn fuzz_random_byte_mutations() {
     let corpus = corpus();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let alphabet = b"()[]{}<>.,:=+-*/%&|^!?#\"\\ \n\t0123456789abcdefxyz_uif";

@@ -4,7 +4,8 @@
 //! program function ([`function_symbol`]), the text of a terminator in every dump
 //! ([`terminator_text`]), and, on [`Function`], which slots an instruction writes, what
 //! a call hands over, what a native that returned OK wrote, and how much native stack a
-//! call reserves. `docs/architecture.md` tables each decision with its one file.
+//! call reserves; and the native slots of an executable ([`NativeLinks`]).
+//! `docs/architecture.md` tables each decision with its one file.
 
 use datalove_rti::TyKind;
 
@@ -274,6 +275,71 @@ fn generic_types(ty: &IrType, out: &mut Vec<IrType>) {
     }
     if !out.contains(ty) {
         out.push(ty.clone());
+    }
+}
+
+/// The native slots of an executable (aot, c): at start its runtime reads the rider
+/// manifest (`datalove_rti::links`), loads each rider beside the executable, checks its
+/// ABI version, and writes the address of every native into its slot; compiled code
+/// calls a native through its slot. One order, read by both backends: the program's
+/// riders in order (then any other rider a call names), each native symbol in the order
+/// of its first call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NativeLinks {
+    manifest: datalove_rti::RiderManifest,
+    slots: std::collections::HashMap<String, usize>,
+}
+
+impl NativeLinks {
+    pub fn of(program: &crate::program::Program) -> NativeLinks {
+        let mut riders: Vec<(String, Vec<String>)> = program
+            .riders
+            .iter()
+            .map(|r| (r.clone(), Vec::new()))
+            .collect();
+        let mut slots = std::collections::HashMap::new();
+        for native in program.native_calls() {
+            if slots.contains_key(native.symbol()) {
+                continue;
+            }
+            let at = match riders.iter().position(|(r, _)| r == native.rider()) {
+                Some(at) => at,
+                None => {
+                    riders.push((native.rider().to_string(), Vec::new()));
+                    riders.len() - 1
+                }
+            };
+            riders[at].1.push(native.symbol().to_string());
+            slots.insert(native.symbol().to_string(), 0);
+        }
+        let mut next = 0;
+        for (_, symbols) in &riders {
+            for symbol in symbols {
+                slots.insert(symbol.clone(), next);
+                next += 1;
+            }
+        }
+        NativeLinks {
+            manifest: datalove_rti::RiderManifest { riders },
+            slots,
+        }
+    }
+
+    /// The slot of the native `symbol` (one the program calls).
+    pub fn slot(&self, symbol: &str) -> usize {
+        *self
+            .slots
+            .get(symbol)
+            .unwrap_or_else(|| panic!("{symbol} is not a native the program calls"))
+    }
+
+    /// How many slots: one per native symbol.
+    pub fn slot_count(&self) -> usize {
+        self.manifest.slot_count()
+    }
+
+    pub fn manifest(&self) -> &datalove_rti::RiderManifest {
+        &self.manifest
     }
 }
 

@@ -2,6 +2,11 @@
 //! word-count law is checked against every backend with it), the test rider `t` (C, two
 //! natives) with its interface and a module over it, a program compiled from text
 //! against them, and an executable built, run with leak checking, and read back.
+//!
+//! Everything is built for the target the tests were built for, with its C compiler
+//! (`datalove_toolchain::Target::current()`), and every program is started through the
+//! target's runner ([`run_command`]), so the tests run under `qemu-aarch64` as they do
+//! natively.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -117,7 +122,15 @@ pub fn include_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/include")
 }
 
-/// Builds the test rider `libdlr_t.so` into `dir` with the system C compiler.
+/// A command starting `program` (built for the tests' target) through the target's
+/// runner, as cargo starts the tests themselves (`CARGO_TARGET_<TRIPLE>_RUNNER`).
+pub fn run_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    datalove_toolchain::Target::current()
+        .command(program)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Builds the test rider `libdlr_t.so` into `dir` with the target's C compiler.
 pub fn build_test_rider(dir: &Path) {
     let source = dir.join("t.c");
     std::fs::write(&source, TEST_RIDER_C).expect("write t.c");
@@ -155,14 +168,16 @@ pub fn build_and_run<E: std::fmt::Display>(
     let runtime =
         datalove_rt::artifact::staticlib_for_current_exe().expect("the runtime staticlib");
     let inputs = datalove_toolchain::LinkInputs {
+        target: datalove_toolchain::Target::current(),
         runtime,
-        riders: vec![("t".into(), dir.clone())],
+        riders: vec![("t".into(), dir.join("libdlr_t.so"))],
+        placement: datalove_toolchain::RiderPlacement::Copy,
     };
     let exe = dir.join("program");
     if let Err(e) = build(&program, &inputs, &exe) {
         panic!("builds: {e}");
     }
-    let output = Command::new(&exe)
+    let output = run_command(&exe)
         .env("DATALOVE_CHECK_LEAKS", "1")
         .output()
         .expect("runs");

@@ -8,9 +8,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{c_compiler, include_dir, run, tmp_dir};
+use common::{c_compiler, include_dir, program, run, tmp_dir};
 use datalove_rti::header::RtHeader;
 use datalove_rti::rtdt::{Data, Index, List, String as RtString};
 use datalove_rti::status::*;
@@ -224,7 +223,7 @@ fn every_size_offset_and_constant_in_the_header_matches_rust() {
         .arg("-o")
         .arg(&exe);
     run(cc);
-    let out = run(Command::new(&exe));
+    let out = run(program(&exe));
     let printed: BTreeMap<String, u64> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -339,7 +338,7 @@ struct Ran {
 }
 
 fn run_program(exe: &Path, args: &[&str], check_leaks: bool) -> Ran {
-    let mut cmd = Command::new(exe);
+    let mut cmd = program(exe);
     cmd.args(args);
     if check_leaks {
         cmd.env("DATALOVE_CHECK_LEAKS", "1");
