@@ -38,9 +38,6 @@ fn types() -> Vec<IrType> {
     ]
 }
 
-/// A function's index, parameters, result and whether it is generic.
-type Signature = (usize, Vec<(ParamMode, IrType)>, IrType, bool);
-
 fn mode(rng: &mut Rng) -> ParamMode {
     [
         ParamMode::In,
