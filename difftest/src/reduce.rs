@@ -366,6 +366,59 @@ mod tests {
         }
     }
 
+    /// A divergence stays the same divergence while the program shrinks: here a fake
+    /// "jit" that prints one line wrongly, inside a generated program.
+    #[test]
+    fn reduces_a_divergence_to_what_shows_it() {
+        use crate::run::Outcome;
+        struct OneWrongLine;
+        impl Runner for OneWrongLine {
+            fn backends(&self) -> Vec<&'static str> {
+                vec!["interp", "jit", "c"]
+            }
+            fn run(&self, program: &TestProgram, backend: &str) -> Outcome {
+                // Not a real run: each `debuglog` line's text is its output, and the "jit"
+                // gets the line holding `-2.5` wrong.
+                let mut stdout = Vec::new();
+                for line in program.script.lines() {
+                    if let Some(rest) = line.trim().strip_prefix("debuglog ") {
+                        let wrong = backend == "jit" && rest.contains("-2.5");
+                        stdout.extend_from_slice(if wrong { b"?" } else { rest.as_bytes() });
+                        stdout.push(b'\n');
+                    }
+                }
+                Outcome {
+                    code: Some(0),
+                    stdout,
+                    stderr_lines: Vec::new(),
+                }
+            }
+        }
+        let seed = (0..)
+            .find(|&s| {
+                let p = crate::driver::program_of(s, &crate::gen::Config::default());
+                p.script
+                    .lines()
+                    .any(|l| l.trim().starts_with("debuglog ") && l.contains("-2.5"))
+            })
+            .expect("some program prints a -2.5");
+        let program = crate::driver::program_of(seed, &crate::gen::Config::default());
+        let Check::Found(finding) = check(&OneWrongLine, &program, None) else {
+            panic!("the fake jit diverges");
+        };
+        assert_eq!(finding.representatives(), vec!["interp", "jit"]);
+        let (reduced, stats) = reduce(&OneWrongLine, &program, &finding);
+        let debuglogs: Vec<&str> = reduced
+            .script
+            .lines()
+            .filter(|l| l.trim().starts_with("debuglog "))
+            .collect();
+        assert_eq!(debuglogs.len(), 1, "{}", reduced.script);
+        assert!(debuglogs[0].contains("-2.5"));
+        assert!(stats.lines_after < stats.lines_before / 4, "{stats:?}");
+        assert!(reduced.compile().is_ok());
+    }
+
     /// A finding only the front end sees (a compile error) needs no backend: the
     /// reducer keeps exactly what still triggers the same diagnostic.
     #[test]

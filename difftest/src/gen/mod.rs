@@ -972,6 +972,55 @@ mod tests {
         }
     }
 
+    /// Over a few hundred programs, every native and library function is called, and
+    /// every kind of statement and declaration appears.
+    #[test]
+    fn generated_programs_reach_everything() {
+        let mut text = String::new();
+        for seed in 0..400 {
+            let program = generate(&mut Rng::seeded(seed), &Config::default());
+            text.push_str(&program.script);
+            for (_, f) in &program.files {
+                text.push_str(f);
+            }
+        }
+        let missing: Vec<&str> = catalog()
+            .callables
+            .iter()
+            .filter(|c| !text.contains(&format!("{}(", c.name)))
+            .map(|c| c.name.as_str())
+            .collect();
+        assert!(missing.is_empty(), "never called: {missing:?}");
+        for needle in [
+            "loop while ",
+            "break\n",
+            "continue\n",
+            "else if ",
+            "ret ",
+            "set ",
+            "push(mut ",
+            "out ",
+            "ref ",
+            "mut ",
+            "as! ",
+            " +% ",
+            "unwrap(",
+            "is_some(ref ",
+            "data(",
+            "clone(",
+            "len(",
+            "where { T is fixedint, }",
+            "where { T is float, }",
+            "import gm.",
+        ] {
+            assert!(text.contains(needle), "no program has `{needle}`");
+        }
+        assert!(
+            text.lines().any(|l| l.trim() == "loop"),
+            "no program has a `loop` without `while`"
+        );
+    }
+
     #[test]
     fn byte_driven_programs_compile_and_end() {
         for len in [0usize, 1, 7, 64, 500] {

@@ -378,16 +378,11 @@ impl Generator<'_> {
         let weights: Vec<u32> = candidates
             .iter()
             .map(|&i| {
-                let c = &self.callables[i];
-                let changes = c
+                let changes = self.callables[i]
                     .params
                     .iter()
                     .any(|(m, _)| matches!(m, ParamMode::Mut | ParamMode::Out));
-                if changes {
-                    6
-                } else {
-                    1
-                }
+                self.call_weight(i) * if changes { 6 } else { 1 }
             })
             .collect();
         let callee = candidates[self.rng.weighted(&weights)];
