@@ -264,7 +264,10 @@ pub fn run(command: &CommandLine, dir: Option<&Path>, timeout: Duration) -> Resu
     let cpu = children_cpu().saturating_sub(cpu_before);
     let stdout = out_reader.join().unwrap_or_default();
     let stderr_bytes = err_reader.join().unwrap_or_default();
-    let first_output = first_rx.try_recv().ok();
+    // The reader may see the first bytes only after the child has exited and
+    // `wall` was taken (a busy or emulated machine); the output was written
+    // before the exit, so the exit time bounds it.
+    let first_output = first_rx.try_recv().ok().map(|f| f.min(wall));
     let mut phases = None;
     let mut stderr = String::new();
     for line in String::from_utf8_lossy(&stderr_bytes).lines() {
