@@ -12,6 +12,24 @@ use crate::program::TestProgram;
 use crate::rng::Rng;
 use crate::run::{check, Check, Finding, Runner};
 
+/// A seed from the clock, for a run nobody asked to repeat.
+pub fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (std::process::id() as u64).rotate_left(32)
+}
+
+/// A seed written in decimal or `0x` hex.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    }
+    .map_err(|e| format!("a seed is a decimal or 0x hex number: {e}"))
+}
+
 /// The program of `seed`.
 pub fn program_of(seed: u64, config: &Config) -> TestProgram {
     generate(&mut Rng::seeded(seed), config)

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 
 use datalove_difftest::case::{write_case, Provenance};
-use datalove_difftest::driver::{program_of, run_seeds, Limit};
+use datalove_difftest::driver::{clock_seed, parse_seed, program_of, run_seeds, Limit};
 use datalove_difftest::fuzz::{seed_corpus, Target};
 use datalove_difftest::gen::Config;
 use datalove_difftest::program::TestProgram;
@@ -84,15 +84,6 @@ enum Command {
         #[arg(long)]
         cases: Option<PathBuf>,
     },
-}
-
-fn parse_seed(s: &str) -> Result<u64, String> {
-    let s = s.trim();
-    match s.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => s.parse(),
-    }
-    .map_err(|e| format!("a seed is a decimal or 0x hex number: {e}"))
 }
 
 fn main() -> ExitCode {
@@ -316,12 +307,4 @@ fn sanitize(s: &str) -> String {
             }
         })
         .collect()
-}
-
-/// A seed from the clock, for a run nobody asked to repeat.
-pub fn clock_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    nanos ^ (std::process::id() as u64).rotate_left(32)
 }

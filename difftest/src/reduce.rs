@@ -188,11 +188,32 @@ fn protected(line: &str) -> bool {
     false
 }
 
+/// For each line, whether it is a loop's counter step or `break` test: the line after a
+/// `loop` header that steps a counter, and the `if` after that step.
+fn protected_lines(lines: &[&str]) -> Vec<bool> {
+    let mut out = vec![false; lines.len()];
+    let mut previous: Option<usize> = None;
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if protected(line) {
+            if let Some(p) = previous {
+                let after_loop = lines[p].trim_start().starts_with("loop");
+                out[i] = after_loop || (out[p] && line.trim_start().starts_with("if "));
+            }
+        }
+        previous = Some(i);
+    }
+    out
+}
+
 /// Every unit of every file, largest first.
 fn all_units(program: &TestProgram) -> Vec<Unit> {
     let mut out = Vec::new();
     for file in 0..=program.files.len() {
         let lines: Vec<&str> = file_text(program, file).lines().collect();
+        let guarded = protected_lines(&lines);
         // A stack of open blocks: (start line, arm starts).
         let mut stack: Vec<(usize, Vec<usize>)> = Vec::new();
         for (i, line) in lines.iter().enumerate() {
@@ -231,7 +252,7 @@ fn all_units(program: &TestProgram) -> Vec<Unit> {
                     }
                 }
                 _ => {
-                    if !protected(line) {
+                    if !guarded[i] {
                         out.push(Unit {
                             file,
                             start: i,
@@ -246,7 +267,7 @@ fn all_units(program: &TestProgram) -> Vec<Unit> {
     }
     out.retain(|u| {
         let lines: Vec<&str> = file_text(program, u.file).lines().collect();
-        !protected(lines[u.start])
+        !protected_lines(&lines)[u.start]
     });
     out.sort_by_key(|u| std::cmp::Reverse(u.end - u.start));
     out
@@ -308,11 +329,22 @@ fn chunks(
     current
 }
 
-/// Every unit at every depth, largest first; then blocks unwrapped.
+/// Whole files the program no longer needs; every unit at every depth, largest first;
+/// then blocks unwrapped.
 fn units(
     mut current: TestProgram,
     interesting: &mut dyn FnMut(&TestProgram) -> bool,
 ) -> TestProgram {
+    let mut f = 0;
+    while f < current.files.len() {
+        let mut candidate = current.clone();
+        candidate.files.remove(f);
+        if interesting(&candidate) {
+            current = candidate;
+        } else {
+            f += 1;
+        }
+    }
     for unwrap in [false, true] {
         let mut i = 0;
         loop {
@@ -361,9 +393,64 @@ mod tests {
     fn loop_counters_stay() {
         let p = program("var i0: u8 = 0\nloop\n  set i0 = i0 + 1\n  if i0 > 3\n    break\n  end if\n  debuglog i0\nend loop\n");
         for u in all_units(&p) {
-            let lines: Vec<&str> = p.script.lines().collect();
-            assert!(!protected(lines[u.start]), "{u:?}");
+            assert!(u.start != 2 && u.start != 3, "{u:?}");
         }
+        // Outside a loop (its header reduced away) they are ordinary lines.
+        let p = program("var i0: u8 = 0\nset i0 = i0 + 1\ndebuglog i0\n");
+        assert!(all_units(&p).iter().any(|u| u.start == 1));
+    }
+
+    /// A divergence stays the same divergence while the program shrinks: here a fake
+    /// "jit" that prints one line wrongly, inside a generated program.
+    #[test]
+    fn reduces_a_divergence_to_what_shows_it() {
+        use crate::run::Outcome;
+        struct OneWrongLine;
+        impl Runner for OneWrongLine {
+            fn backends(&self) -> Vec<&'static str> {
+                vec!["interp", "jit", "c"]
+            }
+            fn run(&self, program: &TestProgram, backend: &str) -> Outcome {
+                // Not a real run: each `debuglog` line's text is its output, and the "jit"
+                // gets the line holding `-2.5` wrong.
+                let mut stdout = Vec::new();
+                for line in program.script.lines() {
+                    if let Some(rest) = line.trim().strip_prefix("debuglog ") {
+                        let wrong = backend == "jit" && rest.contains("-2.5");
+                        stdout.extend_from_slice(if wrong { b"?" } else { rest.as_bytes() });
+                        stdout.push(b'\n');
+                    }
+                }
+                Outcome {
+                    code: Some(0),
+                    stdout,
+                    stderr_lines: Vec::new(),
+                }
+            }
+        }
+        let seed = (0..)
+            .find(|&s| {
+                let p = crate::driver::program_of(s, &crate::gen::Config::default());
+                p.script
+                    .lines()
+                    .any(|l| l.trim().starts_with("debuglog ") && l.contains("-2.5"))
+            })
+            .expect("some program prints a -2.5");
+        let program = crate::driver::program_of(seed, &crate::gen::Config::default());
+        let Check::Found(finding) = check(&OneWrongLine, &program, None) else {
+            panic!("the fake jit diverges");
+        };
+        assert_eq!(finding.representatives(), vec!["interp", "jit"]);
+        let (reduced, stats) = reduce(&OneWrongLine, &program, &finding);
+        let debuglogs: Vec<&str> = reduced
+            .script
+            .lines()
+            .filter(|l| l.trim().starts_with("debuglog "))
+            .collect();
+        assert_eq!(debuglogs.len(), 1, "{}", reduced.script);
+        assert!(debuglogs[0].contains("-2.5"));
+        assert!(stats.lines_after < stats.lines_before / 4, "{stats:?}");
+        assert!(reduced.compile().is_ok());
     }
 
     /// A finding only the front end sees (a compile error) needs no backend: the

@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use datalove_difftest::driver::{run_seeds, Limit};
+use datalove_difftest::driver::{clock_seed, parse_seed, run_seeds, Limit};
 use datalove_difftest::gen::Config;
 use datalove_difftest::riders::prepare;
 use datalove_difftest::run::Cli;
@@ -20,12 +20,7 @@ use datalove_difftest::run::Cli;
 const DEFAULT_COUNT: u64 = 60;
 
 fn env_number(name: &str) -> Option<u64> {
-    let text = std::env::var(name).ok()?;
-    let text = text.trim();
-    match text.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => text.parse().ok(),
-    }
+    parse_seed(&std::env::var(name).ok()?).ok()
 }
 
 fn main() -> ExitCode {
@@ -41,12 +36,7 @@ fn main() -> ExitCode {
         }
     };
     let runner = Cli::new(prepared.datalove, prepared.riders_dir, prepared.work_dir);
-    let seed = env_number("DIFFTEST_SEED").unwrap_or_else(|| {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        nanos ^ (std::process::id() as u64).rotate_left(32)
-    });
+    let seed = env_number("DIFFTEST_SEED").unwrap_or_else(clock_seed);
     let count = env_number("DIFFTEST_COUNT").unwrap_or(DEFAULT_COUNT);
     let jobs = env_number("DIFFTEST_JOBS").unwrap_or(2) as usize;
     println!(

@@ -646,7 +646,12 @@ impl<'a> FnLowering<'a> {
     /// Evaluates an expression statement, dropping any value.
     fn discard(&mut self, e: &hir::Expr) {
         match &e.kind {
-            ExprKind::Call { .. } if e.ty == IrType::Unit => self.call(e, None),
+            // A generic callee whose result is a type parameter bound to unit still
+            // writes its result through a destination, so only calls of functions
+            // whose own result is unit go without one.
+            ExprKind::Call { type_args, .. } if e.ty == IrType::Unit && type_args.is_empty() => {
+                self.call(e, None)
+            }
             ExprKind::Push { list, value } => self.push(*list, value, e.span),
             _ => {
                 let t = self.temp(&e.ty);

@@ -487,3 +487,50 @@ fn a_value_moved_or_changed_by_a_call_is_not_passed_to_it_twice() {
         vec!["function `main`, block b0, instruction 1 (call): s0 is passed `in` as argument 1 and again (`ref`) as argument 0 of the same call: a value the callee owns must be its only view of it"]
     );
 }
+
+/// A callee whose result is a type parameter writes it through a destination whatever
+/// the parameter is bound to, unit included: the call must keep it.
+#[test]
+fn a_result_of_a_type_parameter_is_kept_even_when_bound_to_unit() {
+    let mut pb = ProgramBuilder::new();
+    let t = TypeParam {
+        name: "T".into(),
+        class: TypeClass::Any,
+    };
+    let id = pb.declare_function(
+        "id",
+        vec![t],
+        vec![("x".into(), ParamMode::In, IrType::Param(0))],
+        IrType::Param(0),
+    );
+    let mut fb = pb.function(id);
+    let x = fb.param(0);
+    fb.terminate(Terminator::Return(Some(x)));
+    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+    let mut fb = pb.function(main);
+    let u = fb.constant(IrType::Unit, ConstValue::Unit);
+    let abandon = fb.abandon_block(&[]);
+    fb.inst(
+        InstKind::Call {
+            dst: None,
+            func: id,
+            type_args: vec![IrType::Unit],
+            args: vec![Arg {
+                mode: ParamMode::In,
+                slot: u,
+            }],
+        },
+        Some(abandon),
+    );
+    fb.terminate(Terminator::Return(None));
+    pb.set_entry(main);
+    let errors: Vec<String> = verify_program(&pb.finish())
+        .unwrap_err()
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b0, instruction 1 (call): the result of `id` is not kept"]
+    );
+}

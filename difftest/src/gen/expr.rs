@@ -561,13 +561,27 @@ impl Generator<'_> {
         if candidates.is_empty() {
             return None;
         }
-        let weights: Vec<u32> = candidates
-            .iter()
-            .map(|&i| if self.callables[i].generated() { 6 } else { 2 })
-            .collect();
+        let weights: Vec<u32> = candidates.iter().map(|&i| self.call_weight(i)).collect();
         let callee = candidates[self.rng.weighted(&weights)];
         let _ = how;
         self.call(callee, Some(ty), depth)
+    }
+
+    /// How likely callable `i` is among the candidates of a call: the program's own
+    /// functions most, and a native that fails (a candidate only when the program takes
+    /// a risk) more than the rest, so failures happen in every kind of place.
+    pub(crate) fn call_weight(&self, i: usize) -> u32 {
+        let c = &self.callables[i];
+        if c.generated() {
+            6
+        } else if matches!(
+            c.behavior.fails,
+            Fails::Always | Fails::Crash | Fails::Maybe
+        ) {
+            30
+        } else {
+            2
+        }
     }
 
     /// The callables that may be called here for a result of `want` (or for any result,
@@ -591,7 +605,7 @@ impl Generator<'_> {
             match c.behavior.fails {
                 Fails::Always | Fails::Maybe if !c.generated() && !risky => continue,
                 // A crash ends the program: rarer still than a failure.
-                Fails::Crash if !self.config.crashes || !risky || !self.rng.chance(1, 8) => {
+                Fails::Crash if !self.config.crashes || !risky || !self.rng.chance(1, 4) => {
                     continue
                 }
                 _ => {}

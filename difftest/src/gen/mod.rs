@@ -732,8 +732,15 @@ impl<'a> Generator<'a> {
             self.base_case(&mut body);
         }
         let n = self.rng.range(1, self.config.block_statements);
-        for _ in 0..n {
-            self.statement(&mut body);
+        // A recursive function calls itself once, in its top-level block.
+        let recurse_at = recursive.then(|| self.rng.below(n + 1));
+        for k in 0..=n {
+            if recurse_at == Some(k) && !self.fx.recursive_call_written {
+                self.recursive_call(callable_index, &mut body);
+            }
+            if k < n {
+                self.statement(&mut body);
+            }
         }
         if let Some(result) = &result {
             self.begin_stmt();
@@ -821,6 +828,28 @@ impl<'a> Generator<'a> {
             arms: vec![("d == 0".into(), inner)],
             else_body: None,
         });
+    }
+
+    /// `let v: R = rN(d - 1, ...)` (or the call alone, for no result): the recursion.
+    fn recursive_call(&mut self, callable: usize, body: &mut Vec<Stmt>) {
+        self.begin_stmt();
+        let result = self.callables[callable].result.clone();
+        let Some(call) = self.call(callable, result.as_ref(), self.config.max_expr_depth) else {
+            return;
+        };
+        self.flush_pending(body);
+        match result {
+            Some(ty) => {
+                let name = self.fresh_name("v");
+                body.push(Stmt::Line(format!(
+                    "let {name}: {} = {}",
+                    self.ty_text(&ty),
+                    call.text
+                )));
+                self.declare(name, ty, VarKind::Let, VState::Live);
+            }
+            None => body.push(Stmt::Line(call.text)),
+        }
     }
 
     /// Puts every variable back in the state `snapshot` recorded.
@@ -970,6 +999,56 @@ mod tests {
                 panic!("{e}");
             }
         }
+    }
+
+    /// Over a few hundred programs, every native and library function is called, and
+    /// every kind of statement and declaration appears.
+    #[test]
+    fn generated_programs_reach_everything() {
+        let mut text = String::new();
+        for seed in 0..400 {
+            let program = generate(&mut Rng::seeded(seed), &Config::default());
+            text.push_str(&program.script);
+            for (_, f) in &program.files {
+                text.push_str(f);
+            }
+        }
+        let missing: Vec<&str> = catalog()
+            .callables
+            .iter()
+            .filter(|c| !text.contains(&format!("{}(", c.name)))
+            .map(|c| c.name.as_str())
+            .collect();
+        assert!(missing.is_empty(), "never called: {missing:?}");
+        for needle in [
+            "loop while ",
+            "break\n",
+            "continue\n",
+            "else if ",
+            "ret ",
+            "set ",
+            "push(mut ",
+            "out ",
+            "ref ",
+            "mut ",
+            "as! ",
+            " +% ",
+            "unwrap(",
+            "is_some(ref ",
+            "data(",
+            "clone(",
+            "len(",
+            "where { T is fixedint, }",
+            "where { T is float, }",
+            "import gm.",
+            "(d - 1",
+        ] {
+            assert!(text.contains(needle), "no program has `{needle}`");
+        }
+        assert!(
+            text.lines().any(|l| l.trim() == "loop"),
+            "no program has a `loop` without `while`"
+        );
     }
 
     #[test]

@@ -378,16 +378,11 @@ impl Generator<'_> {
         let weights: Vec<u32> = candidates
             .iter()
             .map(|&i| {
-                let c = &self.callables[i];
-                let changes = c
+                let changes = self.callables[i]
                     .params
                     .iter()
                     .any(|(m, _)| matches!(m, ParamMode::Mut | ParamMode::Out));
-                if changes {
-                    6
-                } else {
-                    1
-                }
+                self.call_weight(i) * if changes { 6 } else { 1 }
             })
             .collect();
         let callee = candidates[self.rng.weighted(&weights)];
@@ -451,9 +446,20 @@ impl Generator<'_> {
     }
 
     /// `let w = v` (a move) and then `set v = ...`: a `var` emptied and filled again.
+    /// Inside a loop the `var` may be one declared outside it: written again before the
+    /// iteration ends, it holds a value at the loop's head on every iteration.
     fn move_and_reassign(&mut self, out: &mut Vec<Stmt>) {
         let candidates: Vec<usize> = (0..self.fx.vars.len())
-            .filter(|&v| self.fx.vars[v].kind == VarKind::Var && self.movable(v))
+            .filter(|&v| {
+                let var = &self.fx.vars[v];
+                var.kind == VarKind::Var
+                    && (self.movable(v)
+                        || (var.visible
+                            && var.state == VState::Live
+                            && !var.ty.is_copy()
+                            && !var.reserved
+                            && self.fx.no_moves == 0))
+            })
             .collect();
         if candidates.is_empty() {
             return self.declaration(VarKind::Var, out);
