@@ -12,7 +12,7 @@
 //!
 //! Findings are reduced and written to `conformance/cases/diff_<seed>.dfs` (or the
 //! directory `--cases` names) unless `--no-reduce`; the unreduced program goes to
-//! `<target>/difftest/findings/` either way.
+//! `<target>/difftest/<profile>/findings/` either way.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +26,7 @@ use datalove_difftest::fuzz::{seed_corpus, Target};
 use datalove_difftest::gen::Config;
 use datalove_difftest::program::TestProgram;
 use datalove_difftest::reduce::reduce;
-use datalove_difftest::riders::{build_dirs, prepare, repo_root};
+use datalove_difftest::riders::{data_dir, prepare, repo_root};
 use datalove_difftest::run::{check, Check, Cli, Finding};
 
 #[derive(Parser)]
@@ -58,7 +58,7 @@ enum Command {
         /// Where reduced findings are written as cases.
         #[arg(long)]
         cases: Option<PathBuf>,
-        /// Keep findings unreduced (in <target>/difftest/findings only).
+        /// Keep findings unreduced (in <target>/difftest/<profile>/findings only).
         #[arg(long)]
         no_reduce: bool,
         /// Only these backends (comma-separated), e.g. `interp,jit` for a quick run.
@@ -224,9 +224,10 @@ fn main() -> ExitCode {
                 }
             });
             println!("difftest: {}", tally.summary());
-            let (target, _, _) = build_dirs();
-            let findings_dir = target.join("difftest/findings");
+            let findings_dir = data_dir().join("findings");
             let _ = std::fs::create_dir_all(&findings_dir);
+            // One reduction per kind of finding: the same bug tends to show many times.
+            let mut reduced_kinds = std::collections::BTreeSet::new();
             for (seed, program, finding) in &tally.findings {
                 println!("\n== seed {seed:#x}: {finding}");
                 let raw = findings_dir.join(format!("seed_{seed:x}.dfs"));
@@ -235,7 +236,7 @@ fn main() -> ExitCode {
                     program.to_case(&format!("difftest seed {seed:#x}"), &ok(), &[]),
                 );
                 println!("(the program: {})", raw.display());
-                if !no_reduce {
+                if !no_reduce && reduced_kinds.insert(finding.signature()) {
                     let dir = cases.clone().unwrap_or_else(|| default_cases.clone());
                     keep(
                         &runner,

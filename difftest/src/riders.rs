@@ -1,7 +1,12 @@
 //! Preparing what the runner needs: the `datalove` CLI, the `std` and `probe` riders
 //! (built by cargo into the caller's target directory and profile), and the C rider
 //! `cprobe` (compiled with the `cc` crate), gathered with their interfaces in one rider
-//! directory, `<target>/difftest/riders/`.
+//! directory per profile, `<target>/difftest/<profile>/riders/`.
+//!
+//! Every file goes in by an atomic rename, so a run that is using the riders (a long run,
+//! an executable that loads them) keeps the files it opened while another process
+//! prepares them again: rewriting a shared library in place under a running program
+//! kills it with SIGBUS.
 //!
 //! The conformance runner (`tests/conformance.rs`) prepares the same riders for its
 //! cases in `<target>/conformance/riders/`; this is the same recipe for a crate that
@@ -56,12 +61,22 @@ pub fn build_dirs() -> (PathBuf, PathBuf, String) {
     (target_dir, profile_dir, profile)
 }
 
+/// Where difftest keeps its riders, scratch runs and findings for the running
+/// executable's profile: `<target>/difftest/<profile>/`.
+pub fn data_dir() -> PathBuf {
+    let (target_dir, profile_dir, _) = build_dirs();
+    let profile = profile_dir
+        .file_name()
+        .map_or("debug".into(), |n| n.to_string_lossy().into_owned());
+    target_dir.join("difftest").join(profile)
+}
+
 /// Builds the CLI and the riders for the running executable's target directory and
 /// profile, and gathers the riders.
 pub fn prepare() -> Result<Prepared, String> {
     let (target_dir, profile_dir, profile) = build_dirs();
     cargo_build(&target_dir, &profile)?;
-    let root = target_dir.join("difftest");
+    let root = data_dir();
     let riders_dir = root.join("riders");
     let work_dir = root.join("work");
     for dir in [&riders_dir, &work_dir] {
@@ -77,7 +92,11 @@ pub fn prepare() -> Result<Prepared, String> {
         &repo.join("conformance/riders/probe/rider.dli"),
         &riders_dir.join("probe.dli"),
     )?;
-    build_c_rider(&root.join("cprobe-obj"), &riders_dir)?;
+    // Objects per process: two preparations at once do not share a half-written one.
+    let objects = root.join(format!("cprobe-obj-{}", std::process::id()));
+    let built = build_c_rider(&objects, &riders_dir);
+    let _ = std::fs::remove_dir_all(&objects);
+    built?;
     Ok(Prepared {
         datalove: profile_dir.join("datalove"),
         riders_dir,
@@ -117,10 +136,26 @@ fn cargo_build(target_dir: &Path, profile: &str) -> Result<(), String> {
     }
 }
 
+/// A path beside `to` for writing before renaming over it, unique to this process.
+fn staging(to: &Path) -> PathBuf {
+    let name = to
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().into_owned());
+    to.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Copies `from` over `to` by a rename (`to` is replaced whole, never rewritten), unless
+/// `to` already holds the same bytes.
 fn copy(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
+    let fail =
+        |e: std::io::Error| format!("cannot copy {} to {}: {e}", from.display(), to.display());
+    let bytes = std::fs::read(from).map_err(fail)?;
+    if std::fs::read(to).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    let tmp = staging(to);
+    std::fs::write(&tmp, &bytes).map_err(fail)?;
+    std::fs::rename(&tmp, to).map_err(fail)
 }
 
 /// Compiles `conformance/riders/cprobe/cprobe.c` against the C header into
@@ -150,6 +185,7 @@ fn build_c_rider(obj_dir: &Path, riders_dir: &Path) -> Result<(), String> {
         .try_compile_intermediates()
         .map_err(|e| format!("compiling cprobe.c failed: {e}"))?;
     let library = riders_dir.join("libdlr_cprobe.so");
+    let linked = staging(&library);
     let output = build
         .get_compiler()
         .to_command()
@@ -157,7 +193,7 @@ fn build_c_rider(obj_dir: &Path, riders_dir: &Path) -> Result<(), String> {
         .arg("-fPIC")
         .args(&objects)
         .arg("-o")
-        .arg(&library)
+        .arg(&linked)
         .output()
         .map_err(|e| format!("cannot run the C compiler: {e}"))?;
     if !output.status.success() {
@@ -167,6 +203,9 @@ fn build_c_rider(obj_dir: &Path, riders_dir: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
+    // In by a rename: a program that loaded the old library keeps it.
+    std::fs::rename(&linked, &library)
+        .map_err(|e| format!("cannot move {} into place: {e}", library.display()))?;
     copy(
         &source_dir.join("rider.dli"),
         &riders_dir.join("cprobe.dli"),
