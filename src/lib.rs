@@ -36,11 +36,27 @@ pub mod run;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use datalove_front as front;
+use datalove_front::{Compiled, Failed};
 pub use datalove_ir as ir;
-use datalove_ir::front::{Compiled, Failed};
 
-pub use riders::{ProgramLoader, RiderPath, STD_DLI as STD_RIDER_DLI};
-pub use run::{run, run_all, Backend, Comparison, RunOptions, RunResult, Unavailable};
+pub use datalove_toolchain::Target;
+pub use riders::{ProgramLoader, RiderPath, RiderPlace, STD_DLI as STD_RIDER_DLI};
+pub use run::{run, run_all, Backend, BuildError, Comparison, RunOptions, RunResult, Unavailable};
+
+/// The exit code of a program that ran to its end.
+pub const EXIT_OK: i32 = 0;
+/// The exit code of a refusal before anything ran: a usage error (an unknown option or
+/// backend name), a compile error, a program no backend may run (`F008` a module, `V001`
+/// IR the verifier refuses, `B001` a backend that cannot take it), or a build whose
+/// output would overwrite one of its inputs. Diagnostics say which, on stderr.
+pub const EXIT_REFUSED: i32 = 2;
+/// The exit code when the backend asked for cannot run here (`error: backend ... is
+/// unavailable: ...`).
+pub const EXIT_UNAVAILABLE: i32 = 3;
+/// The exit code of a runtime error, and of a rider that cannot be loaded before the
+/// program starts (one `error: <kind>: ...` line).
+pub const EXIT_RUNTIME_ERROR: i32 = datalove_rt::EXIT_RUNTIME_ERROR;
 
 /// Where to look for what a program names, beyond the root file's directory and the
 /// built-in library.
@@ -63,6 +79,13 @@ impl Options {
     /// The rider search path these options give.
     pub fn rider_path(&self) -> RiderPath {
         RiderPath::new(&self.rider_dirs)
+    }
+
+    /// The rider search path for building executables for `target`
+    /// ([`RiderPath::for_target`]).
+    pub fn rider_path_for(&self, target: &datalove_toolchain::Target) -> RiderPath {
+        let other = (!target.is_current()).then(|| target.triple());
+        RiderPath::for_target(&self.rider_dirs, other)
     }
 }
 
@@ -97,24 +120,21 @@ impl fmt::Display for CompileError {
 
 impl std::error::Error for CompileError {}
 
-/// Reads and compiles `path`; a program with an entry is also verified (a verifier
-/// failure is a compiler bug, and panics with the verifier's report).
+/// Reads and compiles `path` (a script or a module). What may run is decided after, by
+/// [`admit`] (which [`run`] and [`run::build_executable`] call first).
 pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, CompileError> {
-    let text = std::fs::read_to_string(path).map_err(|error| CompileError::Io {
+    let bytes = std::fs::read(path).map_err(|error| CompileError::Io {
         path: path.to_path_buf(),
         error,
     })?;
     let name = path.display().to_string();
-    let compiled = datalove_ir::front::compile(&loader(path, options), &name, &text)
-        .map_err(CompileError::Diagnostics)?;
-    if compiled.program.entry.is_some() {
-        if let Err(errors) = datalove_ir::verify::verify_program(&compiled.program) {
-            let report: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-            panic!(
-                "internal error: {name} lowered to IR the verifier refuses:\n{}",
-                report.join("\n")
-            );
-        }
-    }
-    Ok(compiled)
+    datalove_front::compile_bytes(&loader(path, options), &name, bytes)
+        .map_err(CompileError::Diagnostics)
+}
+
+/// Whether `compiled` may run on any backend: it has an entry (it is a script, not a
+/// module: `F008`) and the verifier admits its IR (`V001`). The refusal is diagnostics
+/// like a compile error's, the same whichever backend would have run it.
+pub fn admit(compiled: &Compiled) -> Result<(), CompileError> {
+    datalove_front::admit(compiled).map_err(CompileError::Diagnostics)
 }

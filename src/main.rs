@@ -1,15 +1,29 @@
 //! The `datalove` command line.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use datalove::Target;
+
+/// The exit codes, as `--help` shows them (`docs/running.md` has the full table).
+const EXIT_CODES: &str = "\
+Exit codes:
+  0    success (run: the program ended normally)
+  1    build: the build failed (toolchain, link); run --backend all: the backends disagree
+  2    refused before anything ran: a usage error (unknown option or backend name), a
+       compile error, a program that cannot run (F008 a module, V001 IR the verifier
+       refuses, B001 a backend that cannot take it), or a build output that is one of
+       its inputs; diagnostics on stderr
+  3    the backend asked for is unavailable here
+  101  run: a runtime error, or a rider that cannot be loaded (one `error: ...` line)";
 
 #[derive(Parser)]
 #[command(
     name = "datalove",
     version,
-    about = "Compile and run datalove programs"
+    about = "Compile and run datalove programs",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -27,14 +41,32 @@ struct Search {
     module_path: Vec<PathBuf>,
 }
 
+/// The backends `run` takes.
+#[derive(Clone, Copy, ValueEnum)]
+enum RunBackend {
+    Interp,
+    Jit,
+    Aot,
+    C,
+    /// Every available backend, side by side.
+    All,
+}
+
+/// The backends that build executables.
+#[derive(Clone, Copy, ValueEnum)]
+enum BuildBackend {
+    Aot,
+    C,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a script on one backend (or on all of them, side by side).
+    #[command(after_help = EXIT_CODES)]
     Run {
         file: PathBuf,
-        /// interp, jit, aot, c, or all.
-        #[arg(long, default_value = "interp", value_name = "BACKEND")]
-        backend: String,
+        #[arg(long, value_enum, default_value = "interp", value_name = "BACKEND")]
+        backend: RunBackend,
         /// Report allocations still live at the end as a runtime error (also
         /// DATALOVE_CHECK_LEAKS=1).
         #[arg(long)]
@@ -54,30 +86,45 @@ enum Command {
         args: Vec<String>,
     },
     /// Check a program: print its diagnostics; exit 2 if there are any.
+    #[command(after_help = EXIT_CODES)]
     Check {
         file: PathBuf,
         #[command(flatten)]
         search: Search,
     },
     /// Build an executable (aot: Cranelift object, or c: emitted C; + runtime + riders).
+    #[command(after_help = EXIT_CODES)]
     Build {
         file: PathBuf,
-        /// aot or c.
-        #[arg(long, default_value = "aot", value_name = "BACKEND")]
-        backend: String,
-        /// The executable to write.
+        #[arg(long, value_enum, default_value = "aot", value_name = "BACKEND")]
+        backend: BuildBackend,
+        /// The executable to write (never one of the build's inputs); the riders it
+        /// needs are copied beside it.
         #[arg(short = 'o', value_name = "OUT")]
         out: PathBuf,
+        /// The target to build for (x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu);
+        /// default: this machine's.
+        #[arg(long, value_name = "TRIPLE", value_parser = target_triple)]
+        target: Option<Target>,
         #[command(flatten)]
         search: Search,
     },
     /// Print what a program compiles to.
+    #[command(after_help = EXIT_CODES)]
     Emit {
         what: Emit,
         file: PathBuf,
+        /// The target whose code `emit clif` shows; default: this machine's.
+        #[arg(long, value_name = "TRIPLE", value_parser = target_triple)]
+        target: Option<Target>,
         #[command(flatten)]
         search: Search,
     },
+}
+
+/// `--target TRIPLE`: a target `datalove build` knows.
+fn target_triple(triple: &str) -> Result<Target, String> {
+    Target::from_triple(triple)
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -97,11 +144,43 @@ fn options(search: Search) -> datalove::Options {
     options
 }
 
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// Prints a compile error (or a refusal before running) the way `check` does; exit 2.
+fn refused(e: datalove::CompileError) -> ExitCode {
+    eprint!("{e}");
+    if matches!(e, datalove::CompileError::Io { .. }) {
+        eprintln!();
+    }
+    exit_code(datalove::EXIT_REFUSED)
+}
+
+/// Reads and compiles `file`; with `admit`, also refuses what cannot run (a module, IR
+/// the verifier refuses).
+fn compile(
+    file: &Path,
+    options: &datalove::Options,
+    admit: bool,
+) -> Result<datalove::front::Compiled, ExitCode> {
+    let compiled = datalove::compile_file(file, options).map_err(refused)?;
+    if admit {
+        datalove::admit(&compiled).map_err(refused)?;
+    }
+    Ok(compiled)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let (file, search, emit) = match cli.command {
-        Command::Check { file, search } => (file, search, None),
-        Command::Emit { what, file, search } => (file, search, Some(what)),
+    match cli.command {
+        Command::Check { file, search } => check(&file, search),
+        Command::Emit {
+            what,
+            file,
+            target,
+            search,
+        } => emit(what, &file, target, search),
         Command::Run {
             file,
             backend,
@@ -117,60 +196,68 @@ fn main() -> ExitCode {
                 memory_limit,
                 args,
             };
-            return run(&file, &backend, settings, search);
+            run(&file, backend, settings, search)
         }
         Command::Build {
             file,
             backend,
             out,
+            target,
             search,
-        } => return build(&file, &backend, &out, search),
+        } => build(&file, backend, &out, target, search),
+    }
+}
+
+/// A script is checked through the verifier too; a module (no entry) is checked as a
+/// module.
+fn check(file: &Path, search: Search) -> ExitCode {
+    let options = options(search);
+    let compiled = match compile(file, &options, false) {
+        Ok(c) => c,
+        Err(code) => return code,
     };
-    match datalove::compile_file(&file, &options(search)) {
-        Ok(compiled) => {
-            match emit {
-                Some(Emit::Ir) => {
-                    print!("{}", datalove::ir::print::print_program(&compiled.program))
-                }
-                Some(Emit::Clif) => match datalove_clif_aot::emit_clif(&compiled.program) {
-                    Ok(text) => print!("{text}"),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::from(2);
-                    }
-                },
-                Some(Emit::C) => match datalove_cbackend::emit_c(&compiled.program) {
-                    Ok(text) => print!("{text}"),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::from(2);
-                    }
-                },
-                None => {}
-            }
+    if compiled.program.entry.is_some() {
+        if let Err(e) = datalove::admit(&compiled) {
+            return refused(e);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn emit(what: Emit, file: &Path, target: Option<Target>, search: Search) -> ExitCode {
+    // The IR is printed as lowered (verified or not); CLIF and C only for what may run.
+    let compiled = match compile(file, &options(search), !matches!(what, Emit::Ir)) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let text = match what {
+        Emit::Ir => Ok(datalove::ir::print::print_program(&compiled.program)),
+        Emit::Clif => {
+            // This machine's target is `None`: its ISA with the CPU features it has.
+            let triple = target
+                .as_ref()
+                .filter(|t| !t.is_current())
+                .map(|t| t.triple());
+            datalove_clif_aot::emit_clif(&compiled.program, triple).map_err(|e| e.to_string())
+        }
+        Emit::C => datalove_cbackend::emit_c(&compiled.program).map_err(|e| e.to_string()),
+    };
+    match text {
+        Ok(text) => {
+            print!("{text}");
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprint!("{e}");
-            if matches!(e, datalove::CompileError::Io { .. }) {
-                eprintln!();
-            }
-            ExitCode::from(2)
+        Err(why) => {
+            let backend = if matches!(what, Emit::Clif) {
+                "aot"
+            } else {
+                "c"
+            };
+            let failed = datalove::front::backend_refusal(&compiled, backend, &why);
+            eprint!("{}", failed.render());
+            exit_code(datalove::EXIT_REFUSED)
         }
     }
-}
-
-/// Prints a compile error the way `check` does; exit 2.
-fn compile_failure(e: datalove::CompileError) -> ExitCode {
-    eprint!("{e}");
-    if matches!(e, datalove::CompileError::Io { .. }) {
-        eprintln!();
-    }
-    ExitCode::from(2)
-}
-
-fn exit_code(code: i32) -> ExitCode {
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 /// The runtime settings of `run`.
@@ -181,7 +268,7 @@ struct Settings {
     args: Vec<String>,
 }
 
-fn run(file: &std::path::Path, backend: &str, settings: Settings, search: Search) -> ExitCode {
+fn run(file: &Path, backend: RunBackend, settings: Settings, search: Search) -> ExitCode {
     let options = options(search);
     let run_options = datalove::RunOptions {
         riders: options.rider_path(),
@@ -192,18 +279,15 @@ fn run(file: &std::path::Path, backend: &str, settings: Settings, search: Search
         args: settings.args,
     };
     let backend = match backend {
-        "all" => None,
-        name => match datalove::Backend::from_name(name) {
-            Some(b) => Some(b),
-            None => {
-                eprintln!("error: unknown backend `{name}` (interp, jit, aot, c or all)");
-                return ExitCode::from(2);
-            }
-        },
+        RunBackend::Interp => Some(datalove::Backend::Interp),
+        RunBackend::Jit => Some(datalove::Backend::Jit),
+        RunBackend::Aot => Some(datalove::Backend::Aot),
+        RunBackend::C => Some(datalove::Backend::C),
+        RunBackend::All => None,
     };
-    let compiled = match datalove::compile_file(file, &options) {
+    let compiled = match compile(file, &options, true) {
         Ok(c) => c,
-        Err(e) => return compile_failure(e),
+        Err(code) => return code,
     };
     match backend {
         Some(backend) => match datalove::run(&compiled, backend, &run_options) {
@@ -219,31 +303,44 @@ fn run(file: &std::path::Path, backend: &str, settings: Settings, search: Search
                     u.backend.name(),
                     u.reason
                 );
-                ExitCode::from(3)
+                exit_code(datalove::EXIT_UNAVAILABLE)
             }
         },
         None => run_all(),
     }
 }
 
-fn build(file: &std::path::Path, backend: &str, out: &std::path::Path, search: Search) -> ExitCode {
+fn build(
+    file: &Path,
+    backend: BuildBackend,
+    out: &Path,
+    target: Option<Target>,
+    search: Search,
+) -> ExitCode {
     let backend = match backend {
-        "aot" => datalove::Backend::Aot,
-        "c" => datalove::Backend::C,
-        other => {
-            eprintln!("error: backend `{other}` does not build executables (aot and c do)");
-            return ExitCode::from(2);
-        }
+        BuildBackend::Aot => datalove::Backend::Aot,
+        BuildBackend::C => datalove::Backend::C,
     };
     let options = options(search);
-    let compiled = match datalove::compile_file(file, &options) {
+    let compiled = match compile(file, &options, true) {
         Ok(c) => c,
-        Err(e) => return compile_failure(e),
+        Err(code) => return code,
     };
-    match datalove::run::build_executable(&compiled, backend, &options.rider_path(), out) {
+    let target = target.unwrap_or_else(Target::current);
+    // The riders of the target: its directories beside this executable, not ours.
+    let riders = options.rider_path_for(&target);
+    match datalove::run::build_executable_for(&compiled, backend, &riders, out, &target) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(datalove::BuildError::Refused(failed)) => {
+            eprint!("{}", failed.render());
+            exit_code(datalove::EXIT_REFUSED)
+        }
+        Err(e @ datalove::BuildError::WouldOverwrite { .. }) => {
+            eprintln!("error: {e}");
+            exit_code(datalove::EXIT_REFUSED)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
             ExitCode::from(1)
         }
     }
@@ -259,16 +356,24 @@ fn run_all() -> ExitCode {
     let mut unavailable = Vec::new();
     for backend in datalove::Backend::ALL {
         if let Some(reason) = backend.unavailable_reason() {
-            unavailable.push((backend, reason.to_string()));
+            unavailable.push((backend, reason));
             continue;
         }
         let start = std::time::Instant::now();
-        let output = std::env::current_exe().and_then(|exe| {
-            std::process::Command::new(exe)
-                .args(args_for_backend(backend.name()))
-                .stdin(std::process::Stdio::null())
-                .output()
-        });
+        // Through this target's runner, if it has one (under qemu-user, a program
+        // cannot start another of its own architecture directly).
+        let output = std::env::current_exe()
+            .and_then(|exe| {
+                Target::current()
+                    .command(exe)
+                    .map_err(std::io::Error::other)
+            })
+            .and_then(|mut command| {
+                command
+                    .args(args_for_backend(backend.name()))
+                    .stdin(std::process::Stdio::null())
+                    .output()
+            });
         let elapsed = start.elapsed();
         match output {
             Ok(output) => {
@@ -282,7 +387,7 @@ fn run_all() -> ExitCode {
                     stderr.push(format!("error: killed by signal {signal}"));
                     datalove_rt::EXIT_RUNTIME_ERROR
                 });
-                if code == 3 {
+                if code == datalove::EXIT_UNAVAILABLE {
                     unavailable.push((backend, stderr.join(" ")));
                 } else {
                     results.push((backend, elapsed, code, output.stdout, stderr));

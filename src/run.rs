@@ -2,12 +2,14 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use datalove_ir::front::Compiled;
+use datalove_front::{Compiled, Failed};
 use datalove_ir::native::NativeResolver;
 use datalove_rt::{Outcome, OutputMode, RiderLibrary, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
 use datalove_rti::RtHeader;
+use datalove_toolchain::{RiderPlacement, Target};
 
 use crate::riders::RiderPath;
 
@@ -40,10 +42,12 @@ impl Backend {
         Backend::ALL.into_iter().find(|b| b.name() == name)
     }
 
-    /// `None` when the backend can run programs in this build; otherwise why not.
-    pub fn unavailable_reason(self) -> Option<&'static str> {
+    /// `None` when the backend can run programs here; otherwise why not. aot and c need
+    /// a working C compiler (`datalove_toolchain::probe`, run once per process).
+    pub fn unavailable_reason(self) -> Option<String> {
         match self {
-            Backend::Interp | Backend::Jit | Backend::Aot | Backend::C => None,
+            Backend::Interp | Backend::Jit => None,
+            Backend::Aot | Backend::C => datalove_toolchain::probe().err(),
         }
     }
 }
@@ -93,9 +97,16 @@ pub struct Unavailable {
 /// library or symbol, another ABI version): one `error: rider: ...` line, exit 101, on
 /// every backend.
 pub fn rider_problem(message: &str) -> Outcome {
+    datalove_rt::rider_problem(message)
+}
+
+/// The outcome of a program refused before it could start (a module, IR the verifier
+/// refuses, a backend that cannot take it): its diagnostics, exit 2, the same on every
+/// backend.
+pub fn refused(failed: &Failed) -> Outcome {
     Outcome {
-        exit_code: EXIT_RUNTIME_ERROR,
-        stderr_lines: vec![format!("error: rider: {message}")],
+        exit_code: crate::EXIT_REFUSED,
+        stderr_lines: failed.render().lines().map(str::to_string).collect(),
         error: None,
     }
 }
@@ -107,12 +118,19 @@ pub fn run(
     options: &RunOptions,
 ) -> Result<RunResult, Unavailable> {
     if let Some(reason) = backend.unavailable_reason() {
-        return Err(Unavailable {
-            backend,
-            reason: reason.to_string(),
-        });
+        return Err(Unavailable { backend, reason });
     }
     let start = Instant::now();
+    // One admission for every backend, before any of them is asked.
+    if let Err(failed) = datalove_front::admit(compiled) {
+        return Ok(RunResult {
+            backend,
+            stdout: Vec::new(),
+            outcome: refused(&failed),
+            elapsed: start.elapsed(),
+            compile_elapsed: None,
+        });
+    }
     let mut compile_elapsed = None;
     let (stdout, outcome) = match backend {
         Backend::Interp => run_interp(compiled, options, &mut compile_elapsed),
@@ -129,14 +147,16 @@ pub fn run(
     })
 }
 
-/// Loads every rider the program requires.
+/// Loads every rider the program requires, each from the directory its interface came
+/// from (`RiderPath::library`).
 fn load_riders(
     compiled: &Compiled,
     riders: &RiderPath,
 ) -> Result<HashMap<String, RiderLibrary>, String> {
     let mut libraries = HashMap::new();
     for name in &compiled.program.riders {
-        let library = RiderLibrary::load(name, &riders.dirs).map_err(|e| e.to_string())?;
+        let path = riders.library(name)?;
+        let library = RiderLibrary::load_path(name, &path).map_err(|e| e.to_string())?;
         libraries.insert(name.clone(), library);
     }
     Ok(libraries)
@@ -150,7 +170,7 @@ fn run_in_process<P>(
     compiled: &Compiled,
     options: &RunOptions,
     compile_elapsed: &mut Option<Duration>,
-    compile: impl FnOnce(&mut NativeResolver<'_>) -> Result<P, String> + Send,
+    compile: impl FnOnce(&mut NativeResolver<'_>) -> Result<P, Outcome> + Send,
     execute: impl FnOnce(&P, *mut RtHeader) + Send,
 ) -> (Vec<u8>, Outcome) {
     let start = Instant::now();
@@ -167,7 +187,7 @@ fn run_in_process<P>(
         };
         let program = match compile(&mut resolve) {
             Ok(p) => p,
-            Err(message) => return (Vec::new(), rider_problem(&message)),
+            Err(outcome) => return (Vec::new(), outcome),
         };
         *compile_elapsed = Some(start.elapsed());
         // Made on this thread, so its stack limit is this thread's.
@@ -191,7 +211,12 @@ fn run_interp(
         compiled,
         options,
         compile_elapsed,
-        |resolve| datalove_interp::compile(&compiled.program, resolve).map_err(|e| e.to_string()),
+        |resolve| {
+            datalove_interp::compile(&compiled.program, resolve).map_err(|e| match e {
+                datalove_interp::InterpError::Native(m) => rider_problem(&m),
+                e => backend_refused(compiled, Backend::Interp, e),
+            })
+        },
         // SAFETY: the runtime is live and this thread's; the riders stay loaded until after.
         |interpreter, rt| unsafe { interpreter.run(rt, datalove_interp::DEFAULT_ARENA_BYTES) },
     )
@@ -206,10 +231,21 @@ fn run_jit(
         compiled,
         options,
         compile_elapsed,
-        |resolve| datalove_clif_jit::compile(&compiled.program, resolve).map_err(|e| e.to_string()),
+        |resolve| {
+            datalove_clif_jit::compile(&compiled.program, resolve).map_err(|e| match e {
+                datalove_clif_jit::JitError::Native(m) => rider_problem(&m),
+                e => backend_refused(compiled, Backend::Jit, e),
+            })
+        },
         // SAFETY: as for the interpreter; the JIT's memory is freed before the riders go.
         |program, rt| unsafe { program.run(rt) },
     )
+}
+
+/// `backend` could not compile `compiled` after admitting it: `B001`, as [`refused`].
+fn backend_refused(compiled: &Compiled, backend: Backend, why: impl std::fmt::Display) -> Outcome {
+    let failed = datalove_front::backend_refusal(compiled, backend.name(), &why.to_string());
+    refused(&failed)
 }
 
 fn runtime_options(options: &RunOptions) -> RuntimeOptions {
@@ -228,76 +264,195 @@ fn runtime_options(options: &RunOptions) -> RuntimeOptions {
     runtime_options
 }
 
-/// The riders an AOT executable links, each with the directory of its library, after
-/// checking (as the interpreter's loader does) that every native's symbol is there.
-fn aot_riders(
+/// The rider libraries an executable of `target` needs beside it, each checked as far as
+/// this machine can: for its own target, loaded as the interpreter loads them (ABI
+/// version) and every native's symbol looked up; for another target, a library of that
+/// target's machine (the executable checks the rest at start).
+fn executable_riders(
     compiled: &Compiled,
     riders: &RiderPath,
-) -> Result<Vec<(String, std::path::PathBuf)>, String> {
-    let libraries = load_riders(compiled, riders)?;
-    for native in compiled.program.native_calls() {
-        let library = libraries
-            .get(native.rider())
-            .ok_or_else(|| format!("rider `{}` is not loaded", native.rider()))?;
-        library.symbol(native.symbol()).map_err(|e| e.to_string())?;
+    target: &Target,
+) -> Result<Vec<(String, PathBuf)>, String> {
+    if target.is_current() {
+        let libraries = load_riders(compiled, riders)?;
+        for native in compiled.program.native_calls() {
+            let library = libraries
+                .get(native.rider())
+                .ok_or_else(|| format!("rider `{}` is not loaded", native.rider()))?;
+            library.symbol(native.symbol()).map_err(|e| e.to_string())?;
+        }
+        let mut found: Vec<(String, PathBuf)> = libraries
+            .values()
+            .map(|l| (l.rider().to_string(), l.path().to_path_buf()))
+            .collect();
+        found.sort();
+        return Ok(found);
     }
-    Ok(libraries
-        .values()
-        .map(|l| {
-            let dir = l.path().parent().unwrap_or(std::path::Path::new("."));
-            (l.rider().to_string(), dir.to_path_buf())
-        })
-        .collect())
+    let mut found = Vec::new();
+    for name in &compiled.program.riders {
+        let library = riders.library(name)?;
+        let foreign = datalove_toolchain::elf_machine(&library)
+            .filter(|machine| Some(*machine) != target.elf_machine());
+        if let Some(machine) = foreign {
+            return Err(format!(
+                "rider `{name}`: {} is a library for {}, not for {target}",
+                library.display(),
+                datalove_toolchain::machine_name(machine)
+            ));
+        }
+        found.push((name.clone(), library));
+    }
+    Ok(found)
 }
 
-/// Links the executable `out` of `backend` (aot or c) with the runtime staticlib found
-/// beside the running executable.
+/// Why no executable was made.
+#[derive(Debug)]
+pub enum BuildError {
+    /// Refused before anything was built (a module, IR the verifier refuses, a backend
+    /// that cannot take the program): diagnostics, exit 2.
+    Refused(Failed),
+    /// A rider the program requires cannot be found or loaded.
+    Rider(String),
+    /// The toolchain or the filesystem failed.
+    Failed(String),
+    /// The output is one of the build's inputs (the program's source, a module, a rider's
+    /// interface or library, the runtime): nothing was written.
+    WouldOverwrite {
+        output: std::path::PathBuf,
+        input: std::path::PathBuf,
+    },
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Refused(failed) => f.write_str(failed.render().trim_end()),
+            BuildError::Rider(m) => write!(f, "rider: {m}"),
+            BuildError::Failed(m) => f.write_str(m),
+            BuildError::WouldOverwrite { output, input } => write!(
+                f,
+                "the output {} is {}, which the build reads: refusing to write over it",
+                output.display(),
+                input.display()
+            ),
+        }
+    }
+}
+
+/// Refuses an output that is one of `inputs`.
+fn refuse_overwrite(
+    out: &std::path::Path,
+    inputs: impl IntoIterator<Item = std::path::PathBuf>,
+) -> Result<(), BuildError> {
+    match inputs
+        .into_iter()
+        .find(|input| datalove_toolchain::same_file(out, input))
+    {
+        Some(input) => Err(BuildError::WouldOverwrite {
+            output: out.to_path_buf(),
+            input,
+        }),
+        None => Ok(()),
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Links the executable `out` of `backend` (aot or c) for `target` with the runtime
+/// staticlib built for it, and places the riders beside it.
 fn link_executable(
     compiled: &Compiled,
     backend: Backend,
-    riders: Vec<(String, std::path::PathBuf)>,
-    out: &std::path::Path,
-) -> Result<(), String> {
-    let runtime = datalove_rt::artifact::staticlib_for_current_exe()?;
+    riders: Vec<(String, PathBuf)>,
+    out: &Path,
+    target: &Target,
+    placement: RiderPlacement,
+) -> Result<(), BuildError> {
+    let runtime = staticlib_for(target).map_err(BuildError::Failed)?;
+    let inputs = datalove_toolchain::LinkInputs {
+        target: target.clone(),
+        runtime,
+        riders,
+        placement,
+    };
+    let refused = |why: String| {
+        BuildError::Refused(datalove_front::backend_refusal(
+            compiled,
+            backend.name(),
+            &why,
+        ))
+    };
     match backend {
-        Backend::Aot => {
-            let inputs = datalove_clif_aot::LinkInputs { runtime, riders };
-            datalove_clif_aot::build_executable(&compiled.program, &inputs, out)
-                .map_err(|e| e.to_string())
-        }
-        Backend::C => {
-            let inputs = datalove_cbackend::LinkInputs { runtime, riders };
-            datalove_cbackend::build_executable(&compiled.program, &inputs, out)
-                .map_err(|e| e.to_string())
-        }
-        other => Err(format!(
+        Backend::Aot => datalove_clif_aot::build_executable(&compiled.program, &inputs, out)
+            .map_err(|e| match e {
+                datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
+                e => BuildError::Failed(e.to_string()),
+            }),
+        Backend::C => datalove_cbackend::build_executable(&compiled.program, &inputs, out).map_err(
+            |e| match e {
+                datalove_cbackend::CError::Unverified(_)
+                | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
+                e => BuildError::Failed(e.to_string()),
+            },
+        ),
+        other => Err(BuildError::Failed(format!(
             "backend `{}` does not build executables",
             other.name()
-        )),
+        ))),
     }
 }
 
 /// Builds the AOT executable `out` from `compiled`, linking the riders it requires from
 /// `riders` and the runtime staticlib found beside the running executable.
-pub fn build_aot(
-    compiled: &Compiled,
-    riders: &RiderPath,
-    out: &std::path::Path,
-) -> Result<(), String> {
+pub fn build_aot(compiled: &Compiled, riders: &RiderPath, out: &Path) -> Result<(), BuildError> {
     build_executable(compiled, Backend::Aot, riders, out)
 }
 
-/// Builds the executable `out` of `backend` (aot or c) from `compiled`, linking the
-/// riders it requires from `riders` and the runtime staticlib found beside the running
-/// executable.
+/// The runtime staticlib built for `target`.
+fn staticlib_for(target: &Target) -> Result<PathBuf, String> {
+    let other = (!target.is_current()).then(|| target.triple());
+    datalove_rt::artifact::staticlib_for_target(other)
+}
+
+/// Builds the executable `out` of `backend` (aot or c) from `compiled` for this machine,
+/// with the riders it requires (found in `riders`) copied beside it. The program is
+/// admitted first, as for [`run`].
 pub fn build_executable(
     compiled: &Compiled,
     backend: Backend,
     riders: &RiderPath,
-    out: &std::path::Path,
-) -> Result<(), String> {
-    let rider_dirs = aot_riders(compiled, riders).map_err(|m| format!("rider: {m}"))?;
-    link_executable(compiled, backend, rider_dirs, out)
+    out: &Path,
+) -> Result<(), BuildError> {
+    build_executable_for(compiled, backend, riders, out, &Target::current())
+}
+
+/// Builds the executable `out` of `backend` (aot or c) from `compiled` for `target`:
+/// the target's object or C, compiled and linked by the target's C compiler with the
+/// runtime staticlib built for the target, and the riders it requires (found in
+/// `riders`, which should be [`RiderPath::for_target`]'s) copied beside it. The program
+/// is admitted first, as for [`run`].
+pub fn build_executable_for(
+    compiled: &Compiled,
+    backend: Backend,
+    riders: &RiderPath,
+    out: &Path,
+    target: &Target,
+) -> Result<(), BuildError> {
+    datalove_front::admit(compiled).map_err(BuildError::Refused)?;
+    datalove_toolchain::probe_target(target).map_err(BuildError::Failed)?;
+    let found = executable_riders(compiled, riders, target).map_err(BuildError::Rider)?;
+    // Every file the build reads: the sources and interfaces the front end read (the
+    // built-in ones have no file), the rider libraries and the runtime it links.
+    let sources = compiled
+        .sources
+        .files()
+        .map(|(_, f)| PathBuf::from(&f.name));
+    let libraries = found.iter().map(|(_, library)| library.clone());
+    refuse_overwrite(
+        out,
+        sources.chain(libraries).chain(staticlib_for(target).ok()),
+    )?;
+    link_executable(compiled, backend, found, out, target, RiderPlacement::Copy)
 }
 
 /// Runs an executable backend (aot or c): builds into a temporary directory, runs the
@@ -310,7 +465,7 @@ fn run_executable(
 ) -> (Vec<u8>, Outcome) {
     let start = Instant::now();
     let name = backend.name();
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     use std::sync::atomic::{AtomicUsize, Ordering};
     static BUILDS: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -318,17 +473,30 @@ fn run_executable(
         std::process::id(),
         BUILDS.fetch_add(1, Ordering::Relaxed)
     ));
-    let rider_dirs = match aot_riders(compiled, &options.riders) {
+    let target = Target::current();
+    let riders = match executable_riders(compiled, &options.riders, &target) {
         Ok(r) => r,
         Err(message) => return (Vec::new(), rider_problem(&message)),
     };
     let outcome = (|| {
         std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|e| BuildError::Failed(format!("cannot create {}: {e}", dir.display())))?;
         let exe = dir.join("program");
-        link_executable(compiled, backend, rider_dirs, &exe)?;
+        // A temporary executable: its riders are links to where they were found.
+        link_executable(
+            compiled,
+            backend,
+            riders,
+            &exe,
+            &target,
+            RiderPlacement::Symlink,
+        )?;
         *compile_elapsed = Some(start.elapsed());
-        let mut command = Command::new(&exe);
+        // Through the target's runner, if it has one (under qemu-user, a program cannot
+        // start another of its own architecture directly).
+        let mut command = target
+            .command(&exe)
+            .map_err(|e| BuildError::Failed(format!("cannot run {}: {e}", exe.display())))?;
         command.args(&options.args);
         if options.check_leaks {
             command.env(datalove_rt::CHECK_LEAKS_ENV, "1");
@@ -350,7 +518,7 @@ fn run_executable(
             .stderr(Stdio::piped());
         let output = command
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+            .map_err(|e| BuildError::Failed(format!("cannot run {}: {e}", exe.display())))?;
         let mut stderr_lines: Vec<String> = String::from_utf8_lossy(&output.stderr)
             .lines()
             .map(str::to_string)
@@ -366,7 +534,7 @@ fn run_executable(
                 EXIT_RUNTIME_ERROR
             }
         };
-        Ok::<_, String>((
+        Ok::<_, BuildError>((
             output.stdout,
             Outcome {
                 exit_code,
@@ -376,15 +544,17 @@ fn run_executable(
         ))
     })();
     let _ = std::fs::remove_dir_all(&dir);
-    outcome.unwrap_or_else(|message| {
-        (
-            Vec::new(),
-            Outcome {
+    outcome.unwrap_or_else(|e| {
+        let outcome = match e {
+            BuildError::Refused(failed) => refused(&failed),
+            BuildError::Rider(message) => rider_problem(&message),
+            e @ (BuildError::Failed(_) | BuildError::WouldOverwrite { .. }) => Outcome {
                 exit_code: EXIT_RUNTIME_ERROR,
-                stderr_lines: vec![format!("error: {name}: {message}")],
+                stderr_lines: vec![format!("error: {name}: {e}")],
                 error: None,
             },
-        )
+        };
+        (Vec::new(), outcome)
     })
 }
 

@@ -2,7 +2,6 @@
 //! programs exit 0. `datalove emit ir` prints the IR.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("datalove-cli-{}", std::process::id()));
@@ -13,7 +12,9 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 }
 
 fn datalove(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_datalove"))
+    datalove::Target::current()
+        .command(env!("CARGO_BIN_EXE_datalove"))
+        .expect("a way to run datalove")
         .args(args)
         .env_remove("DATALOVE_RIDER_PATH")
         .output()
@@ -94,4 +95,61 @@ fn emit_ir_prints_the_program() {
     );
     assert!(stdout.contains("fun fib("), "{stdout}");
     assert!(stdout.contains("entry"), "{stdout}");
+}
+
+#[test]
+fn check_of_a_file_that_is_not_utf8_is_s012_with_its_location() {
+    let path = scratch("latin1.dfs", "");
+    std::fs::write(&path, b"let s = \"na\xefve\"\ndebuglog s\n").expect("write");
+    let out = datalove(&["check", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error[S012]"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:1:12", path.display())),
+        "{stderr}"
+    );
+}
+
+/// A rider interface that is not UTF-8 is `S012` in that file, and the search does not go
+/// on to a good interface of the same name in a later directory.
+#[test]
+fn a_rider_interface_that_is_not_utf8_stops_the_search() {
+    let base = std::env::temp_dir().join(format!("datalove-cli-dli-{}", std::process::id()));
+    let (bad, good) = (base.join("bad"), base.join("good"));
+    std::fs::create_dir_all(&bad).expect("dir");
+    std::fs::create_dir_all(&good).expect("dir");
+    std::fs::write(
+        bad.join("twin.dli"),
+        b"native fun twice(x: u32): u32 # \xff\n",
+    )
+    .expect("write");
+    std::fs::write(good.join("twin.dli"), "native fun twice(x: u32): u32\n").expect("write");
+    std::fs::write(
+        base.join("w.dfm"),
+        "require rider twin\nimport twin.twice as t\nfun twice(x: u32): u32\n  ret t(x)\nend fun\n",
+    )
+    .expect("write");
+    let script = base.join("s.dfs");
+    std::fs::write(&script, "import w.twice\ndebuglog twice(2)\n").expect("write");
+    let check = |dirs: &[&std::path::Path]| {
+        let mut args = vec!["check".to_string()];
+        for d in dirs {
+            args.push("--rider-path".into());
+            args.push(d.display().to_string());
+        }
+        args.push(script.display().to_string());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        datalove(&args)
+    };
+    assert_eq!(check(&[&good]).status.code(), Some(0));
+    let out = check(&[&bad, &good]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error[S012]"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:1:33", bad.join("twin.dli").display())),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&base);
 }

@@ -2,7 +2,7 @@
 //! errors (exit 2), leak checking, and `--backend all`.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("datalove-cli-run-{}", std::process::id()));
@@ -14,7 +14,9 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 }
 
 fn datalove(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_datalove"))
+    datalove::Target::current()
+        .command(env!("CARGO_BIN_EXE_datalove"))
+        .expect("a way to run datalove")
         .args(args)
         .env_remove("DATALOVE_RIDER_PATH")
         .env_remove("DATALOVE_CHECK_LEAKS")
@@ -176,7 +178,9 @@ fn a_built_executable_takes_its_arguments_from_its_command_line() {
         // An argument that is not UTF-8 reaches the program with U+FFFD in its place.
         use std::os::unix::ffi::OsStrExt;
         let not_utf8 = std::ffi::OsStr::from_bytes(b"a\xffb");
-        let out = Command::new(&exe)
+        let out = datalove::Target::current()
+            .command(&exe)
+            .expect("a way to run the executable")
             .arg("7")
             .arg("ünïcode")
             .arg(not_utf8)
@@ -208,4 +212,105 @@ fn backend_all_passes_the_arguments_to_every_backend() {
         stdout.contains("== all 4 available backends agree"),
         "{stdout}"
     );
+}
+
+const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
+
+/// A module has no entry: `F008`, exit 2, the same text whichever backend was asked for
+/// (it was `error: rider: ...` and exit 101 on interp and jit, other lines on aot and c).
+#[test]
+fn running_a_module_is_f008_exit_2_on_every_backend() {
+    let path = scratch("refused/lib.dfm", "fun f(): u8\n  ret 1\nend fun\n");
+    let mut seen = Vec::new();
+    for backend in BACKENDS.iter().chain(&["all"]) {
+        let out = datalove(&["run", "--backend", backend, path.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{backend}: {stderr}");
+        assert!(out.stdout.is_empty(), "{backend}");
+        assert!(stderr.starts_with("error[F008]"), "{backend}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{}:1:1", path.display())),
+            "{backend}: {stderr}"
+        );
+        seen.push(stderr);
+    }
+    seen.dedup();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+}
+
+/// A script that is not UTF-8: `S012` at the first bad byte, exit 2, on every backend.
+#[test]
+fn running_a_file_that_is_not_utf8_is_s012_exit_2_on_every_backend() {
+    let path = scratch("refused/latin1.dfs", "");
+    std::fs::write(&path, b"debuglog 1\ndebuglog \"caf\xe9\"\n").expect("write");
+    for backend in BACKENDS.iter().chain(&["all"]) {
+        let out = datalove(&["run", "--backend", backend, path.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{backend}: {stderr}");
+        assert!(stderr.starts_with("error[S012]"), "{backend}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{}:2:14", path.display())),
+            "{backend}: {stderr}"
+        );
+    }
+}
+
+/// An unknown backend name is a usage error: exit 2, the names listed (`docs/running.md`,
+/// "Exit codes"); 3 is for a backend that exists but is unavailable here.
+#[test]
+fn an_unknown_backend_is_a_usage_error_exit_2() {
+    let example = format!("{}/examples/hello.dfs", env!("CARGO_MANIFEST_DIR"));
+    for args in [
+        vec!["run", "--backend", "nope", &example],
+        vec!["build", "--backend", "interp", &example, "-o", "/tmp/never"],
+    ] {
+        let out = datalove(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("possible values"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn help_lists_the_exit_codes() {
+    for args in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["build", "--help"],
+    ] {
+        let out = datalove(&args);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        for code in ["101", "F008", "unavailable"] {
+            assert!(stdout.contains(code), "{args:?} lacks {code}:\n{stdout}");
+        }
+    }
+}
+
+/// Through the library too: `datalove::run` of a module is the same refusal on all four
+/// backends, before any of them compiles anything.
+#[test]
+fn the_library_refuses_a_module_alike_on_every_backend() {
+    let path = scratch("refused/libmod.dfm", "fun f(): u8\n  ret 1\nend fun\n");
+    let options = datalove::Options::from_env();
+    let compiled = datalove::compile_file(&path, &options).expect("a module compiles");
+    let run = datalove::RunOptions {
+        riders: options.rider_path(),
+        check_leaks: true,
+        capture: true,
+        ..datalove::RunOptions::default()
+    };
+    let outcomes: Vec<_> = datalove::Backend::ALL
+        .into_iter()
+        .map(|b| {
+            datalove::run(&compiled, b, &run)
+                .expect("available")
+                .outcome
+        })
+        .collect();
+    for o in &outcomes {
+        assert_eq!(o.exit_code, datalove::EXIT_REFUSED);
+        assert!(o.stderr_lines[0].starts_with("error[F008]"), "{o:?}");
+        assert_eq!(o.stderr_lines, outcomes[0].stderr_lines);
+    }
 }

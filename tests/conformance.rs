@@ -10,9 +10,12 @@
 //! matrix, the cases whose backends disagree, and `N passed, N failed[, N skipped]`.
 //!
 //! Before any trial the runner builds what the cases need, once: the `std` and `probe`
-//! riders (`cargo build`, same profile and target directory as this test binary) and
-//! the C rider `cprobe` (compiled with the `cc` crate), gathered with their interfaces
-//! in `<target>/conformance/riders/`.
+//! riders (`cargo build`, same profile, target directory and `--target` as this test
+//! binary) and the C rider `cprobe` (compiled with the target's C compiler), gathered
+//! with their interfaces in `<target>/conformance/riders/`. Everything is built for the
+//! target the tests were built for, and the CLI is started through that target's runner
+//! (`CARGO_TARGET_<TRIPLE>_RUNNER`, as cargo starts the tests), so the suite runs under
+//! `qemu-aarch64` as it does natively.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -517,24 +520,30 @@ struct Setup {
     broken: Option<String>,
 }
 
-/// The target directory, profile directory and cargo profile this test binary was built
-/// in: `<target>/<profile dir>/deps/conformance-<hash>`.
-fn build_dirs() -> (PathBuf, PathBuf, String) {
+/// Where this test binary was built: `<target>/<profile dir>/deps/conformance-<hash>`, or
+/// `<target>/<triple>/<profile dir>/deps/...` for a `--target` build.
+struct BuildDirs {
+    target_dir: PathBuf,
+    profile_dir: PathBuf,
+    /// The cargo profile (`dev` for `debug`).
+    profile: String,
+    /// The triple given to `--target`, when the tests were built with one.
+    triple: Option<String>,
+}
+
+fn build_dirs() -> BuildDirs {
     let exe = std::env::current_exe().expect("the test binary's path");
     let profile_dir = exe
         .parent()
         .and_then(Path::parent)
         .expect("the test binary lives in <target>/<profile>/deps")
         .to_path_buf();
+    let (root, triple) =
+        datalove_rt::artifact::cargo_target_dir(&profile_dir).expect("a target directory");
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .filter(|t| profile_dir.starts_with(t))
-        .unwrap_or_else(|| {
-            profile_dir
-                .parent()
-                .expect("a target directory")
-                .to_path_buf()
-        });
+        .unwrap_or(root);
     let dir_name = profile_dir
         .file_name()
         .and_then(|s| s.to_str())
@@ -543,7 +552,12 @@ fn build_dirs() -> (PathBuf, PathBuf, String) {
         "debug" => "dev".to_string(),
         other => other.to_string(),
     };
-    (target_dir, profile_dir, profile)
+    BuildDirs {
+        target_dir,
+        profile_dir,
+        profile,
+        triple,
+    }
 }
 
 fn run_with_timeout(mut command: Command, timeout: Duration) -> std::io::Result<Observed> {
@@ -589,8 +603,11 @@ fn run_with_timeout(mut command: Command, timeout: Duration) -> std::io::Result<
 
 impl Setup {
     fn prepare() -> Setup {
-        let (target_dir, profile_dir, profile) = build_dirs();
-        let conformance_dir = target_dir.join("conformance");
+        let dirs = build_dirs();
+        let conformance_dir = match &dirs.triple {
+            Some(triple) => dirs.target_dir.join("conformance").join(triple),
+            None => dirs.target_dir.join("conformance"),
+        };
         let riders_dir = conformance_dir.join("riders");
         let work_root = conformance_dir.join("work");
         let mut setup = Setup {
@@ -605,19 +622,19 @@ impl Setup {
             return setup;
         }
         let mut problems = Vec::new();
-        if let Err(e) = build_rust_riders(&target_dir, &profile) {
+        if let Err(e) = build_rust_riders(&dirs) {
             problems.push(e);
         }
         let probe = repo_root().join("conformance/riders/probe");
         if let Err(e) = copy(
-            &profile_dir.join("libdlr_probe.so"),
+            &dirs.profile_dir.join("libdlr_probe.so"),
             &riders_dir.join("libdlr_probe.so"),
         )
         .and_then(|_| copy(&probe.join("rider.dli"), &riders_dir.join("probe.dli")))
         {
             problems.push(e);
         }
-        if let Err(e) = build_c_rider(&conformance_dir.join("cprobe-obj"), &riders_dir) {
+        if let Err(e) = build_c_rider(&riders_dir) {
             problems.push(e);
         }
         if !problems.is_empty() {
@@ -649,7 +666,9 @@ impl Setup {
         backend: &str,
         env: &[(String, String)],
     ) -> std::io::Result<Observed> {
-        let mut command = Command::new(&self.datalove);
+        let mut command = datalove::Target::current()
+            .command(&self.datalove)
+            .map_err(std::io::Error::other)?;
         command
             .arg("run")
             .arg(program)
@@ -679,6 +698,16 @@ impl Setup {
             .map_err(|e| format!("{}: {e}", program.display()))?;
         for (name, text) in &case.files {
             std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))?;
+            // A case that embeds the interface of a test rider (to shadow it) gets the
+            // rider's library beside it: a rider's interface and library come from one
+            // directory.
+            if let Some(rider) = name.strip_suffix(".dli") {
+                let library = self.riders_dir.join(format!("libdlr_{rider}.so"));
+                if library.is_file() {
+                    std::os::unix::fs::symlink(&library, dir.join(format!("libdlr_{rider}.so")))
+                        .map_err(|e| format!("linking {}: {e}", library.display()))?;
+                }
+            }
         }
         let observed = self
             .run(&program, &dir, backend, &case.env)
@@ -693,10 +722,12 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
 }
 
-/// `cargo build -p datalove-rider-std -p datalove-probe-rider` into our target directory.
-fn build_rust_riders(target_dir: &Path, profile: &str) -> Result<(), String> {
+/// `cargo build -p datalove-rider-std -p datalove-probe-rider` into our target directory,
+/// for our target.
+fn build_rust_riders(dirs: &BuildDirs) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    command
         .current_dir(repo_root())
         .args([
             "build",
@@ -707,10 +738,14 @@ fn build_rust_riders(target_dir: &Path, profile: &str) -> Result<(), String> {
             "datalove-probe-rider",
         ])
         .arg("--profile")
-        .arg(profile)
+        .arg(&dirs.profile)
         .arg("--target-dir")
-        .arg(target_dir)
-        .stdin(Stdio::null())
+        .arg(&dirs.target_dir)
+        .stdin(Stdio::null());
+    if let Some(triple) = &dirs.triple {
+        command.arg("--target").arg(triple);
+    }
+    let output = command
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if output.status.success() {
@@ -723,45 +758,27 @@ fn build_rust_riders(target_dir: &Path, profile: &str) -> Result<(), String> {
     }
 }
 
-/// Compiles `conformance/riders/cprobe/cprobe.c` against the C header into
-/// `libdlr_cprobe.so` in `riders_dir`, beside a copy of its `rider.dli`.
-fn build_c_rider(obj_dir: &Path, riders_dir: &Path) -> Result<(), String> {
+/// Compiles `conformance/riders/cprobe/cprobe.c` against the C header, with the target's
+/// C compiler, into `libdlr_cprobe.so` in `riders_dir`, beside a copy of its `rider.dli`.
+fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
     let source_dir = repo_root().join("conformance/riders/cprobe");
-    std::fs::create_dir_all(obj_dir).map_err(|e| format!("{}: {e}", obj_dir.display()))?;
-    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-    let mut build = cc::Build::new();
-    build
-        .target(&triple)
-        .host(&triple)
-        .opt_level(1)
-        .debug(false)
-        .out_dir(obj_dir)
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .pic(true)
-        .warnings(true)
-        .extra_warnings(true)
-        .warnings_into_errors(true)
-        .std("c11")
-        .include(repo_root().join("runtime/include"))
-        .file(source_dir.join("cprobe.c"));
-    let objects = build
-        .try_compile_intermediates()
-        .map_err(|e| format!("compiling cprobe.c failed: {e}"))?;
     let library = riders_dir.join("libdlr_cprobe.so");
-    let output = build
-        .get_compiler()
-        .to_command()
-        .arg("-shared")
-        .arg("-fPIC")
-        .args(&objects)
+    let compiler = datalove::Target::current().c_compiler();
+    let output = compiler
+        .command()
+        .args([
+            "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+        ])
+        .arg("-I")
+        .arg(repo_root().join("runtime/include"))
+        .arg(source_dir.join("cprobe.c"))
         .arg("-o")
         .arg(&library)
         .output()
-        .map_err(|e| format!("cannot run the C compiler: {e}"))?;
+        .map_err(|e| format!("cannot run the C compiler `{}`: {e}", compiler.name()))?;
     if !output.status.success() {
         return Err(format!(
-            "linking {} failed:\n{}",
+            "compiling {} failed:\n{}",
             library.display(),
             String::from_utf8_lossy(&output.stderr)
         ));

@@ -1,23 +1,13 @@
-//! Invoking the system C compiler (`$CC`, default `cc`): the emitted C and the two
-//! headers it includes are written to a build directory beside the executable, then
-//! compiled and linked in one command with the ONE runtime staticlib and the rider
-//! libraries, exactly as the AOT backend links (`-L<dir> -ldlr_<rider>
-//! -Wl,-rpath,<dir>`, `-lpthread -ldl -lm`).
+//! Invoking the target's C compiler: the emitted C and the two headers it includes are
+//! written to a build directory beside the executable, then compiled and linked in one
+//! command with the ONE runtime staticlib, by the same link command the AOT backend uses
+//! (`datalove_toolchain::link`), which places the riders beside the executable.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::error::CError;
 
-/// What an executable links besides its C.
-#[derive(Clone, Debug)]
-pub struct LinkInputs {
-    /// The runtime staticlib (`libdatalove_rt.a`, found by
-    /// `datalove_rt::artifact::staticlib_for_current_exe`).
-    pub runtime: PathBuf,
-    /// Each rider the program requires and the directory holding `libdlr_<rider>.so`.
-    pub riders: Vec<(String, PathBuf)>,
-}
+pub use datalove_toolchain::LinkInputs;
 
 /// The flags every program is compiled with. `-fwrapv -fno-strict-aliasing` are a belt
 /// (the emitted C does not rely on either); no sibling calls, so that recursion always
@@ -32,12 +22,10 @@ pub const C_FLAGS: &[&str] = &[
     "-ffp-contract=off",
 ];
 
-/// The C compiler: `$CC`, or `cc`.
-pub fn compiler() -> String {
-    std::env::var("CC")
-        .ok()
-        .filter(|c| !c.trim().is_empty())
-        .unwrap_or_else(|| "cc".to_string())
+/// The current target's C compiler (decided in `datalove_toolchain`: `CC_<triple>`,
+/// `$CC`, or `cc`).
+pub fn compiler() -> datalove_toolchain::CCompiler {
+    datalove_toolchain::CCompiler::from_env()
 }
 
 fn write(path: &Path, text: &str) -> Result<(), CError> {
@@ -62,32 +50,15 @@ pub fn compile_and_link(source: &str, inputs: &LinkInputs, out: &Path) -> Result
     write(&dir.join(crate::RTI_HEADER_NAME), crate::RTI_HEADER)?;
     write(&dir.join(crate::HELPERS_HEADER_NAME), crate::HELPERS_HEADER)?;
 
-    let cc = compiler();
-    let mut command = Command::new(&cc);
-    command
-        .args(C_FLAGS)
-        .arg(format!("-I{}", dir.display()))
-        .arg("-o")
-        .arg(out)
-        .arg(&c_file)
-        .arg(&inputs.runtime);
-    for (rider, rider_dir) in &inputs.riders {
-        command
-            .arg(format!("-L{}", rider_dir.display()))
-            .arg(format!("-ldlr_{rider}"))
-            .arg(format!("-Wl,-rpath,{}", rider_dir.display()));
-    }
-    command.args(["-lpthread", "-ldl", "-lm"]);
-    let shown = format!("{command:?}").replace('"', "");
-    let output = command
-        .output()
-        .map_err(|e| CError::Io(format!("cannot run the C compiler `{cc}`: {e}")))?;
-    if !output.status.success() {
-        return Err(CError::Compile {
-            command: shown,
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        });
-    }
+    let mut flags: Vec<std::ffi::OsString> = C_FLAGS.iter().map(Into::into).collect();
+    flags.push(format!("-I{}", dir.display()).into());
+    flags.push(c_file.into());
+    datalove_toolchain::link(&flags, inputs, out).map_err(|e| match e {
+        datalove_toolchain::LinkError::Io(m) => CError::Io(m),
+        datalove_toolchain::LinkError::Failed { command, stderr } => {
+            CError::Compile { command, stderr }
+        }
+    })?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

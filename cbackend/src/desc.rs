@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc};
 use datalove_ir::IrType;
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::TyKind;
@@ -86,69 +87,47 @@ impl StaticDescs {
     }
 }
 
-/// One function's descriptor table: the type parameters' descriptors (parameters of the
-/// C function) and the generic composite types it names, built on entry.
-#[derive(Default)]
-pub struct FrameDescs {
-    generic: Vec<(IrType, GenericEntry)>,
+/// The C expression of `ty`'s descriptor, in the terms of the function whose table
+/// `plan` is (`datalove_ir::lowering::DescPlan`: the type parameters' descriptors are
+/// parameters of the C function, the generic composite types are built on entry).
+pub fn frame_desc(plan: &DescPlan, statics: &mut StaticDescs, ty: &IrType) -> String {
+    source(statics, &plan.source(ty))
 }
 
-/// How a generic type's descriptor is made on entry.
-enum GenericEntry {
-    List(String),
-    Option(String),
-    Tuple(Vec<String>),
-}
-
-impl FrameDescs {
-    /// The C expression of `ty`'s descriptor (a function's terms).
-    pub fn get(&mut self, statics: &mut StaticDescs, ty: &IrType) -> String {
-        if !ty.mentions_param() {
-            return statics.get(ty);
-        }
-        if let IrType::Param(n) = ty {
-            return type_param_name(*n);
-        }
-        if let Some(k) = self.generic.iter().position(|(t, _)| t == ty) {
-            return crate::writer::generic_desc_name(k);
-        }
-        let entry = match ty {
-            IrType::List(e) => GenericEntry::List(self.get(statics, e)),
-            IrType::Option(p) => GenericEntry::Option(self.get(statics, p)),
-            IrType::Tuple(fields) => {
-                GenericEntry::Tuple(fields.iter().map(|f| self.get(statics, f)).collect())
+/// The declarations and entry code of a function's table, in the plan's order (an
+/// entry only names entries before it).
+pub fn emit_table(plan: &DescPlan, statics: &mut StaticDescs, w: &mut CWriter) {
+    for (k, (ty, entry)) in plan.generic.iter().enumerate() {
+        let name = crate::writer::generic_desc_name(k);
+        w.comment(format!("descriptor of {ty}"));
+        let value = match entry {
+            GenericDesc::List(e) => call(Entry::TydescList, &[&source(statics, e)]),
+            GenericDesc::Option(p) => call(Entry::TydescOption, &[&source(statics, p)]),
+            GenericDesc::Tuple(fields) => {
+                let fields: Vec<String> = fields.iter().map(|f| source(statics, f)).collect();
+                let array = format!("{name}_fields");
+                w.stmt(format!(
+                    "const dtlv_tydesc_t *{array}[{}] = {{{}}}",
+                    fields.len().max(1),
+                    if fields.is_empty() {
+                        "NULL".to_string()
+                    } else {
+                        fields.join(", ")
+                    }
+                ));
+                call(Entry::TydescTuple, &[&array, &fields.len().to_string()])
             }
-            _ => unreachable!("only composite types mention a parameter"),
         };
-        self.generic.push((ty.clone(), entry));
-        crate::writer::generic_desc_name(self.generic.len() - 1)
+        w.stmt(format!("const dtlv_tydesc_t *const {name} = {value}"));
     }
+}
 
-    /// The declarations and entry code of the table, in dependency order (an entry only
-    /// names entries before it).
-    pub fn emit_entry(&self, w: &mut CWriter) {
-        for (k, (ty, entry)) in self.generic.iter().enumerate() {
-            let name = crate::writer::generic_desc_name(k);
-            w.comment(format!("descriptor of {ty}"));
-            let value = match entry {
-                GenericEntry::List(e) => call(Entry::TydescList, &[e]),
-                GenericEntry::Option(p) => call(Entry::TydescOption, &[p]),
-                GenericEntry::Tuple(fields) => {
-                    let array = format!("{name}_fields");
-                    w.stmt(format!(
-                        "const dtlv_tydesc_t *{array}[{}] = {{{}}}",
-                        fields.len().max(1),
-                        if fields.is_empty() {
-                            "NULL".to_string()
-                        } else {
-                            fields.join(", ")
-                        }
-                    ));
-                    call(Entry::TydescTuple, &[&array, &fields.len().to_string()])
-                }
-            };
-            w.stmt(format!("const dtlv_tydesc_t *const {name} = {value}"));
-        }
+/// The C expression of the descriptor a plan's source names.
+fn source(statics: &mut StaticDescs, source: &DescSource) -> String {
+    match source {
+        DescSource::Static(ty) => statics.get(ty),
+        DescSource::TypeParam(n) => type_param_name(*n),
+        DescSource::Generic(k) => crate::writer::generic_desc_name(*k),
     }
 }
 

@@ -18,63 +18,38 @@ use std::collections::BTreeMap;
 
 use datalove_ir::print::print_inst;
 use datalove_ir::*;
-use datalove_rti::status::{cast_ty, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
 use datalove_rti::{ArithOp, ErrorKind, TyKind};
 
-use crate::desc::{scalar_kind, FrameDescs, StaticDescs};
-use crate::native::{call_words, native_declaration};
+use crate::desc::{emit_table, frame_desc, scalar_kind, StaticDescs};
 use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
-/// How one parameter travels between program functions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Pass {
-    /// A concrete scalar `in` parameter: by value.
-    Value(TyKind),
-    /// Everything else: the caller's address.
-    Address,
-}
-
-/// How a program function's result travels back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ResultPass {
-    Nothing,
-    Value(TyKind),
-    Pointer,
-}
-
-fn param_pass(mode: ParamMode, ty: &IrType) -> Pass {
-    if mode == ParamMode::In && ty.is_scalar() {
-        Pass::Value(scalar_kind(ty))
-    } else {
-        Pass::Address
-    }
-}
-
-fn result_pass(ty: &IrType) -> ResultPass {
-    match ty {
-        IrType::Unit => ResultPass::Nothing,
-        t if t.is_scalar() => ResultPass::Value(scalar_kind(t)),
-        _ => ResultPass::Pointer,
-    }
-}
+use datalove_ir::lowering::{
+    param_pass, program_words, result_pass, terminator_text, DescPlan, NativeLinks, Pass,
+    ProgramWord, ResultPass, SlotHome,
+};
 
 /// The whole program as one C file. The order of its sections is decided here, once.
 pub fn emit_program(program: &Program) -> String {
     let mut statics = StaticDescs::default();
     let mut natives = BTreeMap::new();
+    let links = NativeLinks::of(program);
     let mut functions = CWriter::new();
     for index in 0..program.functions.len() {
-        functions.append(emit_function(program, index, &mut statics, &mut natives));
+        functions.append(emit_function(
+            program,
+            index,
+            &mut statics,
+            &mut natives,
+            &links,
+        ));
         functions.blank();
     }
     let sections = [
         ("includes", includes()),
         ("static descriptors", statics.finish()),
-        (
-            "native prototypes",
-            natives.into_values().map(|p| p + "\n").collect(),
-        ),
+        ("natives", native_slots(natives, &links)),
         ("function prototypes", prototypes(program)),
         ("functions", functions.finish()),
         ("main", main_function(program)),
@@ -107,27 +82,24 @@ fn includes() -> String {
 /// `static RESULT dtlv_fnN_name(void *rt, ...)`.
 fn signature(program: &Program, index: usize) -> String {
     let f = &program.functions[index];
-    let mut params = vec![format!("void *{RT}")];
-    for (i, p) in f.params.iter().enumerate() {
-        params.push(match param_pass(p.mode, f.slot_type(p.slot)) {
-            Pass::Value(kind) => format!("{} {}", scalar_ctype(kind), slot_name(p.slot)),
-            Pass::Address => format!("void *{}", arg_name(i)),
-        });
-    }
+    let params: Vec<String> = program_words(f)
+        .into_iter()
+        .map(|word| match word {
+            ProgramWord::Runtime => format!("void *{RT}"),
+            ProgramWord::Param(i, Pass::Value(kind)) => {
+                format!("{} {}", scalar_ctype(kind), slot_name(f.params[i].slot))
+            }
+            ProgramWord::Param(i, Pass::Address) => format!("void *{}", arg_name(i)),
+            ProgramWord::ResultPointer => format!("void *{RET_PTR}"),
+            ProgramWord::TypeParam(n) => {
+                format!("const dtlv_tydesc_t *{}", type_param_name(n as u32))
+            }
+        })
+        .collect();
     let result = match result_pass(&f.result) {
-        ResultPass::Nothing => "void",
         ResultPass::Value(kind) => scalar_ctype(kind),
-        ResultPass::Pointer => {
-            params.push(format!("void *{RET_PTR}"));
-            "void"
-        }
+        _ => "void",
     };
-    for n in 0..f.type_params.len() {
-        params.push(format!(
-            "const dtlv_tydesc_t *{}",
-            type_param_name(n as u32)
-        ));
-    }
     format!(
         "static {result} {}({})",
         function_name(index, &f.name),
@@ -143,14 +115,33 @@ fn prototypes(program: &Program) -> String {
     w.finish()
 }
 
-/// `int main(void) { return dtlv_rt_run_main(entry, 0); }`: the runtime runs the entry on
-/// the program thread and decides the outcome.
+/// The function type of each native called, the rider manifest and the native slots the
+/// runtime fills at start.
+fn native_slots(natives: BTreeMap<String, String>, links: &NativeLinks) -> String {
+    let mut w = CWriter::new();
+    for typedef in natives.into_values() {
+        w.line(typedef);
+    }
+    w.stmt(format!(
+        "static const char {RIDER_MANIFEST}[] = {}",
+        bytes_literal(&links.manifest().encode())
+    ));
+    w.stmt(format!(
+        "static void *{NATIVE_SLOTS}[{}]",
+        links.slot_count().max(1)
+    ));
+    w.finish()
+}
+
+/// `int main(void) { return dtlv_rt_run_linked(entry, 0, manifest, slots); }`: the
+/// runtime loads the riders beside the executable into the native slots, runs the entry
+/// on the program thread and decides the outcome.
 fn main_function(program: &Program) -> String {
     let entry = program.entry().index();
     let mut w = CWriter::new();
     w.open("int main(void)");
     w.stmt(format!(
-        "return dtlv_rt_run_main({}, 0)",
+        "return dtlv_rt_run_linked({}, 0, (const uint8_t *){RIDER_MANIFEST}, {NATIVE_SLOTS})",
         function_name(entry, &program.functions[entry].name)
     ));
     w.close();
@@ -159,7 +150,7 @@ fn main_function(program: &Program) -> String {
 
 /// Where a slot lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
+pub(crate) enum Place {
     /// A C local (or by-value parameter) of the slot's C type.
     Local,
     /// A `uint8_t *` at the value: the caller's place or the shadow stack's.
@@ -167,17 +158,19 @@ enum Place {
 }
 
 /// The lowering context of one function, threaded through every lowering method.
-struct Fx<'a> {
-    program: &'a Program,
-    func: &'a Function,
-    statics: &'a mut StaticDescs,
-    natives: &'a mut BTreeMap<String, String>,
-    frame: FrameDescs,
-    places: Vec<Place>,
-    result: ResultPass,
-    has_shadow: bool,
-    unit_scratch: bool,
-    w: CWriter,
+pub(crate) struct Fx<'a> {
+    pub(crate) program: &'a Program,
+    pub(crate) func: &'a Function,
+    pub(crate) statics: &'a mut StaticDescs,
+    pub(crate) natives: &'a mut BTreeMap<String, String>,
+    pub(crate) links: &'a NativeLinks,
+    /// The function's descriptor table.
+    pub(crate) frame: DescPlan,
+    pub(crate) places: Vec<Place>,
+    pub(crate) result: ResultPass,
+    pub(crate) has_shadow: bool,
+    pub(crate) unit_scratch: bool,
+    pub(crate) w: CWriter,
 }
 
 fn emit_function(
@@ -185,38 +178,32 @@ fn emit_function(
     index: usize,
     statics: &mut StaticDescs,
     natives: &mut BTreeMap<String, String>,
+    links: &NativeLinks,
 ) -> CWriter {
     let f = &program.functions[index];
-    let written = f.written_slots();
+    let homes = f.slot_homes();
     let mut places = Vec::with_capacity(f.slots.len());
     // (slot, parameter index) of parameters read at the caller's address, and of `in`
     // parameters copied in from it.
     let mut at_caller = Vec::new();
     let mut copied_in = Vec::new();
     let mut shadow = Vec::new();
-    for (i, slot) in f.slots.iter().enumerate() {
+    for (i, home) in homes.iter().enumerate() {
         let id = SlotId(i as u32);
         let param = f.params.iter().position(|p| p.slot == id);
-        let place = match (param.map(|p| f.params[p].mode), slot.ty.layout()) {
-            (Some(ParamMode::In), _) if slot.ty.is_scalar() => Place::Local,
-            (Some(ParamMode::In), layout) if written[i] => {
-                copied_in.push((id, param.expect("a parameter")));
-                if layout.is_none() {
-                    shadow.push(id);
-                    Place::Pointer
-                } else {
-                    Place::Local
-                }
-            }
-            (Some(_), _) => {
+        if home.copied_in(f, id) {
+            copied_in.push((id, param.expect("a parameter")));
+        }
+        let place = match home {
+            SlotHome::Value | SlotHome::Own => Place::Local,
+            SlotHome::Caller => {
                 at_caller.push((id, param.expect("a parameter")));
                 Place::Pointer
             }
-            (None, None) => {
+            SlotHome::Shadow => {
                 shadow.push(id);
                 Place::Pointer
             }
-            (None, Some(_)) => Place::Local,
         };
         places.push(place);
     }
@@ -225,14 +212,15 @@ fn emit_function(
         func: f,
         statics,
         natives,
-        frame: FrameDescs::default(),
+        links,
+        frame: DescPlan::of(f),
         places,
         result: result_pass(&f.result),
         has_shadow: !shadow.is_empty(),
         unit_scratch: false,
         w: CWriter::new(),
     };
-    // The body first: it decides which descriptors the function's table needs.
+    // The body first: it decides which static descriptors the file needs.
     fx.w = CWriter::indented(1);
     fx.blocks();
     let body = std::mem::replace(&mut fx.w, CWriter::indented(1));
@@ -269,7 +257,7 @@ fn emit_function(
     if fx.unit_scratch {
         out.stmt(format!("uint64_t {UNIT_SCRATCH} = 0"));
     }
-    fx.frame.emit_entry(&mut out);
+    emit_table(&fx.frame, fx.statics, &mut out);
     out.append(checks);
     out.append(body);
     out.close();
@@ -279,29 +267,29 @@ fn emit_function(
 impl Fx<'_> {
     // ---------------------------------------------------------------- slots
 
-    fn ty(&self, slot: SlotId) -> &IrType {
+    pub(crate) fn ty(&self, slot: SlotId) -> &IrType {
         self.func.slot_type(slot)
     }
 
-    fn kind(&self, slot: SlotId) -> TyKind {
+    pub(crate) fn kind(&self, slot: SlotId) -> TyKind {
         scalar_kind(self.ty(slot))
     }
 
-    fn ctype(&self, slot: SlotId) -> &'static str {
+    pub(crate) fn ctype(&self, slot: SlotId) -> &'static str {
         scalar_ctype(self.kind(slot))
     }
 
-    fn desc(&mut self, ty: &IrType) -> String {
-        self.frame.get(self.statics, ty)
+    pub(crate) fn desc(&mut self, ty: &IrType) -> String {
+        frame_desc(&self.frame, self.statics, ty)
     }
 
-    fn slot_desc(&mut self, slot: SlotId) -> String {
+    pub(crate) fn slot_desc(&mut self, slot: SlotId) -> String {
         let ty = self.ty(slot).clone();
         self.desc(&ty)
     }
 
     /// The slot's address, as a `void *`.
-    fn addr(&self, slot: SlotId) -> String {
+    pub(crate) fn addr(&self, slot: SlotId) -> String {
         match self.places[slot.index()] {
             Place::Local => format!("(void *)&{}", slot_name(slot)),
             Place::Pointer => format!("(void *){}", slot_name(slot)),
@@ -309,12 +297,12 @@ impl Fx<'_> {
     }
 
     /// `(uint8_t *)address + offset`.
-    fn at_offset(&self, slot: SlotId, offset: &str) -> String {
+    pub(crate) fn at_offset(&self, slot: SlotId, offset: &str) -> String {
         format!("(void *)((uint8_t *){} + {offset})", self.addr(slot))
     }
 
     /// The value of a concrete scalar slot.
-    fn read(&self, slot: SlotId) -> String {
+    pub(crate) fn read(&self, slot: SlotId) -> String {
         if self.kind(slot) == TyKind::Unit {
             return "((uint8_t)0)".to_string();
         }
@@ -325,7 +313,7 @@ impl Fx<'_> {
     }
 
     /// Writes a concrete scalar slot (unit has no bytes to write).
-    fn write(&mut self, slot: SlotId, value: &str) {
+    pub(crate) fn write(&mut self, slot: SlotId, value: &str) {
         if self.kind(slot) == TyKind::Unit {
             self.w.stmt(format!("(void)({value})"));
             return;
@@ -338,20 +326,20 @@ impl Fx<'_> {
     }
 
     /// The size of a value of `ty`: a constant when concrete, else its descriptor's.
-    fn size(&mut self, ty: &IrType) -> String {
+    pub(crate) fn size(&mut self, ty: &IrType) -> String {
         match ty.layout() {
             Some(layout) => layout.size.to_string(),
             None => format!("{}->size", self.desc(ty)),
         }
     }
 
-    fn memcpy(&mut self, dst: &str, src: &str, ty: &IrType) {
+    pub(crate) fn memcpy(&mut self, dst: &str, src: &str, ty: &IrType) {
         let size = self.size(ty);
         self.w.stmt(format!("memcpy({dst}, {src}, {size})"));
     }
 
     /// A copy or move of `src` into `dst`.
-    fn mov(&mut self, dst: SlotId, src: SlotId) {
+    pub(crate) fn mov(&mut self, dst: SlotId, src: SlotId) {
         let ty = self.ty(src).clone();
         if ty.is_scalar() {
             let value = self.read(src);
@@ -363,7 +351,7 @@ impl Fx<'_> {
     }
 
     /// The byte offset of field `index` of a tuple of type `ty`.
-    fn field_offset(&mut self, ty: &IrType, index: usize) -> String {
+    pub(crate) fn field_offset(&mut self, ty: &IrType, index: usize) -> String {
         match ty.layout_with_offsets() {
             Some((_, offsets)) => offsets[index].to_string(),
             None => format!("{}->fields[{index}].offset", self.desc(ty)),
@@ -371,7 +359,7 @@ impl Fx<'_> {
     }
 
     /// The payload offset of an option of type `ty`.
-    fn payload_offset(&mut self, ty: &IrType) -> String {
+    pub(crate) fn payload_offset(&mut self, ty: &IrType) -> String {
         match ty.layout_with_offsets() {
             Some((_, offsets)) => offsets[0].to_string(),
             None => format!("{}->payload_offset", self.desc(ty)),
@@ -381,7 +369,7 @@ impl Fx<'_> {
     // ---------------------------------------------------------------- control
 
     /// `if (cond) { raise; goto abandon; }`.
-    fn fail_if(&mut self, cond: &str, abandon: BlockId, raise: Option<String>) {
+    pub(crate) fn fail_if(&mut self, cond: &str, abandon: BlockId, raise: Option<String>) {
         self.w.open(format!("if ({cond})"));
         if let Some(raise) = raise {
             self.w.stmt(raise);
@@ -390,7 +378,7 @@ impl Fx<'_> {
         self.w.close();
     }
 
-    fn raise_arith(kind: ErrorKind, op: ArithOp, ty: u32) -> String {
+    pub(crate) fn raise_arith(kind: ErrorKind, op: ArithOp, ty: u32) -> String {
         call(
             Entry::RaiseArith,
             &[
@@ -401,21 +389,21 @@ impl Fx<'_> {
         )
     }
 
-    fn pop_shadow(&mut self) {
+    pub(crate) fn pop_shadow(&mut self) {
         if self.has_shadow {
             self.w.stmt(call(Entry::ShadowPop, &[SHADOW_MARK]));
         }
     }
 
     /// Returns without a result (the abandoning paths): a zero when the C function has one.
-    fn return_nothing(&mut self) {
+    pub(crate) fn return_nothing(&mut self) {
         match self.result {
             ResultPass::Value(kind) => self.w.stmt(format!("return ({})0", scalar_ctype(kind))),
             _ => self.w.stmt("return"),
         }
     }
 
-    fn drop_owned_in_params(&mut self) {
+    pub(crate) fn drop_owned_in_params(&mut self) {
         let f = self.func;
         for (i, p) in f.params.iter().enumerate() {
             let ty = f.slot_type(p.slot);
@@ -428,7 +416,7 @@ impl Fx<'_> {
 
     /// The entry checks: the shadow-stack storage, the `in` parameters copied into the
     /// function's own storage. (Depth and stack room are tested by the caller.)
-    fn entry_checks(&mut self, shadow: &[SlotId], copied_in: &[(SlotId, usize)]) {
+    pub(crate) fn entry_checks(&mut self, shadow: &[SlotId], copied_in: &[(SlotId, usize)]) {
         if !shadow.is_empty() {
             self.w
                 .stmt(format!("{SHADOW_MARK} = {}", runtime::shadow_top()));
@@ -456,7 +444,7 @@ impl Fx<'_> {
         }
     }
 
-    fn blocks(&mut self) {
+    pub(crate) fn blocks(&mut self) {
         let f = self.func;
         for (bi, block) in f.blocks.iter().enumerate() {
             self.w.label(BlockId(bi as u32));
@@ -473,7 +461,7 @@ impl Fx<'_> {
         }
     }
 
-    fn terminator(&mut self, term: &Terminator) {
+    pub(crate) fn terminator(&mut self, term: &Terminator) {
         match term {
             Terminator::Jump(b) => self.w.goto(*b),
             Terminator::Branch {
@@ -487,35 +475,38 @@ impl Fx<'_> {
                 self.w.close();
                 self.w.goto(*else_block);
             }
-            Terminator::Return(result) => match (self.result, result) {
-                (ResultPass::Value(kind), Some(s)) => {
-                    let value = self.read(*s);
-                    if self.has_shadow {
-                        self.w.open("");
-                        self.w
-                            .stmt(format!("{} result = {value}", scalar_ctype(kind)));
+            // Abandoning returns as a unit return does: the shadow stack popped, no result.
+            Terminator::Return(_) | Terminator::Abandon => {
+                let result = match term {
+                    Terminator::Return(r) => *r,
+                    _ => None,
+                };
+                match (self.result, result) {
+                    (ResultPass::Value(kind), Some(s)) => {
+                        let value = self.read(s);
+                        if self.has_shadow {
+                            self.w.open("");
+                            self.w
+                                .stmt(format!("{} result = {value}", scalar_ctype(kind)));
+                            self.pop_shadow();
+                            self.w.stmt("return result");
+                            self.w.close();
+                        } else {
+                            self.w.stmt(format!("return {value}"));
+                        }
+                    }
+                    (ResultPass::Pointer, Some(s)) => {
+                        let ty = self.ty(s).clone();
+                        let src = self.addr(s);
+                        self.memcpy(RET_PTR, &src, &ty);
                         self.pop_shadow();
-                        self.w.stmt("return result");
-                        self.w.close();
-                    } else {
-                        self.w.stmt(format!("return {value}"));
+                        self.w.stmt("return");
+                    }
+                    _ => {
+                        self.pop_shadow();
+                        self.return_nothing();
                     }
                 }
-                (ResultPass::Pointer, Some(s)) => {
-                    let ty = self.ty(*s).clone();
-                    let src = self.addr(*s);
-                    self.memcpy(RET_PTR, &src, &ty);
-                    self.pop_shadow();
-                    self.w.stmt("return");
-                }
-                _ => {
-                    self.pop_shadow();
-                    self.return_nothing();
-                }
-            },
-            Terminator::Abandon => {
-                self.pop_shadow();
-                self.return_nothing();
             }
             Terminator::Unterminated => {
                 panic!("`{}`: an unterminated block in verified IR", self.func.name)
@@ -525,7 +516,7 @@ impl Fx<'_> {
 
     // ---------------------------------------------------------------- instructions
 
-    fn inst(&mut self, kind: &InstKind, abandon: Option<BlockId>) {
+    pub(crate) fn inst(&mut self, kind: &InstKind, abandon: Option<BlockId>) {
         use InstKind as K;
         let fallible = || abandon.expect("a fallible instruction has an abandon block");
         match kind {
@@ -738,7 +729,7 @@ impl Fx<'_> {
         }
     }
 
-    fn program_call(
+    pub(crate) fn program_call(
         &mut self,
         dst: Option<SlotId>,
         func: FuncId,
@@ -747,21 +738,19 @@ impl Fx<'_> {
         abandon: BlockId,
     ) {
         let callee = self.program.function(func);
-        let mut words = vec![RT.to_string()];
-        for (a, p) in args.iter().zip(&callee.params) {
-            words.push(match param_pass(p.mode, callee.slot_type(p.slot)) {
-                Pass::Value(_) => self.read(a.slot),
-                Pass::Address => self.addr(a.slot),
-            });
-        }
         let result = result_pass(&callee.result);
-        if result == ResultPass::Pointer {
-            let d = dst.expect("verified: a result that is not unit is kept");
-            words.push(self.addr(d));
-        }
-        for t in type_args {
-            words.push(self.desc(t));
-        }
+        let words: Vec<String> = program_words(callee)
+            .into_iter()
+            .map(|word| match word {
+                ProgramWord::Runtime => RT.to_string(),
+                ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
+                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
+                ProgramWord::ResultPointer => {
+                    self.addr(dst.expect("verified: a result that is not unit is kept"))
+                }
+                ProgramWord::TypeParam(n) => self.desc(&type_args[n]),
+            })
+            .collect();
         let call_text = format!(
             "{}({})",
             function_name(func.index(), &callee.name),
@@ -795,319 +784,5 @@ impl Fx<'_> {
         self.w.stmt(format!("{} = depth", runtime::depth_left()));
         self.w.close();
         self.fail_if(&runtime::abandoning(), abandon, None);
-    }
-
-    fn native_call(
-        &mut self,
-        dst: Option<SlotId>,
-        native: &NativeContext,
-        args: &[Arg],
-        abandon: BlockId,
-    ) {
-        self.natives
-            .entry(native.symbol().to_string())
-            .or_insert_with(|| native_declaration(native));
-        let arg_words: Vec<(String, String)> = args
-            .iter()
-            .map(|a| (self.addr(a.slot), self.slot_desc(a.slot)))
-            .collect();
-        let result = match dst {
-            Some(d) => (self.addr(d), self.slot_desc(d)),
-            None => {
-                self.unit_scratch = true;
-                (format!("(void *)&{UNIT_SCRATCH}"), self.desc(&IrType::Unit))
-            }
-        };
-        let trailing: Vec<String> = native
-            .undetermined_bindings
-            .iter()
-            .map(|t| self.desc(t))
-            .collect();
-        let words = call_words(
-            native,
-            RT,
-            |i| arg_words[i].clone(),
-            result,
-            |i| trailing[i].clone(),
-        );
-        debug_assert_eq!(words.len(), native.word_count());
-        self.w.open("");
-        self.w.stmt(format!(
-            "dtlv_status_t status = {}({})",
-            native.symbol(),
-            words.join(", ")
-        ));
-        let failed = call(
-            Entry::NativeFailed,
-            &[
-                &bytes_and_len(native.rider().as_bytes()),
-                &bytes_and_len(native.function().as_bytes()),
-                "status",
-            ],
-        );
-        self.fail_if("status != DTLV_STATUS_OK", abandon, Some(failed));
-        // OK from a native that raised an error: a failure all the same, and what it
-        // wrote is dropped.
-        let written = self.func.owned_call_results(dst, args);
-        self.w.open(format!("if ({})", runtime::abandoning()));
-        for slot in written {
-            let (at, td) = (self.addr(slot), self.slot_desc(slot));
-            self.w.stmt(call(Entry::Drop, &[&at, &td]));
-        }
-        self.w.goto(abandon);
-        self.w.close();
-        self.w.close();
-    }
-
-    // ---------------------------------------------------------------- arithmetic
-
-    fn unary(&mut self, dst: SlotId, op: UnaryOp, src: SlotId, abandon: Option<BlockId>) {
-        let kind = self.kind(src);
-        let x = self.read(src);
-        let ct = scalar_ctype(kind);
-        let value = if kind == TyKind::Bool {
-            format!("(uint8_t)({x} == 0)")
-        } else if kind.is_float() {
-            format!("-{x}")
-        } else {
-            match op {
-                UnaryOp::Neg => {
-                    let overflow = if kind.is_signed() {
-                        let (min, _) = kind.int_range().expect("an integer kind");
-                        format!("{x} == {}", int_literal(kind, min))
-                    } else {
-                        format!("{x} != 0")
-                    };
-                    let raise = Self::raise_arith(ErrorKind::Overflow, ArithOp::Neg, kind as u32);
-                    self.fail_if(&overflow, abandon.expect("fallible"), Some(raise));
-                    format!("({ct})(UINT64_C(0) - (uint64_t){x})")
-                }
-                UnaryOp::WrappingNeg => format!("({ct})(UINT64_C(0) - (uint64_t){x})"),
-                UnaryOp::BitNot => format!("({ct})~{x}"),
-                UnaryOp::Not => unreachable!("verified: not on an integer"),
-            }
-        };
-        self.write(dst, &value);
-    }
-
-    fn binary(
-        &mut self,
-        dst: SlotId,
-        op: BinaryOp,
-        lhs: SlotId,
-        rhs: SlotId,
-        abandon: Option<BlockId>,
-    ) {
-        let kind = self.kind(lhs);
-        let ct = scalar_ctype(kind);
-        let (a, b) = (self.read(lhs), self.read(rhs));
-        if kind == TyKind::Bool {
-            let c = match op {
-                BinaryOp::And | BinaryOp::BitAnd => "&",
-                BinaryOp::Or | BinaryOp::BitOr => "|",
-                BinaryOp::BitXor => "^",
-                _ => unreachable!("verified: {op:?} on a bool"),
-            };
-            self.write(dst, &format!("(uint8_t)({a} {c} {b})"));
-            return;
-        }
-        if kind.is_float() {
-            let value = match op {
-                BinaryOp::Add => format!("{a} + {b}"),
-                BinaryOp::Sub => format!("{a} - {b}"),
-                BinaryOp::Mul => format!("{a} * {b}"),
-                BinaryOp::Div => format!("{a} / {b}"),
-                // C's fmod is Rust's `%` on floats.
-                BinaryOp::Rem if kind == TyKind::F32 => format!("fmodf({a}, {b})"),
-                BinaryOp::Rem => format!("fmod({a}, {b})"),
-                _ => unreachable!("verified: {op:?} on a float"),
-            };
-            self.write(dst, &value);
-            return;
-        }
-        let aop = op.arith_op();
-        let overflow = Self::raise_arith(ErrorKind::Overflow, aop, kind as u32);
-        let value = match op {
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
-                let builtin = match op {
-                    BinaryOp::Add => "__builtin_add_overflow",
-                    BinaryOp::Sub => "__builtin_sub_overflow",
-                    _ => "__builtin_mul_overflow",
-                };
-                self.w.open("");
-                self.w.stmt(format!("{ct} r"));
-                self.fail_if(
-                    &format!("{builtin}({a}, {b}, &r)"),
-                    abandon.expect("fallible"),
-                    Some(overflow),
-                );
-                self.write(dst, "r");
-                self.w.close();
-                return;
-            }
-            BinaryOp::Div | BinaryOp::Rem => {
-                let abandon = abandon.expect("fallible");
-                let zero = Self::raise_arith(ErrorKind::DivisionByZero, aop, kind as u32);
-                self.fail_if(&format!("{b} == 0"), abandon, Some(zero));
-                if kind.is_signed() {
-                    let (min, _) = kind.int_range().expect("an integer kind");
-                    let cond = format!("{a} == {} && {b} == ({ct})-1", int_literal(kind, min));
-                    self.fail_if(&cond, abandon, Some(overflow));
-                }
-                let c = if op == BinaryOp::Div { "/" } else { "%" };
-                format!("({ct})({a} {c} {b})")
-            }
-            BinaryOp::Shl | BinaryOp::Shr => {
-                // Unsigned: a negative amount is huge, so out of range too.
-                let bits = kind_bits(kind);
-                self.fail_if(
-                    &format!("(uint64_t){b} >= {bits}u"),
-                    abandon.expect("fallible"),
-                    Some(overflow),
-                );
-                if op == BinaryOp::Shl {
-                    format!("({ct})((uint64_t){a} << {b})")
-                } else {
-                    format!("({ct})({a} >> {b})")
-                }
-            }
-            BinaryOp::WrappingAdd => format!("({ct})((uint64_t){a} + (uint64_t){b})"),
-            BinaryOp::WrappingSub => format!("({ct})((uint64_t){a} - (uint64_t){b})"),
-            BinaryOp::WrappingMul => format!("({ct})((uint64_t){a} * (uint64_t){b})"),
-            BinaryOp::BitAnd => format!("({ct})({a} & {b})"),
-            BinaryOp::BitOr => format!("({ct})({a} | {b})"),
-            BinaryOp::BitXor => format!("({ct})({a} ^ {b})"),
-            BinaryOp::And | BinaryOp::Or => {
-                unreachable!("verified: boolean operator on an integer")
-            }
-        };
-        self.write(dst, &value);
-    }
-
-    fn compare(&mut self, dst: SlotId, op: CompareOp, lhs: SlotId, rhs: SlotId) {
-        let ty = self.ty(lhs).clone();
-        let c = match op {
-            CompareOp::Eq => "==",
-            CompareOp::Ne => "!=",
-            CompareOp::Lt => "<",
-            CompareOp::Le => "<=",
-            CompareOp::Gt => ">",
-            CompareOp::Ge => ">=",
-        };
-        let value = if ty == IrType::Unit {
-            let equal = matches!(op, CompareOp::Eq | CompareOp::Le | CompareOp::Ge);
-            format!("(uint8_t){}", equal as u8)
-        } else if ty.is_scalar() {
-            // Floats by IEEE: a NaN is unordered, and only `!=` holds.
-            format!("(uint8_t)({} {c} {})", self.read(lhs), self.read(rhs))
-        } else {
-            let td = self.desc(&ty);
-            let (a, b) = (self.addr(lhs), self.addr(rhs));
-            match op {
-                CompareOp::Eq => format!("(uint8_t)({} != 0)", call(Entry::Eq, &[&a, &b, &td])),
-                CompareOp::Ne => format!("(uint8_t)({} == 0)", call(Entry::Eq, &[&a, &b, &td])),
-                _ => format!("(uint8_t)({} {c} 0)", call(Entry::Cmp, &[&a, &b, &td])),
-            }
-        };
-        self.write(dst, &value);
-    }
-
-    fn cast(&mut self, dst: SlotId, src: SlotId, checked: bool, abandon: Option<BlockId>) {
-        let (from, to) = (self.kind(src), self.kind(dst));
-        let x = self.read(src);
-        let ct = scalar_ctype(to);
-        let value = match (from.is_float(), to.is_float()) {
-            (false, false) => {
-                if checked {
-                    if let Some(cond) = int_out_of_range(from, to, &x) {
-                        let raise = Self::raise_arith(
-                            ErrorKind::Overflow,
-                            ArithOp::Cast,
-                            cast_ty(from, to),
-                        );
-                        self.fail_if(&cond, abandon.expect("fallible"), Some(raise));
-                    }
-                }
-                format!("({ct}){x}")
-            }
-            (false, true) => format!("({ct}){x}"),
-            (true, false) => {
-                let wide = format!("(double){x}");
-                let (lo, hi) = to.int_range().expect("an integer kind");
-                if checked {
-                    let hi_exact = (hi as f64) as i128 == hi;
-                    let cond = format!(
-                        "!dtlv_c_float_cast_ok({wide}, {}, {}, {})",
-                        hex_float(lo as f64),
-                        hex_float(hi as f64),
-                        hi_exact as u8
-                    );
-                    let raise =
-                        Self::raise_arith(ErrorKind::InvalidCast, ArithOp::Cast, cast_ty(from, to));
-                    self.fail_if(&cond, abandon.expect("fallible"), Some(raise));
-                }
-                if to.is_signed() {
-                    format!(
-                        "({ct})dtlv_c_f64_to_signed_sat({wide}, {}, {})",
-                        int_literal(TyKind::I64, lo),
-                        int_literal(TyKind::I64, hi)
-                    )
-                } else {
-                    format!(
-                        "({ct})dtlv_c_f64_to_unsigned_sat({wide}, {})",
-                        int_literal(TyKind::U64, hi)
-                    )
-                }
-            }
-            (true, true) => format!("({ct}){x}"),
-        };
-        self.write(dst, &value);
-    }
-}
-
-fn kind_bits(kind: TyKind) -> u32 {
-    let layout = datalove_rti::tydesc::kind_layout(kind);
-    (layout.size * 8) as u32
-}
-
-/// The condition under which integer `x` of kind `from` is outside `to`'s range, or
-/// `None` when `to` holds every value of `from`.
-fn int_out_of_range(from: TyKind, to: TyKind, x: &str) -> Option<String> {
-    let (flo, fhi) = from.int_range().expect("an integer kind");
-    let (tlo, thi) = to.int_range().expect("an integer kind");
-    let below = flo < tlo;
-    let above = fhi > thi;
-    let value = if from.is_signed() {
-        format!("(int64_t){x}")
-    } else {
-        format!("(uint64_t){x}")
-    };
-    let mut conds = Vec::new();
-    if below {
-        // Only a signed source goes below a target's minimum.
-        conds.push(format!("{value} < {}", int_literal(TyKind::I64, tlo)));
-    }
-    if above {
-        if from.is_signed() {
-            conds.push(format!("{value} > {}", int_literal(TyKind::I64, thi)));
-        } else {
-            conds.push(format!("{value} > {}", int_literal(TyKind::U64, thi)));
-        }
-    }
-    (!conds.is_empty()).then(|| conds.join(" || "))
-}
-
-fn terminator_text(term: &Terminator) -> String {
-    match term {
-        Terminator::Jump(b) => format!("jump {b}"),
-        Terminator::Branch {
-            cond,
-            then_block,
-            else_block,
-        } => format!("branch {cond}, {then_block}, {else_block}"),
-        Terminator::Return(Some(s)) => format!("return {s}"),
-        Terminator::Return(None) => "return".to_string(),
-        Terminator::Abandon => "abandon".to_string(),
-        Terminator::Unterminated => "<unterminated>".to_string(),
     }
 }

@@ -6,12 +6,6 @@ use std::fmt;
 pub enum CError {
     /// The IR broke an invariant (a bug in whatever built it).
     Unverified(String),
-    /// A native wider than the ABI's word limit.
-    TooWide {
-        native: String,
-        words: usize,
-        max: usize,
-    },
     /// Writing a file or starting a tool failed.
     Io(String),
     /// The C compiler (or linker) refused: the command it ran and its stderr.
@@ -22,10 +16,6 @@ impl fmt::Display for CError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CError::Unverified(m) => write!(f, "the program does not verify:\n{m}"),
-            CError::TooWide { native, words, max } => write!(
-                f,
-                "native `{native}` takes {words} C words; the ABI allows at most {max}"
-            ),
             CError::Io(m) => write!(f, "{m}"),
             CError::Compile { command, stderr } => {
                 write!(f, "the C compiler failed: `{command}`\n{stderr}")

@@ -6,26 +6,28 @@
 //! every backend. See `docs/cbackend.md`.
 //!
 //! ```text
-//! verify → check native widths → emit C (emit.rs) → cc program.c libdatalove_rt.a -ldlr_<rider>... → exe
+//! admit (the verifier) → emit C (emit.rs) → cc program.c libdatalove_rt.a -ldlr_<rider>... → exe
 //! ```
 
-pub mod compile;
-pub mod desc;
-pub mod emit;
-pub mod error;
-pub mod native;
-pub mod runtime;
-pub mod writer;
+mod arith;
+mod compile;
+mod desc;
+mod emit;
+mod error;
+mod native;
+mod runtime;
+mod writer;
 
 use std::path::Path;
 
-use datalove_ir::native::MAX_C_WORDS;
-use datalove_ir::verify::verify_program;
+use datalove_ir::verify::admit;
 use datalove_ir::Program;
 
-pub use compile::LinkInputs;
+pub use compile::{compiler, LinkInputs, C_FLAGS};
+pub use desc::StaticDescs;
 pub use error::CError;
 pub use native::native_declaration;
+pub use writer::hex_float;
 
 /// The ABI header the emitted C includes, as the runtime ships it.
 pub const RTI_HEADER: &str = include_str!(concat!(
@@ -41,17 +43,7 @@ pub const HELPERS_HEADER_NAME: &str = "dtlv_c.h";
 /// The C of `program` (`datalove emit c`): each IR instruction as a comment above the C
 /// it lowered to.
 pub fn emit_c(program: &Program) -> Result<String, CError> {
-    if let Err(errors) = verify_program(program) {
-        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        return Err(CError::Unverified(text.join("\n")));
-    }
-    if let Some(native) = program.native_calls().find(|n| !n.fits()) {
-        return Err(CError::TooWide {
-            native: format!("{}.{}", native.rider(), native.function()),
-            words: native.word_count(),
-            max: MAX_C_WORDS,
-        });
-    }
+    admit(program).map_err(|refused| CError::Unverified(refused.to_string()))?;
     Ok(emit::emit_program(program))
 }
 

@@ -6,71 +6,7 @@
 
 use crate::writer::RT;
 
-/// The runtime entries emitted C calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Entry {
-    Init,
-    Clone,
-    Drop,
-    Eq,
-    Cmp,
-    Debuglog,
-    StringFromBytes,
-    StringConcat,
-    ListNew,
-    ListLen,
-    ListPush,
-    ListGet,
-    ListSet,
-    DataMake,
-    NativeFailed,
-    Raise,
-    RaiseArith,
-    RaiseBounds,
-    RaiseStackOverflow,
-    ShadowPush,
-    ShadowPop,
-    TydescList,
-    TydescOption,
-    TydescTuple,
-}
-
-impl Entry {
-    /// The entry's name in `RtiTable` (and, after `dtlv_rti_`, its wrapper's).
-    pub fn name(self) -> &'static str {
-        match self {
-            Entry::Init => "init",
-            Entry::Clone => "clone",
-            Entry::Drop => "drop",
-            Entry::Eq => "eq",
-            Entry::Cmp => "cmp",
-            Entry::Debuglog => "debuglog",
-            Entry::StringFromBytes => "string_from_bytes",
-            Entry::StringConcat => "string_concat",
-            Entry::ListNew => "list_new",
-            Entry::ListLen => "list_len",
-            Entry::ListPush => "list_push",
-            Entry::ListGet => "list_get",
-            Entry::ListSet => "list_set",
-            Entry::DataMake => "data_make",
-            Entry::NativeFailed => "native_failed",
-            Entry::Raise => "raise",
-            Entry::RaiseArith => "raise_arith",
-            Entry::RaiseBounds => "raise_bounds",
-            Entry::RaiseStackOverflow => "raise_stack_overflow",
-            Entry::ShadowPush => "shadow_push",
-            Entry::ShadowPop => "shadow_pop",
-            Entry::TydescList => "tydesc_list",
-            Entry::TydescOption => "tydesc_option",
-            Entry::TydescTuple => "tydesc_tuple",
-        }
-    }
-
-    /// Whether the entry takes `rt` (and so has a wrapper).
-    fn takes_rt(self) -> bool {
-        !matches!(self, Entry::Init)
-    }
-}
+pub use datalove_rti::Entry;
 
 /// The C expression calling `entry` with `args` (after `rt`, for an entry that takes it).
 pub fn call(entry: Entry, args: &[&str]) -> String {

@@ -135,19 +135,17 @@ pub fn block_label(block: BlockId) -> String {
     format!("b{}", block.0)
 }
 
-/// The C symbol of program function `index`.
-pub fn function_name(index: usize, name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("dtlv_fn{index}_{clean}")
-}
+/// The C symbol of program function `index` (the one spelling, shared with the object
+/// backend).
+pub use datalove_ir::lowering::function_symbol as function_name;
 
 pub const RT: &str = "rt";
 pub const RET_PTR: &str = "ret_ptr";
 pub const SHADOW_MARK: &str = "shadow_mark";
 pub const UNIT_SCRATCH: &str = "unit_scratch";
+/// The executable's native slots and rider manifest (`datalove_rti::links`).
+pub const NATIVE_SLOTS: &str = "dtlv_native_slots";
+pub const RIDER_MANIFEST: &str = "dtlv_rider_manifest";
 
 // ---------------------------------------------------------------- types
 

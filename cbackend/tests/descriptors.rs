@@ -8,7 +8,7 @@ mod common;
 
 use std::fmt::Write;
 
-use datalove_cbackend::desc::StaticDescs;
+use datalove_cbackend::StaticDescs;
 use datalove_ir::IrType;
 use datalove_rti::tydesc::OwnedTyDesc;
 use datalove_rti::TyDesc;

@@ -5,7 +5,7 @@ mod common;
 
 use std::fmt::Write;
 
-use datalove_cbackend::writer::hex_float;
+use datalove_cbackend::hex_float;
 
 const SAMPLES: [f64; 14] = [
     0.0,

@@ -5,44 +5,15 @@
 mod common;
 
 use datalove_cbackend::native_declaration;
-use datalove_ir::native::NativeParam;
-use datalove_ir::{
-    FileId, IrType, NativeContext, NativeDecl, ParamMode, RiderInterface, Span, TypeClass,
-    TypeParam,
-};
+use datalove_ir::{IrType, NativeContext};
 
 fn native(params: usize, trailing: usize) -> NativeContext {
-    let decl = NativeDecl {
-        name: format!("n{params}_{trailing}"),
-        type_params: (0..trailing)
-            .map(|i| TypeParam {
-                name: format!("T{i}"),
-                class: TypeClass::Any,
-            })
-            .collect(),
-        params: (0..params)
-            .map(|i| NativeParam {
-                name: format!("p{i}"),
-                mode: [
-                    ParamMode::In,
-                    ParamMode::Ref,
-                    ParamMode::Mut,
-                    ParamMode::Out,
-                ][i % 4],
-                ty: IrType::U32,
-            })
-            .collect(),
-        result: if trailing > 0 {
-            IrType::Param(0)
-        } else {
-            IrType::Unit
-        },
-        span: Span::new(FileId(0), 0, 0),
-    };
-    let name = decl.name.clone();
-    RiderInterface::new("law", vec![decl])
-        .context(&name, vec![IrType::U8; trailing])
-        .expect("declared")
+    use datalove_test_support::{every_mode, native_context, native_decl};
+    let name = format!("n{params}_{trailing}");
+    native_context(
+        "law",
+        native_decl(&name, params, trailing, every_mode, IrType::U32),
+    )
 }
 
 /// The parameters between the prototype's parentheses.
@@ -93,7 +64,8 @@ fn the_prototype_has_exactly_word_count_parameters() {
     common::write_headers(&dir);
     let c = dir.join("prototypes.c");
     std::fs::write(&c, &all).expect("write");
-    let output = std::process::Command::new(datalove_cbackend::compile::compiler())
+    let output = datalove_cbackend::compiler()
+        .command()
         .args(["-std=gnu11", "-fsyntax-only", "-Wall", "-Werror"])
         .arg(format!("-I{}", dir.display()))
         .arg(&c)

@@ -1,20 +1,21 @@
 //! The Cranelift AOT backend: the program is lowered by `datalove-clif` into an
 //! `ObjectModule` (position independent), with a generated `main` that runs the script
 //! entry through the runtime's C API, and the system C compiler links the object, the
-//! ONE runtime staticlib and the rider libraries into an executable.
+//! ONE runtime staticlib into an executable, with the riders placed beside it.
 //!
 //! ```text
-//! lower (datalove-clif) → main → emit .o → cc .o libdatalove_rt.a -ldlr_<rider>... → exe
+//! lower (datalove-clif) → main → emit .o → cc .o libdatalove_rt.a → exe (+ riders beside)
 //! ```
 //!
-//! The generated `main` is `return dtlv_rt_run_main(entry, 0);`: the runtime is created
-//! on a thread with the program stack every backend uses, the entry runs, and
-//! `dtlv_rt_finish` prints the error and leak lines (leaks checked with
-//! `DATALOVE_CHECK_LEAKS=1`) and gives the exit code.
+//! The generated `main` is `return dtlv_rt_run_linked(entry, 0, manifest, slots);`: the
+//! runtime loads each rider from the executable's directory, checks its ABI version and
+//! fills the native slots the code calls through, then creates the runtime on a thread
+//! with the program stack every backend uses, runs the entry, and `dtlv_rt_finish`
+//! prints the error and leak lines (leaks checked with `DATALOVE_CHECK_LEAKS=1`) and
+//! gives the exit code.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
 use cranelift_codegen::isa::{self, OwnedTargetIsa};
@@ -22,11 +23,11 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 use cranelift_object::{ObjectBuilder, ObjectModule};
-use datalove_clif::{lower_program, ClifError, LowerOptions};
+use datalove_clif::{lower_program, ClifError, LowerOptions, NativeSlots};
 use datalove_ir::Program;
 
 /// The C API function the generated `main` calls.
-pub const RUN_MAIN_SYMBOL: &str = "dtlv_rt_run_main";
+pub const RUN_MAIN_SYMBOL: &str = "dtlv_rt_run_linked";
 
 #[derive(Debug)]
 pub enum AotError {
@@ -82,38 +83,54 @@ fn new_module(triple: Option<&str>) -> Result<ObjectModule, AotError> {
     Ok(ObjectModule::new(builder))
 }
 
+/// How an executable's code is lowered: natives through the slots the runtime fills.
+const EXECUTABLE: LowerOptions = LowerOptions {
+    keep_clif_text: false,
+    native_slots: true,
+};
+
 /// The object file of `program` with its `main`, for `triple` (`None`: this machine).
 pub fn emit_object(program: &Program, triple: Option<&str>) -> Result<Vec<u8>, AotError> {
     let mut module = new_module(triple)?;
-    let lowered =
-        lower_program(&mut module, program, LowerOptions::default()).map_err(AotError::Lower)?;
-    define_main(&mut module, lowered.entry)?;
+    let lowered = lower_program(&mut module, program, EXECUTABLE).map_err(AotError::Lower)?;
+    let slots = lowered
+        .native_slots
+        .as_ref()
+        .expect("an executable's natives have slots");
+    define_main(&mut module, lowered.entry, slots)?;
     module
         .finish()
         .emit()
         .map_err(|e| AotError::Object(e.to_string()))
 }
 
-/// The CLIF of `program` with the IR it came from as comments (`datalove emit clif`).
-pub fn emit_clif(program: &Program) -> Result<String, AotError> {
-    let mut module = new_module(None)?;
+/// The CLIF of `program` with the IR it came from as comments (`datalove emit clif`), as
+/// the executable for `triple` (`None`: this machine) has it.
+pub fn emit_clif(program: &Program, triple: Option<&str>) -> Result<String, AotError> {
+    let mut module = new_module(triple)?;
     let lowered = lower_program(
         &mut module,
         program,
         LowerOptions {
             keep_clif_text: true,
+            ..EXECUTABLE
         },
     )
     .map_err(AotError::Lower)?;
     Ok(lowered.clif_text.unwrap_or_default())
 }
 
-/// `int main(int argc, char **argv) { return dtlv_rt_run_main(entry, 0); }`
-fn define_main(module: &mut ObjectModule, entry: cranelift_module::FuncId) -> Result<(), AotError> {
+/// `int main(int argc, char **argv) { return dtlv_rt_run_linked(entry, 0, manifest, slots); }`
+fn define_main(
+    module: &mut ObjectModule,
+    entry: cranelift_module::FuncId,
+    slots: &NativeSlots,
+) -> Result<(), AotError> {
     let ptr = module.target_config().pointer_type();
     let mut run_sig = module.make_signature();
-    run_sig.params.push(AbiParam::new(ptr));
-    run_sig.params.push(AbiParam::new(ptr));
+    for _ in 0..4 {
+        run_sig.params.push(AbiParam::new(ptr));
+    }
     run_sig.returns.push(AbiParam::new(types::I32));
     let run_main = module
         .declare_function(RUN_MAIN_SYMBOL, Linkage::Import, &run_sig)
@@ -138,7 +155,13 @@ fn define_main(module: &mut ObjectModule, entry: cranelift_module::FuncId) -> Re
         let run_ref = module.declare_func_in_func(run_main, b.func);
         let entry_addr = b.ins().func_addr(ptr, entry_ref);
         let default_stack = b.ins().iconst(ptr, 0);
-        let call = b.ins().call(run_ref, &[entry_addr, default_stack]);
+        let manifest = module.declare_data_in_func(slots.manifest, b.func);
+        let manifest = b.ins().symbol_value(ptr, manifest);
+        let slot_array = module.declare_data_in_func(slots.slots, b.func);
+        let slot_array = b.ins().symbol_value(ptr, slot_array);
+        let call = b
+            .ins()
+            .call(run_ref, &[entry_addr, default_stack, manifest, slot_array]);
         let code = b.inst_results(call)[0];
         b.ins().return_(&[code]);
         b.seal_all_blocks();
@@ -149,24 +172,19 @@ fn define_main(module: &mut ObjectModule, entry: cranelift_module::FuncId) -> Re
         .map_err(|e| AotError::Object(format!("main: {e:?}")))
 }
 
-/// What an executable links besides its object.
-#[derive(Clone, Debug)]
-pub struct LinkInputs {
-    /// The runtime staticlib (`libdatalove_rt.a`, found by
-    /// `datalove_rt::artifact::staticlib_for_current_exe`).
-    pub runtime: PathBuf,
-    /// Each rider the program requires and the directory holding `libdlr_<rider>.so`.
-    pub riders: Vec<(String, PathBuf)>,
-}
+pub use datalove_toolchain::LinkInputs;
 
-/// Builds the executable `out` from `program`: the object, then `cc`.
+/// Builds the executable `out` from `program` for `inputs.target`: the object, then the
+/// target's C compiler links it, and the riders are placed beside it.
 pub fn build_executable(
     program: &Program,
     inputs: &LinkInputs,
     out: &Path,
 ) -> Result<(), AotError> {
-    let object = emit_object(program, None)?;
-    let object_path = out.with_extension("o");
+    // The current target: this machine's ISA with the CPU features it has.
+    let triple = (!inputs.target.is_current()).then(|| inputs.target.triple());
+    let object = emit_object(program, triple)?;
+    let object_path = std::path::PathBuf::from(format!("{}.o", out.display()));
     std::fs::write(&object_path, &object)
         .map_err(|e| AotError::Io(format!("cannot write {}: {e}", object_path.display())))?;
     let result = link(&object_path, inputs, out);
@@ -174,31 +192,11 @@ pub fn build_executable(
     result
 }
 
-/// Links `object` with the runtime and the riders into `out` with the system C compiler.
+/// Links `object` with the runtime into `out` with the target's C compiler and places
+/// the riders beside it (the one link command, `datalove_toolchain::link`).
 pub fn link(object: &Path, inputs: &LinkInputs, out: &Path) -> Result<(), AotError> {
-    if !inputs.runtime.is_file() {
-        return Err(AotError::Io(format!(
-            "the runtime staticlib {} is missing (build the `datalove-rt` crate)",
-            inputs.runtime.display()
-        )));
-    }
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let mut command = Command::new(&cc);
-    command.arg("-o").arg(out).arg(object).arg(&inputs.runtime);
-    for (rider, dir) in &inputs.riders {
-        command
-            .arg(format!("-L{}", dir.display()))
-            .arg(format!("-ldlr_{rider}"))
-            .arg(format!("-Wl,-rpath,{}", dir.display()));
-    }
-    command.args(["-lpthread", "-ldl", "-lm"]);
-    let output = command
-        .output()
-        .map_err(|e| AotError::Io(format!("cannot run the C compiler `{cc}`: {e}")))?;
-    if !output.status.success() {
-        return Err(AotError::Link(
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        ));
-    }
-    Ok(())
+    datalove_toolchain::link(&[object.as_os_str().to_owned()], inputs, out).map_err(|e| match e {
+        datalove_toolchain::LinkError::Io(m) => AotError::Io(m),
+        datalove_toolchain::LinkError::Failed { stderr, .. } => AotError::Link(stderr),
+    })
 }

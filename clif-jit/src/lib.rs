@@ -66,6 +66,10 @@ pub fn compile(
     program: &Program,
     resolve: &mut NativeResolver<'_>,
 ) -> Result<JitProgram, JitError> {
+    // Admitted first (as `lower_program` does again), so that nothing of IR the verifier
+    // refuses is resolved or compiled.
+    datalove_ir::verify::admit(program)
+        .map_err(|refused| JitError::Lower(ClifError::Unverified(refused.to_string())))?;
     // Every native is resolved up front, so a missing one is a clear error, not a panic
     // inside the JIT's linker.
     let mut symbols: HashMap<String, usize> = HashMap::new();

@@ -4,16 +4,12 @@
 use std::ffi::c_void;
 
 use datalove_ir::builder::ProgramBuilder;
-use datalove_ir::front::{compile, MemoryLoader};
 use datalove_ir::{BinaryOp, IrType, NativeContext, ParamMode, Program, Terminator};
 use datalove_rt::{run_on_thread, Runtime, RuntimeOptions, PROGRAM_STACK_SIZE};
 use datalove_rti::{RtHeader, TyDesc};
 
-const TEST_DLI: &str = "native fun t_fail(): i32\nnative fun t_seven(): i32\n";
-const TEST_MODULE: &str = "require rider t\nimport t.t_fail\nimport t.t_seven\n\
-fun fail(): i32\n  ret t_fail()\nend fun\nfun seven(): i32\n  ret t_seven()\nend fun\n";
-
-/// Fails with a message set through the runtime table.
+/// The test rider `t` (its interface and module `m` are `datalove_test_support`'s),
+/// implemented here in Rust: the JIT resolves its natives to these.
 unsafe extern "C-unwind" fn t_fail(rt: *mut RtHeader, _out: *mut i32, _td: *const TyDesc) -> u8 {
     let message = b"no luck";
     ((*(*rt).table).error_set)(rt, message.as_ptr(), message.len());
@@ -25,15 +21,7 @@ unsafe extern "C-unwind" fn t_seven(_rt: *mut RtHeader, out: *mut i32, _td: *con
     1
 }
 
-fn from_text(script: &str) -> Program {
-    let loader = MemoryLoader::new()
-        .with_rider("t", TEST_DLI)
-        .with_module("m", TEST_MODULE);
-    match compile(&loader, "main.dfs", script) {
-        Ok(c) => c.program,
-        Err(failed) => panic!("{}", failed.render()),
-    }
-}
+use datalove_test_support::program_from_text as from_text;
 
 struct Ran {
     stdout: String,

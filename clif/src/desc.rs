@@ -13,24 +13,56 @@ use cranelift_module::{DataDescription, DataId, Module, ModuleError};
 fn text(e: ModuleError) -> String {
     e.to_string()
 }
-use datalove_ir::IrType;
+use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc, NativeLinks};
+use datalove_ir::{IrType, Program};
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::{TyDesc, TyField};
 
 use crate::lower::{trusted, Fx};
 use crate::runtime::Entry;
 
-/// Data objects shared by every function of a module: descriptors and byte strings.
+/// Data objects shared by every function of a module: descriptors, byte strings and,
+/// in an executable, the native slots.
 #[derive(Default)]
 pub struct Statics {
     descs: HashMap<IrType, DataId>,
     bytes: HashMap<Vec<u8>, DataId>,
+    pub native_slots: Option<NativeSlots>,
+}
+
+/// An executable's natives (`datalove_ir::lowering::NativeLinks`): the rider manifest as
+/// read-only bytes and one writable pointer-sized slot per native symbol, zeroed until
+/// `dtlv_rt_run_linked` fills them at start.
+pub struct NativeSlots {
+    pub links: NativeLinks,
+    pub manifest: DataId,
+    pub slots: DataId,
+}
+
+impl NativeSlots {
+    pub fn define<M: Module>(module: &mut M, program: &Program) -> Result<NativeSlots, String> {
+        let links = NativeLinks::of(program);
+        let manifest = module.declare_anonymous_data(false, false).map_err(text)?;
+        let mut data = DataDescription::new();
+        data.define(links.manifest().encode().into_boxed_slice());
+        module.define_data(manifest, &data).map_err(text)?;
+        let slots = module.declare_anonymous_data(true, false).map_err(text)?;
+        let mut data = DataDescription::new();
+        data.set_align(8);
+        let pointer_bytes = module.target_config().pointer_bytes() as usize;
+        data.define_zeroinit(links.slot_count().max(1) * pointer_bytes);
+        module.define_data(slots, &data).map_err(text)?;
+        Ok(NativeSlots {
+            links,
+            manifest,
+            slots,
+        })
+    }
 }
 
 pub const DESC_SIZE: usize = std::mem::size_of::<TyDesc>();
 pub const OFF_SIZE: i32 = offset_of!(TyDesc, size) as i32;
 pub const OFF_ALIGN: i32 = offset_of!(TyDesc, align) as i32;
-pub const OFF_FLAGS: i32 = offset_of!(TyDesc, flags) as i32;
 pub const OFF_PAYLOAD: i32 = offset_of!(TyDesc, payload_offset) as i32;
 pub const OFF_FIELDS: i32 = offset_of!(TyDesc, fields) as i32;
 pub const FIELD_SIZE: i32 = std::mem::size_of::<TyField>() as i32;
@@ -134,22 +166,6 @@ impl Statics {
     }
 }
 
-/// Every generic composite type `ty` needs, components first (`Param`s excluded: they
-/// are the function's descriptor parameters).
-pub fn generic_types(ty: &IrType, out: &mut Vec<IrType>) {
-    if !ty.mentions_param() || matches!(ty, IrType::Param(_)) {
-        return;
-    }
-    match ty {
-        IrType::List(e) | IrType::Option(e) => generic_types(e, out),
-        IrType::Tuple(fields) => fields.iter().for_each(|f| generic_types(f, out)),
-        _ => {}
-    }
-    if !out.contains(ty) {
-        out.push(ty.clone());
-    }
-}
-
 impl<M: Module> Fx<'_, '_, M> {
     /// The address of data object `id`.
     pub fn data_addr(&mut self, id: DataId) -> Value {
@@ -195,39 +211,22 @@ impl<M: Module> Fx<'_, '_, M> {
         self.data_addr(id)
     }
 
-    /// Fills the descriptor table on entry: every generic type the function names.
+    /// Fills the descriptor table on entry, as the function's one plan
+    /// (`datalove_ir::lowering::DescPlan`) says.
     pub fn build_generic_descs(&mut self) {
-        let f = self.func;
-        let mut needed = Vec::new();
-        for slot in &f.slots {
-            generic_types(&slot.ty, &mut needed);
-        }
-        for block in &f.blocks {
-            for inst in &block.insts {
-                match &inst.kind {
-                    datalove_ir::InstKind::Call { type_args, .. } => {
-                        type_args.iter().for_each(|t| generic_types(t, &mut needed))
-                    }
-                    datalove_ir::InstKind::CallNative { native, .. } => native
-                        .undetermined_bindings
-                        .iter()
-                        .for_each(|t| generic_types(t, &mut needed)),
-                    _ => {}
-                }
-            }
-        }
-        for ty in needed {
+        let plan = DescPlan::of(self.func);
+        for (ty, entry) in plan.generic {
             let rt = self.rt;
-            let value = match &ty {
-                IrType::List(e) => {
-                    let e = self.desc(e);
+            let value = match &entry {
+                GenericDesc::List(e) => {
+                    let e = self.source_desc(e);
                     self.call_rt(Entry::TydescList, &[rt, e])
                 }
-                IrType::Option(p) => {
-                    let p = self.desc(p);
+                GenericDesc::Option(p) => {
+                    let p = self.source_desc(p);
                     self.call_rt(Entry::TydescOption, &[rt, p])
                 }
-                IrType::Tuple(fields) => {
+                GenericDesc::Tuple(fields) => {
                     let n = fields.len();
                     let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                         StackSlotKind::ExplicitSlot,
@@ -236,16 +235,24 @@ impl<M: Module> Fx<'_, '_, M> {
                     ));
                     let array = self.b.ins().stack_addr(self.ptr, slot, 0);
                     for (i, field) in fields.iter().enumerate() {
-                        let d = self.desc(field);
+                        let d = self.source_desc(field);
                         self.b.ins().store(trusted(), d, array, (8 * i) as i32);
                     }
                     let count = self.iconst_ptr(n as i64);
                     self.call_rt(Entry::TydescTuple, &[rt, array, count])
                 }
-                other => unreachable!("{other} is not a generic composite"),
             }
             .expect("tydesc entries return a descriptor");
             self.generic_descs.push((ty, value));
+        }
+    }
+
+    /// The descriptor a plan's source names.
+    fn source_desc(&mut self, source: &DescSource) -> Value {
+        match source {
+            DescSource::Static(ty) => self.desc(ty),
+            DescSource::TypeParam(n) => self.tparams[*n as usize],
+            DescSource::Generic(i) => self.generic_descs[*i].1,
         }
     }
 
@@ -256,14 +263,5 @@ impl<M: Module> Fx<'_, '_, M> {
 
     pub fn desc_align(&mut self, desc: Value) -> Value {
         self.b.ins().load(self.ptr, trusted(), desc, OFF_ALIGN)
-    }
-
-    pub fn desc_flags(&mut self, desc: Value) -> Value {
-        self.b.ins().load(
-            cranelift_codegen::ir::types::I32,
-            trusted(),
-            desc,
-            OFF_FLAGS,
-        )
     }
 }

@@ -6,12 +6,6 @@ use std::fmt;
 pub enum ClifError {
     /// The program did not pass the IR verifier (the backends take verified IR only).
     Unverified(String),
-    /// A native needs more C words than the ABI allows.
-    TooWide {
-        native: String,
-        words: usize,
-        max: usize,
-    },
     /// Cranelift refused a function or a data object (a lowering bug, reported with the
     /// function's name).
     Module { function: String, message: String },
@@ -30,10 +24,6 @@ impl fmt::Display for ClifError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ClifError::Unverified(m) => write!(f, "the program is not valid IR: {m}"),
-            ClifError::TooWide { native, words, max } => write!(
-                f,
-                "native `{native}` takes {words} C words; at most {max} are allowed"
-            ),
             ClifError::Module { function, message } => {
                 write!(f, "cranelift refused `{function}`: {message}")
             }

@@ -4,24 +4,24 @@
 //! `docs/backends.md`.
 //!
 //! ```text
-//! verify → check native widths → declare functions → lower each (lower.rs) → define
+//! admit (the verifier) → declare functions → lower each (lower.rs) → define
 //! ```
 
-pub mod arith;
-pub mod desc;
-pub mod error;
-pub mod lower;
-pub mod native;
-pub mod print;
-pub mod runtime;
+mod arith;
+mod desc;
+mod error;
+mod lower;
+mod native;
+mod print;
+mod runtime;
 
 use cranelift_codegen::ir::{AbiParam, Signature};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_module::{FuncId as ClifFuncId, Linkage, Module};
-use datalove_ir::native::MAX_C_WORDS;
-use datalove_ir::verify::verify_program;
+use datalove_ir::verify::admit;
 use datalove_ir::Program;
 
+pub use desc::NativeSlots;
 pub use error::ClifError;
 pub use lower::program_signature;
 pub use native::build_native_signature;
@@ -34,6 +34,9 @@ pub struct Lowered {
     pub functions: Vec<ClifFuncId>,
     /// The CLIF text with IR comments, when asked for.
     pub clif_text: Option<String>,
+    /// With [`LowerOptions::native_slots`]: the rider manifest and the native slots
+    /// (data objects) the executable's `main` hands to `dtlv_rt_run_linked`.
+    pub native_slots: Option<desc::NativeSlots>,
 }
 
 /// Options of the lowering.
@@ -41,6 +44,9 @@ pub struct Lowered {
 pub struct LowerOptions {
     /// Keep the CLIF of every function as text (`datalove emit clif`).
     pub keep_clif_text: bool,
+    /// Call natives through slots the runtime fills at start (executables: the aot
+    /// backend) instead of as imported functions (the JIT, which resolves them itself).
+    pub native_slots: bool,
 }
 
 /// Lowers and defines every function of `program` in `module`.
@@ -49,19 +55,15 @@ pub fn lower_program<M: Module>(
     program: &Program,
     options: LowerOptions,
 ) -> Result<Lowered, ClifError> {
-    if let Err(errors) = verify_program(program) {
-        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        return Err(ClifError::Unverified(text.join("\n")));
-    }
-    if let Some(native) = program.native_calls().find(|n| !n.fits()) {
-        return Err(ClifError::TooWide {
-            native: format!("{}.{}", native.rider(), native.function()),
-            words: native.word_count(),
-            max: MAX_C_WORDS,
-        });
-    }
+    admit(program).map_err(|refused| ClifError::Unverified(refused.to_string()))?;
     let functions = declare_functions(module, program)?;
     let mut statics = desc::Statics::default();
+    if options.native_slots {
+        statics.native_slots = Some(
+            desc::NativeSlots::define(module, program)
+                .map_err(|e| ClifError::module("the native slots", e))?,
+        );
+    }
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let mut text = options.keep_clif_text.then(String::new);
@@ -94,17 +96,11 @@ pub fn lower_program<M: Module>(
         entry: functions[program.entry().index()],
         functions,
         clif_text: text,
+        native_slots: statics.native_slots,
     })
 }
 
-/// The module symbol of program function `index`.
-pub fn function_symbol(index: usize, name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("dtlv_fn{index}_{clean}")
-}
+pub use datalove_ir::lowering::function_symbol;
 
 fn declare_functions<M: Module>(
     module: &mut M,

@@ -33,62 +33,22 @@ pub fn trusted() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-/// How one parameter travels between program functions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    /// A concrete scalar `in` parameter: by value.
-    Value(Type),
-    /// Everything else: the caller's address.
-    Address,
-}
-
-/// How a program function's result travels back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResultPass {
-    /// Unit: nothing.
-    Nothing,
-    /// A concrete scalar: the CLIF return value.
-    Value(Type),
-    /// Anything else: written to the caller's `ret_ptr`.
-    Pointer,
-}
-
-pub fn param_pass(mode: ParamMode, ty: &IrType) -> Pass {
-    if mode == ParamMode::In && ty.is_scalar() {
-        Pass::Value(scalar_type(ty.kind().expect("scalar")))
-    } else {
-        Pass::Address
-    }
-}
-
-pub fn result_pass(ty: &IrType) -> ResultPass {
-    match ty {
-        IrType::Unit => ResultPass::Nothing,
-        t if t.is_scalar() => ResultPass::Value(scalar_type(t.kind().expect("scalar"))),
-        _ => ResultPass::Pointer,
-    }
-}
+pub use datalove_ir::lowering::{
+    param_pass, program_words, result_pass, Pass, ProgramWord, ResultPass, SlotHome,
+};
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
 /// one descriptor per type parameter) -> [scalar result]`.
 pub fn program_signature(f: &Function, call_conv: CallConv, ptr: Type) -> Signature {
     let mut sig = Signature::new(call_conv);
-    sig.params.push(AbiParam::new(ptr));
-    for p in &f.params {
-        sig.params.push(AbiParam::new(
-            match param_pass(p.mode, f.slot_type(p.slot)) {
-                Pass::Value(t) => t,
-                Pass::Address => ptr,
-            },
-        ));
+    for word in program_words(f) {
+        sig.params.push(AbiParam::new(match word {
+            ProgramWord::Param(_, Pass::Value(kind)) => scalar_type(kind),
+            _ => ptr,
+        }));
     }
-    match result_pass(&f.result) {
-        ResultPass::Nothing => {}
-        ResultPass::Value(t) => sig.returns.push(AbiParam::new(t)),
-        ResultPass::Pointer => sig.params.push(AbiParam::new(ptr)),
-    }
-    for _ in &f.type_params {
-        sig.params.push(AbiParam::new(ptr));
+    if let ResultPass::Value(kind) = result_pass(&f.result) {
+        sig.returns.push(AbiParam::new(scalar_type(kind)));
     }
     sig
 }
@@ -229,7 +189,10 @@ pub fn lower_function<M: Module>(
             fx.comment(heading.take(), text);
             fx.inst(&inst.kind, inst.abandon);
         }
-        fx.comment(heading.take(), terminator_text(&block.term));
+        fx.comment(
+            heading.take(),
+            datalove_ir::lowering::terminator_text(&block.term),
+        );
         fx.terminator(&block.term);
     }
     let comments = std::mem::take(&mut fx.comments);
@@ -237,21 +200,6 @@ pub fn lower_function<M: Module>(
     let config = fx.module.target_config();
     fx.b.finalize(config);
     comments
-}
-
-fn terminator_text(term: &Terminator) -> String {
-    match term {
-        Terminator::Jump(b) => format!("jump {b}"),
-        Terminator::Branch {
-            cond,
-            then_block,
-            else_block,
-        } => format!("branch {cond}, {then_block}, {else_block}"),
-        Terminator::Return(Some(s)) => format!("return {s}"),
-        Terminator::Return(None) => "return".to_string(),
-        Terminator::Abandon => "abandon".to_string(),
-        Terminator::Unterminated => "<unterminated>".to_string(),
-    }
 }
 
 impl<M: Module> Fx<'_, '_, M> {
@@ -279,7 +227,6 @@ impl<M: Module> Fx<'_, '_, M> {
     fn prologue(&mut self, params: &[Value]) {
         let f = self.func;
         let taken = address_taken(self.program, f);
-        let written = f.written_slots();
         // Incoming words after `rt`.
         let mut next = 1;
         let mut incoming = Vec::new();
@@ -292,12 +239,12 @@ impl<M: Module> Fx<'_, '_, M> {
             next += 1;
         }
         self.tparams = params[next..next + f.type_params.len()].to_vec();
-        // Places.
+        // Places, from each slot's one home (`Function::slot_homes`).
+        let homes = f.slot_homes();
         for (i, slot) in f.slots.iter().enumerate() {
             let id = SlotId(i as u32);
-            let mode = f.param_mode(id);
-            let place = match (mode, slot.ty.layout()) {
-                (Some(ParamMode::Ref | ParamMode::Mut | ParamMode::Out), _) => {
+            let place = match homes[i] {
+                SlotHome::Caller => {
                     let p = f
                         .params
                         .iter()
@@ -305,16 +252,9 @@ impl<M: Module> Fx<'_, '_, M> {
                         .expect("a parameter");
                     Some(Place::Ptr(incoming[p]))
                 }
-                (Some(ParamMode::In), _) if !slot.ty.is_scalar() && !written[i] => {
-                    let p = f
-                        .params
-                        .iter()
-                        .position(|p| p.slot == id)
-                        .expect("a parameter");
-                    Some(Place::Ptr(incoming[p]))
-                }
-                (_, None) => None, // shadow stack, below
-                (_, Some(layout)) => {
+                SlotHome::Shadow => None, // shadow stack, below
+                SlotHome::Value | SlotHome::Own => {
+                    let layout = slot.ty.layout().expect("a concrete type");
                     if slot.ty.is_scalar() && !taken[i] {
                         let var = self
                             .b
@@ -409,7 +349,8 @@ impl<M: Module> Fx<'_, '_, M> {
     /// Returns without a result (the abandoning paths): a zero when the signature has one.
     fn return_nothing(&mut self) {
         match result_pass(&self.func.result) {
-            ResultPass::Value(t) => {
+            ResultPass::Value(kind) => {
+                let t = scalar_type(kind);
                 let z = self.zero(t);
                 self.b.ins().return_(&[z]);
             }
@@ -845,22 +786,19 @@ impl<M: Module> Fx<'_, '_, M> {
         abandon: BlockId,
     ) {
         let callee = self.program.function(func);
-        let mut words = vec![self.rt];
-        for (a, p) in args.iter().zip(&callee.params) {
-            let w = match param_pass(p.mode, callee.slot_type(p.slot)) {
-                Pass::Value(_) => self.read(a.slot),
-                Pass::Address => self.addr(a.slot),
-            };
-            words.push(w);
-        }
         let result = result_pass(&callee.result);
-        if result == ResultPass::Pointer {
-            let d = dst.expect("verified: a result that is not unit is kept");
-            words.push(self.addr(d));
-        }
-        for t in type_args {
-            words.push(self.desc(t));
-        }
+        let words: Vec<Value> = program_words(callee)
+            .into_iter()
+            .map(|word| match word {
+                ProgramWord::Runtime => self.rt,
+                ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
+                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
+                ProgramWord::ResultPointer => {
+                    self.addr(dst.expect("verified: a result that is not unit is kept"))
+                }
+                ProgramWord::TypeParam(n) => self.desc(&type_args[n]),
+            })
+            .collect();
         let id = self.functions[func.index()];
         let callee_ref = self.module.declare_func_in_func(id, self.b.func);
         let depth = self.call_may_start(callee, args, abandon);

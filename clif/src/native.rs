@@ -1,11 +1,12 @@
 //! The native-call ABI, Cranelift side: a native is an imported function named
-//! `NativeContext::symbol()` taking `word_count()` pointer-sized words and returning the
+//! `NativeContext::symbol()` (the JIT), or the address in its native slot (an
+//! executable, `datalove_ir::lowering::NativeLinks`), taking `word_count()` pointer-sized words and returning the
 //! status byte; the words are laid out by `NativeContext::words()`, and the status is
 //! tested after every call (`!= 1`: `native_failed`, then the abandon block).
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, InstBuilder, Signature, StackSlotData, StackSlotKind, Value,
+    types, AbiParam, FuncRef, InstBuilder, SigRef, Signature, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_module::{Linkage, Module};
@@ -13,7 +14,7 @@ use datalove_ir::native::NativeWord;
 use datalove_ir::{Arg, BlockId, IrType, NativeContext, SlotId};
 use datalove_rti::status::STATUS_OK;
 
-use crate::lower::Fx;
+use crate::lower::{trusted, Fx};
 use crate::runtime::Entry;
 
 /// The C signature of a native: `word_count()` pointer-sized parameters, an `i8` status.
@@ -34,7 +35,33 @@ pub fn build_native_signature_with_pointer(
     sig
 }
 
+/// How a native is reached: an imported function (the JIT resolves it), or the address
+/// loaded from its native slot (an executable: filled by the runtime at start).
+enum Callee {
+    Direct(FuncRef),
+    Slot(SigRef, Value),
+}
+
 impl<M: Module> Fx<'_, '_, M> {
+    fn native_callee(&mut self, native: &NativeContext, sig: Signature) -> Callee {
+        let Some((slots, slot)) = self
+            .statics
+            .native_slots
+            .as_ref()
+            .map(|s| (s.slots, s.links.slot(native.symbol())))
+        else {
+            let id = self
+                .module
+                .declare_function(native.symbol(), Linkage::Import, &sig)
+                .unwrap_or_else(|e| panic!("declaring native {}: {e}", native.symbol()));
+            return Callee::Direct(self.module.declare_func_in_func(id, self.b.func));
+        };
+        let base = self.data_addr(slots);
+        let offset = (slot * self.ptr.bytes() as usize) as i32;
+        let address = self.b.ins().load(self.ptr, trusted(), base, offset);
+        Callee::Slot(self.b.import_signature(sig), address)
+    }
+
     /// One call of a native: the words, the call, the status test.
     pub fn native_call(
         &mut self,
@@ -44,11 +71,7 @@ impl<M: Module> Fx<'_, '_, M> {
         abandon: BlockId,
     ) {
         let sig = build_native_signature_with_pointer(native, self.call_conv, self.ptr);
-        let id = self
-            .module
-            .declare_function(native.symbol(), Linkage::Import, &sig)
-            .unwrap_or_else(|e| panic!("declaring native {}: {e}", native.symbol()));
-        let callee = self.module.declare_func_in_func(id, self.b.func);
+        let callee = self.native_callee(native, sig);
         let arg_words: Vec<(Value, Value)> = args
             .iter()
             .map(|a| {
@@ -89,7 +112,10 @@ impl<M: Module> Fx<'_, '_, M> {
             })
             .collect();
         debug_assert_eq!(words.len(), native.word_count());
-        let call = self.b.ins().call(callee, &words);
+        let call = match callee {
+            Callee::Direct(f) => self.b.ins().call(f, &words),
+            Callee::Slot(sig, address) => self.b.ins().call_indirect(sig, address, &words),
+        };
         let status = self.b.inst_results(call)[0];
         // A failure status, or OK from a native that raised an error: both fail.
         let failed = self

@@ -4,43 +4,15 @@
 use cranelift_codegen::ir::types;
 use cranelift_codegen::isa::CallConv;
 use datalove_clif::build_native_signature;
-use datalove_ir::native::NativeParam;
-use datalove_ir::{
-    FileId, IrType, NativeDecl, ParamMode, RiderInterface, Span, TypeClass, TypeParam,
-};
+use datalove_ir::IrType;
 
 fn native(params: usize, trailing: usize) -> datalove_ir::NativeContext {
-    let decl = NativeDecl {
-        name: format!("n{params}_{trailing}"),
-        type_params: (0..trailing)
-            .map(|i| TypeParam {
-                name: format!("T{i}"),
-                class: TypeClass::Any,
-            })
-            .collect(),
-        params: (0..params)
-            .map(|i| NativeParam {
-                name: format!("p{i}"),
-                mode: [
-                    ParamMode::In,
-                    ParamMode::Ref,
-                    ParamMode::Mut,
-                    ParamMode::Out,
-                ][i % 4],
-                ty: IrType::U32,
-            })
-            .collect(),
-        result: if trailing > 0 {
-            IrType::Param(0)
-        } else {
-            IrType::Unit
-        },
-        span: Span::new(FileId(0), 0, 0),
-    };
-    let name = decl.name.clone();
-    RiderInterface::new("law", vec![decl])
-        .context(&name, vec![IrType::U8; trailing])
-        .expect("declared")
+    use datalove_test_support::{every_mode, native_context, native_decl};
+    let name = format!("n{params}_{trailing}");
+    native_context(
+        "law",
+        native_decl(&name, params, trailing, every_mode, IrType::U32),
+    )
 }
 
 #[test]

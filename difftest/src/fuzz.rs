@@ -15,7 +15,7 @@ use std::ffi::c_void;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use datalove_ir::front::{compile, MemoryLoader};
+use datalove_front::{compile, MemoryLoader};
 use datalove_ir::verify::verify_program;
 use datalove_ir::{IrType, NativeContext, Program, Sources};
 

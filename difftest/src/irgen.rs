@@ -11,6 +11,9 @@ use datalove_ir::*;
 use crate::gen::catalog::PROBE_DLI;
 use crate::rng::Rng;
 
+/// A function's index, parameters (mode and type), result, and whether it is generic.
+type Signature = (usize, Vec<(ParamMode, IrType)>, IrType, bool);
+
 /// The types random IR draws from.
 fn types() -> Vec<IrType> {
     vec![
@@ -34,9 +37,6 @@ fn types() -> Vec<IrType> {
         IrType::list(IrType::Param(0)),
     ]
 }
-
-/// A function's index, parameters, result and whether it is generic.
-type Signature = (usize, Vec<(ParamMode, IrType)>, IrType, bool);
 
 fn mode(rng: &mut Rng) -> ParamMode {
     [

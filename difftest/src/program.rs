@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use datalove_ir::front::{compile, Compiled, Failed, MemoryLoader};
+use datalove_front::{compile, Compiled, Failed, MemoryLoader};
 
 use crate::gen::catalog::{CPROBE_DLI, PROBE_DLI};
 

@@ -1,7 +1,9 @@
 //! Preparing what the runner needs: the `datalove` CLI, the `std` and `probe` riders
-//! (built by cargo into the caller's target directory and profile), and the C rider
-//! `cprobe` (compiled with the `cc` crate), gathered with their interfaces in one rider
-//! directory per profile, `<target>/difftest/<profile>/riders/`.
+//! (built by cargo into the caller's target directory and profile, for the caller's
+//! target), and the C rider `cprobe` (compiled with the target's C compiler), gathered
+//! with their interfaces in one rider directory per profile,
+//! `<target>/difftest/<profile>/riders/` (for a `--target` build,
+//! `<target>/difftest/<triple>/<profile>/riders/`).
 //!
 //! Every file goes in by an atomic rename, so a run that is using the riders (a long run,
 //! an executable that loads them) keeps the files it opened while another process
@@ -35,8 +37,9 @@ pub struct Prepared {
 }
 
 /// The target directory, profile directory and cargo profile of the running executable
-/// (`<target>/<profile>/<exe>` or `<target>/<profile>/deps/<exe>`).
-pub fn build_dirs() -> (PathBuf, PathBuf, String) {
+/// (`<target>/<profile>/<exe>` or `<target>/<profile>/deps/<exe>`; `<target>/<triple>/...`
+/// for a `--target` build), and the triple of a `--target` build.
+pub fn build_dirs() -> (PathBuf, PathBuf, String, Option<String>) {
     let exe = std::env::current_exe().expect("the running executable's path");
     let mut profile_dir = exe.parent().expect("a directory").to_path_buf();
     if profile_dir.ends_with("deps") {
@@ -45,37 +48,38 @@ pub fn build_dirs() -> (PathBuf, PathBuf, String) {
             .expect("a profile directory")
             .to_path_buf();
     }
+    let (root, triple) =
+        datalove_rt::artifact::cargo_target_dir(&profile_dir).expect("a target directory");
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .filter(|t| profile_dir.starts_with(t))
-        .unwrap_or_else(|| {
-            profile_dir
-                .parent()
-                .expect("a target directory")
-                .to_path_buf()
-        });
+        .unwrap_or(root);
     let profile = match profile_dir.file_name().and_then(|s| s.to_str()) {
         Some("debug") | None => "dev".to_string(),
         Some(other) => other.to_string(),
     };
-    (target_dir, profile_dir, profile)
+    (target_dir, profile_dir, profile, triple)
 }
 
 /// Where difftest keeps its riders, scratch runs and findings for the running
-/// executable's profile: `<target>/difftest/<profile>/`.
+/// executable's profile (and target): `<target>/difftest/[<triple>/]<profile>/`.
 pub fn data_dir() -> PathBuf {
-    let (target_dir, profile_dir, _) = build_dirs();
+    let (target_dir, profile_dir, _, triple) = build_dirs();
     let profile = profile_dir
         .file_name()
         .map_or("debug".into(), |n| n.to_string_lossy().into_owned());
-    target_dir.join("difftest").join(profile)
+    let root = target_dir.join("difftest");
+    match triple {
+        Some(triple) => root.join(triple).join(profile),
+        None => root.join(profile),
+    }
 }
 
 /// Builds the CLI and the riders for the running executable's target directory and
 /// profile, and gathers the riders.
 pub fn prepare() -> Result<Prepared, String> {
-    let (target_dir, profile_dir, profile) = build_dirs();
-    cargo_build(&target_dir, &profile)?;
+    let (target_dir, profile_dir, profile, triple) = build_dirs();
+    cargo_build(&target_dir, &profile, triple.as_deref())?;
     let root = data_dir();
     let riders_dir = root.join("riders");
     let work_dir = root.join("work");
@@ -92,11 +96,7 @@ pub fn prepare() -> Result<Prepared, String> {
         &repo.join("conformance/riders/probe/rider.dli"),
         &riders_dir.join("probe.dli"),
     )?;
-    // Objects per process: two preparations at once do not share a half-written one.
-    let objects = root.join(format!("cprobe-obj-{}", std::process::id()));
-    let built = build_c_rider(&objects, &riders_dir);
-    let _ = std::fs::remove_dir_all(&objects);
-    built?;
+    build_c_rider(&riders_dir)?;
     Ok(Prepared {
         datalove: profile_dir.join("datalove"),
         riders_dir,
@@ -104,10 +104,12 @@ pub fn prepare() -> Result<Prepared, String> {
     })
 }
 
-/// `cargo build -p datalove -p datalove-rider-std -p datalove-probe-rider`.
-fn cargo_build(target_dir: &Path, profile: &str) -> Result<(), String> {
+/// `cargo build -p datalove -p datalove-rider-std -p datalove-probe-rider`, for
+/// `triple` when the caller was built with `--target`.
+fn cargo_build(target_dir: &Path, profile: &str, triple: Option<&str>) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    command
         .current_dir(repo_root())
         .args([
             "build",
@@ -123,7 +125,11 @@ fn cargo_build(target_dir: &Path, profile: &str) -> Result<(), String> {
         .arg(profile)
         .arg("--target-dir")
         .arg(target_dir)
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    if let Some(triple) = triple {
+        command.arg("--target").arg(triple);
+    }
+    let output = command
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if output.status.success() {
@@ -158,47 +164,29 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::rename(&tmp, to).map_err(fail)
 }
 
-/// Compiles `conformance/riders/cprobe/cprobe.c` against the C header into
-/// `libdlr_cprobe.so` in `riders_dir`, beside a copy of its `rider.dli`.
-fn build_c_rider(obj_dir: &Path, riders_dir: &Path) -> Result<(), String> {
+/// Compiles `conformance/riders/cprobe/cprobe.c` against the C header, with the target's
+/// C compiler, into `libdlr_cprobe.so` in `riders_dir`, beside a copy of its `rider.dli`.
+fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
     let repo = repo_root();
     let source_dir = repo.join("conformance/riders/cprobe");
-    std::fs::create_dir_all(obj_dir).map_err(|e| format!("{}: {e}", obj_dir.display()))?;
-    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-    let mut build = cc::Build::new();
-    build
-        .target(&triple)
-        .host(&triple)
-        .opt_level(1)
-        .debug(false)
-        .out_dir(obj_dir)
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .pic(true)
-        .warnings(true)
-        .extra_warnings(true)
-        .warnings_into_errors(true)
-        .std("c11")
-        .include(repo.join("runtime/include"))
-        .file(source_dir.join("cprobe.c"));
-    let objects = build
-        .try_compile_intermediates()
-        .map_err(|e| format!("compiling cprobe.c failed: {e}"))?;
     let library = riders_dir.join("libdlr_cprobe.so");
     let linked = staging(&library);
-    let output = build
-        .get_compiler()
-        .to_command()
-        .arg("-shared")
-        .arg("-fPIC")
-        .args(&objects)
+    let compiler = datalove::Target::current().c_compiler();
+    let output = compiler
+        .command()
+        .args([
+            "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+        ])
+        .arg("-I")
+        .arg(repo.join("runtime/include"))
+        .arg(source_dir.join("cprobe.c"))
         .arg("-o")
         .arg(&linked)
         .output()
-        .map_err(|e| format!("cannot run the C compiler: {e}"))?;
+        .map_err(|e| format!("cannot run the C compiler `{}`: {e}", compiler.name()))?;
     if !output.status.success() {
         return Err(format!(
-            "linking {} failed:\n{}",
+            "compiling {} failed:\n{}",
             library.display(),
             String::from_utf8_lossy(&output.stderr)
         ));

@@ -153,30 +153,37 @@ impl Runner for Cli {
                 stdout: Vec::new(),
                 stderr_lines: vec![format!("difftest: cannot write {}: {e}", dir.display())],
             },
-            Ok(script) => {
-                let mut command = Command::new(&self.datalove);
-                command
-                    .arg("run")
-                    .arg(&script)
-                    .arg("--backend")
-                    .arg(backend)
-                    .arg("--rider-path")
-                    .arg(&dir)
-                    .arg("--rider-path")
-                    .arg(&self.riders_dir)
-                    .current_dir(&dir)
-                    .env("DATALOVE_CHECK_LEAKS", "1")
-                    .env_remove("DATALOVE_RIDER_PATH")
-                    .env_remove("RUST_BACKTRACE");
-                let mut outcome = run_with_timeout(command, self.timeout);
-                // Messages that name the run's own directory (a rider not found) name
-                // a different one on each backend.
-                let shown = dir.display().to_string();
-                for line in &mut outcome.stderr_lines {
-                    *line = line.replace(&shown, "<dir>");
+            // Through the target's runner, if it has one (docs/running.md, "Targets").
+            Ok(script) => match datalove::Target::current().command(&self.datalove) {
+                Err(e) => Outcome {
+                    code: None,
+                    stdout: Vec::new(),
+                    stderr_lines: vec![format!("difftest: {e}")],
+                },
+                Ok(mut command) => {
+                    command
+                        .arg("run")
+                        .arg(&script)
+                        .arg("--backend")
+                        .arg(backend)
+                        .arg("--rider-path")
+                        .arg(&dir)
+                        .arg("--rider-path")
+                        .arg(&self.riders_dir)
+                        .current_dir(&dir)
+                        .env("DATALOVE_CHECK_LEAKS", "1")
+                        .env_remove("DATALOVE_RIDER_PATH")
+                        .env_remove("RUST_BACKTRACE");
+                    let mut outcome = run_with_timeout(command, self.timeout);
+                    // Messages that name the run's own directory (a rider not found)
+                    // name a different one on each backend.
+                    let shown = dir.display().to_string();
+                    for line in &mut outcome.stderr_lines {
+                        *line = line.replace(&shown, "<dir>");
+                    }
+                    outcome
                 }
-                outcome
-            }
+            },
         };
         let _ = std::fs::remove_dir_all(&dir);
         outcome

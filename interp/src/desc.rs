@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use datalove_ir::IrType;
+use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc};
+use datalove_ir::{Function, IrType};
 use datalove_rti::tydesc::OwnedTyDesc;
 use datalove_rti::{TyDesc, TyKind};
 
@@ -59,54 +60,56 @@ fn build(ty: &IrType) -> OwnedTyDesc {
     }
 }
 
-/// A function's descriptor table under construction: type parameters take entries
-/// `0..n`, generic types after them.
+/// A function's descriptor table, as its one plan (`datalove_ir::lowering::DescPlan`)
+/// says: type parameters take entries `0..n`, generic types after them.
 pub struct FrameDescs {
-    type_params: u32,
-    entries: Vec<(IrType, GenericEntry)>,
+    plan: DescPlan,
 }
 
 impl FrameDescs {
-    pub fn new(type_params: usize) -> FrameDescs {
+    pub fn new(f: &Function) -> FrameDescs {
         FrameDescs {
-            type_params: type_params as u32,
-            entries: Vec::new(),
+            plan: DescPlan::of(f),
+        }
+    }
+
+    /// An empty table (a placeholder between functions).
+    pub fn empty() -> FrameDescs {
+        FrameDescs {
+            plan: DescPlan::default(),
         }
     }
 
     /// Where the descriptor of `ty` (in the function's terms) is found.
     pub fn resolve(&mut self, cache: &mut DescCache, ty: &IrType) -> DescRef {
-        if !ty.mentions_param() {
-            return DescRef::Static(cache.get(ty));
+        self.source(cache, &self.plan.source(ty))
+    }
+
+    fn source(&self, cache: &mut DescCache, source: &DescSource) -> DescRef {
+        match source {
+            DescSource::Static(ty) => DescRef::Static(cache.get(ty)),
+            DescSource::TypeParam(n) => DescRef::Frame(*n),
+            DescSource::Generic(i) => DescRef::Frame((self.plan.type_params + *i) as u32),
         }
-        if let IrType::Param(n) = ty {
-            return DescRef::Frame(*n);
-        }
-        if let Some(i) = self.entries.iter().position(|(t, _)| t == ty) {
-            return DescRef::Frame(self.type_params + i as u32);
-        }
-        let entry = match ty {
-            IrType::List(e) => GenericEntry::List(self.resolve(cache, e)),
-            IrType::Option(p) => GenericEntry::Option(self.resolve(cache, p)),
-            IrType::Tuple(fields) => {
-                GenericEntry::Tuple(fields.iter().map(|f| self.resolve(cache, f)).collect())
-            }
-            _ => unreachable!("only composite types mention a parameter"),
-        };
-        self.entries.push((ty.clone(), entry));
-        DescRef::Frame(self.type_params + self.entries.len() as u32 - 1)
     }
 
     pub fn len(&self) -> usize {
-        self.type_params as usize + self.entries.len()
+        self.plan.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn into_entries(self) -> Vec<GenericEntry> {
-        self.entries.into_iter().map(|(_, e)| e).collect()
+    /// How each generic entry is built on entry, in the plan's order.
+    pub fn into_entries(self, cache: &mut DescCache) -> Vec<GenericEntry> {
+        self.plan
+            .generic
+            .iter()
+            .map(|(_, entry)| match entry {
+                GenericDesc::List(e) => GenericEntry::List(self.source(cache, e)),
+                GenericDesc::Option(p) => GenericEntry::Option(self.source(cache, p)),
+                GenericDesc::Tuple(fields) => {
+                    GenericEntry::Tuple(fields.iter().map(|f| self.source(cache, f)).collect())
+                }
+            })
+            .collect()
     }
 }
 

@@ -6,12 +6,6 @@ use std::fmt;
 pub enum InterpError {
     /// The program did not pass the verifier (the interpreter runs verified IR only).
     Unverified(String),
-    /// A native needs more C words than the ABI allows.
-    TooWide {
-        native: String,
-        words: usize,
-        max: usize,
-    },
     /// A native's implementation could not be found (the message names rider and symbol).
     Native(String),
 }
@@ -20,12 +14,6 @@ impl fmt::Display for InterpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InterpError::Unverified(m) => write!(f, "the program is not valid IR: {m}"),
-            InterpError::TooWide { native, words, max } => {
-                write!(
-                    f,
-                    "native `{native}` takes {words} C words; at most {max} are allowed"
-                )
-            }
             InterpError::Native(m) => write!(f, "{m}"),
         }
     }

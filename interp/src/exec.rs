@@ -12,7 +12,6 @@ use datalove_rti::{ErrorKind, RtHeader};
 
 use crate::arith;
 use crate::desc::{DescRef, GenericEntry};
-use crate::native::call_c;
 use crate::ops::*;
 
 /// What runs a lowered program: the functions, the frame arena, the runtime.
@@ -26,7 +25,7 @@ pub struct Machine<'p> {
 }
 
 #[inline(always)]
-unsafe fn desc_of(frame: *mut u8, base: u32, d: DescRef) -> Td {
+pub(crate) unsafe fn desc_of(frame: *mut u8, base: u32, d: DescRef) -> Td {
     match d {
         DescRef::Static(p) => p,
         DescRef::Frame(i) => *(frame.add(base as usize + 8 * i as usize) as *const Td),
@@ -34,15 +33,9 @@ unsafe fn desc_of(frame: *mut u8, base: u32, d: DescRef) -> Td {
 }
 
 /// A place for unit results nobody keeps.
-static mut UNIT_SCRATCH: u64 = 0;
+pub(crate) static mut UNIT_SCRATCH: u64 = 0;
 
 impl Machine<'_> {
-    #[inline(always)]
-    fn abandoning(&self) -> bool {
-        // SAFETY: `rt` is the live runtime this machine was made for.
-        unsafe { ptr::read_volatile(&(*self.rt).abandoning) != 0 }
-    }
-
     /// Takes a frame of `size` bytes, 16-aligned; `None` when the frame memory is
     /// exhausted.
     fn push_frame(&self, size: usize) -> Option<(*mut u8, crate::frames::Mark)> {
@@ -61,17 +54,6 @@ impl Machine<'_> {
         };
         self.run(entry, frame, ptr::null_mut());
         self.frames.pop(saved);
-    }
-
-    /// Drops values whose descriptor does not say copy (the owned `in` parameters of a
-    /// function that could not start).
-    unsafe fn drop_owned(&self, frame: *mut u8, base: u32, values: &[(Opnd, DescRef)]) {
-        for (o, d) in values {
-            let desc = desc_of(frame, base, *d);
-            if !(*desc).is_copy() {
-                (self.table.drop)(self.rt, o.addr(frame) as *mut c_void, desc);
-            }
-        }
     }
 
     /// Runs function `fi` on `frame`, whose parameters and type-parameter descriptors the
@@ -98,7 +80,7 @@ impl Machine<'_> {
         }
         if let Some(mark_at) = f.shadow_mark {
             *(frame.add(mark_at as usize) as *mut *mut u8) = (*rt).shadow_top;
-            for (offset, d) in &f.shadow_locals {
+            for (offset, d, copy_in) in &f.shadow_locals {
                 let desc = desc_of(frame, base, *d);
                 let p = (t.shadow_push)(rt, (*desc).size, (*desc).align);
                 if p.is_null() {
@@ -106,7 +88,11 @@ impl Machine<'_> {
                     self.drop_owned(frame, base, &f.entry_drops);
                     return;
                 }
-                *(frame.add(*offset as usize) as *mut *mut u8) = p;
+                let at = frame.add(*offset as usize) as *mut *mut u8;
+                if *copy_in {
+                    ptr::copy_nonoverlapping(*at, p, (*desc).size);
+                }
+                *at = p;
             }
         }
         let pop_shadow = || {
@@ -438,33 +424,7 @@ impl Machine<'_> {
                     written,
                     fail,
                 } => {
-                    let mut buf = [0usize; datalove_ir::MAX_C_WORDS];
-                    for (w, src) in buf.iter_mut().zip(words.iter()) {
-                        *w = match src {
-                            WordSrc::Rt => rt as usize,
-                            WordSrc::Addr(o) => a(*o) as usize,
-                            WordSrc::Desc(d) => desc(*d) as usize,
-                            WordSrc::UnitScratch => ptr::addr_of_mut!(UNIT_SCRATCH) as usize,
-                        };
-                    }
-                    let status = call_c(*function, &buf[..words.len()]);
-                    if status != STATUS_OK {
-                        let name = &self.natives[*native as usize];
-                        (t.native_failed)(
-                            rt,
-                            name.rider.as_ptr(),
-                            name.rider.len(),
-                            name.function.as_ptr(),
-                            name.function.len(),
-                            status,
-                        );
-                        pc = *fail as usize;
-                        continue;
-                    }
-                    if self.abandoning() {
-                        // OK from a native that raised: a failure all the same, and what
-                        // it wrote is dropped.
-                        self.drop_owned(frame, base, written);
+                    if !self.call_native(frame, base, *function, words, *native, written) {
                         pc = *fail as usize;
                         continue;
                     }

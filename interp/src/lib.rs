@@ -7,24 +7,26 @@
 //! count, and every status is read.
 //!
 //! ```text
-//! verify → lower (frames, descriptors, natives) → run (dispatch loop, frame arena)
+//! admit (the verifier) → lower (frames, descriptors, natives) → run (dispatch loop, frame arena)
 //! ```
 
-pub mod arith;
-pub mod desc;
-pub mod error;
-pub mod exec;
-pub mod frames;
-pub mod lower;
-pub mod native;
-pub mod ops;
+mod arith;
+mod desc;
+mod error;
+mod exec;
+mod frames;
+mod lower;
+mod native;
+mod ops;
+mod runtime;
 
-use datalove_ir::verify::verify_program;
+use datalove_ir::verify::admit;
 use datalove_ir::Program;
 use datalove_rti::RtHeader;
 
 pub use error::InterpError;
 pub use lower::NativeResolver;
+pub use native::{c_words, call_c, chosen_arity};
 
 /// The most bytes of frame memory a run may use by default: 1 GiB, as much as the
 /// compiled backends' native stack (`datalove_rt::PROGRAM_STACK_SIZE`; the facade's
@@ -43,10 +45,7 @@ pub fn compile(
     program: &Program,
     resolve: &mut NativeResolver<'_>,
 ) -> Result<Interpreter, InterpError> {
-    if let Err(errors) = verify_program(program) {
-        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        return Err(InterpError::Unverified(text.join("\n")));
-    }
+    admit(program).map_err(|refused| InterpError::Unverified(refused.to_string()))?;
     let lowered = lower::lower_program(program, resolve)?;
     Ok(Interpreter {
         lowered,

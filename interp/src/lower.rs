@@ -2,14 +2,14 @@
 //! offsets, descriptors are resolved (static, or the frame's table), block targets become
 //! operation indices, and each native call gets its word template and function pointer.
 
-use datalove_ir::native::MAX_C_WORDS;
 use datalove_ir::*;
 use datalove_rti::layout::align_up;
 use datalove_rti::TyKind;
 
-use crate::desc::{scalar_static, DescCache, DescRef, FrameDescs};
+use datalove_ir::lowering::SlotHome;
+
+use crate::desc::{DescCache, DescRef, FrameDescs};
 use crate::error::InterpError;
-use crate::native::{c_words, chosen_arity};
 use crate::ops::*;
 
 pub use datalove_ir::native::NativeResolver;
@@ -17,7 +17,8 @@ pub use datalove_ir::native::NativeResolver;
 pub struct Lowered {
     pub funcs: Vec<CFunc>,
     pub natives: Vec<NativeName>,
-    pub descs: DescCache,
+    /// Owns the static descriptors the operations point at: kept as long as they run.
+    _descs: DescCache,
     /// Where each function's descriptor table starts in its frame.
     pub desc_bases: Vec<u32>,
 }
@@ -32,10 +33,17 @@ struct FrameLayout {
     places: Vec<Place>,
     params: Vec<ParamPass>,
     shadow_locals: Vec<(u32, SlotId)>,
+    /// Written `in` parameters sized at run time: copied from the caller's place onto the
+    /// shadow stack on entry.
+    shadow_params: Vec<(u32, SlotId)>,
     size: usize,
 }
 
+/// The frame of `f`, from each slot's one home (`Function::slot_homes`): a value home
+/// or own home is frame memory of the type's size (an `in` parameter's caller copies it
+/// there), a caller home or shadow home is a pointer in the frame.
 fn layout_frame(f: &Function) -> FrameLayout {
+    let homes = f.slot_homes();
     let mut size = 0usize;
     let mut places = vec![Place { opnd: Opnd(0) }; f.slots.len()];
     let alloc = |size: &mut usize, bytes: usize, align: usize| -> u32 {
@@ -45,10 +53,11 @@ fn layout_frame(f: &Function) -> FrameLayout {
         at as u32
     };
     let mut params = Vec::new();
+    let mut shadow_params = Vec::new();
     for p in &f.params {
         let ty = f.slot_type(p.slot);
-        let pass = match (p.mode, ty.layout()) {
-            (ParamMode::In, Some(l)) => {
+        let pass = match (homes[p.slot.index()], ty.layout()) {
+            (SlotHome::Value | SlotHome::Own, Some(l)) => {
                 let offset = alloc(&mut size, l.size, l.align);
                 places[p.slot.index()] = Place {
                     opnd: Opnd::direct(offset),
@@ -58,11 +67,14 @@ fn layout_frame(f: &Function) -> FrameLayout {
                     size: l.size as u32,
                 }
             }
-            _ => {
+            (home, _) => {
                 let offset = alloc(&mut size, 8, 8);
                 places[p.slot.index()] = Place {
                     opnd: Opnd::indirect(offset),
                 };
+                if home == SlotHome::Shadow {
+                    shadow_params.push((offset, p.slot));
+                }
                 ParamPass::Address { offset }
             }
         };
@@ -73,14 +85,14 @@ fn layout_frame(f: &Function) -> FrameLayout {
         if f.param_mode(SlotId(i as u32)).is_some() {
             continue;
         }
-        match slot.ty.layout() {
-            Some(l) => {
+        match (homes[i], slot.ty.layout()) {
+            (SlotHome::Own, Some(l)) => {
                 let offset = alloc(&mut size, l.size, l.align);
                 places[i] = Place {
                     opnd: Opnd::direct(offset),
                 };
             }
-            None => {
+            _ => {
                 let offset = alloc(&mut size, 8, 8);
                 places[i] = Place {
                     opnd: Opnd::indirect(offset),
@@ -93,6 +105,7 @@ fn layout_frame(f: &Function) -> FrameLayout {
         places,
         params,
         shadow_locals,
+        shadow_params,
         size,
     }
 }
@@ -113,7 +126,7 @@ pub fn lower_program(
             func: f,
             layout: &layouts[fi],
             descs: &mut descs,
-            frame_descs: FrameDescs::new(f.type_params.len()),
+            frame_descs: FrameDescs::new(f),
             natives: &mut natives,
             resolve,
             ops: Vec::new(),
@@ -125,12 +138,18 @@ pub fn lower_program(
             .filter(|p| p.mode == ParamMode::In && !f.slot_type(p.slot).is_copy())
             .map(|p| (cx.at(p.slot), cx.slot_desc(p.slot)))
             .collect();
-        let shadow_locals: Vec<(u32, DescRef)> = layouts[fi]
+        let mut shadow_locals: Vec<(u32, DescRef, bool)> = layouts[fi]
             .shadow_locals
             .iter()
-            .map(|&(offset, slot)| (offset, cx.desc(f.slot_type(slot))))
+            .map(|&(offset, slot)| (offset, cx.desc(f.slot_type(slot)), false))
             .collect();
-        let frame_descs = std::mem::replace(&mut cx.frame_descs, FrameDescs::new(0));
+        shadow_locals.extend(
+            layouts[fi]
+                .shadow_params
+                .iter()
+                .map(|&(offset, slot)| (offset, cx.desc(f.slot_type(slot)), true)),
+        );
+        let frame_descs = std::mem::replace(&mut cx.frame_descs, FrameDescs::empty());
         let mut size = layouts[fi].size;
         let shadow_mark = if shadow_locals.is_empty() {
             None
@@ -144,61 +163,59 @@ pub fn lower_program(
         size += 8 * frame_descs.len();
         desc_bases.push(desc_base);
         funcs.push(CFunc {
-            name: f.name.clone(),
             ops,
             frame_size: align_up(size.max(8), 16),
             type_params: f.type_params.len(),
-            generic_entries: frame_descs.into_entries(),
+            generic_entries: frame_descs.into_entries(cx.descs),
             shadow_locals,
             shadow_mark,
-            params: layouts[fi].params.clone(),
             entry_drops,
         });
     }
     Ok(Lowered {
         funcs,
         natives,
-        descs,
+        _descs: descs,
         desc_bases,
     })
 }
 
-struct FuncLowering<'a, 'r> {
+pub(crate) struct FuncLowering<'a, 'r> {
     layouts: &'a [FrameLayout],
-    func: &'a Function,
+    pub(crate) func: &'a Function,
     layout: &'a FrameLayout,
     descs: &'a mut DescCache,
     frame_descs: FrameDescs,
-    natives: &'a mut Vec<NativeName>,
-    resolve: &'a mut NativeResolver<'r>,
+    pub(crate) natives: &'a mut Vec<NativeName>,
+    pub(crate) resolve: &'a mut NativeResolver<'r>,
     ops: Vec<Op>,
 }
 
 impl FuncLowering<'_, '_> {
-    fn at(&self, slot: SlotId) -> Opnd {
+    pub(crate) fn at(&self, slot: SlotId) -> Opnd {
         self.layout.places[slot.index()].opnd
     }
 
-    fn ty(&self, slot: SlotId) -> &IrType {
+    pub(crate) fn ty(&self, slot: SlotId) -> &IrType {
         self.func.slot_type(slot)
     }
 
-    fn desc(&mut self, ty: &IrType) -> DescRef {
+    pub(crate) fn desc(&mut self, ty: &IrType) -> DescRef {
         self.frame_descs.resolve(self.descs, ty)
     }
 
-    fn slot_desc(&mut self, slot: SlotId) -> DescRef {
+    pub(crate) fn slot_desc(&mut self, slot: SlotId) -> DescRef {
         let ty = self.func.slot_type(slot).clone();
         self.desc(&ty)
     }
 
-    fn kind(&self, slot: SlotId) -> TyKind {
+    pub(crate) fn kind(&self, slot: SlotId) -> TyKind {
         self.ty(slot)
             .kind()
             .expect("a concrete scalar, as verified")
     }
 
-    fn lower(&mut self) -> Result<Vec<Op>, InterpError> {
+    pub(crate) fn lower(&mut self) -> Result<Vec<Op>, InterpError> {
         let f = self.func;
         // Emit blocks in order with block ids as targets, then map them to op indices.
         let mut block_pc = vec![0u32; f.blocks.len()];
@@ -262,11 +279,11 @@ impl FuncLowering<'_, '_> {
         Ok(ops)
     }
 
-    fn size_of(&self, slot: SlotId) -> Option<u32> {
+    pub(crate) fn size_of(&self, slot: SlotId) -> Option<u32> {
         self.ty(slot).layout().map(|l| l.size as u32)
     }
 
-    fn mov(&mut self, dst: SlotId, src: SlotId) -> Op {
+    pub(crate) fn mov(&mut self, dst: SlotId, src: SlotId) -> Op {
         match self.size_of(src) {
             Some(size) => Op::Mov {
                 dst: self.at(dst),
@@ -281,7 +298,7 @@ impl FuncLowering<'_, '_> {
         }
     }
 
-    fn inst(&mut self, kind: &InstKind, fail: u32) -> Result<(), InterpError> {
+    pub(crate) fn inst(&mut self, kind: &InstKind, fail: u32) -> Result<(), InterpError> {
         use InstKind as K;
         let op = match kind {
             K::Const { dst, value } => {
@@ -499,68 +516,5 @@ impl FuncLowering<'_, '_> {
         };
         self.ops.push(op);
         Ok(())
-    }
-
-    fn native_call(
-        &mut self,
-        dst: Option<SlotId>,
-        native: &NativeContext,
-        args: &[Arg],
-        fail: u32,
-    ) -> Result<Op, InterpError> {
-        if !native.fits() || chosen_arity(native.word_count()).is_none() {
-            return Err(InterpError::TooWide {
-                native: format!("{}.{}", native.rider(), native.function()),
-                words: native.word_count(),
-                max: MAX_C_WORDS,
-            });
-        }
-        let function = (self.resolve)(native).map_err(InterpError::Native)?;
-        let arg_words: Vec<(WordSrc, WordSrc)> = args
-            .iter()
-            .map(|a| {
-                (
-                    WordSrc::Addr(self.at(a.slot)),
-                    WordSrc::Desc(self.slot_desc(a.slot)),
-                )
-            })
-            .collect();
-        let result = match dst {
-            Some(d) => (WordSrc::Addr(self.at(d)), WordSrc::Desc(self.slot_desc(d))),
-            None => (
-                WordSrc::UnitScratch,
-                WordSrc::Desc(DescRef::Static(scalar_static(TyKind::Unit))),
-            ),
-        };
-        let trailing: Vec<WordSrc> = native
-            .undetermined_bindings
-            .iter()
-            .map(|t| WordSrc::Desc(self.desc(t)))
-            .collect();
-        let words = c_words(
-            native,
-            WordSrc::Rt,
-            |i| arg_words[i],
-            result,
-            |i| trailing[i],
-        );
-        debug_assert_eq!(words.len(), native.word_count());
-        self.natives.push(NativeName {
-            rider: native.rider().to_string(),
-            function: native.function().to_string(),
-        });
-        let written = self
-            .func
-            .owned_call_results(dst, args)
-            .into_iter()
-            .map(|s| (self.at(s), self.slot_desc(s)))
-            .collect();
-        Ok(Op::CallNative {
-            function,
-            words: words.into(),
-            native: self.natives.len() as u32 - 1,
-            written,
-            fail,
-        })
     }
 }

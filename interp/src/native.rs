@@ -5,8 +5,15 @@
 use std::ffi::c_void;
 
 use datalove_ir::native::{NativeWord, MAX_C_WORDS};
-use datalove_ir::NativeContext;
-use datalove_rti::RtStatus;
+use datalove_ir::{Arg, NativeContext, SlotId};
+use datalove_rti::status::STATUS_OK;
+use datalove_rti::{RtStatus, TyKind};
+
+use crate::desc::{scalar_static, DescRef};
+use crate::error::InterpError;
+use crate::exec::{desc_of, Machine, UNIT_SCRATCH};
+use crate::lower::FuncLowering;
+use crate::ops::{NativeName, Op, Opnd, WordSrc};
 
 /// Lays out the words of a call of `ctx`: `rt`, a pointer and descriptor per argument,
 /// the result pointer and descriptor, the trailing descriptors. `arg`, `result` and
@@ -97,4 +104,113 @@ arities! {
     30 => (w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w24, w25, w26, w27, w28, w29),
     31 => (w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w24, w25, w26, w27, w28, w29, w30),
     32 => (w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w24, w25, w26, w27, w28, w29, w30, w31),
+}
+
+impl FuncLowering<'_, '_> {
+    /// Lowers one native call: its template of C words, laid out by `c_words` from
+    /// `NativeContext::words()`, the resolved function, and what to drop when it
+    /// returns OK after raising.
+    pub(crate) fn native_call(
+        &mut self,
+        dst: Option<SlotId>,
+        native: &NativeContext,
+        args: &[Arg],
+        fail: u32,
+    ) -> Result<Op, InterpError> {
+        let function = (self.resolve)(native).map_err(InterpError::Native)?;
+        let arg_words: Vec<(WordSrc, WordSrc)> = args
+            .iter()
+            .map(|a| {
+                (
+                    WordSrc::Addr(self.at(a.slot)),
+                    WordSrc::Desc(self.slot_desc(a.slot)),
+                )
+            })
+            .collect();
+        let result = match dst {
+            Some(d) => (WordSrc::Addr(self.at(d)), WordSrc::Desc(self.slot_desc(d))),
+            None => (
+                WordSrc::UnitScratch,
+                WordSrc::Desc(DescRef::Static(scalar_static(TyKind::Unit))),
+            ),
+        };
+        let trailing: Vec<WordSrc> = native
+            .undetermined_bindings
+            .iter()
+            .map(|t| WordSrc::Desc(self.desc(t)))
+            .collect();
+        let words = c_words(
+            native,
+            WordSrc::Rt,
+            |i| arg_words[i],
+            result,
+            |i| trailing[i],
+        );
+        debug_assert_eq!(words.len(), native.word_count());
+        self.natives.push(NativeName {
+            rider: native.rider().to_string(),
+            function: native.function().to_string(),
+        });
+        let written = self
+            .func
+            .owned_call_results(dst, args)
+            .into_iter()
+            .map(|s| (self.at(s), self.slot_desc(s)))
+            .collect();
+        Ok(Op::CallNative {
+            function,
+            words: words.into(),
+            native: self.natives.len() as u32 - 1,
+            written,
+            fail,
+        })
+    }
+}
+
+impl Machine<'_> {
+    /// Runs one native call: fills the prepared word template, calls through the exact
+    /// function type of its word count, and reads the status and then `abandoning` (a
+    /// native that raised and returned OK has failed, and what it wrote is dropped).
+    /// `false` when the call failed (the error is recorded).
+    ///
+    /// # Safety
+    /// As for `Machine::run`; `frame` is the calling function's.
+    pub(crate) unsafe fn call_native(
+        &self,
+        frame: *mut u8,
+        base: u32,
+        function: *const c_void,
+        words: &[WordSrc],
+        native: u32,
+        written: &[(Opnd, DescRef)],
+    ) -> bool {
+        let rt = self.rt;
+        let mut buf = [0usize; datalove_ir::MAX_C_WORDS];
+        for (w, src) in buf.iter_mut().zip(words.iter()) {
+            *w = match src {
+                WordSrc::Rt => rt as usize,
+                WordSrc::Addr(o) => o.addr(frame) as usize,
+                WordSrc::Desc(d) => desc_of(frame, base, *d) as usize,
+                WordSrc::UnitScratch => std::ptr::addr_of_mut!(UNIT_SCRATCH) as usize,
+            };
+        }
+        let status = call_c(function, &buf[..words.len()]);
+        if status != STATUS_OK {
+            let name = &self.natives[native as usize];
+            (self.table.native_failed)(
+                rt,
+                name.rider.as_ptr(),
+                name.rider.len(),
+                name.function.as_ptr(),
+                name.function.len(),
+                status,
+            );
+            return false;
+        }
+        if self.abandoning() {
+            self.drop_owned(frame, base, written);
+            return false;
+        }
+        true
+    }
 }

@@ -25,14 +25,6 @@ impl Opnd {
         Opnd(offset | Opnd::INDIRECT)
     }
 
-    pub fn is_indirect(self) -> bool {
-        self.0 & Opnd::INDIRECT != 0
-    }
-
-    pub fn offset(self) -> u32 {
-        self.0 & !Opnd::INDIRECT
-    }
-
     /// The value's address in `frame`.
     ///
     /// # Safety
@@ -257,7 +249,6 @@ pub enum Op {
 
 /// A function, lowered.
 pub struct CFunc {
-    pub name: String,
     pub ops: Vec<Op>,
     /// Bytes of frame: the descriptor table, then the slots.
     pub frame_size: usize,
@@ -266,12 +257,13 @@ pub struct CFunc {
     pub generic_entries: Vec<GenericEntry>,
     /// Locals sized at run time: each gets shadow-stack memory on entry, its address
     /// stored at the operand's offset.
-    pub shadow_locals: Vec<(u32, DescRef)>,
+    /// (A written `in` parameter sized at run time is one of them, `true`: its value is
+    /// copied from the caller's place, whose address the operand held.)
+    pub shadow_locals: Vec<(u32, DescRef, bool)>,
     /// Where the shadow-stack mark is kept, when there are shadow locals.
     pub shadow_mark: Option<u32>,
-    pub params: Vec<ParamPass>,
-    /// The owned `in` parameters, dropped when the function fails on entry (stack
-    /// overflow, shadow stack exhausted) before its body could own them.
+    /// The owned `in` parameters, dropped when the function fails on entry (shadow
+    /// stack exhausted) before its body could own them.
     pub entry_drops: Vec<(Opnd, DescRef)>,
 }
 

@@ -1,34 +1,12 @@
 //! The interpreter's native calls are held to `NativeContext::word_count()`.
 
-use datalove_interp::native::{c_words, call_c, chosen_arity};
+use datalove_interp::{c_words, call_c, chosen_arity};
 use datalove_ir::builder::ProgramBuilder;
-use datalove_ir::diag::{FileId, Span};
-use datalove_ir::native::{NativeDecl, NativeParam, RiderInterface};
+use datalove_ir::native::{NativeDecl, RiderInterface};
 use datalove_ir::*;
 
 fn decl(params: usize, trailing: usize) -> NativeDecl {
-    NativeDecl {
-        name: "f".into(),
-        type_params: (0..trailing)
-            .map(|i| TypeParam {
-                name: format!("R{i}"),
-                class: TypeClass::Any,
-            })
-            .collect(),
-        params: (0..params)
-            .map(|i| NativeParam {
-                name: format!("a{i}"),
-                mode: ParamMode::Ref,
-                ty: IrType::U64,
-            })
-            .collect(),
-        result: if trailing > 0 {
-            IrType::Param(0)
-        } else {
-            IrType::Unit
-        },
-        span: Span::new(FileId(0), 0, 0),
-    }
+    datalove_test_support::native_decl("f", params, trailing, |_| ParamMode::Ref, IrType::U64)
 }
 
 #[test]

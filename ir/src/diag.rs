@@ -55,6 +55,30 @@ pub struct SourceFile {
     pub name: String,
     pub text: String,
     line_starts: Vec<usize>,
+    /// `char_marks[k]`: how many characters start before byte `k * CHAR_MARK_STRIDE`,
+    /// so a column costs a short count however long its line is.
+    char_marks: Vec<u32>,
+}
+
+/// Bytes between two entries of [`SourceFile::char_marks`].
+const CHAR_MARK_STRIDE: usize = 256;
+
+/// Whether `byte` starts a character (is not a UTF-8 continuation byte).
+fn starts_char(byte: &u8) -> bool {
+    byte & 0xC0 != 0x80
+}
+
+impl SourceFile {
+    /// How many characters start before byte `offset`.
+    fn chars_before(&self, offset: usize) -> usize {
+        let k = offset / CHAR_MARK_STRIDE;
+        let from = k * CHAR_MARK_STRIDE;
+        self.char_marks[k] as usize
+            + self.text.as_bytes()[from..offset]
+                .iter()
+                .filter(|b| starts_char(b))
+                .count()
+    }
 }
 
 impl SourceFile {
@@ -82,10 +106,17 @@ impl Sources {
         let text = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let mut char_marks = vec![0u32];
+        let mut chars = 0u32;
+        for chunk in text.as_bytes().chunks(CHAR_MARK_STRIDE) {
+            chars += chunk.iter().filter(|b| starts_char(b)).count() as u32;
+            char_marks.push(chars);
+        }
         self.files.push(SourceFile {
             name: name.into(),
             text,
             line_starts,
+            char_marks,
         });
         FileId(self.files.len() as u32 - 1)
     }
@@ -121,11 +152,25 @@ impl Sources {
         while !f.text.is_char_boundary(col_end) {
             col_end -= 1;
         }
-        let col = f.text[start..col_end].chars().count() + 1;
+        let col = f.chars_before(col_end) - f.chars_before(start) + 1;
         LineCol {
             line: line as u32 + 1,
             col: col as u32,
         }
+    }
+
+    /// The (empty) span at 1-based `line` and `col` of `file`, clamped to the file.
+    pub fn span_at(&self, file: FileId, line: u32, col: u32) -> Span {
+        let f = self.file(file);
+        let i = (line as usize)
+            .saturating_sub(1)
+            .min(f.line_starts.len() - 1);
+        let start = f.line_starts[i];
+        let offset = f.text[start..]
+            .char_indices()
+            .nth((col as usize).saturating_sub(1))
+            .map_or(f.text.len(), |(o, _)| start + o);
+        Span::new(file, offset, offset)
     }
 
     /// `file:line:col` of a span's start.

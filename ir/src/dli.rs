@@ -49,6 +49,8 @@
 //!
 //! [`parse_dli`] never panics: any input gives an interface or diagnostics.
 
+use std::collections::HashMap;
+
 use crate::diag::{Diagnostic, FileId, Span};
 use crate::native::{NativeDecl, NativeParam, RiderInterface, MAX_C_WORDS};
 use crate::types::{IrType, ParamMode, TypeClass, TypeParam};
@@ -334,12 +336,14 @@ impl Parser {
 
     fn file(&mut self) -> Vec<NativeDecl> {
         let mut natives: Vec<NativeDecl> = Vec::new();
+        // Name to index in `natives`, so a duplicate is found in one probe.
+        let mut declared: HashMap<String, usize> = HashMap::new();
         while self.peek().is_some() {
             match self.decl() {
                 Ok(decl) => {
-                    if let Some(first) = natives.iter().find(|n| n.name == decl.name) {
+                    if let Some(&first) = declared.get(&decl.name) {
                         let name_span = self.decl_name_span(&decl);
-                        let first_span = self.decl_name_span(first);
+                        let first_span = self.decl_name_span(&natives[first]);
                         self.diagnostics.push(
                             Diagnostic::error(
                                 "L006",
@@ -350,6 +354,7 @@ impl Parser {
                             .with_secondary(first_span, "first declared here"),
                         );
                     } else {
+                        declared.insert(decl.name.clone(), natives.len());
                         natives.push(decl);
                     }
                 }

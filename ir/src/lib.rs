@@ -1,10 +1,11 @@
-//! The datalove IR and everything that produces it.
+//! The datalove IR: the one typed program representation four backends run.
 //!
-//! One typed program representation is compiled once here and run by four backends.
 //! This crate holds the IR ([`program`]), its types ([`types`]), natives and their one
 //! call-shape decision ([`native::NativeContext`]), the `.dli` rider-interface parser
 //! ([`dli`]), diagnostics ([`diag`]), the [`builder`], [`verify`]er and [`print`]er, and
-//! the text front end ([`front`]).
+//! the lowering decisions every backend shares ([`lowering`]). It depends on the ABI
+//! crate alone: an embedder that builds IR with the builder compiles no text front end
+//! (that is the `datalove-front` crate, which produces this IR from source).
 //!
 //! Building, verifying and printing a function by hand:
 //!
@@ -33,7 +34,7 @@
 pub mod builder;
 pub mod diag;
 pub mod dli;
-pub mod front;
+pub mod lowering;
 pub mod native;
 pub mod print;
 pub mod program;

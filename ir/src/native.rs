@@ -54,18 +54,29 @@ impl NativeDecl {
     /// parameter mentioned anywhere in a parameter, `[T]` and `?T` included, is decided
     /// by that argument's descriptor; the others need a trailing descriptor.
     pub fn undetermined_type_params(&self) -> Vec<u32> {
-        let mut mentioned = Vec::new();
-        for p in &self.params {
-            p.ty.collect_params(&mut mentioned);
-        }
-        (0..self.type_params.len() as u32)
-            .filter(|n| !mentioned.contains(n))
-            .collect()
+        undetermined_type_params(self.params.iter().map(|p| &p.ty), self.type_params.len())
     }
 
     pub fn word_count(&self) -> usize {
         word_count(self.params.len(), self.undetermined_type_params().len())
     }
+}
+
+/// Of `type_params` type parameters, those no parameter type in `param_types` mentions
+/// (in declaration order): only a trailing descriptor (a native's) or the expected type
+/// of a call (the front end) can decide them. The one rule, used by the `.dli` parser,
+/// the front end and the verifier.
+pub fn undetermined_type_params<'a>(
+    param_types: impl IntoIterator<Item = &'a IrType>,
+    type_params: usize,
+) -> Vec<u32> {
+    let mut mentioned = Vec::new();
+    for ty in param_types {
+        ty.collect_params(&mut mentioned);
+    }
+    (0..type_params as u32)
+        .filter(|n| !mentioned.contains(n))
+        .collect()
 }
 
 /// A rider's interface: the natives its `rider.dli` declares.
@@ -77,6 +88,8 @@ pub struct RiderInterface {
     /// For each generic native (by name), the type parameters that appear in no
     /// argument: worked out once, when the `.dli` is parsed.
     pub generic_functions: BTreeMap<String, Vec<u32>>,
+    /// Name to index in `natives`, so that finding a native does not scan them all.
+    by_name: BTreeMap<String, usize>,
 }
 
 impl RiderInterface {
@@ -87,15 +100,25 @@ impl RiderInterface {
             .filter(|n| !n.type_params.is_empty())
             .map(|n| (n.name.clone(), n.undetermined_type_params()))
             .collect();
+        let by_name = natives
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.clone(), i))
+            .collect();
         RiderInterface {
             rider: rider.into(),
             natives,
             generic_functions,
+            by_name,
         }
     }
 
     pub fn native(&self, name: &str) -> Option<&NativeDecl> {
-        self.natives.iter().find(|n| n.name == name)
+        // `natives` is public: trust the index only while it still points at the name.
+        match self.by_name.get(name).and_then(|&i| self.natives.get(i)) {
+            Some(n) if n.name == name => Some(n),
+            _ => self.natives.iter().find(|n| n.name == name),
+        }
     }
 
     /// The context of one call site of native `name`, with the call site's bindings for

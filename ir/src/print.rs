@@ -88,20 +88,7 @@ pub fn print_function(program: &Program, f: &Function) -> String {
             }
             out.push('\n');
         }
-        let term = match &block.term {
-            Terminator::Jump(b) => format!("jump {b}"),
-            Terminator::Branch {
-                cond,
-                then_block,
-                else_block,
-            } => {
-                format!("branch {cond}, {then_block}, {else_block}")
-            }
-            Terminator::Return(Some(s)) => format!("return {s}"),
-            Terminator::Return(None) => "return".to_string(),
-            Terminator::Abandon => "abandon".to_string(),
-            Terminator::Unterminated => "<unterminated>".to_string(),
-        };
+        let term = crate::lowering::terminator_text(&block.term);
         let _ = writeln!(out, "  {term}");
     }
     out.push_str("end fun\n");

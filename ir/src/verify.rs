@@ -4,6 +4,10 @@
 //! - Types: every instruction's slots have the types it needs; calls match their callee
 //!   (after substituting type arguments) and natives match their `NativeContext`, whose
 //!   own consistency (symbol, undetermined type parameters, word count) is checked too.
+//! - Aliasing: a value passed `mut` or `out` is not passed again to the same call (as
+//!   any other argument), to a native or a program function: the callee's view of a
+//!   value it may change must be its only one (the front end's `D010`; a Rust native
+//!   would otherwise hold two `&mut` to one value).
 //! - Fallibility: an abandon block exactly on fallible instructions; abandon paths only
 //!   drop and end in `Abandon`.
 //! - Ownership: slot initialization is tracked along every path; a value is read only
@@ -13,8 +17,11 @@
 //!   parameters initialized at `Return` and not at `Abandon`).
 //!
 //! Every message names the function, the block and the instruction.
+//!
+//! [`admit`] is the one gate every backend calls before it compiles anything: what it
+//! refuses, no backend sees.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 
 use crate::native::{native_symbol, word_count, MAX_C_WORDS};
@@ -31,6 +38,9 @@ pub struct VerifyError {
     pub inst: Option<usize>,
     pub inst_name: Option<&'static str>,
     pub message: String,
+    /// Where in the source the instruction came from (for a terminator, the last
+    /// instruction of its block), when it carries a location.
+    pub loc: Option<Loc>,
 }
 
 impl fmt::Display for VerifyError {
@@ -50,6 +60,33 @@ impl fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
+/// Why [`admit`] refused a program: every broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub errors: Vec<VerifyError>,
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// The admission gate: every backend's compile entry calls this first, so that no
+/// backend takes IR the verifier refuses (types, ownership, aliasing, the 32-word limit
+/// of native calls), whoever built it. Backends check nothing of this again.
+pub fn admit(program: &Program) -> Result<(), Refused> {
+    verify_program(program).map_err(|errors| Refused { errors })
+}
+
 /// Verifies a whole program.
 pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
     let mut errors = Vec::new();
@@ -59,6 +96,7 @@ pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
             block: None,
             inst: None,
             inst_name: None,
+            loc: None,
             message: "the program has no entry function".into(),
         }),
         Some(entry) => match program.functions.get(entry.index()) {
@@ -67,6 +105,7 @@ pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
                 block: None,
                 inst: None,
                 inst_name: None,
+                loc: None,
                 message: format!("the entry {entry} does not exist"),
             }),
             Some(f) => {
@@ -76,6 +115,7 @@ pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
                         block: None,
                         inst: None,
                         inst_name: None,
+                        loc: None,
                         message: "the entry function must take no parameters and return unit"
                             .into(),
                     });
@@ -105,6 +145,7 @@ pub fn verify_function(program: &Program, func: &Function) -> Result<(), Vec<Ver
     v.structure();
     if v.errors.is_empty() {
         v.types();
+        v.aliasing();
         v.fallibility();
     }
     if v.errors.is_empty() {
@@ -133,18 +174,22 @@ enum At {
 
 impl<'a> Verifier<'a> {
     fn error(&mut self, at: At, message: impl Into<String>) {
-        let (block, inst, inst_name) = match at {
-            At::Function => (None, None, None),
+        let block_insts = |b: BlockId| self.func.blocks.get(b.index()).map(|blk| &blk.insts[..]);
+        let (block, inst, inst_name, loc) = match at {
+            At::Function => (None, None, None, None),
             At::Inst(b, i) => {
-                let name = self
-                    .func
-                    .blocks
-                    .get(b.index())
-                    .and_then(|blk| blk.insts.get(i))
-                    .map(|x| x.kind.name());
-                (Some(b), Some(i), name)
+                let inst = block_insts(b).and_then(|insts| insts.get(i));
+                (
+                    Some(b),
+                    Some(i),
+                    inst.map(|x| x.kind.name()),
+                    inst.and_then(|x| x.loc),
+                )
             }
-            At::Term(b) => (Some(b), None, None),
+            At::Term(b) => {
+                let loc = block_insts(b).and_then(|insts| insts.iter().rev().find_map(|x| x.loc));
+                (Some(b), None, None, loc)
+            }
         };
         self.errors.push(VerifyError {
             function: self.func.name.clone(),
@@ -152,6 +197,7 @@ impl<'a> Verifier<'a> {
             inst,
             inst_name,
             message: message.into(),
+            loc,
         });
     }
 
@@ -613,13 +659,10 @@ impl<'a> Verifier<'a> {
             );
         }
         // The undetermined type parameters are those no parameter mentions.
-        let mut mentioned = Vec::new();
-        for ty in native.param_types() {
-            ty.collect_params(&mut mentioned);
-        }
-        let undetermined: Vec<u32> = (0..native.type_params().len() as u32)
-            .filter(|n| !mentioned.contains(n))
-            .collect();
+        let undetermined = crate::native::undetermined_type_params(
+            native.param_types(),
+            native.type_params().len(),
+        );
         if undetermined != native.undetermined_type_params {
             self.error(
                 at,
@@ -726,6 +769,63 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    // ---------------------------------------------------------------- aliasing
+
+    fn aliasing(&mut self) {
+        let f = self.func;
+        for (bi, block) in f.blocks.iter().enumerate() {
+            for (ii, inst) in block.insts.iter().enumerate() {
+                let (InstKind::Call { args, .. } | InstKind::CallNative { args, .. }) = &inst.kind
+                else {
+                    continue;
+                };
+                for (i, a) in args.iter().enumerate() {
+                    if !matches!(a.mode, ParamMode::Mut | ParamMode::Out) {
+                        continue;
+                    }
+                    // Each pair once: an exclusive argument against every later one and
+                    // every earlier one that is not exclusive itself.
+                    let again = args.iter().enumerate().find(|(j, b)| {
+                        *j != i
+                            && b.slot == a.slot
+                            && (*j > i || !matches!(b.mode, ParamMode::Mut | ParamMode::Out))
+                    });
+                    if let Some((j, b)) = again {
+                        self.error(
+                            At::Inst(BlockId(bi as u32), ii),
+                            format!(
+                                "{} is passed `{}` as argument {i} and again (`{}`) as argument {j} of the same call: a value passed `mut` or `out` must be the callee's only view of it (D010)",
+                                a.slot, a.mode, b.mode
+                            ),
+                        );
+                    }
+                }
+                // A value the callee owns (`in`, not copy) is its only view of it too: it
+                // is moved once, so it appears once among the arguments.
+                for (i, a) in args.iter().enumerate() {
+                    if a.mode != ParamMode::In || f.slot_type(a.slot).is_copy() {
+                        continue;
+                    }
+                    let again = args.iter().enumerate().find(|(j, b)| {
+                        *j != i
+                            && b.slot == a.slot
+                            && !matches!(b.mode, ParamMode::Mut | ParamMode::Out)
+                            && (*j > i || b.mode != ParamMode::In)
+                    });
+                    if let Some((j, b)) = again {
+                        self.error(
+                            At::Inst(BlockId(bi as u32), ii),
+                            format!(
+                                "{} is passed `in` as argument {i} and again (`{}`) as argument {j} of the same call: a value the callee owns must be its only view of it",
+                                a.slot, b.mode
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- fallibility
 
     fn fallibility(&mut self) {
@@ -788,86 +888,106 @@ impl<'a> Verifier<'a> {
 
     // ---------------------------------------------------------------- ownership
 
+    /// Follows which slots are initialized along every path of normal flow (a dataflow
+    /// over the blocks, one bit per slot). Abandon paths are not walked per instruction:
+    /// each is a chain of drops, summarized once ([`Chain`]), and the state on failure of
+    /// each fallible instruction is compared with the chain it names: incrementally,
+    /// against the last chain verified in the same block, so that a function whose
+    /// instructions share or extend each other's chains costs linear time.
     fn ownership(&mut self) {
         let f = self.func;
-        let n = f.slots.len();
-        let mut entry = State {
-            init: vec![false; n],
+        let facts = SlotFacts::of(f);
+        let mut own = Ownership {
+            chains: vec![None; f.blocks.len()],
+            memo: vec![None; f.blocks.len()],
+            reported_abandon: vec![false; f.blocks.len()],
+            visit: 0,
+            net: HashMap::new(),
+            seen: Vec::new(),
+            seen_generation: 0,
         };
+        let mut entry = State::empty(&facts);
         for p in &f.params {
-            entry.init[p.slot.index()] = p.mode != ParamMode::Out;
+            if p.mode != ParamMode::Out {
+                entry.set(&facts, p.slot, true, None);
+            }
         }
         let mut states: Vec<Option<State>> = vec![None; f.blocks.len()];
+        let mut queued = vec![false; f.blocks.len()];
         let mut work = VecDeque::new();
         states[f.entry.index()] = Some(entry);
         work.push_back(f.entry);
+        queued[f.entry.index()] = true;
         let mut reported_join = vec![false; f.blocks.len()];
+        let mut events: Vec<(SlotId, bool)> = Vec::new();
         while let Some(b) = work.pop_front() {
+            queued[b.index()] = false;
             let mut state = states[b.index()]
                 .clone()
                 .expect("queued blocks have a state");
+            own.visit += 1;
+            events.clear();
             let block = &f.blocks[b.index()];
-            let mut exits: Vec<(BlockId, State)> = Vec::new();
             for (ii, inst) in block.insts.iter().enumerate() {
                 let at = At::Inst(b, ii);
                 if let Some(abandon) = inst.abandon {
-                    let on_failure = self.step(at, &mut state.clone(), &inst.kind, true);
-                    exits.push((abandon, on_failure));
+                    // The state on failure: moved-in values gone, destinations unwritten.
+                    let delta = failure_delta(&facts, &inst.kind);
+                    let mut undo = Vec::with_capacity(delta.len());
+                    for s in delta {
+                        undo.push((s, state.init.get(s.index())));
+                        state.set(&facts, s, false, Some(&mut events));
+                    }
+                    self.check_abandon(at, abandon, &facts, &state, &events, &mut own);
+                    for (s, was) in undo.into_iter().rev() {
+                        state.set(&facts, s, was, Some(&mut events));
+                    }
                 }
-                let mut next = state.clone();
-                self.step(at, &mut next, &inst.kind, false);
-                state = next;
+                self.step(at, &facts, &mut state, &mut events, &inst.kind);
             }
             let at = At::Term(b);
+            let mut exits: Vec<BlockId> = Vec::new();
             match &block.term {
-                Terminator::Jump(t) => exits.push((*t, state.clone())),
+                Terminator::Jump(t) => exits.push(*t),
                 Terminator::Branch {
                     cond,
                     then_block,
                     else_block,
                 } => {
                     self.read(at, &state, *cond);
-                    exits.push((*then_block, state.clone()));
-                    exits.push((*else_block, state.clone()));
+                    exits.push(*then_block);
+                    exits.push(*else_block);
                 }
                 Terminator::Return(result) => {
-                    let mut s = state.clone();
                     if let Some(r) = result {
-                        self.read(at, &s, *r);
-                        s.init[r.index()] = false;
+                        self.read(at, &state, *r);
+                        state.set(&facts, *r, false, None);
                     }
-                    self.check_exit(at, &s, false);
+                    self.check_return(at, &facts, &state);
                 }
-                Terminator::Abandon => self.check_exit(at, &state, true),
-                Terminator::Unterminated => {}
+                Terminator::Abandon | Terminator::Unterminated => {}
             }
-            for (target, s) in exits {
+            for target in exits {
                 match &mut states[target.index()] {
                     slot @ None => {
-                        *slot = Some(s);
-                        work.push_back(target);
+                        *slot = Some(state.clone());
+                        if !std::mem::replace(&mut queued[target.index()], true) {
+                            work.push_back(target);
+                        }
                     }
                     Some(existing) => {
-                        let mut changed = false;
-                        for i in 0..n {
-                            if existing.init[i] != s.init[i] {
-                                if self.owned(SlotId(i as u32)) {
-                                    if !reported_join[target.index()] {
-                                        reported_join[target.index()] = true;
-                                        self.error(
-                                            At::Term(b),
-                                            format!(
-                                                "slot s{i} is initialized on one path into {target} and not on another"
-                                            ),
-                                        );
-                                    }
-                                } else if existing.init[i] {
-                                    existing.init[i] = false;
-                                    changed = true;
-                                }
+                        let (changed, owned_mismatch) = existing.meet(&facts, &state);
+                        if let Some(i) = owned_mismatch {
+                            if !std::mem::replace(&mut reported_join[target.index()], true) {
+                                self.error(
+                                    at,
+                                    format!(
+                                        "slot s{i} is initialized on one path into {target} and not on another"
+                                    ),
+                                );
                             }
                         }
-                        if changed {
+                        if changed && !std::mem::replace(&mut queued[target.index()], true) {
                             work.push_back(target);
                         }
                     }
@@ -876,81 +996,102 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn owned(&self, slot: SlotId) -> bool {
-        !self.ty(slot).is_copy()
-    }
-
     fn read(&mut self, at: At, state: &State, slot: SlotId) {
-        if !state.init[slot.index()] {
+        if !state.init.get(slot.index()) {
             self.error(at, format!("{slot} is read while uninitialized"));
         }
     }
 
-    fn write(&mut self, at: At, state: &mut State, slot: SlotId) {
-        if self.func.param_mode(slot) == Some(ParamMode::Ref) {
+    fn write(
+        &mut self,
+        at: At,
+        facts: &SlotFacts,
+        state: &mut State,
+        events: &mut Vec<(SlotId, bool)>,
+        slot: SlotId,
+    ) {
+        if facts.mode[slot.index()] == Some(ParamMode::Ref) {
             self.error(
                 at,
                 format!("{slot} is a `ref` parameter and cannot be written"),
             );
         }
-        if state.init[slot.index()] && self.owned(slot) {
+        if state.init.get(slot.index()) && facts.owned[slot.index()] {
             self.error(
                 at,
                 format!("{slot} is overwritten while it still owns a value"),
             );
         }
-        state.init[slot.index()] = true;
+        state.set(facts, slot, true, Some(events));
     }
 
     /// Moves a value out of `slot` (a copy value stays).
-    fn take(&mut self, at: At, state: &mut State, slot: SlotId) {
+    fn take(
+        &mut self,
+        at: At,
+        facts: &SlotFacts,
+        state: &mut State,
+        events: &mut Vec<(SlotId, bool)>,
+        slot: SlotId,
+    ) {
         self.read(at, state, slot);
-        if self.owned(slot) {
-            if self.func.param_mode(slot) == Some(ParamMode::Ref) {
+        if facts.owned[slot.index()] {
+            if facts.mode[slot.index()] == Some(ParamMode::Ref) {
                 self.error(
                     at,
                     format!("{slot} is a `ref` parameter and cannot be moved from"),
                 );
             }
-            state.init[slot.index()] = false;
+            state.set(facts, slot, false, Some(events));
         }
     }
 
-    /// Applies one instruction to the state. With `failed`, the state is the one the
-    /// abandon block is entered with: moved-in values are gone, destinations unwritten.
-    fn step(&mut self, at: At, state: &mut State, kind: &InstKind, failed: bool) -> State {
+    fn mutate(&mut self, at: At, facts: &SlotFacts, slot: SlotId) {
+        if facts.mode[slot.index()] == Some(ParamMode::Ref) {
+            self.error(
+                at,
+                format!("{slot} is a `ref` parameter and cannot be changed"),
+            );
+        }
+    }
+
+    /// Applies one instruction, as it completes normally, to the state.
+    fn step(
+        &mut self,
+        at: At,
+        facts: &SlotFacts,
+        state: &mut State,
+        events: &mut Vec<(SlotId, bool)>,
+        kind: &InstKind,
+    ) {
         use InstKind::*;
-        // Reads and moves happen either way; writes only on success.
+        // Reads and moves first, then the writes.
         let mut writes: Vec<SlotId> = Vec::new();
         match kind {
             Const { dst, .. } | MakeNone { dst } => writes.push(*dst),
-            Copy { dst, src } | Clone { dst, src } => {
+            Copy { dst, src }
+            | Clone { dst, src }
+            | Unary { dst, src, .. }
+            | Cast { dst, src, .. }
+            | IsSome { dst, src }
+            | TupleField { dst, src, .. }
+            | ListLen { dst, list: src, .. } => {
                 self.read(at, state, *src);
                 writes.push(*dst);
             }
-            Move { dst, src } => {
-                if !failed {
-                    self.take(at, state, *src);
-                }
+            Move { dst, src } | Unwrap { dst, src } => {
+                self.take(at, facts, state, events, *src);
                 writes.push(*dst);
             }
             Drop { slot } => {
-                if self.func.param_mode(*slot) == Some(ParamMode::Ref) {
+                if facts.mode[slot.index()] == Some(ParamMode::Ref) {
                     self.error(
                         at,
                         format!("{slot} is a `ref` parameter and cannot be dropped"),
                     );
                 }
                 self.read(at, state, *slot);
-                state.init[slot.index()] = false;
-            }
-            Unary { dst, src, .. } | Cast { dst, src, .. } | IsSome { dst, src } => {
-                self.read(at, state, *src);
-                writes.push(*dst);
-            }
-            ListLen { dst, list } => {
-                self.read(at, state, *list);
-                writes.push(*dst);
+                state.set(facts, *slot, false, Some(events));
             }
             Binary { dst, lhs, rhs, .. }
             | Compare { dst, lhs, rhs, .. }
@@ -961,16 +1102,12 @@ impl<'a> Verifier<'a> {
             }
             MakeTuple { dst, fields: parts } | MakeList { dst, elems: parts } => {
                 for p in parts {
-                    self.take(at, state, *p);
+                    self.take(at, facts, state, events, *p);
                 }
                 writes.push(*dst);
             }
-            TupleField { dst, src, .. } => {
-                self.read(at, state, *src);
-                writes.push(*dst);
-            }
             Unpack { src, dsts } => {
-                self.take(at, state, *src);
+                self.take(at, facts, state, events, *src);
                 writes.extend(dsts);
             }
             ListGet { dst, list, index } => {
@@ -981,60 +1118,29 @@ impl<'a> Verifier<'a> {
             ListSet { list, index, value } => {
                 self.read(at, state, *list);
                 self.read(at, state, *index);
-                self.take(at, state, *value);
-                self.mutate(at, *list);
+                self.take(at, facts, state, events, *value);
+                self.mutate(at, facts, *list);
             }
             ListPush { list, value } => {
                 self.read(at, state, *list);
-                self.take(at, state, *value);
-                self.mutate(at, *list);
+                self.take(at, facts, state, events, *value);
+                self.mutate(at, facts, *list);
             }
             MakeSome { dst, value } | MakeData { dst, value } => {
-                self.take(at, state, *value);
-                writes.push(*dst);
-            }
-            Unwrap { dst, src } => {
-                if failed {
-                    self.read(at, state, *src);
-                } else {
-                    self.take(at, state, *src);
-                }
+                self.take(at, facts, state, events, *value);
                 writes.push(*dst);
             }
             Call { dst, args, .. } | CallNative { dst, args, .. } => {
-                // The callee's view of a value it owns (`in`) or changes (`mut`, `out`)
-                // must be its only one: such a slot appears once among the arguments.
-                // (Checked once, on the path where the call succeeds.)
-                let exclusive = |a: &Arg, v: &Self| match a.mode {
-                    ParamMode::In => v.owned(a.slot),
-                    ParamMode::Mut | ParamMode::Out => true,
-                    ParamMode::Ref => false,
-                };
-                for (i, a) in args.iter().enumerate().filter(|_| !failed) {
-                    for b in &args[i + 1..] {
-                        if a.slot == b.slot && (exclusive(a, self) || exclusive(b, self)) {
-                            self.error(
-                                at,
-                                format!(
-                                    "{} is passed `{}` and `{}` to the same call",
-                                    a.slot,
-                                    a.mode.keyword(),
-                                    b.mode.keyword()
-                                ),
-                            );
-                        }
-                    }
-                }
                 for arg in args {
                     match arg.mode {
-                        ParamMode::In => self.take(at, state, arg.slot),
+                        ParamMode::In => self.take(at, facts, state, events, arg.slot),
                         ParamMode::Ref => self.read(at, state, arg.slot),
                         ParamMode::Mut => {
                             self.read(at, state, arg.slot);
-                            self.mutate(at, arg.slot);
+                            self.mutate(at, facts, arg.slot);
                         }
                         ParamMode::Out => {
-                            if state.init[arg.slot.index()] && self.owned(arg.slot) {
+                            if state.init.get(arg.slot.index()) && facts.owned[arg.slot.index()] {
                                 self.error(
                                     at,
                                     format!(
@@ -1043,6 +1149,8 @@ impl<'a> Verifier<'a> {
                                     ),
                                 );
                             }
+                            // Emptied first, so the write below is not an overwrite.
+                            state.set(facts, arg.slot, false, Some(events));
                             writes.push(arg.slot);
                         }
                     }
@@ -1051,67 +1159,505 @@ impl<'a> Verifier<'a> {
             }
             Debuglog { src } => self.read(at, state, *src),
         }
-        if failed {
-            for w in writes {
-                if self.owned(w) || self.func.param_mode(w) == Some(ParamMode::Out) {
-                    state.init[w.index()] = false;
-                }
-            }
-        } else {
-            for w in writes {
-                self.write(at, state, w);
-            }
-        }
-        state.clone()
-    }
-
-    fn mutate(&mut self, at: At, slot: SlotId) {
-        if self.func.param_mode(slot) == Some(ParamMode::Ref) {
-            self.error(
-                at,
-                format!("{slot} is a `ref` parameter and cannot be changed"),
-            );
+        for w in writes {
+            self.write(at, facts, state, events, w);
         }
     }
 
-    fn check_exit(&mut self, at: At, state: &State, abandoning: bool) {
-        let f = self.func;
-        for (i, &live) in state.init.iter().enumerate() {
+    /// At a `Return`: every owned value moved or dropped, `mut` and `out` parameters
+    /// initialized. Counted, so a function with many returns and many slots stays linear;
+    /// the slots are named only when something is wrong.
+    fn check_return(&mut self, at: At, facts: &SlotFacts, state: &State) {
+        if state.owned_live == 0 && state.mut_uninit == 0 && state.out_init == facts.out_params {
+            return;
+        }
+        for i in 0..facts.mode.len() {
             let slot = SlotId(i as u32);
-            match f.param_mode(slot) {
-                Some(ParamMode::Ref) => {}
-                Some(ParamMode::Mut) if !live => {
-                    self.error(at, format!("`mut` parameter {slot} is left uninitialized"));
+            let live = state.init.get(i);
+            match facts.class[i] {
+                Class::Owned if live => self.error(
+                    at,
+                    format!("{slot} still owns a value when the function returns (a leak)"),
+                ),
+                Class::MutParam if !live => {
+                    self.error(at, format!("`mut` parameter {slot} is left uninitialized"))
                 }
-                Some(ParamMode::Out) if live && abandoning => {
-                    self.error(
-                        at,
-                        format!("`out` parameter {slot} is initialized on an abandon path"),
-                    );
-                }
-                Some(ParamMode::Out) if !live && !abandoning => {
-                    self.error(
-                        at,
-                        format!("`out` parameter {slot} is not initialized at return"),
-                    );
-                }
-                Some(ParamMode::Mut) | Some(ParamMode::Out) => {}
-                Some(ParamMode::In) | None => {
-                    if live && self.owned(slot) {
-                        self.error(
-                            at,
-                            format!("{slot} still owns a value when the function returns (a leak)"),
-                        );
+                Class::OutParam if !live => self.error(
+                    at,
+                    format!("`out` parameter {slot} is not initialized at return"),
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether abandon path `abandon` drops exactly what `state` (the state on failure of
+    /// the instruction at `at`) owes: every owned value and written `out` parameter, once
+    /// each, and nothing else.
+    fn check_abandon(
+        &mut self,
+        at: At,
+        abandon: BlockId,
+        facts: &SlotFacts,
+        state: &State,
+        events: &[(SlotId, bool)],
+        own: &mut Ownership,
+    ) {
+        let chain = self.chain(abandon, facts, own);
+        if chain.looping {
+            return;
+        }
+        let now = events.len();
+        if chain.plain && state.mut_uninit == 0 {
+            // Walk to the nearest block of the path verified earlier in this block visit;
+            // what the state gained since then must be exactly what the walk dropped.
+            let mut added: Vec<SlotId> = Vec::new();
+            let mut cur = Some(abandon);
+            while let Some(c) = cur {
+                if let Some((visit, then)) = own.memo[c.index()] {
+                    if visit == own.visit && now - then <= chain.drops {
+                        if own.gained_exactly(&events[then..now], &added) {
+                            own.memo[abandon.index()] = Some((own.visit, now));
+                            return;
+                        }
+                        break;
                     }
                 }
+                added.extend(self.func.blocks[c.index()].insts.iter().map(drop_slot));
+                cur = own.chains[c.index()].as_ref().and_then(|c| c.next);
             }
+            if cur.is_none() {
+                // The whole path was walked: compare it with the state directly.
+                own.seen_generation += 1;
+                own.seen.resize(facts.mode.len(), 0);
+                let generation = own.seen_generation;
+                let exact = added.iter().all(|d| {
+                    state.init.get(d.index())
+                        && std::mem::replace(&mut own.seen[d.index()], generation) != generation
+                }) && added.len() as u32 == state.owned_live + state.out_init;
+                if exact {
+                    own.memo[abandon.index()] = Some((own.visit, now));
+                    return;
+                }
+            }
+        }
+        if !std::mem::replace(&mut own.reported_abandon[abandon.index()], true) {
+            self.explain_abandon(at, abandon, facts, state);
+        }
+    }
+
+    /// Names everything wrong between a state on failure and the abandon path it enters.
+    fn explain_abandon(&mut self, at: At, abandon: BlockId, facts: &SlotFacts, state: &State) {
+        let mut seen = HashSet::new();
+        let mut cur = Some(abandon);
+        let mut steps = 0;
+        while let Some(c) = cur {
+            for d in self.func.blocks[c.index()].insts.iter().map(drop_slot) {
+                match facts.mode[d.index()] {
+                    Some(ParamMode::Ref) => self.error(
+                        at,
+                        format!("abandon path {abandon} drops {d}, a `ref` parameter"),
+                    ),
+                    Some(ParamMode::Mut) => self.error(
+                        at,
+                        format!(
+                            "abandon path {abandon} drops {d}, a `mut` parameter, which must stay initialized"
+                        ),
+                    ),
+                    _ if !seen.insert(d) => {
+                        self.error(at, format!("abandon path {abandon} drops {d} twice"))
+                    }
+                    _ if !state.init.get(d.index()) => self.error(
+                        at,
+                        format!(
+                            "abandon path {abandon} drops {d}, which is uninitialized when this instruction fails"
+                        ),
+                    ),
+                    _ => {}
+                }
+            }
+            steps += 1;
+            cur = match self.func.blocks[c.index()].term {
+                Terminator::Jump(next) if steps <= self.func.blocks.len() => Some(next),
+                _ => None,
+            };
+        }
+        for i in 0..facts.mode.len() {
+            let slot = SlotId(i as u32);
+            let live = state.init.get(i);
+            match facts.class[i] {
+                Class::Owned if live && !seen.contains(&slot) => self.error(
+                    at,
+                    format!(
+                        "{slot} still owns a value when this instruction fails, and abandon path {abandon} does not drop it (a leak)"
+                    ),
+                ),
+                Class::OutParam if live && !seen.contains(&slot) => self.error(
+                    at,
+                    format!(
+                        "`out` parameter {slot} is initialized when this instruction fails, and abandon path {abandon} does not empty it"
+                    ),
+                ),
+                Class::MutParam if !live => self.error(
+                    at,
+                    format!(
+                        "`mut` parameter {slot} is uninitialized when this instruction fails"
+                    ),
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// The summary of the abandon path starting at `start` (worked out once per block).
+    fn chain(&mut self, start: BlockId, facts: &SlotFacts, own: &mut Ownership) -> Chain {
+        if let Some(c) = &own.chains[start.index()] {
+            return *c;
+        }
+        // Walk to a block already summarized (or the end), then summarize backwards.
+        let mut path = Vec::new();
+        let mut on_path = HashSet::new();
+        let mut cur = start;
+        let mut tail: Option<Chain> = None;
+        loop {
+            if let Some(c) = &own.chains[cur.index()] {
+                tail = Some(*c);
+                break;
+            }
+            if !on_path.insert(cur) {
+                self.error(
+                    At::Term(cur),
+                    format!("the abandon path through {cur} loops"),
+                );
+                tail = Some(Chain {
+                    next: None,
+                    drops: 0,
+                    plain: false,
+                    looping: true,
+                });
+                break;
+            }
+            path.push(cur);
+            match self.func.blocks[cur.index()].term {
+                Terminator::Jump(next) => cur = next,
+                // `fallibility` admits only `jump` and `abandon` on an abandon path.
+                _ => break,
+            }
+        }
+        let mut after = tail;
+        for &b in path.iter().rev() {
+            let insts = &self.func.blocks[b.index()].insts;
+            let plain = insts
+                .iter()
+                .all(|i| facts.class[drop_slot(i).index()].is_tracked());
+            let next = match self.func.blocks[b.index()].term {
+                Terminator::Jump(n) => Some(n),
+                _ => None,
+            };
+            let chain = Chain {
+                next,
+                drops: insts.len() + after.map_or(0, |a| a.drops),
+                plain: plain && after.is_none_or(|a| a.plain),
+                looping: after.is_some_and(|a| a.looping),
+            };
+            own.chains[b.index()] = Some(chain);
+            after = Some(chain);
+        }
+        own.chains[start.index()].expect("summarized above")
+    }
+}
+
+/// The slot an abandon path's instruction drops (`fallibility` admits only drops there).
+fn drop_slot(inst: &Inst) -> SlotId {
+    match inst.kind {
+        InstKind::Drop { slot } => slot,
+        _ => unreachable!("abandon paths only drop"),
+    }
+}
+
+/// The slots the failure of `kind` leaves uninitialized that were initialized before:
+/// values moved in (the callee or the runtime owns them whatever the outcome), and
+/// destinations that own or are `out` parameters (not written).
+fn failure_delta(facts: &SlotFacts, kind: &InstKind) -> Vec<SlotId> {
+    use InstKind::*;
+    let mut moved: Vec<SlotId> = Vec::new();
+    let mut writes: Vec<SlotId> = Vec::new();
+    match kind {
+        Move { dst, .. } | Unwrap { dst, .. } => writes.push(*dst),
+        MakeTuple { dst, fields: parts } | MakeList { dst, elems: parts } => {
+            moved.extend(parts);
+            writes.push(*dst);
+        }
+        Unpack { src, dsts } => {
+            moved.push(*src);
+            writes.extend(dsts);
+        }
+        ListSet { value, .. } | ListPush { value, .. } => moved.push(*value),
+        MakeSome { dst, value } | MakeData { dst, value } => {
+            moved.push(*value);
+            writes.push(*dst);
+        }
+        Call { dst, args, .. } | CallNative { dst, args, .. } => {
+            for arg in args {
+                match arg.mode {
+                    ParamMode::In => moved.push(arg.slot),
+                    ParamMode::Out => writes.push(arg.slot),
+                    ParamMode::Ref | ParamMode::Mut => {}
+                }
+            }
+            writes.extend(dst);
+        }
+        Const { dst, .. }
+        | MakeNone { dst }
+        | Copy { dst, .. }
+        | Clone { dst, .. }
+        | Unary { dst, .. }
+        | Cast { dst, .. }
+        | IsSome { dst, .. }
+        | TupleField { dst, .. }
+        | ListLen { dst, .. }
+        | ListGet { dst, .. }
+        | Binary { dst, .. }
+        | Compare { dst, .. }
+        | Concat { dst, .. } => writes.push(*dst),
+        Drop { slot } => moved.push(*slot),
+        Debuglog { .. } => {}
+    }
+    moved.retain(|s| facts.owned[s.index()]);
+    writes.retain(|s| facts.owned[s.index()] || facts.mode[s.index()] == Some(ParamMode::Out));
+    moved.extend(writes);
+    moved
+}
+
+/// How the ownership check treats a slot.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// A local or `in` parameter of an owned type: owes a drop while initialized.
+    Owned,
+    /// An `out` parameter: must be written at a return and emptied on an abandon path.
+    OutParam,
+    /// A `mut` parameter: always the caller's, initialized at every exit.
+    MutParam,
+    /// Copy values and `ref` parameters.
+    Other,
+}
+
+impl Class {
+    /// Whether an abandon path must drop the slot when it is initialized.
+    fn is_tracked(self) -> bool {
+        matches!(self, Class::Owned | Class::OutParam)
+    }
+}
+
+/// Per-slot facts, computed once per function.
+struct SlotFacts {
+    owned: Vec<bool>,
+    mode: Vec<Option<ParamMode>>,
+    class: Vec<Class>,
+    /// Owned slots, as a mask over [`Bits`].
+    owned_mask: Bits,
+    out_params: u32,
+}
+
+impl SlotFacts {
+    fn of(f: &Function) -> SlotFacts {
+        let n = f.slots.len();
+        let owned: Vec<bool> = f.slots.iter().map(|s| !s.ty.is_copy()).collect();
+        let mut mode = vec![None; n];
+        for p in &f.params {
+            mode[p.slot.index()] = Some(p.mode);
+        }
+        let class: Vec<Class> = (0..n)
+            .map(|i| match mode[i] {
+                Some(ParamMode::Out) => Class::OutParam,
+                Some(ParamMode::Mut) => Class::MutParam,
+                Some(ParamMode::Ref) => Class::Other,
+                Some(ParamMode::In) | None if owned[i] => Class::Owned,
+                _ => Class::Other,
+            })
+            .collect();
+        let mut owned_mask = Bits::new(n);
+        for (i, &o) in owned.iter().enumerate() {
+            if o {
+                owned_mask.put(i, true);
+            }
+        }
+        let out_params = class.iter().filter(|c| **c == Class::OutParam).count() as u32;
+        SlotFacts {
+            owned,
+            mode,
+            class,
+            owned_mask,
+            out_params,
         }
     }
 }
 
+/// One bit per slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    fn get(&self, i: usize) -> bool {
+        (self.0[i / 64] >> (i % 64)) & 1 == 1
+    }
+
+    fn put(&mut self, i: usize, v: bool) {
+        let bit = 1u64 << (i % 64);
+        if v {
+            self.0[i / 64] |= bit;
+        } else {
+            self.0[i / 64] &= !bit;
+        }
+    }
+}
+
+/// Which slots are initialized, with the counts an exit is checked against.
+#[derive(Clone, Debug)]
 struct State {
-    init: Vec<bool>,
+    init: Bits,
+    /// Initialized [`Class::Owned`] slots.
+    owned_live: u32,
+    /// Initialized `out` parameters.
+    out_init: u32,
+    /// Uninitialized `mut` parameters.
+    mut_uninit: u32,
+}
+
+impl State {
+    /// Nothing initialized (`mut` parameters counted as uninitialized).
+    fn empty(facts: &SlotFacts) -> State {
+        State {
+            init: Bits::new(facts.mode.len()),
+            owned_live: 0,
+            out_init: 0,
+            mut_uninit: facts
+                .class
+                .iter()
+                .filter(|c| **c == Class::MutParam)
+                .count() as u32,
+        }
+    }
+
+    /// Sets one slot's flag, keeping the counts, and logs a change of what an abandon
+    /// path must drop.
+    fn set(
+        &mut self,
+        facts: &SlotFacts,
+        slot: SlotId,
+        init: bool,
+        events: Option<&mut Vec<(SlotId, bool)>>,
+    ) {
+        let i = slot.index();
+        if self.init.get(i) == init {
+            return;
+        }
+        self.init.put(i, init);
+        self.count(facts, i, init);
+        if facts.class[i].is_tracked() {
+            if let Some(events) = events {
+                events.push((slot, init));
+            }
+        }
+    }
+
+    fn count(&mut self, facts: &SlotFacts, i: usize, init: bool) {
+        let counter = match facts.class[i] {
+            Class::Owned => &mut self.owned_live,
+            Class::OutParam => &mut self.out_init,
+            Class::MutParam => {
+                if init {
+                    self.mut_uninit -= 1;
+                } else {
+                    self.mut_uninit += 1;
+                }
+                return;
+            }
+            Class::Other => return,
+        };
+        if init {
+            *counter += 1;
+        } else {
+            *counter -= 1;
+        }
+    }
+
+    /// Joins `other` into `self`: a copy slot stays initialized only where both have it;
+    /// an owned slot must agree (the first that does not is returned). Whether `self`
+    /// changed.
+    fn meet(&mut self, facts: &SlotFacts, other: &State) -> (bool, Option<usize>) {
+        let mut changed = false;
+        let mut mismatch = None;
+        for w in 0..self.init.0.len() {
+            let (mine, theirs, owned) = (self.init.0[w], other.init.0[w], facts.owned_mask.0[w]);
+            if mismatch.is_none() && (mine ^ theirs) & owned != 0 {
+                mismatch = Some(w * 64 + ((mine ^ theirs) & owned).trailing_zeros() as usize);
+            }
+            let lost = mine & !theirs & !owned;
+            if lost != 0 {
+                changed = true;
+                self.init.0[w] &= !lost;
+                let mut bits = lost;
+                while bits != 0 {
+                    let i = w * 64 + bits.trailing_zeros() as usize;
+                    self.count(facts, i, false);
+                    bits &= bits - 1;
+                }
+            }
+        }
+        (changed, mismatch)
+    }
+}
+
+/// The summary of an abandon path from one block to its end.
+#[derive(Clone, Copy, Debug)]
+struct Chain {
+    /// The block this one jumps to.
+    next: Option<BlockId>,
+    /// How many drops the path holds.
+    drops: usize,
+    /// Whether every drop is of a slot that owes one (else every entry is checked in
+    /// full, which names the mistake).
+    plain: bool,
+    /// Whether the path never ends (reported once).
+    looping: bool,
+}
+
+/// The ownership check's memory across instructions.
+struct Ownership {
+    chains: Vec<Option<Chain>>,
+    /// Per abandon block: the block visit and event index at which the state on failure
+    /// was verified to be exactly what its path drops.
+    memo: Vec<Option<(u32, usize)>>,
+    reported_abandon: Vec<bool>,
+    /// Counts block visits, so that a memo from another visit is not trusted.
+    visit: u32,
+    /// Scratch: net change per slot.
+    net: HashMap<SlotId, i32>,
+    /// Scratch: slots seen on a path, by generation.
+    seen: Vec<u32>,
+    seen_generation: u32,
+}
+
+impl Ownership {
+    /// Whether `events` add exactly `added` (each once) and otherwise cancel out.
+    fn gained_exactly(&mut self, events: &[(SlotId, bool)], added: &[SlotId]) -> bool {
+        self.net.clear();
+        for &(s, init) in events {
+            *self.net.entry(s).or_default() += if init { 1 } else { -1 };
+        }
+        for s in added {
+            match self.net.get_mut(s) {
+                Some(n) if *n == 1 => *n = 0,
+                _ => return false,
+            }
+        }
+        self.net.values().all(|n| *n == 0)
+    }
 }
 
 /// Matches a native's declared type (over its own type parameters) against an actual

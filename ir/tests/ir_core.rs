@@ -10,29 +10,7 @@ use datalove_ir::verify::verify_program;
 use datalove_ir::*;
 
 fn decl(name: &str, params: usize, trailing: usize) -> NativeDecl {
-    let type_params = (0..trailing)
-        .map(|i| TypeParam {
-            name: format!("R{i}"),
-            class: TypeClass::Any,
-        })
-        .collect();
-    NativeDecl {
-        name: name.into(),
-        type_params,
-        params: (0..params)
-            .map(|i| NativeParam {
-                name: format!("a{i}"),
-                mode: ParamMode::Ref,
-                ty: IrType::U32,
-            })
-            .collect(),
-        result: if trailing > 0 {
-            IrType::Param(0)
-        } else {
-            IrType::Unit
-        },
-        span: Span::new(FileId(0), 0, 0),
-    }
+    datalove_test_support::native_decl(name, params, trailing, |_| ParamMode::Ref, IrType::U32)
 }
 
 #[test]
@@ -176,7 +154,91 @@ fn abandon_path_must_drop_what_is_live() {
         fb.drop_slot(s);
         fb.terminate(Terminator::Return(None));
     });
-    assert_eq!(errors, vec!["function `main`, block b1, terminator: s0 still owns a value when the function returns (a leak)"]);
+    assert_eq!(errors, vec!["function `main`, block b0, instruction 2 (binary): s0 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)"]);
+}
+
+/// An abandon path that is a chain of blocks (`drop b; jump` to the path that drops `a`)
+/// is accepted; shared between instructions, it is checked against each one's state.
+#[test]
+fn abandon_paths_may_be_chained_and_shared() {
+    let errors = single_function(|fb| {
+        let a = fb.string("a");
+        let one = fb.int(IrType::I32, 1);
+        let drops_a = fb.abandon_block(&[a]);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        let b = fb.string("b");
+        let drops_b_then_a = fb.new_block();
+        let here = fb.current_block().expect("open");
+        fb.switch_to(drops_b_then_a);
+        fb.drop_slot(b);
+        fb.terminate(Terminator::Jump(drops_a));
+        fb.switch_to(here);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+        fb.drop_slot(b);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        fb.drop_slot(a);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, Vec::<String>::new());
+}
+
+/// The same shared path, entered where it no longer fits: after `b` was dropped (it
+/// would be dropped twice), and where a new value is live that it does not drop.
+#[test]
+fn a_shared_abandon_path_is_refused_where_it_does_not_fit() {
+    let errors = single_function(|fb| {
+        let a = fb.string("a");
+        let b = fb.string("b");
+        let one = fb.int(IrType::I32, 1);
+        let drops_b_then_a = fb.abandon_block(&[b, a]);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+        fb.drop_slot(b);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+        fb.drop_slot(a);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, vec!["function `main`, block b0, instruction 5 (binary): abandon path b1 drops s1, which is uninitialized when this instruction fails"]);
+    let errors = single_function(|fb| {
+        let a = fb.string("a");
+        let one = fb.int(IrType::I32, 1);
+        let drops_a = fb.abandon_block(&[a]);
+        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        let c = fb.string("c");
+        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        fb.drop_slot(c);
+        fb.drop_slot(a);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(errors, vec!["function `main`, block b0, instruction 4 (binary): s3 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)"]);
+}
+
+#[test]
+fn an_abandon_path_that_drops_twice_or_loops_is_refused() {
+    let errors = single_function(|fb| {
+        let a = fb.string("a");
+        let one = fb.int(IrType::I32, 1);
+        let twice = fb.abandon_block(&[a, a]);
+        fb.binary(BinaryOp::Add, one, one, Some(twice));
+        fb.drop_slot(a);
+        fb.terminate(Terminator::Return(None));
+    });
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b0, instruction 2 (binary): abandon path b1 drops s0 twice"]
+    );
+    let errors = single_function(|fb| {
+        let one = fb.int(IrType::I32, 1);
+        let looping = fb.new_block();
+        fb.binary(BinaryOp::Add, one, one, Some(looping));
+        fb.terminate(Terminator::Return(None));
+        fb.switch_to(looping);
+        fb.terminate(Terminator::Jump(looping));
+    });
+    assert_eq!(
+        errors,
+        vec!["function `main`, block b1, terminator: the abandon path through b1 loops"]
+    );
 }
 
 #[test]
@@ -270,6 +332,109 @@ fn class_constraint_is_checked_at_native_calls() {
     );
 }
 
+/// D010 in built IR: one value passed `mut`/`out` and again to the same call is refused
+/// for natives (a Rust native would get two `&mut` to it) and program functions alike.
+#[test]
+fn mut_and_out_arguments_may_not_alias_another_argument() {
+    let d = NativeDecl {
+        name: "both".into(),
+        type_params: vec![],
+        params: vec![
+            NativeParam {
+                name: "a".into(),
+                mode: ParamMode::Mut,
+                ty: IrType::String,
+            },
+            NativeParam {
+                name: "b".into(),
+                mode: ParamMode::Ref,
+                ty: IrType::String,
+            },
+        ],
+        result: IrType::Unit,
+        span: Span::new(FileId(0), 0, 0),
+    };
+    let iface = RiderInterface::new("probe", vec![d]);
+    let call_twice = |first: ParamMode, second: ParamMode, native: bool| {
+        let mut pb = ProgramBuilder::new();
+        pb.add_rider("probe");
+        let callee = pb.declare_function(
+            "callee",
+            vec![],
+            vec![
+                ("a".into(), first, IrType::String),
+                ("b".into(), second, IrType::String),
+            ],
+            IrType::Unit,
+        );
+        let mut fb = pb.function(callee);
+        if first == ParamMode::Out {
+            let v = fb.string("w");
+            fb.inst(
+                InstKind::Move {
+                    dst: fb.param(0),
+                    src: v,
+                },
+                None,
+            );
+        }
+        fb.terminate(Terminator::Return(None));
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        let mut fb = pb.function(main);
+        let s = fb.string("x");
+        let args = vec![
+            Arg {
+                mode: first,
+                slot: s,
+            },
+            Arg {
+                mode: second,
+                slot: s,
+            },
+        ];
+        let abandon = fb.abandon_block(&[s]);
+        let kind = if native {
+            InstKind::CallNative {
+                dst: None,
+                native: Box::new(iface.context("both", vec![]).unwrap()),
+                args,
+            }
+        } else {
+            InstKind::Call {
+                dst: None,
+                func: callee,
+                type_args: vec![],
+                args,
+            }
+        };
+        fb.inst(kind, Some(abandon));
+        fb.drop_slot(s);
+        fb.terminate(Terminator::Return(None));
+        pb.set_entry(main);
+        datalove_ir::verify::admit(&pb.finish())
+    };
+    let refused = call_twice(ParamMode::Mut, ParamMode::Ref, true).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "function `main`, block b0, instruction 1 (call_native): s0 is passed `mut` as argument 0 and again (`ref`) as argument 1 of the same call: a value passed `mut` or `out` must be the callee's only view of it (D010)"
+    );
+    let refused = call_twice(ParamMode::Mut, ParamMode::Ref, false).unwrap_err();
+    assert!(
+        refused.to_string().contains("instruction 1 (call): s0 is passed `mut` as argument 0 and again (`ref`) as argument 1"),
+        "{refused}"
+    );
+    let refused = call_twice(ParamMode::Mut, ParamMode::Mut, false).unwrap_err();
+    assert_eq!(refused.errors.len(), 1, "one error per pair: {refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("passed `mut` as argument 0 and again (`mut`) as argument 1"),
+        "{refused}"
+    );
+    // Two `ref`s of one value are fine.
+    call_twice(ParamMode::Ref, ParamMode::Ref, false).expect("two refs");
+}
+
 /// A call's callee owns (`in`) or changes (`mut`, `out`) a value only when that argument
 /// is its only view of it; the same slot again in the call (even `ref`) is refused.
 #[test]
@@ -319,7 +484,7 @@ fn a_value_moved_or_changed_by_a_call_is_not_passed_to_it_twice() {
         .collect();
     assert_eq!(
         errors,
-        vec!["function `main`, block b0, instruction 1 (call): s0 is passed `ref` and `in` to the same call"]
+        vec!["function `main`, block b0, instruction 1 (call): s0 is passed `in` as argument 1 and again (`ref`) as argument 0 of the same call: a value the callee owns must be its only view of it"]
     );
 }
 

@@ -466,6 +466,10 @@ int32_t dtlv_rt_finish(void *rt, uint8_t check_leaks);
 void dtlv_rt_destroy(void *rt);
 uint8_t dtlv_rt_abandoning(void *rt);
 int32_t dtlv_rt_run_main(void (*entry)(void *rt), size_t stack_size);
+/* Loads the riders `manifest` names from the executable's directory, fills `slots` with
+   the natives' addresses (see runtime/rti/src/links.rs), then runs as dtlv_rt_run_main. */
+int32_t dtlv_rt_run_linked(void (*entry)(void *rt), size_t stack_size,
+                           const uint8_t *manifest, void **slots);
 
 #ifdef __cplusplus
 }

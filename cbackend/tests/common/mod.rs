@@ -3,7 +3,6 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("datalove-c-test-{}-{name}", std::process::id()));
@@ -31,8 +30,9 @@ pub fn compile_and_run(dir: &Path, source: &str) -> String {
     let c = dir.join("t.c");
     std::fs::write(&c, source).expect("write the C");
     let exe = dir.join("t");
-    let output = Command::new(datalove_cbackend::compile::compiler())
-        .args(datalove_cbackend::compile::C_FLAGS)
+    let output = datalove_cbackend::compiler()
+        .command()
+        .args(datalove_cbackend::C_FLAGS)
         .arg(format!("-I{}", dir.display()))
         .arg("-o")
         .arg(&exe)
@@ -45,7 +45,9 @@ pub fn compile_and_run(dir: &Path, source: &str) -> String {
         "the C compiles:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let run = Command::new(&exe).output().expect("run the program");
+    let run = datalove_test_support::run_command(&exe)
+        .output()
+        .expect("run the program");
     assert!(run.status.success(), "the program exits 0");
     String::from_utf8(run.stdout).expect("UTF-8")
 }

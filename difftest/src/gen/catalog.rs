@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use datalove_ir::front::{compile, MemoryLoader, LIBRARY};
+use datalove_front::{compile, MemoryLoader, LIBRARY};
 use datalove_ir::{IrType, ParamMode, TypeClass};
 
 /// The `probe` rider's interface, as the conformance suite builds the rider.

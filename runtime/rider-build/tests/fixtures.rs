@@ -4,7 +4,8 @@
 //! `.dli` has an error (the build script fails with the located diagnostic).
 //!
 //! The fixtures are their own workspaces, built with the toolchain running this test
-//! (`CARGO`) into a target directory of their own under this test's.
+//! (`CARGO`), for the target this test was built for, into a target directory of their
+//! own under this test's.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,6 +27,8 @@ fn build(name: &str) -> (bool, String) {
         .arg(fixture(name).join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target)
+        .arg("--target")
+        .arg(datalove_toolchain::Target::current().triple())
         .env_remove("CARGO_TARGET_DIR")
         .env("CARGO_TERM_COLOR", "never")
         .output()

@@ -1,5 +1,15 @@
 //! Finding this runtime's staticlib (`libdatalove_rt.a`), which AOT and C executables
-//! link, in a cargo target directory.
+//! link, in a cargo target directory, for the running executable's own target or for
+//! another one.
+//!
+//! The directories of a target ([`target_dirs`]): for the running executable's own
+//! target, its directory (a cargo profile directory such as `target/debug`) and `deps/`
+//! (or, for a test binary in `deps/`, the directory above); for another target, that
+//! target's profile directory in the same cargo target directory
+//! (`target/aarch64-unknown-linux-gnu/debug`, what `cargo build --target
+//! aarch64-unknown-linux-gnu` fills) and its `deps/`, then a directory named after the
+//! triple beside the executable (`<dir of datalove>/aarch64-unknown-linux-gnu/`, for an
+//! installation).
 //!
 //! `cargo build -p datalove-rt` puts it at `target/<profile>/libdatalove_rt.a`; when the
 //! runtime is only built as a dependency (as `cargo test --workspace` does), cargo puts
@@ -38,28 +48,96 @@ pub fn find_staticlib(profile_dir: &Path) -> Option<PathBuf> {
     best.map(|(_, p)| p)
 }
 
-/// The staticlib for the running executable: its directory is a profile directory, or
-/// `deps/` inside one (tests). `Err` names every place looked in.
+/// The staticlib for the running executable's own target. `Err` names every place
+/// looked in.
 pub fn staticlib_for_current_exe() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot locate the running executable: {e}"))?;
-    let mut dirs = Vec::new();
-    if let Some(dir) = exe.parent() {
-        dirs.push(dir.to_path_buf());
-        if dir.ends_with("deps") {
-            if let Some(up) = dir.parent() {
-                dirs.push(up.to_path_buf());
-            }
-        }
-    }
+    staticlib_for_target(None)
+}
+
+/// The staticlib for `other_target` (a Rust triple; `None`: the running executable's
+/// own target), found in [`target_dirs`]. `Err` names every place looked in and what to
+/// build.
+pub fn staticlib_for_target(other_target: Option<&str>) -> Result<PathBuf, String> {
+    let dirs = target_dirs(other_target)?;
     for dir in &dirs {
         if let Some(found) = find_staticlib(dir) {
             return Ok(found);
         }
     }
     let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    // The profile this executable was built in, which the staticlib must match.
+    let profile = dirs
+        .first()
+        .and_then(|d| d.file_name())
+        .and_then(|n| n.to_str())
+        .map(|n| match n {
+            "debug" | "deps" => String::new(),
+            "release" => " --release".to_string(),
+            other => format!(" --profile {other}"),
+        })
+        .unwrap_or_default();
+    let build = match other_target {
+        None => format!("cargo build -p datalove-rt{profile}"),
+        Some(triple) => format!("cargo build -p datalove-rt --target {triple}{profile}"),
+    };
     Err(format!(
-        "the runtime staticlib {STATICLIB_NAME} is not in {} (or their deps/); build it with `cargo build -p datalove-rt`",
+        "the runtime staticlib {STATICLIB_NAME} is not in {} (or their deps/); build it with `{build}`",
         looked.join(", ")
     ))
+}
+
+/// The directories holding the runtime staticlib and riders for `other_target` (a Rust
+/// triple; `None`: the running executable's own target), in the order searched. See the
+/// module's documentation.
+pub fn target_dirs(other_target: Option<&str>) -> Result<Vec<PathBuf>, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot locate the running executable: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let profile_dir = if dir.ends_with("deps") {
+        dir.parent().unwrap_or(&dir).to_path_buf()
+    } else {
+        dir.clone()
+    };
+    let Some(triple) = other_target else {
+        let mut dirs = vec![dir.clone()];
+        if profile_dir != dir {
+            dirs.push(profile_dir);
+        } else {
+            dirs.push(dir.join("deps"));
+        }
+        return Ok(dirs);
+    };
+    let mut dirs = Vec::new();
+    if let (Some(profile), Some((root, _))) =
+        (profile_dir.file_name(), cargo_target_dir(&profile_dir))
+    {
+        let cross = root.join(triple).join(profile);
+        dirs.push(cross.clone());
+        dirs.push(cross.join("deps"));
+    }
+    dirs.push(dir.join(triple));
+    Ok(dirs)
+}
+
+/// The cargo target directory a profile directory is in, and the triple of a `--target`
+/// build: `(target, None)` for `target/debug`, `(target, Some(triple))` for
+/// `target/<triple>/debug`. `None` for a directory with no parent.
+pub fn cargo_target_dir(profile_dir: &Path) -> Option<(PathBuf, Option<String>)> {
+    let up = profile_dir.parent()?;
+    Some(match up.file_name().and_then(|n| n.to_str()) {
+        Some(name) if looks_like_triple(name) => (
+            up.parent().unwrap_or(up).to_path_buf(),
+            Some(name.to_string()),
+        ),
+        _ => (up.to_path_buf(), None),
+    })
+}
+
+/// Whether a directory name is a target triple (`x86_64-unknown-linux-gnu`), as cargo
+/// names the directory of a `--target` build.
+fn looks_like_triple(name: &str) -> bool {
+    name.split('-').count() >= 3
+        && ["-linux-", "-apple-", "-windows-", "-freebsd"]
+            .iter()
+            .any(|os| name.contains(os))
 }

@@ -16,6 +16,10 @@
 //! }
 //! ```
 //!
+//! An executable that calls natives starts with `dtlv_rt_run_linked` instead, which
+//! first loads its riders from the executable's directory and fills the native slots its
+//! code calls through (a rider problem is `error: rider: ...`, exit 101).
+//!
 //! Leak checking is on when `check_leaks` is nonzero or `DATALOVE_CHECK_LEAKS=1` is set.
 
 use datalove_rti::RtHeader;
@@ -100,4 +104,34 @@ pub extern "C" fn dtlv_rt_run_main(
             dtlv_rt_finish(rt, 0)
         }
     })
+}
+
+/// What the generated `main` of an executable calls: loads every rider `manifest` names
+/// from the executable's own directory, checks its ABI version, writes the address of
+/// each native into its slot in `slots` (see `datalove_rti::links`), then runs the
+/// program as [`dtlv_rt_run_main`] does. A rider problem (a library missing, of another
+/// ABI version, a native missing) is one `error: rider: ...` line and exit 101, before
+/// the program starts.
+///
+/// # Safety
+/// `manifest` is a complete rider manifest and `slots` has room for one pointer per
+/// native symbol it names.
+#[no_mangle]
+pub unsafe extern "C" fn dtlv_rt_run_linked(
+    entry: unsafe extern "C" fn(rt: *mut RtHeader),
+    stack_size: usize,
+    manifest: *const u8,
+    slots: *mut *const std::ffi::c_void,
+) -> i32 {
+    let libraries = match crate::loader::link_beside_executable(manifest, slots) {
+        Ok(libraries) => libraries,
+        Err(message) => {
+            let outcome = crate::exit::rider_problem(&message);
+            outcome.print_to_stderr();
+            return outcome.exit_code;
+        }
+    };
+    let code = dtlv_rt_run_main(entry, stack_size);
+    drop(libraries);
+    code
 }

@@ -42,6 +42,20 @@ impl Outcome {
     }
 }
 
+/// The outcome of a rider problem found before the program could start (a library
+/// missing or of another ABI version, a native missing): one `error: rider: <message>`
+/// line, exit 101, in-process hosts and executables alike.
+pub fn rider_problem(message: &str) -> Outcome {
+    Outcome {
+        exit_code: EXIT_RUNTIME_ERROR,
+        stderr_lines: vec![format!(
+            "error: rider: {}",
+            crate::errors::one_line(message.as_bytes())
+        )],
+        error: None,
+    }
+}
+
 /// `N allocations still live` when `stats` has any.
 pub fn leak_detail(stats: AllocStats) -> Option<String> {
     match stats.live {

@@ -22,9 +22,10 @@
 //!
 //! # For executables (C ABI)
 //!
-//! `dtlv_rt_create`, `dtlv_rt_finish`, `dtlv_rt_destroy` and `dtlv_rt_run_main` (see
-//! [`capi`]). Riders are loaded by hosts with [`RiderLibrary`] and linked into
-//! executables.
+//! `dtlv_rt_create`, `dtlv_rt_finish`, `dtlv_rt_destroy`, `dtlv_rt_run_main` and
+//! `dtlv_rt_run_linked` (see [`capi`]). Riders are loaded with [`RiderLibrary`] by hosts,
+//! and by executables at start from their own directory
+//! ([`loader::link_beside_executable`]).
 
 pub mod alloc;
 pub mod args;
@@ -46,7 +47,7 @@ pub mod tydescs;
 pub mod values;
 
 pub use errors::RuntimeError;
-pub use exit::{decide_outcome, Outcome, EXIT_OK, EXIT_RUNTIME_ERROR};
+pub use exit::{decide_outcome, rider_problem, Outcome, EXIT_OK, EXIT_RUNTIME_ERROR};
 pub use loader::{LoadError, RiderLibrary};
 pub use output::OutputMode;
 pub use stack::{run_on_thread, PROGRAM_STACK_SIZE, STACK_SAFETY_MARGIN};

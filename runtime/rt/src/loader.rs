@@ -3,6 +3,10 @@
 //! a search path; it exports `dtlv_rider_abi_version_R` (see
 //! `datalove_rti::rider_abi_symbol`), which must return this runtime's ABI version, and
 //! one `dlr_R__F` per native.
+//!
+//! Executables (aot, c) load their riders the same way at start, from the executable's
+//! own directory, and fill the native slots their code calls through
+//! ([`link_beside_executable`], read from the rider manifest of `datalove_rti::links`).
 
 use std::ffi::c_void;
 use std::fmt;
@@ -97,6 +101,17 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// The system's reason for an error: libloading's `Display` says only `dlopen failed`,
+/// and the reason (`dlerror`: the wrong architecture, a missing dependency, not an ELF
+/// file) is its source.
+fn with_reason(error: &dyn std::error::Error) -> String {
+    let mut innermost = error;
+    while let Some(source) = innermost.source() {
+        innermost = source;
+    }
+    innermost.to_string()
+}
+
 /// The file name of rider `rider`'s library: `libdlr_<rider>.so` on Linux.
 pub fn rider_file_name(rider: &str) -> String {
     format!(
@@ -149,7 +164,7 @@ impl RiderLibrary {
         let library = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open {
             rider: rider.to_owned(),
             path: path.to_owned(),
-            message: e.to_string(),
+            message: with_reason(&e),
         })?;
         let lib = RiderLibrary {
             rider: rider.to_owned(),
@@ -203,4 +218,48 @@ impl RiderLibrary {
         }
         Ok(address)
     }
+}
+
+/// Loads every rider of `manifest` from `dir` (`libdlr_<rider>.so` there), checks its ABI
+/// version and looks up every native the manifest names, in order: the addresses, one
+/// per slot, and the libraries, which must stay loaded while the natives may be called.
+pub fn link_riders(
+    dir: &Path,
+    manifest: &datalove_rti::RiderManifest,
+) -> Result<(Vec<RiderLibrary>, Vec<*const c_void>), LoadError> {
+    let mut libraries = Vec::new();
+    let mut addresses = Vec::new();
+    for (rider, symbols) in &manifest.riders {
+        let library = RiderLibrary::load(rider, &[dir.to_path_buf()])?;
+        for symbol in symbols {
+            addresses.push(library.symbol(symbol)?);
+        }
+        libraries.push(library);
+    }
+    Ok((libraries, addresses))
+}
+
+/// What an executable does at start: reads its rider manifest, links every rider from
+/// the executable's own directory ([`link_riders`]) and writes each native's address
+/// into its slot. `Err` is the message of `error: rider: ...`.
+///
+/// # Safety
+/// `manifest` is a complete rider manifest and `slots` has room for one pointer per
+/// native symbol in it.
+pub unsafe fn link_beside_executable(
+    manifest: *const u8,
+    slots: *mut *const c_void,
+) -> Result<Vec<RiderLibrary>, String> {
+    let manifest = datalove_rti::RiderManifest::read(manifest)?;
+    if manifest.riders.is_empty() {
+        return Ok(Vec::new());
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot locate the executable to find its riders: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("/"));
+    let (libraries, addresses) = link_riders(dir, &manifest).map_err(|e| e.to_string())?;
+    for (k, address) in addresses.into_iter().enumerate() {
+        *slots.add(k) = address;
+    }
+    Ok(libraries)
 }

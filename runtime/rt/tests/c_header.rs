@@ -8,15 +8,14 @@ mod common;
 use std::collections::BTreeMap;
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{c_compiler, include_dir, run, tmp_dir};
+use common::{c_compiler, include_dir, program, run, tmp_dir};
 use datalove_rti::header::RtHeader;
 use datalove_rti::rtdt::{Data, Index, List, String as RtString};
 use datalove_rti::status::*;
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::{
-    AllocStats, ArithOp, ErrorKind, RtiTable, TyDesc, TyField, TyKind, ABI_VERSION,
+    AllocStats, ArithOp, Entry, ErrorKind, RtiTable, TyDesc, TyField, TyKind, Word, ABI_VERSION,
 };
 
 /// `(C expression, Rust value)` for every size, offset and constant the header states.
@@ -69,63 +68,14 @@ fn expectations() -> Vec<(String, u64)> {
         ]
     );
     size!("dtlv_rti_table_t", RtiTable);
-    fields!(
-        "dtlv_rti_table_t",
-        RtiTable,
-        [
-            abi_version,
-            struct_size,
-            init,
-            data_borrow,
-            field_offset,
-            field_tydesc,
-            payload_offset,
-            payload_tydesc,
-            string_from_bytes,
-            string_len,
-            string_bytes,
-            string_push,
-            string_concat,
-            string_slice,
-            string_eq,
-            string_cmp,
-            list_new,
-            list_len,
-            list_push,
-            list_pop,
-            list_get,
-            list_at,
-            list_set,
-            list_insert,
-            list_remove,
-            data_make,
-            data_type_name,
-            type_name,
-            clone,
-            drop,
-            eq,
-            cmp,
-            format,
-            debuglog,
-            error_set,
-            error_message,
-            native_failed,
-            raise,
-            raise_arith,
-            raise_bounds,
-            raise_stack_overflow,
-            shadow_push,
-            shadow_pop,
-            tydesc_list,
-            tydesc_option,
-            tydesc_tuple,
-            alloc,
-            free,
-            alloc_stats,
-            program_args,
-            list_filled,
-        ]
-    );
+    fields!("dtlv_rti_table_t", RtiTable, [abi_version, struct_size]);
+    // Every entry, from the one list (nothing written here by hand).
+    for entry in Entry::ALL {
+        e.push((
+            format!("offsetof(dtlv_rti_table_t, {})", entry.name()),
+            entry.offset() as u64,
+        ));
+    }
     size!("dtlv_string_t", RtString);
     size!("dtlv_list_t", List);
     size!("dtlv_data_t", Data);
@@ -273,7 +223,7 @@ fn every_size_offset_and_constant_in_the_header_matches_rust() {
         .arg("-o")
         .arg(&exe);
     run(cc);
-    let out = run(Command::new(&exe));
+    let out = run(program(&exe));
     let printed: BTreeMap<String, u64> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -388,7 +338,7 @@ struct Ran {
 }
 
 fn run_program(exe: &Path, args: &[&str], check_leaks: bool) -> Ran {
-    let mut cmd = Command::new(exe);
+    let mut cmd = program(exe);
     cmd.args(args);
     if check_leaks {
         cmd.env("DATALOVE_CHECK_LEAKS", "1");
@@ -444,5 +394,106 @@ fn a_c_program_against_the_header_runs_as_an_executable() {
         assert_eq!(leak.stdout, expected_stdout);
         let unchecked = run_program(&exe, &args("leak"), false);
         assert_eq!((unchecked.code, unchecked.stderr.as_str()), (0, ""));
+    }
+}
+
+/// The members of `struct dtlv_rti_table` in the header: `(name, parameter classes,
+/// result class)`, read from its text.
+fn header_entries() -> Vec<(String, Vec<Word>, Option<Word>)> {
+    let header = std::fs::read_to_string(include_dir().join("datalove_rti.h")).expect("header");
+    let start = header
+        .find("struct dtlv_rti_table {")
+        .expect("the table struct");
+    let body = &header[start..];
+    let body = &body[body.find('{').unwrap() + 1..body.find("};").unwrap()];
+    // Comments out.
+    let mut text = String::new();
+    let mut rest = body;
+    while let Some(at) = rest.find("/*") {
+        text.push_str(&rest[..at]);
+        rest = &rest[at + rest[at..].find("*/").expect("comment end") + 2..];
+    }
+    text.push_str(rest);
+    let class = |c_type: &str| -> Option<Word> {
+        let c_type = c_type.trim();
+        if c_type.contains('*') {
+            return Some(Word::Pointer);
+        }
+        let base = c_type
+            .split_whitespace()
+            .rev()
+            .nth(1)
+            .or(c_type.split_whitespace().next());
+        match base.unwrap_or("") {
+            "void" => None,
+            "uint8_t" | "dtlv_status_t" => Some(Word::Byte),
+            "uint32_t" | "int32_t" => Some(Word::Int32),
+            "uint64_t" | "int64_t" | "dtlv_index_t" => Some(Word::Int64),
+            "size_t" => Some(Word::Pointer),
+            other => panic!("a C type the test does not know: `{other}` in `{c_type}`"),
+        }
+    };
+    text.split(';')
+        .filter(|member| member.contains("(*"))
+        .map(|member| {
+            let member = member.split_whitespace().collect::<Vec<_>>().join(" ");
+            let open = member.find("(*").unwrap();
+            let result = member[..open].trim();
+            let after = &member[open + 2..];
+            let close = after.find(')').unwrap();
+            let name = after[..close].trim().to_string();
+            let params = after[close + 1..].trim();
+            let params = &params[1..params.len() - 1];
+            let classes = if params.trim() == "void" {
+                Vec::new()
+            } else {
+                params
+                    .split(',')
+                    .map(|p| {
+                        // Drop the parameter's name: the last word, unless it is a type.
+                        let p = p.trim();
+                        let words: Vec<&str> = p.split_whitespace().collect();
+                        let is_named = words.len() > 1 && !p.ends_with('*');
+                        let c_type = if is_named {
+                            p[..p.rfind(' ').unwrap()].to_string()
+                                + if words.last().unwrap().starts_with('*') {
+                                    " *"
+                                } else {
+                                    ""
+                                }
+                        } else {
+                            p.to_string()
+                        };
+                        class(&format!("{c_type} x")).expect("a parameter is not void")
+                    })
+                    .collect()
+            };
+            (name, classes, class(&format!("{result} x")))
+        })
+        .collect()
+}
+
+#[test]
+fn every_entry_of_the_one_list_is_in_the_header_in_order_with_its_shape() {
+    let header = header_entries();
+    let ours: Vec<(String, Vec<Word>, Option<Word>)> = Entry::ALL
+        .iter()
+        .map(|e| {
+            (
+                e.name().to_string(),
+                e.params().iter().map(|(_, w)| *w).collect(),
+                e.result(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        header.len(),
+        ours.len(),
+        "the header has {} entries, the list {}",
+        header.len(),
+        ours.len()
+    );
+    for (h, o) in header.iter().zip(&ours) {
+        assert_eq!(h, o, "the header's entry disagrees with the one list");
     }
 }

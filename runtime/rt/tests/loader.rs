@@ -111,7 +111,7 @@ fn a_missing_rider_names_itself_and_every_directory_searched() {
 fn a_file_that_is_not_a_library_is_refused_with_the_loader_message() {
     let dir = tmp_dir("loader-junk");
     let path = dir.join("libdlr_junk.so");
-    std::fs::write(&path, b"not an ELF file").unwrap();
+    std::fs::write(&path, [b"not an ELF file\n".as_slice(); 16].concat()).unwrap();
     let err = RiderLibrary::load("junk", &[dir]).unwrap_err();
     let message = err.to_string();
     assert!(matches!(err, LoadError::Open { .. }), "{err:?}");
@@ -119,4 +119,6 @@ fn a_file_that_is_not_a_library_is_refused_with_the_loader_message() {
         message.starts_with(&format!("rider `junk`: cannot load {}: ", path.display())),
         "{message}"
     );
+    // The system's reason (`dlerror`), not just "dlopen failed".
+    assert!(message.contains("invalid ELF header"), "{message}");
 }

@@ -12,6 +12,7 @@
 pub mod call;
 pub mod header;
 pub mod layout;
+pub mod links;
 pub mod rider_helpers;
 pub mod rtdt;
 pub mod status;
@@ -20,8 +21,9 @@ pub mod tydesc;
 
 pub use header::RtHeader;
 pub use layout::{compute_layout, Layout};
+pub use links::RiderManifest;
 pub use status::{ArithOp, ErrorKind, RtStatus, STATUS_OK};
-pub use table::{AllocStats, RtiTable, ABI_VERSION};
+pub use table::{AllocStats, Entry, RtiTable, Word, ABI_VERSION};
 pub use tydesc::{packed_tydesc, same_tydesc, TyDesc, TyField, TyKind};
 
 /// The symbol of a native: `dlr_<rider>__<function>`. The only place it is spelled.

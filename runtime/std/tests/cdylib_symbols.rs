@@ -4,8 +4,8 @@
 //! `rider.dli` declares and the ABI-version export.
 //!
 //! `cargo test` does not necessarily produce the cdylib, so this builds it with the
-//! toolchain running the test (`CARGO`), into a target directory of its own, and finds
-//! the artifact from cargo's JSON messages.
+//! toolchain running the test (`CARGO`), for the target the test was built for, into a
+//! target directory of its own, and finds the artifact from cargo's JSON messages.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,6 +24,8 @@ fn build_cdylib() -> PathBuf {
         .arg(&manifest)
         .args(["-p", "datalove-rider-std", "--lib", "--target-dir"])
         .arg(&target)
+        .arg("--target")
+        .arg(datalove_toolchain::Target::current().triple())
         .env_remove("CARGO_TARGET_DIR")
         .output()
         .expect("cargo runs");

@@ -118,17 +118,17 @@ pub fn tmp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The system C compiler as the `cc` crate finds it, for the machine the tests run on.
-pub fn c_compiler(out_dir: &Path) -> Command {
-    let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-    cc::Build::new()
-        .target(&target)
-        .host(&target)
-        .opt_level(0)
-        .out_dir(out_dir)
-        .cargo_metadata(false)
-        .get_compiler()
-        .to_command()
+/// The C compiler of the target the tests were built for (`datalove_toolchain`: its
+/// `CC_<triple>`, `$CC`, else `cc`).
+pub fn c_compiler(_out_dir: &Path) -> Command {
+    datalove_toolchain::Target::current().c_compiler().command()
+}
+
+/// A command starting `exe` (built for the tests' target) through the target's runner.
+pub fn program(exe: &Path) -> Command {
+    datalove_toolchain::Target::current()
+        .command(exe)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 pub fn include_dir() -> PathBuf {

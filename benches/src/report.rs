@@ -1,0 +1,575 @@
+//! The Markdown report of a run: the table of ratios to C, the times behind them and
+//! how noisy they were, then native calls, compile-time growth and start to first
+//! output.
+
+use std::fmt::Write as _;
+
+use crate::progress::duration_text;
+use crate::record::{Mode, Record, Spread, Status, VersionRecord};
+use crate::versions::Version;
+
+/// `1.23x`, `12.3x`, `123x`.
+pub fn ratio_text(x: f64) -> String {
+    if x < 10.0 {
+        format!("{x:.2}x")
+    } else if x < 100.0 {
+        format!("{x:.1}x")
+    } else {
+        format!("{x:.0}x")
+    }
+}
+
+/// `0.42 ms`, `12.3 ms`, `1.23 s`.
+pub fn ms_text(ms: f64) -> String {
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
+    }
+}
+
+fn spread_ms(s: &Spread) -> String {
+    format!("{}–{}", ms_text(s.min), ms_text(s.max))
+}
+
+/// `1.2M`, `345k`.
+pub fn count_text(n: u64) -> String {
+    let n = n as f64;
+    if n >= 1e9 {
+        format!("{:.2}G", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.1}M", n / 1e6)
+    } else if n >= 1e3 {
+        format!("{:.0}k", n / 1e3)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// The versions that appear anywhere in the record, in report order.
+fn columns(record: &Record) -> Vec<Version> {
+    Version::ALL
+        .into_iter()
+        .filter(|v| {
+            record
+                .benchmarks
+                .iter()
+                .any(|b| b.versions.iter().any(|r| r.version == *v))
+        })
+        .collect()
+}
+
+/// What a table cell shows for a version that has no figure.
+fn missing(record: Option<&VersionRecord>) -> String {
+    match record {
+        None => "—".to_string(),
+        Some(r) => r.status.word().to_string(),
+    }
+}
+
+/// The report.
+pub fn markdown(record: &Record, chart_file: Option<&str>) -> String {
+    let mut out = String::new();
+    let title = match record.mode {
+        Mode::Time => "datalove benchmarks",
+        Mode::Callgrind => "datalove benchmarks: instruction counts (callgrind)",
+    };
+    let _ = writeln!(out, "# {title}\n");
+    let _ = writeln!(
+        out,
+        "{} UTC · commit `{}` · {} · {} · {} · run took {}\n",
+        record.date,
+        record.commit,
+        record.machine,
+        record.platform,
+        match record.mode {
+            Mode::Time => format!("{} rounds", record.rounds),
+            Mode::Callgrind => "valgrind --tool=callgrind".to_string(),
+        },
+        duration_text(record.seconds)
+    );
+    if record.emulated {
+        let _ = writeln!(
+            out,
+            "> **Emulated.** Every figure here was measured under qemu-aarch64 on another \
+             machine: the times say nothing about aarch64 hardware; only the ratios between \
+             versions carry, and those loosely (the emulator's costs are not the hardware's).\n"
+        );
+    }
+    match record.mode {
+        Mode::Time => time_tables(&mut out, record, chart_file),
+        Mode::Callgrind => callgrind_tables(&mut out, record, chart_file),
+    }
+    other_figures(&mut out, record);
+    problems(&mut out, record);
+    what_ran(&mut out, record);
+    out
+}
+
+fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
+    let cols = columns(record);
+    let _ = writeln!(out, "## Time / C -O2 time\n");
+    let _ = writeln!(
+        out,
+        "Each cell is the median over the rounds of the version's time divided by C's time \
+         in the same round (lower is better; C's column is its median time). A version's \
+         time is its process's CPU time (user + system) at the size shown less its CPU \
+         time at the empty size, measured in the same round: the work itself, net of \
+         process start, compilation (interp, jit) and interpreter start (Lua, Python), and \
+         not inflated by the machine's other load the way wall time is. aot, c and C are \
+         built once and their executables run.\n"
+    );
+    let mut header = String::from("| benchmark | size |");
+    let mut rule = String::from("|---|---:|");
+    for v in &cols {
+        let _ = write!(header, " {} |", v.label());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for b in &record.benchmarks {
+        let mut row = format!("| {} | {} |", b.name, b.size);
+        for v in &cols {
+            let r = b.version(*v);
+            let cell = match (v, r) {
+                (Version::PeerC, Some(r)) if r.status.is_ok() => r
+                    .time
+                    .map(|t| ms_text(t.median))
+                    .unwrap_or_else(|| missing(Some(r))),
+                (_, Some(r)) if r.status.is_ok() => r
+                    .ratio
+                    .map(|x| ratio_text(x.median))
+                    .unwrap_or_else(|| "no C".to_string()),
+                _ => missing(r),
+            };
+            let _ = write!(row, " {cell} |");
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    let _ = writeln!(out);
+    if let Some(file) = chart_file {
+        let _ = writeln!(out, "![time / C -O2 time per benchmark]({file})\n");
+    }
+    interpreters(out, record);
+    noise(out, record);
+    let _ = writeln!(out, "## Times\n");
+    let _ = writeln!(
+        out,
+        "time: the net CPU time above, median and range over the rounds; the ratio's range \
+         is of the per-round ratios. wall: the whole run at the timed size, wall clock, \
+         median. start: CPU time of the run at the empty size, median. compile: interp and \
+         jit, the front end and compilation inside each run (wall clock, median); aot, c \
+         and C, the one build (front end, code generation, C compiler, link).\n"
+    );
+    for b in &record.benchmarks {
+        let _ = writeln!(out, "### {} ({})\n", b.name, b.size);
+        let _ = writeln!(
+            out,
+            "| version | time | min–max | / C | / C min–max | wall | start | compile |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
+        for r in &b.versions {
+            let compile = r.compile_ms.map(ms_text).unwrap_or_default();
+            let median = |v: &[f64]| Spread::of(v).map(|s| ms_text(s.median)).unwrap_or_default();
+            let (wall, start) = (median(&r.wall_ms), median(&r.empty_ms));
+            match (&r.status, r.time) {
+                (Status::Ok, Some(t)) => {
+                    let (ratio, range) = match r.ratio {
+                        Some(x) => (
+                            ratio_text(x.median),
+                            format!("{}–{}", ratio_text(x.min), ratio_text(x.max)),
+                        ),
+                        None => (String::new(), String::new()),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} | {ratio} | {range} | {wall} | {start} | {compile} |",
+                        r.version.label(),
+                        ms_text(t.median),
+                        spread_ms(&t)
+                    );
+                }
+                (status, _) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | | | | | | {compile} |",
+                        r.version.label(),
+                        status.word()
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out);
+    }
+}
+
+/// interp's time over `peer`'s, per round where both ran every round, else the ratio of
+/// their medians.
+fn over_peer(b: &crate::record::BenchRecord, peer: Version) -> Option<f64> {
+    let interp = b.version(Version::Interp).filter(|r| r.status.is_ok())?;
+    let other = b.version(peer).filter(|r| r.status.is_ok())?;
+    if interp.times_ms.len() == other.times_ms.len() && !interp.times_ms.is_empty() {
+        let ratios: Vec<f64> = interp
+            .times_ms
+            .iter()
+            .zip(&other.times_ms)
+            .filter(|(_, o)| **o > 0.0)
+            .map(|(i, o)| i / o)
+            .collect();
+        Spread::of(&ratios).map(|s| s.median)
+    } else {
+        Some(interp.time?.median / other.time?.median)
+    }
+}
+
+/// The interpreter against the other interpreters (Lua 5.4, LuaJIT's interpreter),
+/// with geometric means over the benchmarks both ran.
+fn interpreters(out: &mut String, record: &Record) {
+    let peers = [Version::Lua54, Version::LuaJitOff];
+    let rows: Vec<(&str, [Option<f64>; 2])> = record
+        .benchmarks
+        .iter()
+        .filter(|b| b.version(Version::Lua54).is_some())
+        .map(|b| (b.name.as_str(), peers.map(|p| over_peer(b, p))))
+        .collect();
+    if rows.iter().all(|(_, r)| r.iter().all(Option::is_none)) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "## The interpreter against the interpreters
+"
+    );
+    let _ = writeln!(
+        out,
+        "interp's time over Lua 5.4's and over LuaJIT's interpreter's (`-joff`), per round,          median; below 1 is faster. The geometric mean is over the benchmarks both ran.
+"
+    );
+    let _ = writeln!(
+        out,
+        "| benchmark | interp / Lua 5.4 | interp / LuaJIT -joff |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|");
+    let mut logs = [Vec::new(), Vec::new()];
+    for (name, ratios) in &rows {
+        let cells: Vec<String> = ratios
+            .iter()
+            .zip(&mut logs)
+            .map(|(r, logs)| match r {
+                Some(x) => {
+                    logs.push(x.ln());
+                    format!("{x:.2}")
+                }
+                None => "—".to_string(),
+            })
+            .collect();
+        let _ = writeln!(out, "| {name} | {} | {} |", cells[0], cells[1]);
+    }
+    let geomean = |logs: &Vec<f64>| {
+        if logs.is_empty() {
+            "—".to_string()
+        } else {
+            format!(
+                "{:.2}",
+                (logs.iter().sum::<f64>() / logs.len() as f64).exp()
+            )
+        }
+    };
+    let _ = writeln!(
+        out,
+        "| geometric mean | {} | {} |\n",
+        geomean(&logs[0]),
+        geomean(&logs[1])
+    );
+}
+
+/// How noisy the run was: C's own spread per benchmark and the widest ratio spread.
+fn noise(out: &mut String, record: &Record) {
+    let _ = writeln!(out, "## Noise\n");
+    let _ = writeln!(
+        out,
+        "Range = (max − min) / median over the rounds: the worst round against the best. \
+         MAD = the median absolute deviation over the median: how far a typical round was \
+         from the middle (one outlier moves it little). A ratio moves less than the times \
+         when drift is shared by C and the version in the same round.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| benchmark | C time range | C time MAD | ratio MAD (median over versions) | widest ratio range |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---|");
+    let percent =
+        |x: Option<f64>| x.map_or_else(|| "—".to_string(), |x| format!("{:.0}%", x * 100.0));
+    let mut all_mads = Vec::new();
+    let mut all_ranges = Vec::new();
+    for b in &record.benchmarks {
+        let c = b.version(Version::PeerC).filter(|r| r.status.is_ok());
+        let c_range = c.and_then(|r| r.time).map(|t| t.relative_range());
+        let c_mad = c.and_then(|r| Spread::relative_mad(&r.times_ms));
+        let others: Vec<&VersionRecord> = b
+            .versions
+            .iter()
+            .filter(|r| r.version != Version::PeerC && r.status.is_ok())
+            .collect();
+        let mads: Vec<f64> = others
+            .iter()
+            .filter_map(|r| Spread::relative_mad(&r.ratios))
+            .collect();
+        let ranges: Vec<(f64, Version)> = others
+            .iter()
+            .filter_map(|r| r.ratio.map(|x| (x.relative_range(), r.version)))
+            .collect();
+        all_mads.extend(&mads);
+        all_ranges.extend(ranges.iter().map(|(x, _)| *x));
+        let widest = ranges
+            .iter()
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(s, v)| format!("{:.0}% ({})", s * 100.0, v.label()))
+            .unwrap_or_else(|| "—".to_string());
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {widest} |",
+            b.name,
+            percent(c_range),
+            percent(c_mad),
+            percent(Spread::of(&mads).map(|s| s.median)),
+        );
+    }
+    match (Spread::of(&all_mads), Spread::of(&all_ranges)) {
+        (Some(m), Some(r)) => {
+            let _ = writeln!(
+                out,
+                "\nOver every benchmark and version: ratio MAD median {:.0}% (largest {:.0}%); \
+                 ratio range median {:.0}% (widest {:.0}%).\n",
+                m.median * 100.0,
+                m.max * 100.0,
+                r.median * 100.0,
+                r.max * 100.0
+            );
+        }
+        _ => {
+            let _ = writeln!(out);
+        }
+    }
+}
+
+fn callgrind_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
+    let cols = columns(record);
+    let _ = writeln!(out, "## Instructions / C -O2 instructions\n");
+    let _ = writeln!(
+        out,
+        "Instructions executed (callgrind's `Ir`) at the size shown, less those of the same \
+         version at the empty size (start-up, compilation, the runtime's set-up), divided \
+         by C's. They do not drift with the machine's load. C's column is its count.\n"
+    );
+    let mut header = String::from("| benchmark | size |");
+    let mut rule = String::from("|---|---:|");
+    for v in &cols {
+        let _ = write!(header, " {} |", v.label());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for b in &record.benchmarks {
+        let mut row = format!("| {} | {} |", b.name, b.size);
+        for v in &cols {
+            let r = b.version(*v);
+            let cell = match (v, r) {
+                (Version::PeerC, Some(r)) if r.status.is_ok() => {
+                    r.instructions.map(count_text).unwrap_or_default()
+                }
+                (_, Some(r)) if r.status.is_ok() => r
+                    .instructions_ratio
+                    .map(ratio_text)
+                    .unwrap_or_else(|| r.instructions.map(count_text).unwrap_or_default()),
+                _ => missing(r),
+            };
+            let _ = write!(row, " {cell} |");
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    let _ = writeln!(out);
+    if let Some(file) = chart_file {
+        let _ = writeln!(out, "![instructions / C -O2 instructions]({file})\n");
+    }
+    let _ = writeln!(out, "### Counts\n");
+    let _ = writeln!(out, "| benchmark | version | instructions (net) |");
+    let _ = writeln!(out, "|---|---|---:|");
+    for b in &record.benchmarks {
+        for r in b.versions.iter().filter(|r| r.status.is_ok()) {
+            if let Some(n) = r.instructions {
+                let _ = writeln!(out, "| {} | {} | {n} |", b.name, r.version.label());
+            }
+        }
+    }
+    let _ = writeln!(out);
+}
+
+fn other_figures(out: &mut String, record: &Record) {
+    if let Some(nc) = &record.native_calls {
+        let _ = writeln!(out, "## Native calls\n");
+        let _ = writeln!(
+            out,
+            "`noop` (a C rider's native that adds one to a `u64`) called {} times in a loop; \
+             ns per call = (CPU time at that size − CPU time at size 0) / calls, per round, \
+             median: net of start-up and compilation. The C loop calls the same function in the same \
+             shared library through the PLT; LuaJIT through its FFI.\n",
+            nc.calls
+        );
+        let _ = writeln!(out, "| version | ns per call | / C loop |");
+        let _ = writeln!(out, "|---|---:|---:|");
+        for (v, ns, ratio) in &nc.versions {
+            let _ = writeln!(
+                out,
+                "| {} | {ns:.2} | {} |",
+                v.label(),
+                ratio.map(ratio_text).unwrap_or_default()
+            );
+        }
+        let _ = writeln!(out);
+    }
+    if let Some(g) = &record.compile_growth {
+        let _ = writeln!(out, "## Compile time: a program and one ten times larger\n");
+        let _ = writeln!(
+            out,
+            "The generated program ({} lines of datalove) and one with ten times the functions \
+             ({} lines). check: the front end to verified IR; interp, jit: front end + \
+             lowering or code generation (from `datalove run`'s phases); aot, c: front end + \
+             building the executable (C compiler and link included); C -O2: gcc on the same \
+             program in C. Median over the rounds.\n",
+            g.base_lines, g.large_lines
+        );
+        let _ = writeln!(out, "| stage | base | 10x | growth |");
+        let _ = writeln!(out, "|---|---:|---:|---:|");
+        for s in &g.stages {
+            match (&s.base_ms, &s.large_ms, &s.problem) {
+                (Some(b), Some(l), None) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} | {} |",
+                        s.stage,
+                        ms_text(b.median),
+                        ms_text(l.median),
+                        s.growth.map(ratio_text).unwrap_or_default()
+                    );
+                }
+                (_, _, problem) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | | |",
+                        s.stage,
+                        problem.as_deref().unwrap_or("no figure")
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out);
+    }
+    if let Some(st) = &record.startup {
+        let _ = writeln!(out, "## Start to first output\n");
+        let _ = writeln!(
+            out,
+            "From spawning the process to the first byte on its stdout, for the generated \
+             program ({} lines; it prints `start` first). interp and jit compile it first; \
+             aot, c and C were built beforehand. Median over the rounds.\n",
+            st.lines
+        );
+        let _ = writeln!(out, "| version | first output | min–max |");
+        let _ = writeln!(out, "|---|---:|---:|");
+        for (v, status, spread) in &st.versions {
+            match spread {
+                Some(s) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} |",
+                        v.label(),
+                        ms_text(s.median),
+                        spread_ms(s)
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "| {} | {} | |", v.label(), status.word());
+                }
+            }
+        }
+        let _ = writeln!(out);
+    }
+}
+
+/// Every version that did not run, and why; one line per version and reason.
+fn problems(out: &mut String, record: &Record) {
+    // (version, word, reason) -> the benchmarks it applies to, in order.
+    type Reason<'a> = (Version, &'a str, String);
+    let mut groups: Vec<(Reason, Vec<String>)> = Vec::new();
+    let mut add = |v: Version, status: &Status, place: &str| {
+        if let Status::Unavailable(why) | Status::WrongOutput(why) | Status::Failed(why) = status {
+            let key = (
+                v,
+                status.word(),
+                why.lines().next().unwrap_or("").to_string(),
+            );
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, places)) => places.push(place.to_string()),
+                None => groups.push((key, vec![place.to_string()])),
+            }
+        }
+    };
+    for b in &record.benchmarks {
+        for r in &b.versions {
+            add(r.version, &r.status, &b.name);
+        }
+    }
+    if let Some(st) = &record.startup {
+        for (v, status, _) in &st.versions {
+            if !matches!(status, Status::Unavailable(_)) {
+                add(*v, status, "start to first output");
+            }
+        }
+    }
+    if groups.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Not measured\n");
+    let _ = writeln!(
+        out,
+        "n/a: a tool is missing here (never a failure); WRONG: the output differed \
+         from the expected one; FAILED: it did not build or did not exit 0.\n"
+    );
+    for ((v, word, why), places) in groups {
+        let _ = writeln!(
+            out,
+            "- **{}** {word} ({}): {why}",
+            v.label(),
+            places.join(", ")
+        );
+    }
+    let _ = writeln!(out);
+}
+
+fn what_ran(out: &mut String, record: &Record) {
+    let _ = writeln!(out, "## What ran\n");
+    for v in columns(record) {
+        let _ = writeln!(out, "- **{}**: {}", v.label(), v.description());
+    }
+    let _ = writeln!(out);
+    for (tool, version) in &record.tools {
+        let _ = writeln!(out, "- {tool}: {version}");
+    }
+    let _ = writeln!(out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_read_well() {
+        assert_eq!(ratio_text(1.234), "1.23x");
+        assert_eq!(ratio_text(64.4), "64.4x");
+        assert_eq!(ratio_text(123.4), "123x");
+        assert_eq!(ms_text(0.5), "0.50 ms");
+        assert_eq!(ms_text(45.67), "45.7 ms");
+        assert_eq!(ms_text(2345.0), "2.35 s");
+        assert_eq!(count_text(1_234_567), "1.2M");
+    }
+}

@@ -1,0 +1,227 @@
+//! The syntax tree, as parsed: names are still strings and nothing is typed yet.
+
+use datalove_ir::diag::{FileId, Span};
+use datalove_ir::types::ParamMode;
+
+/// What a source file is, from its extension: a `.dfm` module or a script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    Script,
+    Module,
+}
+
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    pub file: FileId,
+    pub kind: SourceKind,
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// `require rider NAME`
+    Require {
+        rider: Ident,
+        span: Span,
+    },
+    /// `import FROM.NAME` or `import FROM.NAME as ALIAS`
+    Import {
+        from: Ident,
+        name: Ident,
+        alias: Option<Ident>,
+        span: Span,
+    },
+    Fun(FunDecl),
+    /// A top-level statement: part of a script's body.
+    Stmt(Stmt),
+}
+
+#[derive(Clone, Debug)]
+pub struct FunDecl {
+    pub name: Ident,
+    pub type_params: Vec<Ident>,
+    pub params: Vec<Param>,
+    pub result: Option<TypeExpr>,
+    /// `where { T is CLASS, ... }`
+    pub constraints: Vec<(Ident, Ident)>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+    /// Where `end fun` is: the implicit return at the end of the body.
+    pub end_span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub mode: ParamMode,
+    pub name: Ident,
+    pub ty: TypeExpr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum TypeExprKind {
+    /// A scalar, `string`, `data`, `index` or a type parameter.
+    Named(String),
+    Unit,
+    List(Box<TypeExpr>),
+    Option(Box<TypeExpr>),
+    Tuple(Vec<TypeExpr>),
+}
+
+#[derive(Clone, Debug)]
+pub struct TypeExpr {
+    pub kind: TypeExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// `let x: T = e` (`mutable: false`), `var x: T = e` or `var x: T` (`mutable: true`).
+    Let {
+        mutable: bool,
+        name: Ident,
+        ty: Option<TypeExpr>,
+        init: Option<Expr>,
+    },
+    /// `set x = e`
+    Set {
+        target: Ident,
+        value: Expr,
+    },
+    /// `set xs[i] = e`
+    SetIndex {
+        target: Ident,
+        index: Expr,
+        value: Expr,
+    },
+    /// `if c ... else if c ... else ... end if`; an `else if` chain nests in `otherwise`.
+    If {
+        cond: Expr,
+        then_body: Vec<Stmt>,
+        otherwise: Vec<Stmt>,
+    },
+    /// `loop while c ... end loop`, or `loop ... end loop` (no condition).
+    Loop {
+        cond: Option<Expr>,
+        body: Vec<Stmt>,
+    },
+    Break,
+    Continue,
+    Ret(Option<Expr>),
+    Debuglog(Expr),
+    Expr(Expr),
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Concat,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::WrappingAdd => "+%",
+            BinOp::WrappingSub => "-%",
+            BinOp::WrappingMul => "*%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Concat => "++",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Name(String),
+    /// The literal's value (negative when written `-7`) and its suffix.
+    Int(i128, Option<String>),
+    Float(f64, Option<String>),
+    Str(String),
+    Bool(bool),
+    Unit,
+    List(Vec<Expr>),
+    Tuple(Vec<Expr>),
+    /// `t.0`
+    Field(Box<Expr>, u32),
+    Some(Box<Expr>),
+    None,
+    /// `xs[i]`
+    Index(Box<Expr>, Box<Expr>),
+    /// A call `f(args)`: user functions, imports and built-ins alike.
+    Call {
+        callee: Ident,
+        args: Vec<Arg>,
+    },
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `e as T` (checked) and `e as! T` (unchecked).
+    Cast {
+        value: Box<Expr>,
+        ty: TypeExpr,
+        checked: bool,
+    },
+}
+
+/// One argument of a call, with the mode written at the call site (`in` when none).
+#[derive(Clone, Debug)]
+pub struct Arg {
+    pub mode: ParamMode,
+    pub value: Expr,
+    pub span: Span,
+}

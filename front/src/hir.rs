@@ -1,0 +1,194 @@
+//! The typed tree the type checker produces and the ownership checker and lowering read:
+//! every name resolved (locals to [`LocalId`], callees to functions or natives), every
+//! expression typed with an [`IrType`] over the enclosing function's type parameters.
+
+use datalove_ir::diag::Span;
+use datalove_ir::program::{BinaryOp, CompareOp};
+use datalove_ir::types::{IrType, ParamMode, TypeParam};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+
+impl LocalId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Every function of the compilation, the script body included.
+#[derive(Clone, Debug, Default)]
+pub struct HirProgram {
+    pub functions: Vec<HirFunction>,
+    /// The index of the script body in `functions`, when the root is a script.
+    pub entry: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub enum LocalKind {
+    Let,
+    Var,
+    Param(ParamMode),
+}
+
+#[derive(Clone, Debug)]
+pub struct Local {
+    pub name: String,
+    pub ty: IrType,
+    pub kind: LocalKind,
+    pub span: Span,
+}
+
+impl Local {
+    /// Whether `set` may assign it.
+    pub fn assignable(&self) -> bool {
+        matches!(
+            self.kind,
+            LocalKind::Var | LocalKind::Param(ParamMode::Mut | ParamMode::Out)
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct HirFunction {
+    /// The IR name: `module.name` for a module's functions, `name` for a script's.
+    pub name: String,
+    pub type_params: Vec<TypeParam>,
+    /// The parameters, as locals `0..params.len()`.
+    pub params: Vec<LocalId>,
+    pub result: IrType,
+    pub locals: Vec<Local>,
+    pub body: Block,
+    pub span: Span,
+    /// Where the body ends (its implicit `ret`).
+    pub end_span: Span,
+}
+
+impl HirFunction {
+    pub fn local(&self, id: LocalId) -> &Local {
+        &self.locals[id.index()]
+    }
+}
+
+/// A sequence of statements and the locals it declares (dropped at its end).
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub declared: Vec<LocalId>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// Declares `local` (already in the enclosing block's `declared`), initialized or not.
+    Let {
+        local: LocalId,
+        init: Option<Expr>,
+    },
+    Set {
+        local: LocalId,
+        value: Expr,
+    },
+    SetIndex {
+        local: LocalId,
+        index: Expr,
+        value: Expr,
+    },
+    If {
+        cond: Expr,
+        then_body: Block,
+        else_body: Block,
+    },
+    Loop {
+        cond: Option<Expr>,
+        body: Block,
+        /// The locals initialized at the loop's head on every iteration; filled in by
+        /// the ownership checker (a fixpoint over the body) and followed by lowering.
+        head_init: Vec<LocalId>,
+    },
+    Break,
+    Continue,
+    Ret(Option<Expr>),
+    Debuglog(Expr),
+    Expr(Expr),
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: IrType,
+    pub span: Span,
+}
+
+/// Which function a call reaches.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Callee {
+    /// A function of the program, by index into [`HirProgram::functions`].
+    Function(usize),
+    /// A native: the rider (index into the compilation's riders) and its name.
+    Native { rider: usize, name: String },
+}
+
+#[derive(Clone, Debug)]
+pub struct Arg {
+    pub mode: ParamMode,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Local(LocalId),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    Unit,
+    List(Vec<Expr>),
+    Tuple(Vec<Expr>),
+    Field(Box<Expr>, u32),
+    Some(Box<Expr>),
+    None,
+    Index(Box<Expr>, Box<Expr>),
+    Len(Box<Expr>),
+    Push {
+        list: LocalId,
+        value: Box<Expr>,
+    },
+    IsSome(Box<Expr>),
+    Unwrap(Box<Expr>),
+    Data(Box<Expr>),
+    Clone(Box<Expr>),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    Compare(CompareOp, Box<Expr>, Box<Expr>),
+    /// Short-circuit `and` / `or`.
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Concat(Box<Expr>, Box<Expr>),
+    Cast {
+        value: Box<Expr>,
+        checked: bool,
+    },
+    Call {
+        callee: Callee,
+        /// The callee's type parameters bound in the caller's terms.
+        type_args: Vec<IrType>,
+        args: Vec<Arg>,
+    },
+}
+
+impl ExprKind {
+    /// The local an expression names directly, if it is one.
+    pub fn as_local(&self) -> Option<LocalId> {
+        match self {
+            ExprKind::Local(l) => Some(*l),
+            _ => None,
+        }
+    }
+}

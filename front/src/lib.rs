@@ -1,0 +1,114 @@
+//! The text front end: datalove source to IR.
+//!
+//! ```text
+//! text ─ lexer ─ parser ─▶ AST ─ resolve ─▶ files, riders, signatures
+//!      ─ typeck ─▶ typed tree ─ ownership ─▶ checked tree ─ lower ─▶ Program
+//! ```
+//!
+//! Each pass reports what it finds and the next runs only when nothing is wrong, so one
+//! run reports the mistakes of a pass without noise from the passes after it. The
+//! grammar, the rules and every diagnostic code are in `docs/language.md`.
+//!
+//! ```
+//! use datalove_front::{compile, MemoryLoader};
+//!
+//! let loader = MemoryLoader::new()
+//!     .with_rider("num", "native fun twice(x: u32): u32\n")
+//!     .with_module("num", "require rider num\nimport num.twice as t\nfun twice(x: u32): u32\n  ret t(x)\nend fun\n");
+//! let compiled = compile(&loader, "main.dfs", "import num.twice\ndebuglog twice(21)\n").unwrap();
+//! datalove_ir::verify::verify_program(&compiled.program).unwrap();
+//! assert!(datalove_ir::print::print_program(&compiled.program).contains("call_native"));
+//!
+//! let failed = compile(&loader, "bad.dfs", "debuglog nope\n").unwrap_err();
+//! assert!(failed.render().contains("error[N001]"));
+//! ```
+
+pub mod admit;
+pub mod ast;
+pub mod hir;
+pub mod lexer;
+pub mod loader;
+pub mod lower;
+pub mod ownership;
+pub mod parser;
+pub mod resolve;
+pub mod typeck;
+
+pub use admit::{admit, backend_refusal};
+pub use loader::{library_module, read_file, FsLoader, Loaded, Loader, MemoryLoader, LIBRARY};
+
+use datalove_ir::diag::{Diagnostic, Sources};
+use datalove_ir::native::RiderInterface;
+use datalove_ir::program::Program;
+
+/// A compiled program, with the sources and rider interfaces it was compiled from.
+#[derive(Debug)]
+pub struct Compiled {
+    pub program: Program,
+    pub sources: Sources,
+    pub riders: Vec<RiderInterface>,
+}
+
+/// A compilation that failed: its diagnostics, and the sources to render them against.
+#[derive(Debug)]
+pub struct Failed {
+    pub sources: Sources,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Failed {
+    /// The diagnostics as `datalove check` prints them.
+    pub fn render(&self) -> String {
+        self.sources.render(&self.diagnostics)
+    }
+}
+
+/// Compiles the file `root_path` whose contents are `root_bytes`, as [`compile`] does; a
+/// file that is not UTF-8 is `S012` at its first bad byte.
+pub fn compile_bytes(
+    loader: &dyn Loader,
+    root_path: &str,
+    root_bytes: Vec<u8>,
+) -> Result<Compiled, Failed> {
+    let mut sources = Sources::new();
+    let mut diagnostics = Vec::new();
+    match resolve::decode(&mut sources, root_path, root_bytes, &mut diagnostics) {
+        Ok(text) => compile(loader, root_path, &text),
+        Err(_) => Err(Failed {
+            sources,
+            diagnostics,
+        }),
+    }
+}
+
+/// Compiles the file `root_path` (a `.dfs` script or a `.dfm` module) whose text is
+/// `root_text`, finding what it imports through `loader`.
+pub fn compile(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result<Compiled, Failed> {
+    let mut sources = Sources::new();
+    let mut diagnostics = Vec::new();
+    let fail = |sources, diagnostics| {
+        Err(Failed {
+            sources,
+            diagnostics,
+        })
+    };
+
+    let resolved = resolve::resolve(loader, &mut sources, root_path, root_text, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        return fail(sources, diagnostics);
+    }
+    let mut checked = typeck::check(&resolved, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        return fail(sources, diagnostics);
+    }
+    ownership::check(&mut checked, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        return fail(sources, diagnostics);
+    }
+    let program = lower::lower(&checked, &resolved.riders, &sources);
+    Ok(Compiled {
+        program,
+        sources,
+        riders: resolved.riders,
+    })
+}

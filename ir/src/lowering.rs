@@ -1,0 +1,420 @@
+//! The lowering decisions every backend shares, made once here and read by the
+//! interpreter, the Cranelift lowering and the C emitter: how a program function's
+//! parameters and result travel ([`param_pass`], [`result_pass`]), the symbol of a
+//! program function ([`function_symbol`]), the text of a terminator in every dump
+//! ([`terminator_text`]), and, on [`Function`], which slots an instruction writes, what
+//! a call hands over, what a native that returned OK wrote, and how much native stack a
+//! call reserves; and the native slots of an executable ([`NativeLinks`]).
+//! `docs/architecture.md` tables each decision with its one file.
+
+use datalove_rti::TyKind;
+
+use crate::program::{Arg, Function, InstKind, SlotId, Terminator};
+use crate::types::{IrType, ParamMode};
+
+/// How one parameter travels between program functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// A concrete scalar `in` parameter: by value.
+    Value(TyKind),
+    /// Everything else: the caller's address.
+    Address,
+}
+
+/// How a program function's result travels back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultPass {
+    /// Unit: nothing.
+    Nothing,
+    /// A concrete scalar: the function's return value.
+    Value(TyKind),
+    /// Anything else: written to the caller's result pointer.
+    Pointer,
+}
+
+/// How a parameter of `mode` and `ty` is passed.
+pub fn param_pass(mode: ParamMode, ty: &IrType) -> Pass {
+    match ty.kind() {
+        Some(kind) if mode == ParamMode::In && ty.is_scalar() => Pass::Value(kind),
+        _ => Pass::Address,
+    }
+}
+
+/// How a result of `ty` is returned.
+pub fn result_pass(ty: &IrType) -> ResultPass {
+    match (ty, ty.kind()) {
+        (IrType::Unit, _) => ResultPass::Nothing,
+        (t, Some(kind)) if t.is_scalar() => ResultPass::Value(kind),
+        _ => ResultPass::Pointer,
+    }
+}
+
+/// The symbol of program function `index` named `name` in an object or a C file:
+/// unique by its index, readable by its name.
+pub fn function_symbol(index: usize, name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("dtlv_fn{index}_{clean}")
+}
+
+/// A terminator as every dump writes it (`emit ir`, the comments of `emit clif` and
+/// `emit c`).
+pub fn terminator_text(term: &Terminator) -> String {
+    match term {
+        Terminator::Jump(b) => format!("jump {b}"),
+        Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } => format!("branch {cond}, {then_block}, {else_block}"),
+        Terminator::Return(Some(s)) => format!("return {s}"),
+        Terminator::Return(None) => "return".to_string(),
+        Terminator::Abandon => "abandon".to_string(),
+        Terminator::Unterminated => "<unterminated>".to_string(),
+    }
+}
+
+impl Function {
+    /// For each slot, whether some instruction writes it or changes it in place. A
+    /// compiled backend reads an `in` parameter no instruction writes where the caller
+    /// put it, and copies one that is written into the function's own storage on entry
+    /// (the caller's place is the caller's).
+    pub fn written_slots(&self) -> Vec<bool> {
+        let f = self;
+        use InstKind as K;
+        let mut w = vec![false; f.slots.len()];
+        for block in &f.blocks {
+            for inst in &block.insts {
+                let mut mark = |s: &SlotId| w[s.index()] = true;
+                match &inst.kind {
+                    K::Const { dst, .. }
+                    | K::Copy { dst, .. }
+                    | K::Move { dst, .. }
+                    | K::Clone { dst, .. }
+                    | K::Unary { dst, .. }
+                    | K::Binary { dst, .. }
+                    | K::Compare { dst, .. }
+                    | K::Cast { dst, .. }
+                    | K::Concat { dst, .. }
+                    | K::MakeTuple { dst, .. }
+                    | K::TupleField { dst, .. }
+                    | K::MakeList { dst, .. }
+                    | K::ListLen { dst, .. }
+                    | K::ListGet { dst, .. }
+                    | K::MakeSome { dst, .. }
+                    | K::MakeNone { dst }
+                    | K::IsSome { dst, .. }
+                    | K::Unwrap { dst, .. }
+                    | K::MakeData { dst, .. } => mark(dst),
+                    K::Unpack { dsts, .. } => dsts.iter().for_each(mark),
+                    K::ListSet { list, .. } | K::ListPush { list, .. } => mark(list),
+                    K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => {
+                        dst.iter().for_each(&mut mark);
+                        args.iter()
+                            .filter(|a| matches!(a.mode, ParamMode::Mut | ParamMode::Out))
+                            .for_each(|a| mark(&a.slot));
+                    }
+                    K::Drop { .. } | K::Debuglog { .. } => {}
+                }
+            }
+        }
+        w
+    }
+
+    /// The arguments of a call (of a program function or a native) that the call hands
+    /// over: passed `in` and not of a copy type in this function. If a program call
+    /// cannot start (call-depth limit, stack room), the caller drops these, since the
+    /// callee that would have owned them never ran.
+    pub fn moved_args(&self, args: &[Arg]) -> Vec<SlotId> {
+        args.iter()
+            .filter(|a| a.mode == ParamMode::In && !self.slot_type(a.slot).is_copy())
+            .map(|a| a.slot)
+            .collect()
+    }
+
+    /// The slots a native call that returned OK has initialized and that own memory:
+    /// its result and its `out` arguments, of types that are not copy. A native that
+    /// returns OK after raising an error (the runtime is abandoning) has failed all the
+    /// same: the caller drops these, so its abandon path finds nothing written, as after
+    /// a failure status.
+    pub fn owned_call_results(&self, dst: Option<SlotId>, args: &[Arg]) -> Vec<SlotId> {
+        dst.into_iter()
+            .chain(
+                args.iter()
+                    .filter(|a| a.mode == ParamMode::Out)
+                    .map(|a| a.slot),
+            )
+            .filter(|s| !self.slot_type(*s).is_copy())
+            .collect()
+    }
+
+    /// An upper bound of the native stack a call of this function reserves for its
+    /// slots: every slot of a concrete type at its layout size (aligned), a pointer for
+    /// one sized at run time (it lives on the shadow stack). Before each call of a
+    /// program function, every compiled backend checks that the stack pointer less this
+    /// many bytes is still above `stack_limit`, so that a frame of any size is refused
+    /// before it is reserved; the safety margin below the limit covers what the bound
+    /// leaves out (spills, saved registers, outgoing arguments).
+    pub fn frame_bytes(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|slot| match slot.ty.layout() {
+                Some(layout) => layout.size.next_multiple_of(layout.align.max(1)),
+                None => std::mem::size_of::<usize>(),
+            })
+            .fold(0usize, usize::saturating_add)
+    }
+}
+
+/// Where a function finds the descriptor of a type it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DescSource {
+    /// A concrete type: its static descriptor, made once per program.
+    Static(IrType),
+    /// Type parameter `n`: the descriptor the caller passed.
+    TypeParam(u32),
+    /// Entry `n` of the function's generic table (after the type parameters), made on
+    /// entry.
+    Generic(usize),
+}
+
+/// How an entry of a function's generic table is made on entry, through the runtime's
+/// interning entries (`tydesc_list`, `tydesc_option`, `tydesc_tuple`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GenericDesc {
+    List(DescSource),
+    Option(DescSource),
+    Tuple(Vec<DescSource>),
+}
+
+/// A function's descriptor table: the type parameters' descriptors first (passed by
+/// the caller), then every generic composite type the function names (its slots, the
+/// type arguments of its calls, its natives' trailing bindings), components before the
+/// types made of them. One plan, read by every backend, so that the tables agree.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DescPlan {
+    pub type_params: usize,
+    pub generic: Vec<(IrType, GenericDesc)>,
+}
+
+impl DescPlan {
+    /// The plan of `f`.
+    pub fn of(f: &Function) -> DescPlan {
+        let mut needed = Vec::new();
+        for slot in &f.slots {
+            generic_types(&slot.ty, &mut needed);
+        }
+        for block in &f.blocks {
+            for inst in &block.insts {
+                match &inst.kind {
+                    InstKind::Call { type_args, .. } => {
+                        type_args.iter().for_each(|t| generic_types(t, &mut needed))
+                    }
+                    InstKind::CallNative { native, .. } => native
+                        .undetermined_bindings
+                        .iter()
+                        .for_each(|t| generic_types(t, &mut needed)),
+                    _ => {}
+                }
+            }
+        }
+        let mut plan = DescPlan {
+            type_params: f.type_params.len(),
+            generic: Vec::new(),
+        };
+        for ty in needed {
+            let entry = match &ty {
+                IrType::List(e) => GenericDesc::List(plan.source(e)),
+                IrType::Option(p) => GenericDesc::Option(plan.source(p)),
+                IrType::Tuple(fields) => {
+                    GenericDesc::Tuple(fields.iter().map(|t| plan.source(t)).collect())
+                }
+                other => unreachable!("{other} is not a generic composite"),
+            };
+            plan.generic.push((ty, entry));
+        }
+        plan
+    }
+
+    /// Where the descriptor of `ty` (in the function's terms) is found.
+    pub fn source(&self, ty: &IrType) -> DescSource {
+        match ty {
+            IrType::Param(n) => DescSource::TypeParam(*n),
+            t if !t.mentions_param() => DescSource::Static(t.clone()),
+            t => DescSource::Generic(
+                self.generic
+                    .iter()
+                    .position(|(g, _)| g == t)
+                    .unwrap_or_else(|| panic!("the descriptor plan has no entry for {t}")),
+            ),
+        }
+    }
+
+    /// The number of entries of the table, type parameters included.
+    pub fn len(&self) -> usize {
+        self.type_params + self.generic.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Every generic composite type `ty` needs, components first (`Param`s excluded: they
+/// are the function's descriptor parameters).
+fn generic_types(ty: &IrType, out: &mut Vec<IrType>) {
+    if !ty.mentions_param() || matches!(ty, IrType::Param(_)) {
+        return;
+    }
+    match ty {
+        IrType::List(e) | IrType::Option(e) => generic_types(e, out),
+        IrType::Tuple(fields) => fields.iter().for_each(|f| generic_types(f, out)),
+        _ => {}
+    }
+    if !out.contains(ty) {
+        out.push(ty.clone());
+    }
+}
+
+/// The native slots of an executable (aot, c): at start its runtime reads the rider
+/// manifest (`datalove_rti::links`), loads each rider beside the executable, checks its
+/// ABI version, and writes the address of every native into its slot; compiled code
+/// calls a native through its slot. One order, read by both backends: the program's
+/// riders in order (then any other rider a call names), each native symbol in the order
+/// of its first call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NativeLinks {
+    manifest: datalove_rti::RiderManifest,
+    slots: std::collections::HashMap<String, usize>,
+}
+
+impl NativeLinks {
+    pub fn of(program: &crate::program::Program) -> NativeLinks {
+        let mut riders: Vec<(String, Vec<String>)> = program
+            .riders
+            .iter()
+            .map(|r| (r.clone(), Vec::new()))
+            .collect();
+        let mut slots = std::collections::HashMap::new();
+        for native in program.native_calls() {
+            if slots.contains_key(native.symbol()) {
+                continue;
+            }
+            let at = match riders.iter().position(|(r, _)| r == native.rider()) {
+                Some(at) => at,
+                None => {
+                    riders.push((native.rider().to_string(), Vec::new()));
+                    riders.len() - 1
+                }
+            };
+            riders[at].1.push(native.symbol().to_string());
+            slots.insert(native.symbol().to_string(), 0);
+        }
+        let mut next = 0;
+        for (_, symbols) in &riders {
+            for symbol in symbols {
+                slots.insert(symbol.clone(), next);
+                next += 1;
+            }
+        }
+        NativeLinks {
+            manifest: datalove_rti::RiderManifest { riders },
+            slots,
+        }
+    }
+
+    /// The slot of the native `symbol` (one the program calls).
+    pub fn slot(&self, symbol: &str) -> usize {
+        *self
+            .slots
+            .get(symbol)
+            .unwrap_or_else(|| panic!("{symbol} is not a native the program calls"))
+    }
+
+    /// How many slots: one per native symbol.
+    pub fn slot_count(&self) -> usize {
+        self.manifest.slot_count()
+    }
+
+    pub fn manifest(&self) -> &datalove_rti::RiderManifest {
+        &self.manifest
+    }
+}
+
+/// Where a slot of a program function lives, one decision every backend reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotHome {
+    /// A scalar `in` parameter: passed by value, held by the function (a Cranelift
+    /// variable, a C parameter, the interpreter's frame).
+    Value,
+    /// Used where the caller put it: a `ref`, `mut` or `out` parameter, and an `in`
+    /// parameter of a non-scalar type that no instruction writes (the callee owns the
+    /// value but reads it in place).
+    Caller,
+    /// The function's own storage of the type's size (a stack slot or variable, a C
+    /// local, the interpreter's frame). A written non-scalar `in` parameter lives here,
+    /// copied in from the caller's place on entry.
+    Own,
+    /// Storage sized at run time, pushed on the shadow stack on entry. A written `in`
+    /// parameter of such a type lives here too, copied in on entry.
+    Shadow,
+}
+
+impl SlotHome {
+    /// Whether the slot is an `in` parameter copied into its home on entry.
+    pub fn copied_in(self, f: &Function, slot: SlotId) -> bool {
+        matches!(self, SlotHome::Own | SlotHome::Shadow)
+            && f.param_mode(slot) == Some(ParamMode::In)
+    }
+}
+
+impl Function {
+    /// Each slot's [`SlotHome`].
+    pub fn slot_homes(&self) -> Vec<SlotHome> {
+        let written = self.written_slots();
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(i, slot)| {
+                let concrete = slot.ty.layout().is_some();
+                match self.param_mode(SlotId(i as u32)) {
+                    Some(ParamMode::In) if slot.ty.is_scalar() => SlotHome::Value,
+                    Some(ParamMode::In) if !written[i] => SlotHome::Caller,
+                    Some(ParamMode::Ref | ParamMode::Mut | ParamMode::Out) => SlotHome::Caller,
+                    _ if concrete => SlotHome::Own,
+                    _ => SlotHome::Shadow,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One word of a program function's signature, in the one order every compiled backend
+/// uses: the runtime, then one word per parameter (as [`param_pass`] says), then the
+/// result pointer when the result travels through memory, then one descriptor per type
+/// parameter. (A scalar result is the function's return value, not a word.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramWord {
+    Runtime,
+    Param(usize, Pass),
+    ResultPointer,
+    TypeParam(usize),
+}
+
+/// The words of `f`'s signature, in order.
+pub fn program_words(f: &Function) -> Vec<ProgramWord> {
+    let mut words = vec![ProgramWord::Runtime];
+    words.extend(
+        f.params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ProgramWord::Param(i, param_pass(p.mode, f.slot_type(p.slot)))),
+    );
+    if result_pass(&f.result) == ResultPass::Pointer {
+        words.push(ProgramWord::ResultPointer);
+    }
+    words.extend((0..f.type_params.len()).map(ProgramWord::TypeParam));
+    words
+}

@@ -1,0 +1,266 @@
+//! What the backends' tests share, written once: a native declaration of any shape (the
+//! word-count law is checked against every backend with it), the test rider `t` (C, two
+//! natives) with its interface and a module over it, a program compiled from text
+//! against them, and an executable built, run with leak checking, and read back.
+//!
+//! Everything is built for the target the tests were built for, with its C compiler
+//! (`datalove_toolchain::Target::current()`), and every program is started through the
+//! target's runner ([`run_command`]), so the tests run under `qemu-aarch64` as they do
+//! natively.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use datalove_front::{compile, MemoryLoader};
+use datalove_ir::native::NativeParam;
+use datalove_ir::{
+    FileId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, Span, TypeClass,
+    TypeParam,
+};
+
+/// A native `name` with `params` parameters (parameter `i` of mode `mode(i)` and type
+/// `ty`) and `trailing` type parameters no parameter mentions (the result is the first
+/// of them; unit when there are none), so it needs `trailing` trailing descriptors.
+pub fn native_decl(
+    name: &str,
+    params: usize,
+    trailing: usize,
+    mode: impl Fn(usize) -> ParamMode,
+    ty: IrType,
+) -> NativeDecl {
+    NativeDecl {
+        name: name.into(),
+        type_params: (0..trailing)
+            .map(|i| TypeParam {
+                name: format!("R{i}"),
+                class: TypeClass::Any,
+            })
+            .collect(),
+        params: (0..params)
+            .map(|i| NativeParam {
+                name: format!("a{i}"),
+                mode: mode(i),
+                ty: ty.clone(),
+            })
+            .collect(),
+        result: if trailing > 0 {
+            IrType::Param(0)
+        } else {
+            IrType::Unit
+        },
+        span: Span::new(FileId(0), 0, 0),
+    }
+}
+
+/// The call context of [`native_decl`]'s native in rider `rider`, each trailing type
+/// parameter bound to `u8`.
+pub fn native_context(rider: &str, decl: NativeDecl) -> NativeContext {
+    let name = decl.name.clone();
+    let trailing = decl.undetermined_type_params().len();
+    RiderInterface::new(rider, vec![decl])
+        .context(&name, vec![IrType::U8; trailing])
+        .expect("declared")
+}
+
+/// The modes in turn: in, ref, mut, out.
+pub fn every_mode(i: usize) -> ParamMode {
+    [
+        ParamMode::In,
+        ParamMode::Ref,
+        ParamMode::Mut,
+        ParamMode::Out,
+    ][i % 4]
+}
+
+/// The test rider `t`'s interface.
+pub const TEST_DLI: &str = "native fun t_fail(): i32\nnative fun t_seven(): i32\n";
+
+/// Module `m` over the test rider: `fail()` and `seven()`.
+pub const TEST_MODULE: &str = "require rider t\nimport t.t_fail\nimport t.t_seven\n\
+fun fail(): i32\n  ret t_fail()\nend fun\nfun seven(): i32\n  ret t_seven()\nend fun\n";
+
+/// The test rider `t`, in C against the ABI header: `t_fail` fails with `no luck`,
+/// `t_seven` returns 7.
+pub const TEST_RIDER_C: &str = r#"
+#include "datalove_rti.h"
+DTLV_EXPORT_RIDER(t)
+uint8_t dlr_t__t_fail(void *rt, int32_t *out, const dtlv_tydesc_t *td) {
+    (void)out; (void)td;
+    dtlv_rti_error_set(rt, (const uint8_t *)"no luck", 7);
+    return 0;
+}
+uint8_t dlr_t__t_seven(void *rt, int32_t *out, const dtlv_tydesc_t *td) {
+    (void)rt; (void)td;
+    *out = 7;
+    return 1;
+}
+"#;
+
+/// `script` compiled against the test rider's interface and module `m`.
+pub fn program_from_text(script: &str) -> Program {
+    let loader = MemoryLoader::new()
+        .with_rider("t", TEST_DLI)
+        .with_module("m", TEST_MODULE);
+    match compile(&loader, "main.dfs", script) {
+        Ok(c) => c.program,
+        Err(failed) => panic!("{}", failed.render()),
+    }
+}
+
+/// A fresh scratch directory for test `name` of suite `suite`.
+pub fn scratch(suite: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "datalove-{suite}-test-{}-{name}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// `runtime/include`, where `datalove_rti.h` is.
+pub fn include_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/include")
+}
+
+/// A command starting `program` (built for the tests' target) through the target's
+/// runner, as cargo starts the tests themselves (`CARGO_TARGET_<TRIPLE>_RUNNER`).
+pub fn run_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    datalove_toolchain::Target::current()
+        .command(program)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Builds the test rider `libdlr_t.so` into `dir` with the target's C compiler.
+pub fn build_test_rider(dir: &Path) {
+    let source = dir.join("t.c");
+    std::fs::write(&source, TEST_RIDER_C).expect("write t.c");
+    let status = datalove_toolchain::CCompiler::from_env()
+        .command()
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(dir.join("libdlr_t.so"))
+        .arg(&source)
+        .arg(format!("-I{}", include_dir().display()))
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "the test rider compiles");
+}
+
+/// What an executable did.
+#[derive(Debug)]
+pub struct Ran {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit: i32,
+}
+
+/// Builds `script` into an executable with `build` (a backend's `build_executable`),
+/// linked with the runtime staticlib and the test rider, runs it with leak checking and
+/// returns what it did.
+pub fn build_and_run<E: std::fmt::Display>(
+    suite: &str,
+    name: &str,
+    script: &str,
+    build: impl FnOnce(&Program, &datalove_toolchain::LinkInputs, &Path) -> Result<(), E>,
+) -> Ran {
+    let dir = scratch(suite, name);
+    build_test_rider(&dir);
+    let program = program_from_text(script);
+    let runtime =
+        datalove_rt::artifact::staticlib_for_current_exe().expect("the runtime staticlib");
+    let inputs = datalove_toolchain::LinkInputs {
+        target: datalove_toolchain::Target::current(),
+        runtime,
+        riders: vec![("t".into(), dir.join("libdlr_t.so"))],
+        placement: datalove_toolchain::RiderPlacement::Copy,
+    };
+    let exe = dir.join("program");
+    if let Err(e) = build(&program, &inputs, &exe) {
+        panic!("builds: {e}");
+    }
+    let output = run_command(&exe)
+        .env("DATALOVE_CHECK_LEAKS", "1")
+        .output()
+        .expect("runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    Ran {
+        stdout: String::from_utf8(output.stdout).expect("UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("UTF-8"),
+        exit: output.status.code().expect("exited, not killed"),
+    }
+}
+
+/// A program every executable backend must build and run the same way.
+pub struct ExecutableCase {
+    pub name: &'static str,
+    pub script: &'static str,
+    pub stdout: &'static str,
+    pub stderr: &'static str,
+    pub exit: i32,
+}
+
+/// The executable backends' shared cases: output, a failing native, overflow, deep
+/// recursion of generic and owning frames, generic code on descriptors.
+pub const EXECUTABLE_CASES: &[ExecutableCase] = &[
+    ExecutableCase {
+        name: "ok",
+        script: "import m.seven\nfun id<T>(x: T): T\n  ret x\nend fun\ndebuglog id(\"hello\")\n\
+debuglog id([seven(), 8])\ndebuglog 2.5 * 4.0\ndebuglog 0.1 + 0.2\n",
+        stdout: "hello\n[7, 8]\n10.0\n0.30000000000000004\n",
+        stderr: "",
+        exit: 0,
+    },
+    ExecutableCase {
+        name: "fail",
+        script: "import m.fail\nlet s = \"kept\" ++ \"!\"\ndebuglog 1\ndebuglog fail()\ndebuglog s\n",
+        stdout: "1\n",
+        stderr: "error: native failure: t.t_fail: no luck\n",
+        exit: 101,
+    },
+    ExecutableCase {
+        name: "overflow",
+        script: "let a: u8 = 200\nlet b: u8 = 100\ndebuglog a + b\n",
+        stdout: "",
+        stderr: "error: overflow: u8 addition\n",
+        exit: 101,
+    },
+    ExecutableCase {
+        name: "deep_generic",
+        script: "fun down<T>(x: T, n: u64): u64\n  ret down(x, n + 1) + 1\nend fun\n\
+debuglog down(\"s\", 0)\n",
+        stdout: "",
+        stderr: "error: stack overflow: call depth limit of 1000000 reached\n",
+        exit: 101,
+    },
+    ExecutableCase {
+        name: "deep_owning",
+        script: "fun down(n: u64, ref s: string): u64\n  let t = [s ++ \".\"]\n\
+  ret down(n + 1, ref s) + len(t) as u64\nend fun\ndebuglog \"before\"\ndebuglog down(0, ref \"s\")\n",
+        stdout: "before\n",
+        stderr: "error: stack overflow: call depth limit of 1000000 reached\n",
+        exit: 101,
+    },
+    ExecutableCase {
+        name: "generic",
+        script: "fun first<T>(ref xs: [T]): ?T\n  if len(xs) == 0\n    ret none\n  end if\n  ret some(xs[0])\nend fun\n\
+fun pair<T>(x: T): (T, [T])\n  let y = x\n  ret (y, [])\nend fun\n\
+let words: [string] = [\"x\", \"y\"]\ndebuglog first(ref words)\nlet empty: [u8] = []\ndebuglog first(ref empty)\n\
+debuglog pair(\"p\")\ndebuglog pair(3i64)\n",
+        stdout: "some(\"x\")\nnone\n(\"p\", [])\n(3, [])\n",
+        stderr: "",
+        exit: 0,
+    },
+];
+
+/// Runs every [`EXECUTABLE_CASES`] case through `build` (a backend's
+/// `build_executable`), asserting what each did.
+pub fn check_executable_cases<E: std::fmt::Display>(
+    suite: &str,
+    build: impl Fn(&Program, &datalove_toolchain::LinkInputs, &Path) -> Result<(), E>,
+) {
+    for case in EXECUTABLE_CASES {
+        let ran = build_and_run(suite, case.name, case.script, &build);
+        assert_eq!(ran.stdout, case.stdout, "{suite} {}: stdout", case.name);
+        assert_eq!(ran.stderr, case.stderr, "{suite} {}: stderr", case.name);
+        assert_eq!(ran.exit, case.exit, "{suite} {}: exit code", case.name);
+    }
+}

@@ -1,0 +1,16 @@
+//! The system C toolchain the aot and c backends build executables with, decided in ONE
+//! place: the target ([`Target`]: its triple, its C compiler, how its programs are
+//! started), whether the compiler works here (a probe, run once per target and process,
+//! behind `Backend::unavailable_reason`), and the one link command (the program's object
+//! or C, the ONE runtime staticlib and the system libraries the runtime needs), with the
+//! riders placed beside the executable.
+
+mod compiler;
+mod elf;
+mod link;
+mod target;
+
+pub use compiler::{probe, probe_target, CCompiler};
+pub use elf::{elf_machine, elf_machine_of, machine_name, EM_AARCH64, EM_X86_64};
+pub use link::{link, place_riders, same_file, LinkError, LinkInputs, RiderPlacement};
+pub use target::{find_program, Target, SUPPORTED_TRIPLES};
