@@ -215,11 +215,17 @@ fn main() -> ExitCode {
                 runner.backends.join(", "),
                 jobs
             );
-            let last_report = std::sync::Mutex::new(Instant::now());
+            // (when the last summary was printed, findings already named)
+            let last_report = std::sync::Mutex::new((Instant::now(), 0));
             let tally = run_seeds(&runner, &config, first, limit, jobs, &|t| {
                 let mut last = last_report.lock().unwrap_or_else(|e| e.into_inner());
-                if last.elapsed() >= Duration::from_secs(60) {
-                    *last = Instant::now();
+                for (seed, _, finding) in &t.findings[last.1..] {
+                    let kind = finding.signature();
+                    println!("difftest: finding at seed {seed:#x} ({kind})");
+                }
+                last.1 = t.findings.len();
+                if last.0.elapsed() >= Duration::from_secs(60) {
+                    last.0 = Instant::now();
                     println!("difftest: {}", t.summary());
                 }
             });
