@@ -208,7 +208,7 @@ pub fn backends_compile(program: &Program) {
 
 /// The runner the `differential` target uses: the `datalove` CLI on every backend when
 /// `DIFFTEST_CLI` names it, else the interpreter and the JIT in process. Riders come
-/// from `DIFFTEST_RIDERS`, else `<repo>/target/difftest/riders` (which `cargo run -p
+/// from `DIFFTEST_RIDERS`, else `<repo>/target/difftest/debug/riders` (which `cargo run -p
 /// datalove-difftest -- prepare` fills).
 pub fn fuzz_runner() -> &'static dyn Runner {
     static RUNNER: OnceLock<Box<dyn Runner + Send>> = OnceLock::new();
@@ -216,7 +216,7 @@ pub fn fuzz_runner() -> &'static dyn Runner {
         .get_or_init(|| {
             let riders = std::env::var_os("DIFFTEST_RIDERS")
                 .map(PathBuf::from)
-                .unwrap_or_else(|| crate::riders::repo_root().join("target/difftest/riders"));
+                .unwrap_or_else(|| crate::riders::repo_root().join("target/difftest/debug/riders"));
             assert!(
                 riders.join("libdlr_probe.so").is_file(),
                 "no riders in {} (set DIFFTEST_RIDERS, or run `cargo run -p datalove-difftest -- prepare`)",

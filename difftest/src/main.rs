@@ -12,7 +12,7 @@
 //!
 //! Findings are reduced and written to `conformance/cases/diff_<seed>.dfs` (or the
 //! directory `--cases` names) unless `--no-reduce`; the unreduced program goes to
-//! `<target>/difftest/findings/` either way.
+//! `<target>/difftest/<profile>/findings/` either way.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +26,7 @@ use datalove_difftest::fuzz::{seed_corpus, Target};
 use datalove_difftest::gen::Config;
 use datalove_difftest::program::TestProgram;
 use datalove_difftest::reduce::reduce;
-use datalove_difftest::riders::{build_dirs, prepare, repo_root};
+use datalove_difftest::riders::{data_dir, prepare, repo_root};
 use datalove_difftest::run::{check, Check, Cli, Finding};
 
 #[derive(Parser)]
@@ -58,7 +58,7 @@ enum Command {
         /// Where reduced findings are written as cases.
         #[arg(long)]
         cases: Option<PathBuf>,
-        /// Keep findings unreduced (in <target>/difftest/findings only).
+        /// Keep findings unreduced (in <target>/difftest/<profile>/findings only).
         #[arg(long)]
         no_reduce: bool,
         /// Only these backends (comma-separated), e.g. `interp,jit` for a quick run.
@@ -215,18 +215,25 @@ fn main() -> ExitCode {
                 runner.backends.join(", "),
                 jobs
             );
-            let last_report = std::sync::Mutex::new(Instant::now());
+            // (when the last summary was printed, findings already named)
+            let last_report = std::sync::Mutex::new((Instant::now(), 0));
             let tally = run_seeds(&runner, &config, first, limit, jobs, &|t| {
                 let mut last = last_report.lock().unwrap_or_else(|e| e.into_inner());
-                if last.elapsed() >= Duration::from_secs(60) {
-                    *last = Instant::now();
+                for (seed, _, finding) in &t.findings[last.1..] {
+                    let kind = finding.signature();
+                    println!("difftest: finding at seed {seed:#x} ({kind})");
+                }
+                last.1 = t.findings.len();
+                if last.0.elapsed() >= Duration::from_secs(60) {
+                    last.0 = Instant::now();
                     println!("difftest: {}", t.summary());
                 }
             });
             println!("difftest: {}", tally.summary());
-            let (target, _, _, _) = build_dirs();
-            let findings_dir = target.join("difftest/findings");
+            let findings_dir = data_dir().join("findings");
             let _ = std::fs::create_dir_all(&findings_dir);
+            // One reduction per kind of finding: the same bug tends to show many times.
+            let mut reduced_kinds = std::collections::BTreeSet::new();
             for (seed, program, finding) in &tally.findings {
                 println!("\n== seed {seed:#x}: {finding}");
                 let raw = findings_dir.join(format!("seed_{seed:x}.dfs"));
@@ -235,7 +242,7 @@ fn main() -> ExitCode {
                     program.to_case(&format!("difftest seed {seed:#x}"), &ok(), &[]),
                 );
                 println!("(the program: {})", raw.display());
-                if !no_reduce {
+                if !no_reduce && reduced_kinds.insert(finding.signature()) {
                     let dir = cases.clone().unwrap_or_else(|| default_cases.clone());
                     keep(
                         &runner,

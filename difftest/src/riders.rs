@@ -1,8 +1,14 @@
 //! Preparing what the runner needs: the `datalove` CLI, the `std` and `probe` riders
 //! (built by cargo into the caller's target directory and profile, for the caller's
 //! target), and the C rider `cprobe` (compiled with the target's C compiler), gathered
-//! with their interfaces in one rider directory, `<target>/difftest/riders/` (for a
-//! `--target` build, `<target>/difftest/<triple>/riders/`).
+//! with their interfaces in one rider directory per profile,
+//! `<target>/difftest/<profile>/riders/` (for a `--target` build,
+//! `<target>/difftest/<triple>/<profile>/riders/`).
+//!
+//! Every file goes in by an atomic rename, so a run that is using the riders (a long run,
+//! an executable that loads them) keeps the files it opened while another process
+//! prepares them again: rewriting a shared library in place under a running program
+//! kills it with SIGBUS.
 //!
 //! The conformance runner (`tests/conformance.rs`) prepares the same riders for its
 //! cases in `<target>/conformance/riders/`; this is the same recipe for a crate that
@@ -55,15 +61,26 @@ pub fn build_dirs() -> (PathBuf, PathBuf, String, Option<String>) {
     (target_dir, profile_dir, profile, triple)
 }
 
+/// Where difftest keeps its riders, scratch runs and findings for the running
+/// executable's profile (and target): `<target>/difftest/[<triple>/]<profile>/`.
+pub fn data_dir() -> PathBuf {
+    let (target_dir, profile_dir, _, triple) = build_dirs();
+    let profile = profile_dir
+        .file_name()
+        .map_or("debug".into(), |n| n.to_string_lossy().into_owned());
+    let root = target_dir.join("difftest");
+    match triple {
+        Some(triple) => root.join(triple).join(profile),
+        None => root.join(profile),
+    }
+}
+
 /// Builds the CLI and the riders for the running executable's target directory and
 /// profile, and gathers the riders.
 pub fn prepare() -> Result<Prepared, String> {
     let (target_dir, profile_dir, profile, triple) = build_dirs();
     cargo_build(&target_dir, &profile, triple.as_deref())?;
-    let root = match &triple {
-        Some(triple) => target_dir.join("difftest").join(triple),
-        None => target_dir.join("difftest"),
-    };
+    let root = data_dir();
     let riders_dir = root.join("riders");
     let work_dir = root.join("work");
     for dir in [&riders_dir, &work_dir] {
@@ -125,10 +142,26 @@ fn cargo_build(target_dir: &Path, profile: &str, triple: Option<&str>) -> Result
     }
 }
 
+/// A path beside `to` for writing before renaming over it, unique to this process.
+fn staging(to: &Path) -> PathBuf {
+    let name = to
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().into_owned());
+    to.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Copies `from` over `to` by a rename (`to` is replaced whole, never rewritten), unless
+/// `to` already holds the same bytes.
 fn copy(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
+    let fail =
+        |e: std::io::Error| format!("cannot copy {} to {}: {e}", from.display(), to.display());
+    let bytes = std::fs::read(from).map_err(fail)?;
+    if std::fs::read(to).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    let tmp = staging(to);
+    std::fs::write(&tmp, &bytes).map_err(fail)?;
+    std::fs::rename(&tmp, to).map_err(fail)
 }
 
 /// Compiles `conformance/riders/cprobe/cprobe.c` against the C header, with the target's
@@ -137,6 +170,7 @@ fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
     let repo = repo_root();
     let source_dir = repo.join("conformance/riders/cprobe");
     let library = riders_dir.join("libdlr_cprobe.so");
+    let linked = staging(&library);
     let compiler = datalove::Target::current().c_compiler();
     let output = compiler
         .command()
@@ -147,7 +181,7 @@ fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
         .arg(repo.join("runtime/include"))
         .arg(source_dir.join("cprobe.c"))
         .arg("-o")
-        .arg(&library)
+        .arg(&linked)
         .output()
         .map_err(|e| format!("cannot run the C compiler `{}`: {e}", compiler.name()))?;
     if !output.status.success() {
@@ -157,6 +191,9 @@ fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
+    // In by a rename: a program that loaded the old library keeps it.
+    std::fs::rename(&linked, &library)
+        .map_err(|e| format!("cannot move {} into place: {e}", library.display()))?;
     copy(
         &source_dir.join("rider.dli"),
         &riders_dir.join("cprobe.dli"),

@@ -56,11 +56,12 @@ impl Outcome {
         }
     }
 
-    /// Whether the run ended in a way no correct program run ends: a leak, or anything
-    /// [`Outcome::class`] calls malformed.
+    /// Whether the run ended in a way no correct program run ends: a leak, a rider that
+    /// could not be loaded (the runner provides every rider a program needs), or
+    /// anything [`Outcome::class`] calls malformed.
     pub fn is_broken(&self) -> bool {
         let class = self.class();
-        class == "malformed" || class == "error:leak"
+        class == "malformed" || class == "error:leak" || class == "error:rider"
     }
 }
 
@@ -173,7 +174,14 @@ impl Runner for Cli {
                         .env("DATALOVE_CHECK_LEAKS", "1")
                         .env_remove("DATALOVE_RIDER_PATH")
                         .env_remove("RUST_BACKTRACE");
-                    run_with_timeout(command, self.timeout)
+                    let mut outcome = run_with_timeout(command, self.timeout);
+                    // Messages that name the run's own directory (a rider not found)
+                    // name a different one on each backend.
+                    let shown = dir.display().to_string();
+                    for line in &mut outcome.stderr_lines {
+                        *line = line.replace(&shown, "<dir>");
+                    }
+                    outcome
                 }
             },
         };
