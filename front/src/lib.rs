@@ -81,9 +81,36 @@ pub fn compile_bytes(
     }
 }
 
+/// The stack the front end runs on. Its recursion is bounded by the nesting limit
+/// (`parser::MAX_DEPTH`), but how many bytes a level takes depends on the target and the
+/// build (an unoptimized aarch64 build needs about 3 MiB at the limit): so the passes run
+/// on a thread of their own with this much stack reserved (pages are committed only as
+/// they are touched), whatever thread the embedder calls from.
+pub const FRONT_STACK_BYTES: usize = 64 << 20;
+
 /// Compiles the file `root_path` (a `.dfs` script or a `.dfm` module) whose text is
 /// `root_text`, finding what it imports through `loader`.
+///
+/// The passes run on a thread with [`FRONT_STACK_BYTES`] of stack, so a program at the
+/// nesting limit compiles from any thread; where no thread can be started (a tight
+/// address-space limit), they run on the caller's.
 pub fn compile(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result<Compiled, Failed> {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("datalove-front".into())
+            .stack_size(FRONT_STACK_BYTES)
+            .spawn_scoped(scope, || compile_here(loader, root_path, root_text));
+        match spawned {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => compile_here(loader, root_path, root_text),
+        }
+    })
+}
+
+/// [`compile`] on the calling thread.
+fn compile_here(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result<Compiled, Failed> {
     let mut sources = Sources::new();
     let mut diagnostics = Vec::new();
     let fail = |sources, diagnostics| {

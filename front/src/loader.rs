@@ -43,8 +43,9 @@ pub fn read_file(path: &Path) -> Option<Loaded> {
     })
 }
 
-/// Where the front end gets the text of what a program names.
-pub trait Loader {
+/// Where the front end gets the text of what a program names. `Sync`, since the front
+/// end asks for files from the thread its passes run on (`compile`).
+pub trait Loader: Sync {
     /// The module `name` (`import name.f`), or `None` when there is none.
     fn module(&self, name: &str) -> Option<Loaded>;
     /// The interface of rider `name` (`require rider name`): a `.dli` file.
