@@ -95,15 +95,11 @@ pub enum StmtKind {
         ty: Option<TypeExpr>,
         init: Option<Expr>,
     },
-    /// `set x = e`
+    /// `set x = e`, `set xs[i] = e`, `set t.0 = e`, `set m[i][j] = e`: the variable and
+    /// the path to the part of it that is set (empty: the whole variable).
     Set {
         target: Ident,
-        value: Expr,
-    },
-    /// `set xs[i] = e`
-    SetIndex {
-        target: Ident,
-        index: Expr,
+        path: Vec<SetStep>,
         value: Expr,
     },
     /// `if c ... else if c ... else ... end if`; an `else if` chain nests in `otherwise`.
@@ -117,11 +113,35 @@ pub enum StmtKind {
         cond: Option<Expr>,
         body: Vec<Stmt>,
     },
+    /// `for NAME in a..b` or `for NAME in (ref|mut)? xs`, to `end for`.
+    For {
+        name: Ident,
+        source: ForSource,
+        body: Vec<Stmt>,
+    },
     Break,
     Continue,
     Ret(Option<Expr>),
     Debuglog(Expr),
     Expr(Expr),
+}
+
+/// One step of the path of a `set`: an element of a list, or a field of a tuple (with
+/// where the field number is written).
+#[derive(Clone, Debug)]
+pub enum SetStep {
+    Index(Expr),
+    Field(u32, Span),
+}
+
+/// What a `for` loop walks.
+#[derive(Clone, Debug)]
+pub enum ForSource {
+    /// `a..b`: the integers from `a` up to, not including, `b`.
+    Range(Expr, Expr),
+    /// The elements of a list: `ref xs` (read), `mut xs` (changed in place: `xs` is a
+    /// variable) or `xs` (moved: the list is the loop's).
+    List { mode: ParamMode, list: Expr },
 }
 
 #[derive(Clone, Debug)]

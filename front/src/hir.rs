@@ -110,6 +110,9 @@ pub enum StmtKind {
         /// the ownership checker (a fixpoint over the body) and followed by lowering.
         head_init: Vec<LocalId>,
     },
+    /// A block of its own: its locals are dropped at its end. The front end writes one
+    /// around what it expands a statement into (a `for` loop, a nested `set`).
+    Block(Block),
     Break,
     Continue,
     Ret(Option<Expr>),

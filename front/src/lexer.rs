@@ -27,6 +27,7 @@ pub enum Kw {
     Else,
     Loop,
     While,
+    For,
     Break,
     Continue,
     Ret,
@@ -62,6 +63,7 @@ impl Kw {
             "else" => Kw::Else,
             "loop" => Kw::Loop,
             "while" => Kw::While,
+            "for" => Kw::For,
             "break" => Kw::Break,
             "continue" => Kw::Continue,
             "ret" => Kw::Ret,
@@ -98,6 +100,7 @@ impl Kw {
             Kw::Else => "else",
             Kw::Loop => "loop",
             Kw::While => "while",
+            Kw::For => "for",
             Kw::Break => "break",
             Kw::Continue => "continue",
             Kw::Ret => "ret",
@@ -151,7 +154,7 @@ pub struct Token {
 /// Longest first, so that `<<` wins over `<` and `+%` over `+`.
 const PUNCTS: &[&str] = &[
     "as!", "<<", ">>", "<=", ">=", "==", "!=", "++", "+%", "-%", "*%", "(", ")", "[", "]", "{",
-    "}", "<", ">", ",", ":", ".", "=", "+", "-", "*", "/", "%", "&", "|", "^", "?",
+    "}", "<", ">", ",", ":", "..", ".", "=", "+", "-", "*", "/", "%", "&", "|", "^", "?",
 ];
 
 const INT_SUFFIXES: &[&str] = &["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64"];

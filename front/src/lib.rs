@@ -41,6 +41,17 @@ use datalove_ir::diag::{Diagnostic, Sources};
 use datalove_ir::native::RiderInterface;
 use datalove_ir::program::Program;
 
+/// `help:` lines: a note that says what to write.
+pub(crate) trait Help {
+    fn with_help(self, help: impl Into<String>) -> Self;
+}
+
+impl Help for Diagnostic {
+    fn with_help(self, help: impl Into<String>) -> Diagnostic {
+        self.with_note(format!("help: {}", help.into()))
+    }
+}
+
 /// A compiled program, with the sources and rider interfaces it was compiled from.
 #[derive(Debug)]
 pub struct Compiled {

@@ -517,6 +517,7 @@ impl<'a> FnLowering<'a> {
                 body,
                 head_init,
             } => self.lower_loop(cond.as_ref(), body, head_init, span),
+            StmtKind::Block(b) => self.block(b),
             StmtKind::Break => {
                 let depth = self.loops.last().expect("break is in a loop").depth;
                 self.drop_scopes_from(depth, span);

@@ -267,6 +267,7 @@ impl Checker<'_> {
                 };
                 *st = exit;
             }
+            StmtKind::Block(b) => self.block(b, st),
             StmtKind::Break => {
                 let here = st.take();
                 if let Some(ctx) = self.loops.last_mut() {

@@ -253,7 +253,7 @@ impl Parser {
             let tok = self.bump().tok;
             match tok {
                 Tok::Kw(Kw::If) if !after_else => open += 1,
-                Tok::Kw(Kw::Loop) => open += 1,
+                Tok::Kw(Kw::Loop | Kw::For) => open += 1,
                 Tok::Kw(Kw::End) => {
                     open -= 1;
                     if open == 0 {
@@ -571,37 +571,40 @@ impl Parser {
             Tok::Kw(Kw::Set) => {
                 self.bump();
                 let target = self.ident("a variable to set")?;
-                if self.at_punct("[") {
-                    let open = self.bump().span;
-                    let index = self.nested(open, Parser::expr)?;
-                    self.expect_punct("]")?;
-                    if self.at_punct("[") || self.at_punct(".") {
-                        let span = self.span();
-                        return Err(self.error(
-                            "S008",
-                            span,
-                            "only a variable or one element of a list variable can be set",
-                        ));
+                let mut path = Vec::new();
+                loop {
+                    if self.at_punct("[") {
+                        let open = self.bump().span;
+                        path.push(SetStep::Index(self.nested(open, Parser::expr)?));
+                        self.expect_punct("]")?;
+                    } else if self.at_punct(".") {
+                        self.bump();
+                        let Tok::Int(n, None) = *self.peek() else {
+                            return Err(self.expected("a tuple field number"));
+                        };
+                        let at = self.bump().span;
+                        let Ok(n) = u32::try_from(n) else {
+                            return Err(self.error("S004", at, "tuple field number too large"));
+                        };
+                        path.push(SetStep::Field(n, at));
+                    } else {
+                        break;
                     }
-                    self.expect_punct("=")?;
-                    let value = self.expr()?;
-                    StmtKind::SetIndex {
-                        target,
-                        index,
-                        value,
-                    }
-                } else {
-                    if self.at_punct(".") {
-                        let span = self.span();
-                        return Err(self.error(
-                            "S008",
-                            span,
-                            "only a variable or one element of a list variable can be set",
-                        ));
-                    }
-                    self.expect_punct("=")?;
-                    let value = self.expr()?;
-                    StmtKind::Set { target, value }
+                }
+                if self.at_punct("(") {
+                    let span = self.span();
+                    return Err(self.error(
+                        "S008",
+                        span,
+                        "only a variable, or an element or field of one, can be set",
+                    ));
+                }
+                self.expect_punct("=")?;
+                let value = self.expr()?;
+                StmtKind::Set {
+                    target,
+                    path,
+                    value,
                 }
             }
             Tok::Kw(Kw::If) => return self.if_stmt(),
@@ -617,6 +620,17 @@ impl Parser {
                 let end = self.end(Kw::Loop, start)?;
                 return Ok(Stmt {
                     kind: StmtKind::Loop { cond, body },
+                    span: start.to(end),
+                });
+            }
+            Tok::Kw(Kw::For) => {
+                self.bump();
+                let header = self.for_header();
+                let (name, source) = self.block_header(header)?;
+                let body = self.nested_block(start, &[Kw::End])?;
+                let end = self.end(Kw::For, start)?;
+                return Ok(Stmt {
+                    kind: StmtKind::For { name, source, body },
                     span: start.to(end),
                 });
             }
@@ -653,6 +667,36 @@ impl Parser {
         let span = start.to(self.prev_span());
         self.end_of_line()?;
         Ok(Stmt { kind, span })
+    }
+
+    /// `NAME in a..b` or `NAME in (ref|mut)? xs`, after `for`.
+    fn for_header(&mut self) -> PResult<(Ident, ForSource)> {
+        let name = self.ident("a name for the loop variable")?;
+        self.expect_kw(Kw::In)?;
+        if self.at_kw(Kw::Out) {
+            let span = self.span();
+            return Err(self.error(
+                "S013",
+                span,
+                "a `for` loop walks a list `ref`, `mut` or by moving it, never `out`",
+            ));
+        }
+        let mode = self.mode();
+        let first = self.expr()?;
+        if self.at_punct("..") {
+            if mode != ParamMode::In {
+                let span = self.span();
+                return Err(self.error(
+                    "S013",
+                    span,
+                    format!("a range is not a list: `{mode}` does not apply to it"),
+                ));
+            }
+            self.bump();
+            let stop = self.expr()?;
+            return Ok((name, ForSource::Range(first, stop)));
+        }
+        Ok((name, ForSource::List { mode, list: first }))
     }
 
     /// `if c ... else if c ... else ... end if`

@@ -15,9 +15,13 @@
 
 use std::collections::HashMap;
 
+#[path = "places.rs"]
+mod places;
+
 use super::ast::{self, BinOp, ExprKind as A, Item, StmtKind as S};
 use super::hir::*;
 use super::resolve::{resolve_type, Callable, Resolved, Signature, ENTRY_NAME};
+use crate::Help;
 use datalove_ir::diag::{Diagnostic, Span};
 use datalove_ir::program::{BinaryOp, CompareOp};
 use datalove_ir::types::{IrType, ParamMode, TypeClass};
@@ -169,6 +173,8 @@ struct FnChecker<'a> {
     /// function has (scanning the scopes made checking quadratic in the locals).
     visible: HashMap<String, Vec<(LocalId, usize)>>,
     loop_depth: u32,
+    /// The variables of `for ... in mut` loops: each is a part of another variable.
+    places: HashMap<LocalId, places::Place>,
     vars: Vec<Var>,
     stmt_vars: usize,
     obligations: Vec<Obligation>,
@@ -192,6 +198,7 @@ impl<'a> FnChecker<'a> {
             scopes: vec![Vec::new()],
             visible: HashMap::new(),
             loop_depth: 0,
+            places: HashMap::new(),
             vars: Vec::new(),
             stmt_vars: 0,
             obligations: Vec::new(),
@@ -689,10 +696,7 @@ impl<'a> FnChecker<'a> {
         };
         Block {
             stmts: out,
-            declared: declared
-                .into_iter()
-                .filter(|l| !matches!(self.locals[l.index()].kind, LocalKind::Param(_)))
-                .collect(),
+            declared: self.owned_locals(declared),
         }
     }
 
@@ -726,49 +730,12 @@ impl<'a> FnChecker<'a> {
                 self.finish_stmt();
                 StmtKind::Let { local, init }
             }
-            S::Set { target, value } => {
-                let Some(local) = self.lookup_local(target) else {
-                    self.expr(value, None);
-                    self.finish_stmt();
-                    return None;
-                };
-                let ty = self.locals[local.index()].ty.clone();
-                let value = self.expr_coerce(value, &ty);
-                self.finish_stmt();
-                StmtKind::Set { local, value }
-            }
-            S::SetIndex {
+            S::Set {
                 target,
-                index,
+                path,
                 value,
-            } => {
-                let Some(local) = self.lookup_local(target) else {
-                    self.expr(index, None);
-                    self.expr(value, None);
-                    self.finish_stmt();
-                    return None;
-                };
-                let ty = self.shallow(&self.locals[local.index()].ty.clone());
-                let index = self.expr_coerce(index, &IrType::Index);
-                let value = match ty {
-                    IrType::List(elem) => self.expr_coerce(value, &elem),
-                    other => {
-                        let t = self.show(&other);
-                        self.error(
-                            "T007",
-                            target.span,
-                            format!("`{}` is {t}, not a list", target.name),
-                        );
-                        self.expr(value, None)
-                    }
-                };
-                self.finish_stmt();
-                StmtKind::SetIndex {
-                    local,
-                    index,
-                    value,
-                }
-            }
+            } => self.set_place(target, path, value, span)?,
+            S::For { name, source, body } => self.for_loop(name, source, body, span),
             S::If {
                 cond,
                 then_body,
@@ -892,6 +859,10 @@ impl<'a> FnChecker<'a> {
         let span = e.span;
         match &e.kind {
             A::Name(name) => match self.lookup(name) {
+                Some(l) if self.places.contains_key(&l) => {
+                    let place = self.places[&l].clone();
+                    self.place_expr(&place, span)
+                }
                 Some(l) => {
                     let ty = self.locals[l.index()].ty.clone();
                     self.mk(ExprKind::Local(l), ty, span)
@@ -1258,8 +1229,23 @@ impl<'a> FnChecker<'a> {
     /// The local a `mut`/`out` argument names; such an argument must be a variable.
     fn place_arg(&mut self, arg: &ast::Arg) -> Option<LocalId> {
         if let A::Name(n) = &arg.value.kind {
-            if let Some(l) = self.lookup(n) {
+            if let Some(l) = self.lookup(n).filter(|l| !self.places.contains_key(l)) {
                 return Some(l);
+            }
+            if let Some(l) = self.lookup(n) {
+                let base = self.locals[self.places[&l].base.index()].name.clone();
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "F009",
+                        arg.value.span,
+                        format!("a `{}` argument must be a variable", arg.mode),
+                    )
+                    .with_label(format!("`{n}` is an element of `{base}`, not a variable"))
+                    .with_help(format!(
+                        "copy it into a `var`, pass that, and `set {n} = ...` it back"
+                    )),
+                );
+                return None;
             }
             self.error(
                 "N001",
@@ -1601,6 +1587,7 @@ fn zonk_block(vars: &[Var], block: &mut Block) {
                 }
                 zonk_block(vars, body);
             }
+            StmtKind::Block(b) => zonk_block(vars, b),
             StmtKind::Ret(Some(e)) | StmtKind::Debuglog(e) | StmtKind::Expr(e) => {
                 zonk_expr(vars, e)
             }
