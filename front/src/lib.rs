@@ -32,6 +32,7 @@ pub mod lower;
 pub mod ownership;
 pub mod parser;
 pub mod resolve;
+pub mod suggest;
 pub mod typeck;
 
 pub use admit::{admit, backend_refusal};

@@ -20,6 +20,7 @@ pub fn parse(file: FileId, kind: SourceKind, text: &str) -> (SourceFile, Vec<Dia
         pos: 0,
         depth: 0,
         diagnostics: Vec::new(),
+        keyword_names: Vec::new(),
     };
     let items = parser.items();
     diagnostics.append(&mut parser.diagnostics);
@@ -36,6 +37,8 @@ struct Parser {
     pos: usize,
     depth: u32,
     diagnostics: Vec<Diagnostic>,
+    /// Keywords reported as written where a name belongs.
+    keyword_names: Vec<Kw>,
 }
 
 /// Binary operators by precedence, loosest first; each level is left-associative except
@@ -126,6 +129,12 @@ impl Parser {
     }
 
     fn expected(&mut self, what: &str) -> Failed {
+        // A keyword already reported as used for a name: what it breaks further on
+        // (`debuglog out`, `set out = 1`, `f(out)`) is that same mistake, said once.
+        let misused = |tok: &Tok| matches!(tok, Tok::Kw(k) if self.keyword_names.contains(k));
+        if misused(self.peek()) || (self.pos > 0 && misused(&self.tokens[self.pos - 1].tok)) {
+            return Failed;
+        }
         let found = self.peek().describe();
         let span = self.span();
         self.error("S005", span, format!("expected {what}, found {found}"))
@@ -154,8 +163,34 @@ impl Parser {
                 let span = self.bump().span;
                 Ok(Ident { name, span })
             }
+            Tok::Kw(kw) => {
+                let span = self.span();
+                Err(self.keyword_as_name(kw, span, what))
+            }
             _ => Err(self.expected(what)),
         }
+    }
+
+    /// S005 for a keyword written where a name belongs, said once per keyword: the
+    /// places that keyword breaks afterwards report nothing more.
+    fn keyword_as_name(&mut self, kw: Kw, span: Span, what: &str) -> Failed {
+        if self.keyword_names.contains(&kw) {
+            return Failed;
+        }
+        self.keyword_names.push(kw);
+        let word = kw.word();
+        let role = match kw {
+            Kw::In | Kw::Ref | Kw::Mut | Kw::Out => " (a parameter mode)",
+            _ => "",
+        };
+        self.error("S005", span, format!("expected {what}, found `{word}`"))
+            .into_label(self, &format!("{what}, not a keyword"));
+        if let Some(d) = self.diagnostics.last_mut() {
+            d.notes.push(format!(
+                "help: `{word}` is a keyword{role} and cannot be a name: rename it, e.g. `{word}_value`"
+            ));
+        }
+        Failed
     }
 
     fn end_of_line(&mut self) -> PResult<()> {
@@ -347,6 +382,13 @@ impl Parser {
         while !self.at_punct(")") {
             let pstart = self.span();
             let mode = self.mode();
+            if self.at_punct(":") && pstart != self.span() {
+                // `fun f(out: u8)`: the mode keyword was meant as the name.
+                let Tok::Kw(kw) = self.tokens[self.pos - 1].tok else {
+                    unreachable!("a mode is a keyword");
+                };
+                return Err(self.keyword_as_name(kw, pstart, "a parameter name"));
+            }
             let pname = self.ident("a parameter name")?;
             self.expect_punct(":")?;
             let ty = self.type_expr()?;
@@ -1078,6 +1120,7 @@ impl Parser {
                     height,
                 ));
             }
+            Tok::Kw(kw) => return Err(self.keyword_as_name(kw, start, "an expression")),
             _ => return Err(self.expected("an expression")),
         };
         Ok((Expr { kind, span: start }, 0))

@@ -218,16 +218,28 @@ impl FnChecker<'_> {
                     (step, other) => {
                         if !c.poisoned_or_error(&other) {
                             let t = c.show(&other);
-                            let (code, at, message) = match step {
+                            let d = match step {
                                 ast::SetStep::Index(e) => {
                                     c.expr(e, None);
-                                    ("T007", e.span, format!("this is {t}, not a list"))
+                                    Diagnostic::error(
+                                        "T007",
+                                        e.span,
+                                        format!("this is {t}, not a list"),
+                                    )
                                 }
                                 ast::SetStep::Field(n, at) => {
-                                    ("T008", *at, format!("{t} has no field {n}"))
+                                    let d = Diagnostic::error(
+                                        "T008",
+                                        *at,
+                                        format!("{t} has no field {n}"),
+                                    );
+                                    match &other {
+                                        IrType::Tuple(fs) => d.with_help(fields_help(fs.len())),
+                                        _ => d,
+                                    }
                                 }
                             };
-                            c.error(code, at, message);
+                            c.diagnostics.push(d);
                         }
                         ok = false;
                         break;

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use super::ast::{self, Item, SourceKind, TypeExpr, TypeExprKind};
 use super::loader::{Loaded, Loader};
 use super::parser::parse;
+use super::suggest;
+use crate::Help;
 use datalove_ir::diag::{Diagnostic, FileId, Sources, Span};
 use datalove_ir::native::{NativeDecl, RiderInterface};
 use datalove_ir::types::{IrType, ParamMode, TypeClass, TypeParam};
@@ -305,6 +307,19 @@ impl Resolver<'_> {
                     format!("no module `{}` is known", from.name),
                 )
                 .with_label("no such module");
+                let known: Vec<String> = super::loader::LIBRARY
+                    .iter()
+                    .map(|(name, _)| name.to_string())
+                    .chain(
+                        self.module_files
+                            .iter()
+                            .filter(|(_, file)| file.is_some())
+                            .map(|(name, _)| name.clone()),
+                    )
+                    .collect();
+                if let Some(near) = suggest::similar(&from.name, known.iter().map(String::as_str)) {
+                    d = d.with_help(format!("a module with a similar name exists: `{near}`"));
+                }
                 if self.loader.rider(&from.name).is_some() {
                     d = d.with_note(format!(
                         "`{}` is a rider: a module reaches its natives after `require rider {}`; a script reaches them through a module",
@@ -535,14 +550,22 @@ impl Resolver<'_> {
                         continue; // already reported
                     };
                     if self.out.riders[rider].native(&name.name).is_none() {
-                        self.diagnostics.push(
-                            Diagnostic::error(
-                                "N005",
-                                name.span,
-                                format!("rider `{}` declares no native `{}`", from.name, name.name),
-                            )
-                            .with_label("not in the rider's interface"),
-                        );
+                        let mut d = Diagnostic::error(
+                            "N005",
+                            name.span,
+                            format!("rider `{}` declares no native `{}`", from.name, name.name),
+                        )
+                        .with_label("not in the rider's interface");
+                        let natives = self.out.riders[rider]
+                            .natives
+                            .iter()
+                            .map(|n| n.name.as_str());
+                        if let Some(near) = suggest::similar(&name.name, natives) {
+                            d = d.with_help(format!(
+                                "a native with a similar name exists: `{near}`"
+                            ));
+                        }
+                        self.diagnostics.push(d);
                         continue;
                     }
                     Callable::Native {
@@ -564,6 +587,12 @@ impl Resolver<'_> {
                             format!("module `{}` defines no function `{}`", from.name, name.name),
                         )
                         .with_label("not exported by the module");
+                        let exported = own[module_file].keys().map(String::as_str);
+                        if let Some(near) = suggest::similar(&name.name, exported) {
+                            d = d.with_help(format!(
+                                "a function with a similar name exists: `{near}`"
+                            ));
+                        }
                         if reexport {
                             d = d.with_note(format!(
                                 "`{}` imports `{}` but a module's imports are not exported again",

@@ -21,12 +21,16 @@ mod places;
 use super::ast::{self, BinOp, ExprKind as A, Item, StmtKind as S};
 use super::hir::*;
 use super::resolve::{resolve_type, Callable, Resolved, Signature, ENTRY_NAME};
-use crate::Help;
+use crate::{suggest, Help};
 use datalove_ir::diag::{Diagnostic, Span};
 use datalove_ir::program::{BinaryOp, CompareOp};
 use datalove_ir::types::{IrType, ParamMode, TypeClass};
 
 const VAR_BASE: u32 = 1 << 31;
+
+/// The built-in functions: names, not keywords, so a file's own function or import of
+/// the same name hides them.
+const BUILTINS: &[&str] = &["len", "push", "is_some", "unwrap", "data", "clone"];
 
 /// Checks every function of the program; the root script's body becomes the entry.
 pub fn check(resolved: &Resolved, diagnostics: &mut Vec<Diagnostic>) -> HirProgram {
@@ -824,13 +828,36 @@ impl<'a> FnChecker<'a> {
     fn lookup_local(&mut self, name: &ast::Ident) -> Option<LocalId> {
         let found = self.lookup(&name.name);
         if found.is_none() {
-            self.error(
-                "N001",
-                name.span,
-                format!("no variable `{}` in scope", name.name),
-            );
+            self.unknown_variable(&name.name, name.span);
         }
         found
+    }
+
+    /// N001 for a variable, with the near miss among the locals in scope (or else among
+    /// the functions) when there is one.
+    fn unknown_variable(&mut self, name: &str, span: Span) {
+        let mut d = Diagnostic::error("N001", span, format!("no variable `{name}` in scope"))
+            .with_label("not declared");
+        let locals = self.visible.keys().filter(|n| !n.contains('#'));
+        if let Some(near) = suggest::similar(name, locals.map(String::as_str)) {
+            d = d.with_help(format!("a local with a similar name exists: `{near}`"));
+        } else if let Some(near) = self.similar_function(name) {
+            d = d.with_help(format!(
+                "a function with a similar name exists: `{near}(...)`"
+            ));
+        }
+        self.diagnostics.push(d);
+    }
+
+    /// The function in scope (the file's own, its imports, the built-ins) whose name is
+    /// closest to `name`.
+    fn similar_function(&self, name: &str) -> Option<String> {
+        let scope = self.resolved.scopes.get(self.file);
+        let names = scope
+            .into_iter()
+            .flat_map(|s| s.keys().map(String::as_str))
+            .chain(BUILTINS.iter().copied());
+        suggest::similar(name, names).map(str::to_string)
     }
 
     // ------------------------------------------------------------ expressions
@@ -880,14 +907,7 @@ impl<'a> FnChecker<'a> {
                             format!("`{name}` is a function: call it, `{name}(...)`"),
                         );
                     } else {
-                        self.diagnostics.push(
-                            Diagnostic::error(
-                                "N001",
-                                span,
-                                format!("no variable `{name}` in scope"),
-                            )
-                            .with_label("not declared"),
-                        );
+                        self.unknown_variable(name, span);
                     }
                     let ty = self.error_ty();
                     self.mk(ExprKind::Unit, ty, span)
@@ -963,7 +983,12 @@ impl<'a> FnChecker<'a> {
                     _ => {
                         if !self.poisoned_or_error(&ty) {
                             let t = self.show(&ty);
-                            self.error("T008", span, format!("{t} has no field {n}"));
+                            let d =
+                                Diagnostic::error("T008", span, format!("{t} has no field {n}"));
+                            self.diagnostics.push(match &ty {
+                                IrType::Tuple(fs) => d.with_help(fields_help(fs.len())),
+                                _ => d,
+                            });
                         }
                         let ty = self.error_ty();
                         self.mk(ExprKind::Unit, ty, span)
@@ -1154,21 +1179,27 @@ impl<'a> FnChecker<'a> {
             .cloned();
         match callable {
             Some(c) => self.user_call(c, callee, args, span, expected),
-            None => {
-                match callee.name.as_str() {
-                    "len" | "push" | "is_some" | "unwrap" | "data" | "clone" => {
-                        self.builtin(&callee.name, args, span, expected)
-                    }
-                    name => {
-                        self.diagnostics.push(
-                        Diagnostic::error("N001", callee.span, format!("no function `{name}` in scope"))
-                            .with_label("not defined or imported")
-                            .with_note("functions of other modules are imported first: `import MODULE.NAME`"),
-                    );
-                        self.bad_call(args, span)
-                    }
+            None => match callee.name.as_str() {
+                name if BUILTINS.contains(&name) => self.builtin(name, args, span, expected),
+                name => {
+                    let mut d = Diagnostic::error(
+                        "N001",
+                        callee.span,
+                        format!("no function `{name}` in scope"),
+                    )
+                    .with_label("not defined or imported");
+                    d = match self.similar_function(name) {
+                        Some(near) => {
+                            d.with_help(format!("a function with a similar name exists: `{near}`"))
+                        }
+                        None => d.with_note(
+                            "functions of other modules are imported first: `import MODULE.NAME`",
+                        ),
+                    };
+                    self.diagnostics.push(d);
+                    self.bad_call(args, span)
                 }
-            }
+            },
         }
     }
 
@@ -1222,7 +1253,13 @@ impl<'a> FnChecker<'a> {
                     written(arg.mode)
                 ),
             )
-            .with_label(fix),
+            .with_label(fix)
+            .with_help(match (&arg.value.kind, want) {
+                (A::Name(n), ParamMode::In) => format!("write the argument without a mode: `{n}`"),
+                (A::Name(n), m) => format!("write the argument `{m} {n}`"),
+                (_, ParamMode::In) => "remove the mode before the argument".to_string(),
+                (_, m) => format!("write `{m}` before the argument"),
+            }),
         );
     }
 
@@ -1247,11 +1284,7 @@ impl<'a> FnChecker<'a> {
                 );
                 return None;
             }
-            self.error(
-                "N001",
-                arg.value.span,
-                format!("no variable `{n}` in scope"),
-            );
+            self.unknown_variable(n, arg.value.span);
             return None;
         }
         self.diagnostics.push(
@@ -1290,7 +1323,14 @@ impl<'a> FnChecker<'a> {
                 "len" | "is_some" | "clone" => ParamMode::Ref,
                 _ => ParamMode::In,
             };
-            self.mode_error(name, "value", want, arg);
+            // The first parameter's name, as `docs/language.md` writes each built-in.
+            let param = match name {
+                "len" | "push" => "xs",
+                "is_some" | "unwrap" => "o",
+                "data" => "e",
+                _ => "x",
+            };
+            self.mode_error(name, param, want, arg);
         }
         match name {
             "push" => {
@@ -1385,6 +1425,77 @@ impl<'a> FnChecker<'a> {
         expected: Option<&IrType>,
     ) -> Expr {
         let sig = self.resolved.signature(&callable);
+        let before = self.diagnostics.len();
+        let checked = self.user_call_checked(&callable, &sig, callee, args, span, expected);
+        let arg_spans: Vec<Span> = args.iter().flat_map(|a| [a.span, a.value.span]).collect();
+        let declared = match &callable {
+            Callable::Function(f) => self.resolved.functions[*f].span,
+            Callable::Native { rider, name } => {
+                self.resolved.riders[*rider]
+                    .native(name)
+                    .expect("scopes name only declared natives")
+                    .span
+            }
+        };
+        let hidden_builtin = BUILTINS
+            .contains(&callee.name.as_str())
+            .then(|| self.import_of(&callee.name))
+            .flatten();
+        for d in &mut self.diagnostics[before..] {
+            // The call's own complaints: its arity, an argument's mode or type.
+            let own = match d.code {
+                "F001" => d.span == span,
+                "F002" | "T001" | "F009" => arg_spans.contains(&d.span),
+                _ => false,
+            };
+            if !own {
+                continue;
+            }
+            d.secondary
+                .push((declared, format!("`{}` is declared here", callee.name)));
+            if let Some((module, import)) = &hidden_builtin {
+                d.secondary.push((
+                    *import,
+                    format!("this import hides the built-in `{}`", callee.name),
+                ));
+                let help = format!(
+                    "`{name}` here is `{module}.{name}`; for the built-in, import it under another name: `import {module}.{name} as {module}_{name}`",
+                    name = callee.name
+                );
+                if !d.notes.iter().any(|n| n.contains(&help)) {
+                    d.notes.push(format!("help: {help}"));
+                }
+            }
+        }
+        checked
+    }
+
+    /// The module (or rider) and the `import` line that bring `name` into this file.
+    fn import_of(&self, name: &str) -> Option<(String, Span)> {
+        self.resolved.files[self.file]
+            .ast
+            .items
+            .iter()
+            .find_map(|item| match item {
+                Item::Import {
+                    from,
+                    name: n,
+                    alias,
+                    span,
+                } if alias.as_ref().unwrap_or(n).name == name => Some((from.name.clone(), *span)),
+                _ => None,
+            })
+    }
+
+    fn user_call_checked(
+        &mut self,
+        callable: &Callable,
+        sig: &Signature,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        expected: Option<&IrType>,
+    ) -> Expr {
         if !self.arity(&callee.name, sig.params.len(), args, span) {
             return self.bad_call(args, span);
         }
@@ -1456,8 +1567,11 @@ impl<'a> FnChecker<'a> {
             return self.mk(ExprKind::Unit, ty, span);
         }
         let callee = match callable {
-            Callable::Function(f) => Callee::Function(f),
-            Callable::Native { rider, name } => Callee::Native { rider, name },
+            Callable::Function(f) => Callee::Function(*f),
+            Callable::Native { rider, name } => Callee::Native {
+                rider: *rider,
+                name: name.clone(),
+            },
         };
         self.mk(
             ExprKind::Call {
@@ -1468,6 +1582,14 @@ impl<'a> FnChecker<'a> {
             result,
             span,
         )
+    }
+}
+
+/// What fields a tuple of `n` fields has.
+fn fields_help(n: usize) -> String {
+    match n {
+        1 => "its one field is `.0`".to_string(),
+        n => format!("its fields are `.0` to `.{}`", n - 1),
     }
 }
 
