@@ -28,6 +28,30 @@ Exit codes:
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colors in diagnostics: `auto` when stderr is a terminal (and NO_COLOR is not
+    /// set), `always`, or `never`.
+    #[arg(
+        long,
+        value_enum,
+        global = true,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    color: ColorWhen,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Whether diagnostics are colored, decided once from `--color`.
+static COLOR: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+fn color() -> bool {
+    COLOR.get().copied().unwrap_or(false)
 }
 
 #[derive(clap::Args)]
@@ -109,6 +133,8 @@ enum Command {
         #[command(flatten)]
         search: Search,
     },
+    /// Print the documentation of a diagnostic code (`datalove explain S008`).
+    Explain { code: String },
     /// Print what a program compiles to.
     #[command(after_help = EXIT_CODES)]
     Emit {
@@ -148,13 +174,51 @@ fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
-/// Prints a compile error (or a refusal before running) the way `check` does; exit 2.
+/// Prints a compile error (or a refusal before running) the way `check` does, then the
+/// closing count; exit 2.
 fn refused(e: datalove::CompileError) -> ExitCode {
-    eprint!("{e}");
-    if matches!(e, datalove::CompileError::Io { .. }) {
-        eprintln!();
+    match &e {
+        datalove::CompileError::Diagnostics(failed) => print_failed(failed),
+        datalove::CompileError::Io { .. } => eprintln!("{e}"),
     }
     exit_code(datalove::EXIT_REFUSED)
+}
+
+/// The diagnostics of a failed compilation, then one line counting them.
+fn print_failed(failed: &datalove::front::Failed) {
+    eprint!("{}", failed.render_styled(color()));
+    let n = failed
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == datalove::ir::diag::Severity::Error)
+        .count();
+    // The file they are about: the root, the first file of the compilation.
+    let file = failed
+        .sources
+        .files()
+        .next()
+        .map_or(String::new(), |(_, f)| f.name.clone());
+    let error = if color() {
+        "\x1b[1;31merror\x1b[0m"
+    } else {
+        "error"
+    };
+    let s = if n == 1 { "" } else { "s" };
+    eprintln!("{error}: could not compile {file}: {n} error{s}");
+}
+
+/// `datalove explain CODE`.
+fn explain(code: &str) -> ExitCode {
+    match datalove::front::explain::explain(code) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("error: {why}");
+            exit_code(datalove::EXIT_REFUSED)
+        }
+    }
 }
 
 /// Reads and compiles `file`; with `admit`, also refuses what cannot run (a module, IR
@@ -173,7 +237,16 @@ fn compile(
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _ = COLOR.set(match cli.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            use std::io::IsTerminal;
+            std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    });
     match cli.command {
+        Command::Explain { code } => explain(&code),
         Command::Check { file, search } => check(&file, search),
         Command::Emit {
             what,
@@ -254,7 +327,7 @@ fn emit(what: Emit, file: &Path, target: Option<Target>, search: Search) -> Exit
                 "c"
             };
             let failed = datalove::front::backend_refusal(&compiled, backend, &why);
-            eprint!("{}", failed.render());
+            print_failed(&failed);
             exit_code(datalove::EXIT_REFUSED)
         }
     }
@@ -332,7 +405,7 @@ fn build(
     match datalove::run::build_executable_for(&compiled, backend, &riders, out, &target) {
         Ok(()) => ExitCode::SUCCESS,
         Err(datalove::BuildError::Refused(failed)) => {
-            eprint!("{}", failed.render());
+            print_failed(&failed);
             exit_code(datalove::EXIT_REFUSED)
         }
         Err(e @ datalove::BuildError::WouldOverwrite { .. }) => {

@@ -25,6 +25,7 @@
 
 pub mod admit;
 pub mod ast;
+pub mod explain;
 pub mod hir;
 pub mod lexer;
 pub mod loader;
@@ -72,6 +73,11 @@ impl Failed {
     /// The diagnostics as `datalove check` prints them.
     pub fn render(&self) -> String {
         self.sources.render(&self.diagnostics)
+    }
+
+    /// As [`Failed::render`]; with `color`, styled with ANSI escapes for a terminal.
+    pub fn render_styled(&self, color: bool) -> String {
+        self.sources.render_styled(&self.diagnostics, color)
     }
 }
 

@@ -181,6 +181,12 @@ impl Sources {
 
     /// Renders diagnostics the way `datalove check` prints them.
     pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
+        self.render_styled(diagnostics, false)
+    }
+
+    /// Renders diagnostics as [`Sources::render`] does; with `color`, styled with ANSI
+    /// escapes (for a terminal): the same text between the escapes.
+    pub fn render_styled(&self, diagnostics: &[Diagnostic], color: bool) -> String {
         let mut files = SimpleFiles::new();
         for f in &self.files {
             files.add(f.name.clone(), f.text.clone());
@@ -189,6 +195,8 @@ impl Sources {
             chars: term::Chars::ascii(),
             ..term::Config::default()
         };
+        let styles = term::Styles::default();
+        let mut styled: Vec<u8> = Vec::new();
         let mut out = String::new();
         for d in diagnostics {
             let mut labels = vec![Label::primary(d.span.file.0 as usize, clamp(self, d.span))
@@ -207,10 +215,24 @@ impl Sources {
             .with_message(&d.message)
             .with_labels(labels)
             .with_notes(d.notes.clone());
-            out.push_str(
-                &term::emit_into_string(&config, &files, &cs)
-                    .expect("spans are within their files"),
-            );
+            if color {
+                let ansi = term::termcolor::Ansi::new(&mut styled);
+                term::emit_to_write_style(
+                    &mut term::StylesWriter::new(ansi, &styles),
+                    &config,
+                    &files,
+                    &cs,
+                )
+                .expect("spans are within their files");
+            } else {
+                out.push_str(
+                    &term::emit_into_string(&config, &files, &cs)
+                        .expect("spans are within their files"),
+                );
+            }
+        }
+        if color {
+            out = String::from_utf8(styled).expect("rendered from UTF-8 text");
         }
         out
     }

@@ -1,0 +1,99 @@
+//! The command line of issue 17's diagnostics: the closing count of `check` and `run`,
+//! `--color`, and `datalove explain CODE`.
+
+use std::process::{Command, Output};
+
+fn datalove(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_datalove"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("datalove runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A script in a directory of its own under the target directory.
+fn script(name: &str, body: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lang_cli");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join(name);
+    std::fs::write(&path, body).expect("write");
+    path.to_str().expect("UTF-8 path").to_string()
+}
+
+const THREE_ERRORS: &str = "debuglog nope\nlet x: u8 = \"a\"\ndebuglog x.3\n";
+
+#[test]
+fn check_and_run_end_with_the_count() {
+    let path = script("three.dfs", THREE_ERRORS);
+    for args in [vec!["check", &path], vec!["run", &path]] {
+        let out = datalove(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.matches("error[").count(), 3, "{stderr}");
+        assert!(
+            stderr.ends_with(&format!("\nerror: could not compile {path}: 3 errors\n")),
+            "{stderr}"
+        );
+    }
+    let one = script("one.dfs", "debuglog nope\n");
+    let stderr = text(&datalove(&["check", &one]).stderr);
+    assert!(
+        stderr.ends_with(&format!("error: could not compile {one}: 1 error\n")),
+        "{stderr}"
+    );
+    // A clean program prints nothing.
+    let clean = script("clean.dfs", "debuglog 1\n");
+    let out = datalove(&["check", &clean]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn color_is_asked_for_or_follows_the_terminal() {
+    let path = script("color.dfs", "debuglog nope\n");
+    let always = text(&datalove(&["check", "--color", "always", &path]).stderr);
+    assert!(always.contains("\x1b["), "{always:?}");
+    // The same text between the escapes.
+    let never = text(&datalove(&["--color", "never", "check", &path]).stderr);
+    assert!(!never.contains('\x1b'), "{never:?}");
+    assert!(
+        never.contains("error[N001]: no variable `nope` in scope"),
+        "{never}"
+    );
+    // auto: stderr here is a pipe, not a terminal.
+    let auto = text(&datalove(&["check", &path]).stderr);
+    assert_eq!(auto, never);
+}
+
+#[test]
+fn explain_prints_the_docs_entry() {
+    let out = datalove(&["explain", "S008"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        stdout.starts_with(
+            "S008: `set` of something that is not a variable or a part of one (an element or field)\n"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\n    set f() = 3\n"), "{stdout}");
+    // Every code the docs list explains; an unknown one is exit 2 with the nearest.
+    for code in datalove::front::explain::codes() {
+        let out = datalove(&["explain", code]);
+        assert_eq!(out.status.code(), Some(0), "{code}");
+        assert!(
+            text(&out.stdout).starts_with(&format!("{code}: ")),
+            "{code}"
+        );
+    }
+    let out = datalove(&["explain", "D011x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: no diagnostic code `D011x` is documented\n"
+    );
+}
