@@ -487,6 +487,36 @@ impl FnChecker<'_> {
                 self.expr(list, None);
                 None
             }
+            (ParamMode::In, Some(l))
+                if matches!(
+                    self.locals[l.index()].kind,
+                    LocalKind::Param(ParamMode::Ref | ParamMode::Mut)
+                ) =>
+            {
+                // Moving a borrowed list into the loop: say how to walk it instead.
+                let param = &self.locals[l.index()];
+                let LocalKind::Param(mode) = param.kind else {
+                    unreachable!("matched above");
+                };
+                let d = Diagnostic::error(
+                    "D005",
+                    list.span,
+                    format!("cannot move `{}` out of a `{mode}` parameter", param.name),
+                )
+                .with_label("`for x in xs` moves the list into the loop")
+                .with_secondary(param.span, "declared here")
+                .with_help(format!(
+                    "walk it without moving it: `for ... in ref {}`{}",
+                    param.name,
+                    if mode == ParamMode::Mut {
+                        format!(", or `for ... in mut {}` to change it", param.name)
+                    } else {
+                        String::new()
+                    }
+                ));
+                self.diagnostics.push(d);
+                None
+            }
             (ParamMode::Ref, Some(l)) if !self.places.contains_key(&l) => Some(Place {
                 base: l,
                 steps: Vec::new(),

@@ -92,6 +92,50 @@ fn a_mut_walk_of_a_let_says_to_walk_it_ref() {
 }
 
 #[test]
+fn moving_a_borrowed_list_into_a_loop_says_to_walk_it_ref() {
+    let f = assert_error(
+        "fun f(ref ys: [u8])\n  for y in ys\n  end for\nend fun\n",
+        "D005",
+        2,
+        12,
+    );
+    let text = f.render();
+    assert!(
+        text.contains("help: walk it without moving it: `for ... in ref ys`"),
+        "{text}"
+    );
+    let f = assert_error(
+        "fun f(mut ys: [u8])\n  for y in ys\n  end for\nend fun\n",
+        "D005",
+        2,
+        12,
+    );
+    assert!(
+        f.render().contains("or `for ... in mut ys` to change it"),
+        "{}",
+        f.render()
+    );
+}
+
+/// A `for` opens a level like `loop`: 128 nested loops compile, 129 are S009.
+#[test]
+fn nested_for_loops_count_toward_the_nesting_limit() {
+    let nest = |n: usize| {
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!("for i{i} in 0..1\n"));
+        }
+        text.push_str("debuglog 1\n");
+        for _ in 0..n {
+            text.push_str("end for\n");
+        }
+        text
+    };
+    compile_ok("deep.dfs", &nest(128), &[]);
+    assert_error(&nest(129), "S009", 129, 1);
+}
+
+#[test]
 fn a_mut_walk_of_an_expression_says_to_use_a_var() {
     let f = assert_error("for x in mut [1]\nend for\n", "F009", 1, 14);
     let text = f.render();
