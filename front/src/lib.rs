@@ -26,6 +26,7 @@
 pub mod admit;
 pub mod ast;
 pub mod explain;
+pub mod format;
 pub mod hir;
 pub mod lexer;
 pub mod loader;

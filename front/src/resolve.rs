@@ -244,6 +244,15 @@ impl Resolver<'_> {
                     self.load_rider(rider);
                 }
             }
+            if let Some(at) = super::format::first_call(&self.out.files[file].ast) {
+                // `format` writes values with these modules' functions.
+                for module in super::format::MODULES {
+                    self.load_module(&ast::Ident {
+                        name: module.to_string(),
+                        span: at,
+                    });
+                }
+            }
             let required_names: Vec<&str> = required.iter().map(|(r, _)| r.name.as_str()).collect();
             for from in imported {
                 if kind == SourceKind::Module && required_names.contains(&from.name.as_str()) {

@@ -15,6 +15,8 @@
 
 use std::collections::HashMap;
 
+#[path = "format_check.rs"]
+mod format_check;
 #[path = "places.rs"]
 mod places;
 
@@ -1181,6 +1183,7 @@ impl<'a> FnChecker<'a> {
             Some(c) => self.user_call(c, callee, args, span, expected),
             None => match callee.name.as_str() {
                 name if BUILTINS.contains(&name) => self.builtin(name, args, span, expected),
+                crate::format::FORMAT => self.format_call(args, span),
                 name => {
                     let mut d = Diagnostic::error(
                         "N001",

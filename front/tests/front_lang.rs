@@ -173,3 +173,50 @@ fn nested_set_mistakes_are_located() {
     // Not a part of a variable: a call.
     assert_error("fun f(): u8\n  ret 1\nend fun\nset f() = 3\n", "S008", 4, 6);
 }
+
+#[test]
+fn format_expands_to_conversions_and_concatenation() {
+    let compiled = compile_ok(
+        "f.dfs",
+        "let n: u8 = 3\ndebuglog format(\"n={} x={:.2} i={} s={}\", n, 0.5, len([1]), \"a\")\n",
+        &[],
+    );
+    let names: Vec<&str> = compiled
+        .program
+        .functions
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    for f in ["fixedint.to_string", "floats.to_string_fixed"] {
+        assert!(names.contains(&f), "{f} not in {names:?}");
+    }
+    // A file with its own `format` calls it, and loads nothing for it.
+    let own = compile_ok(
+        "own.dfs",
+        "fun format(s: string): string\n  ret s\nend fun\ndebuglog format(\"{}\")\n",
+        &[],
+    );
+    assert!(
+        own.program
+            .functions
+            .iter()
+            .all(|f| !f.name.starts_with("floats.")),
+        "floats loaded for a file's own format"
+    );
+}
+
+#[test]
+fn format_mistakes_are_located() {
+    assert_error("let s = \"x\"\ndebuglog format(s)\n", "F012", 2, 17);
+    assert_error("debuglog format()\n", "F012", 1, 10);
+    assert_error("debuglog format(\"a}\")\n", "F012", 1, 17);
+    assert_error("debuglog format(\"{:.2}\", 3)\n", "T010", 1, 26);
+    assert_error("debuglog format(\"{}\", [1])\n", "T010", 1, 23);
+    let f = assert_error("debuglog format(\"{}\", ref \"a\")\n", "F002", 1, 23);
+    assert!(
+        f.render()
+            .contains("help: remove the mode before the argument"),
+        "{}",
+        f.render()
+    );
+}
