@@ -97,3 +97,41 @@ fn explain_prints_the_docs_entry() {
         "error: no diagnostic code `D011x` is documented\n"
     );
 }
+
+/// The examples of issue 17 agree on every available backend, with and without
+/// arguments, and leak nothing.
+#[test]
+fn the_matrix_and_merge_sort_examples_agree_on_every_backend() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("matrix.dfs", &[], "trace of the 4x4 product: 340\n"),
+        ("matrix.dfs", &["2"], "[12, 3]\n[36, 51]\ntrace of the 2x2 product: 63\n"),
+        (
+            "merge_sort.dfs",
+            &[],
+            "[-4, 3, 9, 10, 27, 38, 43, 82]\n[\"apple\", \"banana\", \"fig\", \"pear\"]\n[(1, \"z\"), (2, \"a\"), (2, \"b\")]\n",
+        ),
+        ("merge_sort.dfs", &["5", "3", "-7"], "[-7, 3, 5]\n"),
+    ];
+    for (example, args, expected) in cases {
+        let path = format!("{root}/examples/{example}");
+        let mut argv = vec!["run", "--check-leaks", &path, "--"];
+        argv.extend_from_slice(args);
+        let one = datalove(&argv);
+        let stdout = text(&one.stdout);
+        assert_eq!(
+            one.status.code(),
+            Some(0),
+            "{example}: {}",
+            text(&one.stderr)
+        );
+        assert!(stdout.contains(expected), "{example} {args:?}: {stdout}");
+        let mut argv = vec!["run", "--check-leaks", "--backend", "all", &path, "--"];
+        argv.extend_from_slice(args);
+        let all = text(&datalove(&argv).stdout);
+        assert!(
+            all.contains(" available backends agree\n"),
+            "{example}: {all}"
+        );
+    }
+}
