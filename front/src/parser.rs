@@ -613,26 +613,10 @@ impl Parser {
             Tok::Kw(Kw::Set) => {
                 self.bump();
                 let target = self.ident("a variable to set")?;
-                let mut path = Vec::new();
-                loop {
-                    if self.at_punct("[") {
-                        let open = self.bump().span;
-                        path.push(SetStep::Index(self.nested(open, Parser::expr)?));
-                        self.expect_punct("]")?;
-                    } else if self.at_punct(".") {
-                        self.bump();
-                        let Tok::Int(n, None) = *self.peek() else {
-                            return Err(self.expected("a tuple field number"));
-                        };
-                        let at = self.bump().span;
-                        let Ok(n) = u32::try_from(n) else {
-                            return Err(self.error("S004", at, "tuple field number too large"));
-                        };
-                        path.push(SetStep::Field(n, at));
-                    } else {
-                        break;
-                    }
-                }
+                let base = self.depth;
+                let path = self.set_path();
+                self.depth = base;
+                let path = path?;
                 if self.at_punct("(") {
                     let span = self.span();
                     return Err(self.error(
@@ -709,6 +693,33 @@ impl Parser {
         let span = start.to(self.prev_span());
         self.end_of_line()?;
         Ok(Stmt { kind, span })
+    }
+
+    /// The indexes and fields after `set NAME`: each step opens a level (its index sits
+    /// at that level), so step 129 is too deep, as in an expression `x[0]...[0]`.
+    fn set_path(&mut self) -> PResult<Vec<SetStep>> {
+        let mut path = Vec::new();
+        loop {
+            if self.at_punct("[") {
+                let open = self.bump().span;
+                self.enter(open)?;
+                path.push(SetStep::Index(self.expr()?));
+                self.expect_punct("]")?;
+            } else if self.at_punct(".") {
+                let dot = self.bump().span;
+                self.enter(dot)?;
+                let Tok::Int(n, None) = *self.peek() else {
+                    return Err(self.expected("a tuple field number"));
+                };
+                let at = self.bump().span;
+                let Ok(n) = u32::try_from(n) else {
+                    return Err(self.error("S004", at, "tuple field number too large"));
+                };
+                path.push(SetStep::Field(n, at));
+            } else {
+                return Ok(path);
+            }
+        }
     }
 
     /// `NAME in a..b` or `NAME in (ref|mut)? xs`, after `for`.

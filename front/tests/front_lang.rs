@@ -135,6 +135,21 @@ fn nested_for_loops_count_toward_the_nesting_limit() {
     assert_error(&nest(129), "S009", 129, 1);
 }
 
+/// Each step of a `set` path opens a level, as `xs[i]` does in an expression.
+#[test]
+fn a_set_path_counts_toward_the_nesting_limit() {
+    let set = |n: usize| format!("var x = 0\nset x{} = 1\n", "[0]".repeat(n));
+    // 128 steps parse (and fail only in the type checker: `x` is no list).
+    assert_error(&set(128), "T007", 2, 7);
+    let f = assert_error(&set(129), "S009", 2, 390);
+    assert!(
+        f.render().contains("this opens level 129"),
+        "{}",
+        f.render()
+    );
+    assert_eq!(located(&f).len(), 1, "{}", f.render());
+}
+
 #[test]
 fn a_mut_walk_of_an_expression_says_to_use_a_var() {
     let f = assert_error("for x in mut [1]\nend for\n", "F009", 1, 14);
