@@ -26,6 +26,9 @@ pub struct HirProgram {
 #[derive(Clone, Debug)]
 pub enum LocalKind {
     Let,
+    /// The variable of a `for` loop over a range, or over a list `ref` or moving: a
+    /// `let` of each iteration.
+    For,
     Var,
     Param(ParamMode),
 }

@@ -306,6 +306,10 @@ impl Checker<'_> {
             LocalKind::Param(ParamMode::Ref) => {
                 ("D003", "it is a `ref` parameter, which is only read")
             }
+            LocalKind::For => (
+                "D003",
+                "it is the variable of a `for` loop; copy it into a `var` to change it, or walk the list `mut` to change its elements",
+            ),
             _ => (
                 "D003",
                 "it is an `in` parameter; copy it into a `var` to change it",

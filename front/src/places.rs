@@ -356,7 +356,7 @@ impl FnChecker<'_> {
         self.loop_depth += 1;
         let mut inner = Vec::new();
         let current = match &list {
-            None => self.declare(name, ty.clone(), LocalKind::Let),
+            None => self.declare(name, ty.clone(), LocalKind::For),
             Some(_) => self.hidden("index", ty.clone(), LocalKind::Let, at),
         };
         inner.push(stmt(
@@ -391,7 +391,7 @@ impl FnChecker<'_> {
                 self.places.insert(x, element);
             } else {
                 let read = self.place_expr(&element, at);
-                let x = self.declare(name, elem, LocalKind::Let);
+                let x = self.declare(name, elem, LocalKind::For);
                 inner.push(stmt(
                     StmtKind::Let {
                         local: x,
@@ -449,6 +449,9 @@ impl FnChecker<'_> {
                         }
                         LocalKind::Param(_) => {
                             "it is an `in` parameter; copy it into a `var` to change it"
+                        }
+                        LocalKind::For => {
+                            "it is the variable of a `for` loop; copy it into a `var` to change it"
                         }
                         _ => "it is declared with `let`; declare it with `var` to change it",
                     };

@@ -76,7 +76,12 @@ fn for_mistakes_are_located() {
         10,
     );
     // The loop variable of a range cannot be set.
-    assert_error("for i in 0..3\n  set i = 1\nend for\n", "D003", 2, 3);
+    let f = assert_error("for i in 0..3\n  set i = 1\nend for\n", "D003", 2, 3);
+    assert!(
+        f.render().contains("it is the variable of a `for` loop"),
+        "{}",
+        f.render()
+    );
     // `break` after the loop is outside any loop.
     assert_error("for i in 0..3\nend for\nbreak\n", "F006", 3, 1);
 }
