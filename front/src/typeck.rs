@@ -1145,8 +1145,18 @@ impl<'a> FnChecker<'a> {
                 self.mk(kind, IrType::Bool, span)
             }
             _ => {
+                let before = self.diagnostics.len();
                 let l = self.expr_coerce(lhs, &IrType::String);
                 let r = self.expr_coerce(rhs, &IrType::String);
+                for d in &mut self.diagnostics[before..] {
+                    let operand = d.span == lhs.span || d.span == rhs.span;
+                    if d.code == "T001" && operand && d.message.starts_with("expected string") {
+                        d.notes.push(
+                            "help: `++` joins strings; to write a value into one, use `format`: `format(\"n = {}\", n)`"
+                                .to_string(),
+                        );
+                    }
+                }
                 self.mk(
                     ExprKind::Concat(Box::new(l), Box::new(r)),
                     IrType::String,

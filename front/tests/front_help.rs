@@ -194,3 +194,14 @@ fn a_built_in_names_its_own_parameter() {
         f.render()
     );
 }
+
+#[test]
+fn joining_a_number_to_a_string_points_at_format() {
+    assert_help(
+        "debuglog \"n=\" ++ 3\n",
+        "T001",
+        1,
+        18,
+        &["= help: `++` joins strings; to write a value into one, use `format`: `format(\"n = {}\", n)`"],
+    );
+}
