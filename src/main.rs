@@ -135,6 +135,19 @@ enum Command {
     },
     /// Print the documentation of a diagnostic code (`datalove explain S008`).
     Explain { code: String },
+    /// Write the C header of prototypes for a rider's `.dli` (docs/riders.md), so a C
+    /// native whose signature disagrees with its declaration does not compile.
+    RiderHeader {
+        /// The rider's interface file.
+        dli: PathBuf,
+        /// The rider's name; default: the file's stem, or for `rider.dli` its directory's
+        /// name.
+        #[arg(long, value_name = "NAME")]
+        rider: Option<String>,
+        /// Where to write the header (left alone when unchanged); default: stdout.
+        #[arg(short = 'o', value_name = "OUT")]
+        out: Option<PathBuf>,
+    },
     /// Print what a program compiles to.
     #[command(after_help = EXIT_CODES)]
     Emit {
@@ -247,6 +260,7 @@ fn main() -> ExitCode {
     });
     match cli.command {
         Command::Explain { code } => explain(&code),
+        Command::RiderHeader { dli, rider, out } => rider_header(&dli, rider.as_deref(), out),
         Command::Check { file, search } => check(&file, search),
         Command::Emit {
             what,
@@ -283,6 +297,30 @@ fn main() -> ExitCode {
 
 /// A script is checked through the verifier too; a module (no entry) is checked as a
 /// module.
+fn rider_header(dli: &Path, rider: Option<&str>, out: Option<PathBuf>) -> ExitCode {
+    let header = match datalove_rider_build::c_header_for_file(dli, rider) {
+        Ok((_, header)) => header,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit_code(2);
+        }
+    };
+    let Some(out) = out else {
+        print!("{header}");
+        return ExitCode::SUCCESS;
+    };
+    if std::fs::read_to_string(&out).is_ok_and(|old| old == header) {
+        return ExitCode::SUCCESS;
+    }
+    match std::fs::write(&out, header) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", out.display());
+            exit_code(1)
+        }
+    }
+}
+
 fn check(file: &Path, search: Search) -> ExitCode {
     let options = options(search);
     let compiled = match compile(file, &options, false) {

@@ -9,6 +9,11 @@
 #include <string.h>
 
 #include "datalove_rti.h"
+/* The prototypes rider.dli declares
+ * (`datalove rider-header rider.dli -o dlr_cprobe.h` after a change to rider.dli; a test
+ * holds the file to it):
+ * a definition below that disagrees with its declaration does not compile. */
+#include "dlr_cprobe.h"
 
 DTLV_EXPORT_RIDER(cprobe)
 

@@ -51,7 +51,10 @@ use std::path::{Path, PathBuf};
 
 use datalove_ir::diag::{Sources, Span};
 use datalove_ir::native::{NativeDecl, RiderInterface};
-use datalove_ir::{native_symbol, IrType, ParamMode};
+use datalove_ir::{native_symbol, FileId, IrType, ParamMode};
+
+mod c_header;
+pub use c_header::{c_declaration, c_header, c_header_file_name, c_header_for_file, rider_of_path};
 
 pub use datalove_ir::dli::parse_dli;
 
@@ -275,23 +278,55 @@ fn rust_params(decl: &NativeDecl) -> Vec<String> {
     }
     params.push(format!("result_out: {}", result_type(&decl.result)));
     params.push("result_td: &TyDesc".to_string());
+    let taken: Vec<&str> = params.iter().filter_map(|p| p.split(':').next()).collect();
+    for name in trailing_names(decl, &taken) {
+        params.push(format!("{name}: &TyDesc"));
+    }
+    params
+}
+
+/// The names of a native's trailing descriptors (one per undetermined type parameter),
+/// each named after its type parameter (`t_td` for `T`) and kept apart from `taken`, the
+/// names the parameters already use.
+fn trailing_names(decl: &NativeDecl, taken: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
     for n in decl.undetermined_type_params() {
         let base = decl
             .type_params
             .get(n as usize)
             .map_or_else(|| format!("t{n}"), |tp| tp.name.to_lowercase());
-        // A trailing descriptor is named after its type parameter, kept apart from the
-        // parameters' own names.
         let mut name = format!("{base}_td");
-        while params
-            .iter()
-            .any(|p| p.split(':').next() == Some(name.as_str()))
-        {
+        while taken.contains(&name.as_str()) || names.contains(&name) {
             name = format!("{base}_type_{name}");
         }
-        params.push(format!("{name}: &TyDesc"));
+        names.push(name);
     }
-    params
+    names
+}
+
+/// Where a native is declared (`rider.dli:3:1`) and its declaration's text on one line,
+/// for the comments of generated files.
+fn declared_at(
+    sources: &Sources,
+    file: FileId,
+    dli_text: &str,
+    decl: &NativeDecl,
+) -> (String, String) {
+    let start = decl.span.start as usize;
+    let end = (decl.span.end as usize).min(dli_text.len());
+    let source = dli_text
+        .get(start..end)
+        .unwrap_or(&decl.name)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    // The interface may have been parsed under another file id: locate in ours.
+    let location = sources.location(Span {
+        file,
+        start: decl.span.start.min(dli_text.len() as u32),
+        end: decl.span.end,
+    });
+    (location, source)
 }
 
 /// The exact Rust type of a native's implementation, as a function pointer type:
@@ -346,20 +381,7 @@ pub fn generate(
     out.push_str("    #[allow(unused_imports)]\n");
     out.push_str("    use ::core::mem::MaybeUninit;\n");
     for decl in &iface.natives {
-        let start = decl.span.start as usize;
-        let end = (decl.span.end as usize).min(dli_text.len());
-        let source = dli_text
-            .get(start..end)
-            .unwrap_or(&decl.name)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        // The interface may have been parsed under another file id: locate in ours.
-        let location = sources.location(Span {
-            file,
-            start: decl.span.start.min(dli_text.len() as u32),
-            end: decl.span.end,
-        });
+        let (location, source) = declared_at(&sources, file, dli_text, decl);
         out.push('\n');
         out.push_str(&format!("    // {location}: {source}\n"));
         out.push_str("    // expected implementation:\n");
@@ -395,7 +417,6 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use datalove_ir::FileId;
 
     fn decl(text: &str) -> NativeDecl {
         let iface = parse_dli("t", FileId(0), text).unwrap();
