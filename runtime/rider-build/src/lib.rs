@@ -35,8 +35,11 @@
 //! ```
 //!
 //! and, unless turned off with [`RiderBuild::export_abi_version`], the rider's ABI-version
-//! export (`datalove_rti::export_rider!(std);`). The rider crate must depend on the ABI
-//! crate under its own name, `datalove_rti`.
+//! export (`datalove_rti::export_rider!(std);`), so the rider's own source does not call
+//! `export_rider!`: when it does (found in `src/`), the build stops with
+//! [`BuildError::DuplicateAbiExport`], naming the line and the two ways to keep one export,
+//! instead of the duplicate symbol two exports would make. The rider crate must depend on
+//! the ABI crate under its own name, `datalove_rti`.
 //!
 //! Signature mapping (DESIGN section 3): `rt: RtHandle`; per parameter its value word then
 //! `&TyDesc`; a nameable type by reference (`&T` for `ref` and for `in` scalars, `&mut T`
@@ -88,6 +91,13 @@ pub enum BuildError {
     Io(PathBuf, std::io::Error),
     /// The `.dli` has errors; the text is the rendered diagnostics.
     Diagnostics { count: usize, rendered: String },
+    /// The crate exports its ABI version itself (`export_rider!` at `file:line`) while the
+    /// generated file would export it too: two definitions of one symbol.
+    DuplicateAbiExport {
+        rider: String,
+        file: PathBuf,
+        line: usize,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -106,6 +116,16 @@ impl fmt::Display for BuildError {
                 let s = if *count == 1 { "" } else { "s" };
                 write!(f, "the rider interface has {count} error{s}")
             }
+            BuildError::DuplicateAbiExport { rider, file, line } => write!(
+                f,
+                "{}:{line}: `export_rider!` exports rider `{rider}`'s ABI version (`{}`), which \
+                 datalove-rider-build's generated file also exports, and one symbol cannot be \
+                 defined twice. Keep one: delete the `export_rider!` line (the generated \
+                 export is the same), or keep it and turn the generated one off in build.rs \
+                 with `RiderBuild::new(\"{rider}\", ...).export_abi_version(false).run()`",
+                file.display(),
+                datalove_rti::rider_abi_symbol(rider)
+            ),
         }
     }
 }
@@ -123,7 +143,9 @@ impl RiderBuild {
     }
 
     /// Whether the generated file also exports the rider's ABI version (default: yes).
-    /// Turn it off when the crate calls `datalove_rti::export_rider!` itself.
+    /// Turn it off when the crate calls `datalove_rti::export_rider!` itself; left on, a
+    /// call of `export_rider!` under `src/` stops the build naming its line
+    /// ([`BuildError::DuplicateAbiExport`]).
     pub fn export_abi_version(mut self, export: bool) -> RiderBuild {
         self.export_abi_version = export;
         self
@@ -147,6 +169,10 @@ impl RiderBuild {
                         self.rider,
                         self.dli.display()
                     );
+                }
+                if let BuildError::DuplicateAbiExport { .. } = &e {
+                    // Shown at the top of cargo's output, not only in the script's stderr.
+                    println!("cargo:warning={e}");
                 }
                 std::process::exit(1);
             }
@@ -172,6 +198,23 @@ impl RiderBuild {
                 PathBuf::from(std::env::var_os("OUT_DIR").ok_or(BuildError::MissingEnv("OUT_DIR"))?)
             }
         };
+        if self.export_abi_version {
+            if let Some(manifest) = std::env::var_os("CARGO_MANIFEST_DIR") {
+                let src = PathBuf::from(manifest).join("src");
+                // Rerun when a source changes, so an `export_rider!` added later is seen.
+                println!("cargo:rerun-if-changed={}", src.display());
+                if let Some((file, line)) = find_abi_export(&src) {
+                    let file = file
+                        .strip_prefix(src.parent().unwrap_or(&src))
+                        .unwrap_or(&file);
+                    return Err(BuildError::DuplicateAbiExport {
+                        rider: self.rider.clone(),
+                        file: file.to_path_buf(),
+                        line,
+                    });
+                }
+            }
+        }
         let text = std::fs::read_to_string(&path).map_err(|e| BuildError::Io(path.clone(), e))?;
         let display_name = self.dli.display().to_string();
         let iface = parse_rider(&self.rider, &display_name, &text)?;
@@ -192,6 +235,37 @@ pub fn parse_rider(rider: &str, file_name: &str, text: &str) -> Result<RiderInte
     parse_dli(rider, file, text).map_err(|diags| BuildError::Diagnostics {
         count: diags.len(),
         rendered: sources.render(&diags),
+    })
+}
+
+/// The first call of `export_rider!` (outside a `//` comment) in the `.rs` files under
+/// `dir`, searched in name order: (file, 1-based line).
+fn find_abi_export(dir: &Path) -> Option<(PathBuf, usize)> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    entries.into_iter().find_map(|path| {
+        if path.is_dir() {
+            return find_abi_export(&path);
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            return None;
+        }
+        let text = std::fs::read_to_string(&path).ok()?;
+        let line = text.lines().position(calls_export_rider)?;
+        Some((path, line + 1))
+    })
+}
+
+/// Whether a line of Rust calls `export_rider!` (before any `//` comment on it).
+fn calls_export_rider(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("");
+    code.match_indices("export_rider").any(|(at, name)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + name.len()..].trim_start();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('!')
     })
 }
 
@@ -539,6 +613,16 @@ mod tests {
             "unsafe extern \"C-unwind\" fn(rt: RtHandle, t: &u8, t_td: &TyDesc, \
              result_out: AnyOut<'_>, result_td: &TyDesc, t_type_t_td: &TyDesc) -> u8"
         );
+    }
+
+    #[test]
+    fn export_rider_calls_are_found() {
+        assert!(calls_export_rider("datalove_rti::export_rider!(std);"));
+        assert!(calls_export_rider("    export_rider! (std);"));
+        assert!(!calls_export_rider("// datalove_rti::export_rider!(std);"));
+        assert!(!calls_export_rider("fn x() {} // export_rider!(std)"));
+        assert!(!calls_export_rider("my_export_rider!(std);"));
+        assert!(!calls_export_rider("let export_rider = 1;"));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Builds the fixture rider crates under `tests/fixtures/` with `cargo build`, as a rider
 //! author would: one whose implementations agree with its `.dli` (builds), one whose
 //! implementations disagree (a build error naming each native that disagrees), one whose
-//! `.dli` has an error (the build script fails with the located diagnostic).
+//! `.dli` has an error (the build script fails with the located diagnostic), one that
+//! calls `export_rider!` while rider-build exports the ABI version too (the build script
+//! fails naming the line and the fix, not a duplicate symbol).
 //!
 //! The fixtures are their own workspaces, built with the toolchain running this test
 //! (`CARGO`), for the target this test was built for, into a target directory of their
@@ -72,4 +74,23 @@ fn bad_dli_fails_with_the_diagnostic() {
     assert!(stderr.contains("unknown type `strng`"), "{stderr}");
     assert!(stderr.contains("rider.dli:2:26"), "{stderr}");
     assert!(stderr.contains("did you mean `string`?"), "{stderr}");
+}
+
+#[test]
+fn double_abi_export_fails_naming_the_fix() {
+    let (ok, stderr) = build("double_export_rider");
+    assert!(!ok, "the double-export fixture should not build:\n{stderr}");
+    assert!(
+        stderr.contains("src/lib.rs:13: `export_rider!` exports rider `double`'s ABI version"),
+        "the call's line (not the commented one) is named:\n{stderr}"
+    );
+    assert!(stderr.contains("export_abi_version(false)"), "{stderr}");
+    assert!(
+        stderr.contains("delete the `export_rider!` line"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("already defined"),
+        "the build stops before the duplicate symbol:\n{stderr}"
+    );
 }

@@ -45,7 +45,10 @@ pub fn rider_abi_symbol(rider: &str) -> std::string::String {
 }
 
 /// Exports the ABI version a rider was built for, under [`rider_abi_symbol`]'s name.
-/// `export_rider!(std);` in the rider's `lib.rs`.
+/// `export_rider!(std);` in the rider's `lib.rs`, for a rider built without
+/// `datalove-rider-build`, whose generated file already exports it (unless its build
+/// script turns that off with `.export_abi_version(false)`; with both, the build stops
+/// naming this call).
 #[macro_export]
 macro_rules! export_rider {
     ($rider:ident) => {
