@@ -300,6 +300,11 @@ fn main() -> ExitCode {
 fn rider_header(dli: &Path, rider: Option<&str>, out: Option<PathBuf>) -> ExitCode {
     let header = match datalove_rider_build::c_header_for_file(dli, rider) {
         Ok((_, header)) => header,
+        // Diagnostics render themselves (`error[L003]: ...`); other errors get the prefix.
+        Err(e @ datalove_rider_build::BuildError::Diagnostics { .. }) => {
+            eprintln!("{e}");
+            return exit_code(2);
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return exit_code(2);
