@@ -768,6 +768,10 @@ impl Generator<'_> {
                     _ => {}
                 }
             }
+            // An owned argument of a call to the function itself is a literal or a
+            // variable, never an operator: `f(d - 1, p ++ p)` doubles `p` at every level
+            // (2^depth bytes), which no memory holds.
+            let sub = if is_self && !t.is_copy() { 0 } else { sub };
             match mode {
                 ParamMode::In => {
                     args.push(self.expr(&t, Use::Consume, decided, sub).at(OR));
