@@ -8,7 +8,7 @@ use std::ptr;
 use datalove_ir::CompareOp;
 use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS};
 use datalove_rti::table::{RtiTable, Td};
-use datalove_rti::{ErrorKind, RtHeader};
+use datalove_rti::{ArithOp, ErrorKind, RtHeader, TyKind};
 
 use crate::arith;
 use crate::desc::{DescRef, GenericEntry};
@@ -29,6 +29,26 @@ pub(crate) unsafe fn desc_of(frame: *mut u8, base: u32, d: DescRef) -> Td {
     match d {
         DescRef::Static(p) => p,
         DescRef::Frame(i) => *(frame.add(base as usize + 8 * i as usize) as *const Td),
+    }
+}
+
+/// The address of element `index` (read at frame offset `index`) of the list at frame
+/// offset `list`, whose elements are `size` bytes; or the index and the length when it is
+/// out of bounds. Read from the list's layout (`datalove_rti::rtdt::List`).
+#[inline(always)]
+unsafe fn list_elem(
+    frame: *mut u8,
+    list: u32,
+    index: u32,
+    size: usize,
+) -> Result<*mut u8, (u64, u64)> {
+    let list = &*(frame.add(list as usize) as *const datalove_rti::rtdt::List);
+    let (p, len, _) = list.raw_parts();
+    let i = (frame.add(index as usize) as *const u64).read();
+    if i < len as u64 {
+        Ok(p.add(i as usize * size))
+    } else {
+        Err((i, len as u64))
     }
 }
 
@@ -104,8 +124,53 @@ impl Machine<'_> {
         let mut pc = 0usize;
         let a = |o: Opnd| o.addr(frame);
         let desc = |d: DescRef| desc_of(frame, base, d);
+        // Loads and stores at direct frame offsets, for the fast form.
+        macro_rules! ld {
+            ($t:ty, $o:expr) => {
+                (frame.add(*$o as usize) as *const $t).read()
+            };
+        }
+        macro_rules! st {
+            ($t:ty, $o:expr, $v:expr) => {
+                (frame.add(*$o as usize) as *mut $t).write($v)
+            };
+        }
+        // Checked 64-bit arithmetic: the result, or the error and the abandon target.
+        macro_rules! checked {
+            ($t:ty, $method:ident, $d:expr, $x:expr, $y:expr, $aop:expr, $ty:expr, $fail:expr) => {
+                match <$t>::$method($x, $y) {
+                    Some(v) => st!($t, $d, v),
+                    None => {
+                        (t.raise_arith)(rt, ErrorKind::Overflow as u32, $aop as u32, $ty as u32);
+                        pc = *$fail as usize;
+                        continue;
+                    }
+                }
+            };
+        }
+        macro_rules! float {
+            ($d:expr, $a:expr, $b:expr, $op:tt) => {
+                st!(f64, $d, ld!(f64, $a) $op ld!(f64, $b))
+            };
+        }
+        macro_rules! cmp {
+            ($t:ty, $d:expr, $a:expr, $b:expr, $op:tt) => {
+                st!(u8, $d, (ld!($t, $a) $op ld!($t, $b)) as u8)
+            };
+        }
+        // A comparison written at `d`, then the branch on it.
+        macro_rules! cmp_br {
+            ($t:ty, $d:expr, $x:expr, $y:expr, $op:tt, $then:expr, $else:expr) => {{
+                let c = ($x as $t) $op ($y as $t);
+                st!(u8, $d, c as u8);
+                pc = if c { *$then } else { *$else } as usize;
+                continue;
+            }};
+        }
         loop {
-            match &ops[pc] {
+            // SAFETY: lowering ends every block with a jump, branch or return, and every
+            // target is an operation of this function.
+            match ops.get_unchecked(pc) {
                 Op::Const { dst, bits, size } => {
                     let p = a(*dst);
                     match size {
@@ -439,6 +504,447 @@ impl Machine<'_> {
                     return;
                 }
                 Op::Abandon => {
+                    pop_shadow();
+                    return;
+                }
+
+                // ---- the fast form ----
+                Op::ConstW { dst, bits } => st!(u64, dst, *bits),
+                Op::ConstB { dst, bits } => st!(u8, dst, *bits),
+                Op::MovW { dst, src } => st!(u64, dst, ld!(u64, src)),
+                Op::MovB { dst, src } => st!(u8, dst, ld!(u8, src)),
+                Op::AddI64 { d, a, b, fail } => {
+                    checked!(
+                        i64,
+                        checked_add,
+                        d,
+                        ld!(i64, a),
+                        ld!(i64, b),
+                        ArithOp::Add,
+                        TyKind::I64,
+                        fail
+                    )
+                }
+                Op::SubI64 { d, a, b, fail } => {
+                    checked!(
+                        i64,
+                        checked_sub,
+                        d,
+                        ld!(i64, a),
+                        ld!(i64, b),
+                        ArithOp::Sub,
+                        TyKind::I64,
+                        fail
+                    )
+                }
+                Op::MulI64 { d, a, b, fail } => {
+                    checked!(
+                        i64,
+                        checked_mul,
+                        d,
+                        ld!(i64, a),
+                        ld!(i64, b),
+                        ArithOp::Mul,
+                        TyKind::I64,
+                        fail
+                    )
+                }
+                Op::AddU64 { d, a, b, ty, fail } => {
+                    checked!(
+                        u64,
+                        checked_add,
+                        d,
+                        ld!(u64, a),
+                        ld!(u64, b),
+                        ArithOp::Add,
+                        *ty,
+                        fail
+                    )
+                }
+                Op::SubU64 { d, a, b, ty, fail } => {
+                    checked!(
+                        u64,
+                        checked_sub,
+                        d,
+                        ld!(u64, a),
+                        ld!(u64, b),
+                        ArithOp::Sub,
+                        *ty,
+                        fail
+                    )
+                }
+                Op::MulU64 { d, a, b, ty, fail } => {
+                    checked!(
+                        u64,
+                        checked_mul,
+                        d,
+                        ld!(u64, a),
+                        ld!(u64, b),
+                        ArithOp::Mul,
+                        *ty,
+                        fail
+                    )
+                }
+                Op::AddI64K { d, a, k, kd, fail } => {
+                    st!(u64, kd, *k);
+                    checked!(
+                        i64,
+                        checked_add,
+                        d,
+                        ld!(i64, a),
+                        *k as i64,
+                        ArithOp::Add,
+                        TyKind::I64,
+                        fail
+                    );
+                    pc += 2;
+                    continue;
+                }
+                Op::SubI64K { d, a, k, kd, fail } => {
+                    st!(u64, kd, *k);
+                    checked!(
+                        i64,
+                        checked_sub,
+                        d,
+                        ld!(i64, a),
+                        *k as i64,
+                        ArithOp::Sub,
+                        TyKind::I64,
+                        fail
+                    );
+                    pc += 2;
+                    continue;
+                }
+                Op::AddU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    ty,
+                    fail,
+                } => {
+                    st!(u64, kd, *k);
+                    checked!(
+                        u64,
+                        checked_add,
+                        d,
+                        ld!(u64, a),
+                        *k,
+                        ArithOp::Add,
+                        *ty,
+                        fail
+                    );
+                    pc += 2;
+                    continue;
+                }
+                Op::SubU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    ty,
+                    fail,
+                } => {
+                    st!(u64, kd, *k);
+                    checked!(
+                        u64,
+                        checked_sub,
+                        d,
+                        ld!(u64, a),
+                        *k,
+                        ArithOp::Sub,
+                        *ty,
+                        fail
+                    );
+                    pc += 2;
+                    continue;
+                }
+                Op::AddF64 { d, a, b } => float!(d, a, b, +),
+                Op::SubF64 { d, a, b } => float!(d, a, b, -),
+                Op::MulF64 { d, a, b } => float!(d, a, b, *),
+                Op::DivF64 { d, a, b } => float!(d, a, b, /),
+                Op::EqI64 { d, a, b } => cmp!(i64, d, a, b, ==),
+                Op::NeI64 { d, a, b } => cmp!(i64, d, a, b, !=),
+                Op::LtI64 { d, a, b } => cmp!(i64, d, a, b, <),
+                Op::LeI64 { d, a, b } => cmp!(i64, d, a, b, <=),
+                Op::EqU64 { d, a, b } => cmp!(u64, d, a, b, ==),
+                Op::NeU64 { d, a, b } => cmp!(u64, d, a, b, !=),
+                Op::LtU64 { d, a, b } => cmp!(u64, d, a, b, <),
+                Op::LeU64 { d, a, b } => cmp!(u64, d, a, b, <=),
+                Op::EqF64 { d, a, b } => cmp!(f64, d, a, b, ==),
+                Op::NeF64 { d, a, b } => cmp!(f64, d, a, b, !=),
+                Op::LtF64 { d, a, b } => cmp!(f64, d, a, b, <),
+                Op::LeF64 { d, a, b } => cmp!(f64, d, a, b, <=),
+                Op::BrEqI64 { d, a, b, t: th, e } => {
+                    cmp_br!(i64, d, ld!(i64, a), ld!(i64, b), ==, th, e)
+                }
+                Op::BrNeI64 { d, a, b, t: th, e } => {
+                    cmp_br!(i64, d, ld!(i64, a), ld!(i64, b), !=, th, e)
+                }
+                Op::BrLtI64 { d, a, b, t: th, e } => {
+                    cmp_br!(i64, d, ld!(i64, a), ld!(i64, b), <, th, e)
+                }
+                Op::BrLeI64 { d, a, b, t: th, e } => {
+                    cmp_br!(i64, d, ld!(i64, a), ld!(i64, b), <=, th, e)
+                }
+                Op::BrEqU64 { d, a, b, t: th, e } => {
+                    cmp_br!(u64, d, ld!(u64, a), ld!(u64, b), ==, th, e)
+                }
+                Op::BrNeU64 { d, a, b, t: th, e } => {
+                    cmp_br!(u64, d, ld!(u64, a), ld!(u64, b), !=, th, e)
+                }
+                Op::BrLtU64 { d, a, b, t: th, e } => {
+                    cmp_br!(u64, d, ld!(u64, a), ld!(u64, b), <, th, e)
+                }
+                Op::BrLeU64 { d, a, b, t: th, e } => {
+                    cmp_br!(u64, d, ld!(u64, a), ld!(u64, b), <=, th, e)
+                }
+                Op::BrEqF64 { d, a, b, t: th, e } => {
+                    cmp_br!(f64, d, ld!(f64, a), ld!(f64, b), ==, th, e)
+                }
+                Op::BrNeF64 { d, a, b, t: th, e } => {
+                    cmp_br!(f64, d, ld!(f64, a), ld!(f64, b), !=, th, e)
+                }
+                Op::BrLtF64 { d, a, b, t: th, e } => {
+                    cmp_br!(f64, d, ld!(f64, a), ld!(f64, b), <, th, e)
+                }
+                Op::BrLeF64 { d, a, b, t: th, e } => {
+                    cmp_br!(f64, d, ld!(f64, a), ld!(f64, b), <=, th, e)
+                }
+                Op::BrEqI64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(i64, d, ld!(i64, a), *k, ==, th, e)
+                }
+                Op::BrNeI64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(i64, d, ld!(i64, a), *k, !=, th, e)
+                }
+                Op::BrLtI64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(i64, d, ld!(i64, a), *k, <, th, e)
+                }
+                Op::BrLeI64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(i64, d, ld!(i64, a), *k, <=, th, e)
+                }
+                Op::BrGtI64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(i64, d, ld!(i64, a), *k, >, th, e)
+                }
+                Op::BrGeI64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(i64, d, ld!(i64, a), *k, >=, th, e)
+                }
+                Op::BrEqU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(u64, d, ld!(u64, a), *k, ==, th, e)
+                }
+                Op::BrNeU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(u64, d, ld!(u64, a), *k, !=, th, e)
+                }
+                Op::BrLtU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(u64, d, ld!(u64, a), *k, <, th, e)
+                }
+                Op::BrLeU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(u64, d, ld!(u64, a), *k, <=, th, e)
+                }
+                Op::BrGtU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(u64, d, ld!(u64, a), *k, >, th, e)
+                }
+                Op::BrGeU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(u64, d, ld!(u64, a), *k, >=, th, e)
+                }
+                Op::BranchD { cond, t: th, e } => {
+                    pc = if ld!(u8, cond) != 0 { *th } else { *e } as usize;
+                    continue;
+                }
+                Op::GetW {
+                    dst,
+                    list,
+                    index,
+                    fail,
+                } => match list_elem(frame, *list, *index, 8) {
+                    Ok(p) => st!(u64, dst, (p as *const u64).read()),
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                },
+                Op::GetB {
+                    dst,
+                    list,
+                    index,
+                    fail,
+                } => match list_elem(frame, *list, *index, 1) {
+                    Ok(p) => st!(u8, dst, *p),
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                },
+                Op::SetW {
+                    list,
+                    index,
+                    value,
+                    fail,
+                } => match list_elem(frame, *list, *index, 8) {
+                    Ok(p) => (p as *mut u64).write(ld!(u64, value)),
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                },
+                Op::SetB {
+                    list,
+                    index,
+                    value,
+                    fail,
+                } => match list_elem(frame, *list, *index, 1) {
+                    Ok(p) => *p = ld!(u8, value),
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                },
+                Op::CallV {
+                    callee,
+                    args,
+                    dst,
+                    fail,
+                } => {
+                    let cf = self.funcs.get_unchecked(*callee as usize);
+                    // The depth, native-stack and frame-memory tests of `Op::Call`.
+                    let depth = (*rt).depth_left;
+                    let marker = 0u8;
+                    let no_room = (&marker as *const u8 as usize) < (*rt).stack_limit;
+                    let pushed = if depth == 0 || no_room {
+                        None
+                    } else {
+                        self.push_frame(cf.frame_size)
+                    };
+                    let Some((callee_frame, saved)) = pushed else {
+                        (t.raise_stack_overflow)(rt);
+                        pc = *fail as usize;
+                        continue;
+                    };
+                    for &(src, offset, size) in args.iter() {
+                        let to = callee_frame.add(offset as usize);
+                        if size == 8 {
+                            (to as *mut u64).write(ld!(u64, &src));
+                        } else {
+                            ptr::copy_nonoverlapping(frame.add(src as usize), to, size as usize);
+                        }
+                    }
+                    let ret_ptr = match dst {
+                        Some(d) => frame.add(*d as usize),
+                        None => ptr::null_mut(),
+                    };
+                    (*self.rt).depth_left = depth - 1;
+                    self.run(*callee as usize, callee_frame, ret_ptr);
+                    (*self.rt).depth_left = depth;
+                    self.frames.pop(saved);
+                    if self.abandoning() {
+                        pc = *fail as usize;
+                        continue;
+                    }
+                }
+                Op::RetW { src } => {
+                    if !ret.is_null() {
+                        (ret as *mut u64).write(ld!(u64, src));
+                    }
                     pop_shadow();
                     return;
                 }

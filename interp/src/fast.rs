@@ -1,0 +1,486 @@
+//! The fast form: a pass over a function's lowered operations, run once when the program
+//! is lowered, that replaces what it can with operations specialized by type and operand
+//! kind (`Op::AddI64`, `Op::BrLtU64K`, ...) so the dispatch loop decides nothing again
+//! per operation. What it does not cover keeps its generic operation, which stays the
+//! reference for its semantics.
+//!
+//! - An operation is specialized when every operand is a direct frame offset (no
+//!   indirection) and its type is one the fast form names (64-bit integers, `f64`,
+//!   8- and 1-byte copies, list elements of a copy type of 8 or 1 bytes).
+//! - Sequences are fused into their first operation: `Const` then the arithmetic or
+//!   comparison that reads it as its right operand (the constant becomes an immediate;
+//!   it is still written to its slot), a comparison and the branch on its result. The
+//!   covered operations stay in place behind the fused one; nothing jumps into the
+//!   middle of a block, so only falling through skips them.
+//! - Jumps are threaded: a jump to a jump goes to the final target, and a jump to an
+//!   operation that ends its own path (a branch, a fused compare-and-branch, a return)
+//!   becomes a copy of it.
+//!
+//! Every fast operation writes exactly what the generic ones it replaces would, and
+//! fails with the same error.
+
+use datalove_ir::{BinaryOp, CompareOp};
+use datalove_rti::TyKind;
+
+use crate::desc::DescRef;
+use crate::ops::{Op, Opnd, ParamPass};
+
+/// The offset of a direct operand.
+fn direct(o: Opnd) -> Option<u32> {
+    (o.0 & Opnd::INDIRECT == 0).then_some(o.0)
+}
+
+/// The three offsets of a direct binary operation.
+fn direct3(d: Opnd, a: Opnd, b: Opnd) -> Option<(u32, u32, u32)> {
+    Some((direct(d)?, direct(a)?, direct(b)?))
+}
+
+/// The 64-bit class of a scalar kind, for the fast arithmetic and comparisons.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    I64,
+    U64,
+    F64,
+}
+
+fn class(ty: TyKind) -> Option<Class> {
+    match ty {
+        TyKind::I64 => Some(Class::I64),
+        TyKind::U64 | TyKind::Index => Some(Class::U64),
+        TyKind::F64 => Some(Class::F64),
+        _ => None,
+    }
+}
+
+/// A comparison normalized to `a op b` with `op` one of `==`, `!=`, `<`, `<=`.
+fn normalize(op: CompareOp, a: u32, b: u32) -> (CompareOp, u32, u32) {
+    match op {
+        CompareOp::Gt => (CompareOp::Lt, b, a),
+        CompareOp::Ge => (CompareOp::Le, b, a),
+        other => (other, a, b),
+    }
+}
+
+fn compare(op: CompareOp, ty: TyKind, d: Opnd, a: Opnd, b: Opnd) -> Option<Op> {
+    let (d, a, b) = direct3(d, a, b)?;
+    let (op, a, b) = normalize(op, a, b);
+    Some(match (class(ty)?, op) {
+        (Class::I64, CompareOp::Eq) => Op::EqI64 { d, a, b },
+        (Class::I64, CompareOp::Ne) => Op::NeI64 { d, a, b },
+        (Class::I64, CompareOp::Lt) => Op::LtI64 { d, a, b },
+        (Class::I64, _) => Op::LeI64 { d, a, b },
+        (Class::U64, CompareOp::Eq) => Op::EqU64 { d, a, b },
+        (Class::U64, CompareOp::Ne) => Op::NeU64 { d, a, b },
+        (Class::U64, CompareOp::Lt) => Op::LtU64 { d, a, b },
+        (Class::U64, _) => Op::LeU64 { d, a, b },
+        (Class::F64, CompareOp::Eq) => Op::EqF64 { d, a, b },
+        (Class::F64, CompareOp::Ne) => Op::NeF64 { d, a, b },
+        (Class::F64, CompareOp::Lt) => Op::LtF64 { d, a, b },
+        (Class::F64, _) => Op::LeF64 { d, a, b },
+    })
+}
+
+/// A comparison fused with the branch on its result.
+fn compare_branch(
+    op: CompareOp,
+    ty: TyKind,
+    d: Opnd,
+    a: Opnd,
+    b: Opnd,
+    t: u32,
+    e: u32,
+) -> Option<Op> {
+    let (d, a, b) = direct3(d, a, b)?;
+    let (op, a, b) = normalize(op, a, b);
+    Some(match (class(ty)?, op) {
+        (Class::I64, CompareOp::Eq) => Op::BrEqI64 { d, a, b, t, e },
+        (Class::I64, CompareOp::Ne) => Op::BrNeI64 { d, a, b, t, e },
+        (Class::I64, CompareOp::Lt) => Op::BrLtI64 { d, a, b, t, e },
+        (Class::I64, _) => Op::BrLeI64 { d, a, b, t, e },
+        (Class::U64, CompareOp::Eq) => Op::BrEqU64 { d, a, b, t, e },
+        (Class::U64, CompareOp::Ne) => Op::BrNeU64 { d, a, b, t, e },
+        (Class::U64, CompareOp::Lt) => Op::BrLtU64 { d, a, b, t, e },
+        (Class::U64, _) => Op::BrLeU64 { d, a, b, t, e },
+        (Class::F64, CompareOp::Eq) => Op::BrEqF64 { d, a, b, t, e },
+        (Class::F64, CompareOp::Ne) => Op::BrNeF64 { d, a, b, t, e },
+        (Class::F64, CompareOp::Lt) => Op::BrLtF64 { d, a, b, t, e },
+        (Class::F64, _) => Op::BrLeF64 { d, a, b, t, e },
+    })
+}
+
+/// `Const k` into `kd`, a comparison of `a` with it and the branch on the result.
+#[allow(clippy::too_many_arguments)]
+fn compare_const_branch(
+    op: CompareOp,
+    ty: TyKind,
+    d: Opnd,
+    a: Opnd,
+    k: u64,
+    kd: u32,
+    t: u32,
+    e: u32,
+) -> Option<Op> {
+    let (d, a) = (direct(d)?, direct(a)?);
+    Some(match (class(ty)?, op) {
+        (Class::I64, CompareOp::Eq) => Op::BrEqI64K { d, a, k, kd, t, e },
+        (Class::I64, CompareOp::Ne) => Op::BrNeI64K { d, a, k, kd, t, e },
+        (Class::I64, CompareOp::Lt) => Op::BrLtI64K { d, a, k, kd, t, e },
+        (Class::I64, CompareOp::Le) => Op::BrLeI64K { d, a, k, kd, t, e },
+        (Class::I64, CompareOp::Gt) => Op::BrGtI64K { d, a, k, kd, t, e },
+        (Class::I64, CompareOp::Ge) => Op::BrGeI64K { d, a, k, kd, t, e },
+        (Class::U64, CompareOp::Eq) => Op::BrEqU64K { d, a, k, kd, t, e },
+        (Class::U64, CompareOp::Ne) => Op::BrNeU64K { d, a, k, kd, t, e },
+        (Class::U64, CompareOp::Lt) => Op::BrLtU64K { d, a, k, kd, t, e },
+        (Class::U64, CompareOp::Le) => Op::BrLeU64K { d, a, k, kd, t, e },
+        (Class::U64, CompareOp::Gt) => Op::BrGtU64K { d, a, k, kd, t, e },
+        (Class::U64, CompareOp::Ge) => Op::BrGeU64K { d, a, k, kd, t, e },
+        (Class::F64, _) => return None,
+    })
+}
+
+fn binary(op: BinaryOp, ty: TyKind, d: Opnd, a: Opnd, b: Opnd, fail: u32) -> Option<Op> {
+    let (d, a, b) = direct3(d, a, b)?;
+    Some(match (class(ty)?, op) {
+        (Class::I64, BinaryOp::Add) => Op::AddI64 { d, a, b, fail },
+        (Class::I64, BinaryOp::Sub) => Op::SubI64 { d, a, b, fail },
+        (Class::I64, BinaryOp::Mul) => Op::MulI64 { d, a, b, fail },
+        (Class::U64, BinaryOp::Add) => Op::AddU64 { d, a, b, ty, fail },
+        (Class::U64, BinaryOp::Sub) => Op::SubU64 { d, a, b, ty, fail },
+        (Class::U64, BinaryOp::Mul) => Op::MulU64 { d, a, b, ty, fail },
+        (Class::F64, BinaryOp::Add) => Op::AddF64 { d, a, b },
+        (Class::F64, BinaryOp::Sub) => Op::SubF64 { d, a, b },
+        (Class::F64, BinaryOp::Mul) => Op::MulF64 { d, a, b },
+        (Class::F64, BinaryOp::Div) => Op::DivF64 { d, a, b },
+        _ => return None,
+    })
+}
+
+/// `Const k` into `kd`, then `d = a op k`.
+fn binary_const(
+    op: BinaryOp,
+    ty: TyKind,
+    d: Opnd,
+    a: Opnd,
+    k: u64,
+    kd: u32,
+    fail: u32,
+) -> Option<Op> {
+    let (d, a) = (direct(d)?, direct(a)?);
+    Some(match (class(ty)?, op) {
+        (Class::I64, BinaryOp::Add) => Op::AddI64K { d, a, k, kd, fail },
+        (Class::I64, BinaryOp::Sub) => Op::SubI64K { d, a, k, kd, fail },
+        (Class::U64, BinaryOp::Add) => Op::AddU64K {
+            d,
+            a,
+            k,
+            kd,
+            ty,
+            fail,
+        },
+        (Class::U64, BinaryOp::Sub) => Op::SubU64K {
+            d,
+            a,
+            k,
+            kd,
+            ty,
+            fail,
+        },
+        _ => return None,
+    })
+}
+
+/// The size of a list element of a copy type with a static descriptor.
+fn copy_elem_size(elem: DescRef) -> Option<usize> {
+    match elem {
+        // SAFETY: a static descriptor lives as long as the interpreter.
+        DescRef::Static(p) => unsafe { (*p).is_copy().then_some((*p).size) },
+        DescRef::Frame(_) => None,
+    }
+}
+
+/// The fast form of one operation alone.
+fn single(op: &Op) -> Option<Op> {
+    Some(match op {
+        Op::Const { dst, bits, size: 8 } => Op::ConstW {
+            dst: direct(*dst)?,
+            bits: *bits,
+        },
+        Op::Const { dst, bits, size: 1 } => Op::ConstB {
+            dst: direct(*dst)?,
+            bits: *bits as u8,
+        },
+        Op::Mov { dst, src, size: 8 } => Op::MovW {
+            dst: direct(*dst)?,
+            src: direct(*src)?,
+        },
+        Op::Mov { dst, src, size: 1 } => Op::MovB {
+            dst: direct(*dst)?,
+            src: direct(*src)?,
+        },
+        Op::Binary {
+            op,
+            ty,
+            dst,
+            a,
+            b,
+            fail,
+        } => binary(*op, *ty, *dst, *a, *b, *fail)?,
+        Op::Compare { op, ty, dst, a, b } => compare(*op, *ty, *dst, *a, *b)?,
+        Op::Branch {
+            cond,
+            then_pc,
+            else_pc,
+        } => Op::BranchD {
+            cond: direct(*cond)?,
+            t: *then_pc,
+            e: *else_pc,
+        },
+        Op::ListGet {
+            dst,
+            list,
+            index,
+            elem,
+            fail,
+        } => {
+            let (dst, list, index) = direct3(*dst, *list, *index)?;
+            match copy_elem_size(*elem)? {
+                8 => Op::GetW {
+                    dst,
+                    list,
+                    index,
+                    fail: *fail,
+                },
+                1 => Op::GetB {
+                    dst,
+                    list,
+                    index,
+                    fail: *fail,
+                },
+                _ => return None,
+            }
+        }
+        Op::ListSet {
+            list,
+            index,
+            value,
+            elem,
+            fail,
+        } => {
+            let (list, index, value) = direct3(*list, *index, *value)?;
+            match copy_elem_size(*elem)? {
+                8 => Op::SetW {
+                    list,
+                    index,
+                    value,
+                    fail: *fail,
+                },
+                1 => Op::SetB {
+                    list,
+                    index,
+                    value,
+                    fail: *fail,
+                },
+                _ => return None,
+            }
+        }
+        Op::Call {
+            callee,
+            args,
+            type_args,
+            dst,
+            in_drops,
+            fail,
+        } if type_args.is_empty() && in_drops.is_empty() => {
+            let args = args
+                .iter()
+                .map(|arg| match arg.pass {
+                    ParamPass::Value { offset, size } => Some((direct(arg.src)?, offset, size)),
+                    ParamPass::Address { .. } => None,
+                })
+                .collect::<Option<Box<[_]>>>()?;
+            let dst = match dst {
+                Some(d) => Some(direct(*d)?),
+                None => None,
+            };
+            Op::CallV {
+                callee: *callee,
+                args,
+                dst,
+                fail: *fail,
+            }
+        }
+        Op::Return {
+            src: Some((src, DescRef::Static(p))),
+        } if copy_elem_size(DescRef::Static(*p)) == Some(8) => Op::RetW { src: direct(*src)? },
+        _ => return None,
+    })
+}
+
+/// The fast form of the sequence starting at `ops[i]`, fused where it can be.
+fn fused(ops: &[Op], i: usize) -> Option<Op> {
+    let next = ops.get(i + 1);
+    let after = ops.get(i + 2);
+    match (&ops[i], next) {
+        // A constant, and the operation that takes it as its right operand.
+        (
+            Op::Const {
+                dst: kd,
+                bits,
+                size: 8,
+            },
+            Some(second),
+        ) => {
+            let kd_off = direct(*kd)?;
+            match second {
+                Op::Binary {
+                    op,
+                    ty,
+                    dst,
+                    a,
+                    b,
+                    fail,
+                } if b == kd => binary_const(*op, *ty, *dst, *a, *bits, kd_off, *fail),
+                Op::Compare { op, ty, dst, a, b } if b == kd => match after {
+                    Some(Op::Branch {
+                        cond,
+                        then_pc,
+                        else_pc,
+                    }) if cond == dst => {
+                        compare_const_branch(*op, *ty, *dst, *a, *bits, kd_off, *then_pc, *else_pc)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        // A comparison and the branch on its result.
+        (
+            Op::Compare { op, ty, dst, a, b },
+            Some(Op::Branch {
+                cond,
+                then_pc,
+                else_pc,
+            }),
+        ) if cond == dst => compare_branch(*op, *ty, *dst, *a, *b, *then_pc, *else_pc),
+        _ => None,
+    }
+}
+
+/// Whether an operation's next operation does not depend on where it stands (it always
+/// jumps or returns), so a jump to it may be replaced by a copy of it.
+fn ends_path(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Jump(_)
+            | Op::Branch { .. }
+            | Op::BranchD { .. }
+            | Op::Return { .. }
+            | Op::RetW { .. }
+            | Op::Abandon
+            | Op::BrEqI64 { .. }
+            | Op::BrNeI64 { .. }
+            | Op::BrLtI64 { .. }
+            | Op::BrLeI64 { .. }
+            | Op::BrEqU64 { .. }
+            | Op::BrNeU64 { .. }
+            | Op::BrLtU64 { .. }
+            | Op::BrLeU64 { .. }
+            | Op::BrEqF64 { .. }
+            | Op::BrNeF64 { .. }
+            | Op::BrLtF64 { .. }
+            | Op::BrLeF64 { .. }
+            | Op::BrEqI64K { .. }
+            | Op::BrNeI64K { .. }
+            | Op::BrLtI64K { .. }
+            | Op::BrLeI64K { .. }
+            | Op::BrGtI64K { .. }
+            | Op::BrGeI64K { .. }
+            | Op::BrEqU64K { .. }
+            | Op::BrNeU64K { .. }
+            | Op::BrLtU64K { .. }
+            | Op::BrLeU64K { .. }
+            | Op::BrGtU64K { .. }
+            | Op::BrGeU64K { .. }
+    )
+}
+
+/// The final target of a jump to `t` (through jumps to jumps; a cycle of jumps is
+/// left as it is).
+fn thread(ops: &[Op], mut t: u32) -> u32 {
+    for _ in 0..ops.len() {
+        match ops[t as usize] {
+            Op::Jump(next) if next != t => t = next,
+            _ => break,
+        }
+    }
+    t
+}
+
+/// Calls `f` on each branch target of `op` (not its abandon target, not a jump's).
+fn branch_targets(op: &mut Op, mut f: impl FnMut(&mut u32)) {
+    match op {
+        Op::Branch {
+            then_pc, else_pc, ..
+        } => {
+            f(then_pc);
+            f(else_pc);
+        }
+        Op::BranchD { t, e, .. }
+        | Op::BrEqI64 { t, e, .. }
+        | Op::BrNeI64 { t, e, .. }
+        | Op::BrLtI64 { t, e, .. }
+        | Op::BrLeI64 { t, e, .. }
+        | Op::BrEqU64 { t, e, .. }
+        | Op::BrNeU64 { t, e, .. }
+        | Op::BrLtU64 { t, e, .. }
+        | Op::BrLeU64 { t, e, .. }
+        | Op::BrEqF64 { t, e, .. }
+        | Op::BrNeF64 { t, e, .. }
+        | Op::BrLtF64 { t, e, .. }
+        | Op::BrLeF64 { t, e, .. }
+        | Op::BrEqI64K { t, e, .. }
+        | Op::BrNeI64K { t, e, .. }
+        | Op::BrLtI64K { t, e, .. }
+        | Op::BrLeI64K { t, e, .. }
+        | Op::BrGtI64K { t, e, .. }
+        | Op::BrGeI64K { t, e, .. }
+        | Op::BrEqU64K { t, e, .. }
+        | Op::BrNeU64K { t, e, .. }
+        | Op::BrLtU64K { t, e, .. }
+        | Op::BrLeU64K { t, e, .. }
+        | Op::BrGtU64K { t, e, .. }
+        | Op::BrGeU64K { t, e, .. } => {
+            f(t);
+            f(e);
+        }
+        _ => {}
+    }
+}
+
+/// Rewrites `ops` into the fast form (see the module's comment).
+pub fn specialize(ops: &mut [Op]) {
+    for i in 0..ops.len() {
+        if let Some(op) = fused(ops, i).or_else(|| single(&ops[i])) {
+            ops[i] = op;
+        }
+    }
+    // Jump threading: branch targets first, then jumps, which may become a copy of the
+    // branch they reach.
+    for i in 0..ops.len() {
+        // Taken out while its targets are threaded (a target that is this operation
+        // itself reads as no jump, which it is not).
+        let mut op = std::mem::replace(&mut ops[i], Op::Abandon);
+        branch_targets(&mut op, |t| *t = thread(ops, *t));
+        ops[i] = op;
+    }
+    for i in 0..ops.len() {
+        if let Op::Jump(t) = ops[i] {
+            let t = thread(ops, t);
+            ops[i] = if ends_path(&ops[t as usize]) {
+                ops[t as usize].clone()
+            } else {
+                Op::Jump(t)
+            };
+        }
+    }
+}
