@@ -32,17 +32,17 @@ pub(crate) unsafe fn desc_of(frame: *mut u8, base: u32, d: DescRef) -> Td {
     }
 }
 
-/// The address of element `index` (read at frame offset `index`) of the list at frame
-/// offset `list`, whose elements are `size` bytes; or the index and the length when it is
-/// out of bounds. Read from the list's layout (`datalove_rti::rtdt::List`).
+/// The address of element `index` (read at frame offset `index`) of the list at `list`,
+/// whose elements are `size` bytes; or the index and the length when it is out of
+/// bounds. Read from the list's layout (`datalove_rti::rtdt::List`).
 #[inline(always)]
 unsafe fn list_elem(
-    frame: *mut u8,
-    list: u32,
+    list: *mut u8,
     index: u32,
+    frame: *mut u8,
     size: usize,
 ) -> Result<*mut u8, (u64, u64)> {
-    let list = &*(frame.add(list as usize) as *const datalove_rti::rtdt::List);
+    let list = &*(list as *const datalove_rti::rtdt::List);
     let (p, len, _) = list.raw_parts();
     let i = (frame.add(index as usize) as *const u64).read();
     if i < len as u64 {
@@ -852,7 +852,7 @@ impl Machine<'_> {
                     list,
                     index,
                     fail,
-                } => match list_elem(frame, *list, *index, 8) {
+                } => match list_elem(frame.add(*list as usize), *index, frame, 8) {
                     Ok(p) => st!(u64, dst, (p as *const u64).read()),
                     Err((i, len)) => {
                         (t.raise_bounds)(rt, i, len);
@@ -865,7 +865,7 @@ impl Machine<'_> {
                     list,
                     index,
                     fail,
-                } => match list_elem(frame, *list, *index, 1) {
+                } => match list_elem(frame.add(*list as usize), *index, frame, 1) {
                     Ok(p) => st!(u8, dst, *p),
                     Err((i, len)) => {
                         (t.raise_bounds)(rt, i, len);
@@ -878,7 +878,7 @@ impl Machine<'_> {
                     index,
                     value,
                     fail,
-                } => match list_elem(frame, *list, *index, 8) {
+                } => match list_elem(frame.add(*list as usize), *index, frame, 8) {
                     Ok(p) => (p as *mut u64).write(ld!(u64, value)),
                     Err((i, len)) => {
                         (t.raise_bounds)(rt, i, len);
@@ -891,7 +891,7 @@ impl Machine<'_> {
                     index,
                     value,
                     fail,
-                } => match list_elem(frame, *list, *index, 1) {
+                } => match list_elem(frame.add(*list as usize), *index, frame, 1) {
                     Ok(p) => *p = ld!(u8, value),
                     Err((i, len)) => {
                         (t.raise_bounds)(rt, i, len);
@@ -899,6 +899,141 @@ impl Machine<'_> {
                         continue;
                     }
                 },
+                Op::GetWI {
+                    dst,
+                    list,
+                    index,
+                    fail,
+                } => match list_elem(ld!(*mut u8, list), *index, frame, 8) {
+                    Ok(p) => st!(u64, dst, (p as *const u64).read()),
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                },
+                Op::GetBI {
+                    dst,
+                    list,
+                    index,
+                    fail,
+                } => match list_elem(ld!(*mut u8, list), *index, frame, 1) {
+                    Ok(p) => st!(u8, dst, *p),
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                },
+                Op::SetWI {
+                    list,
+                    index,
+                    value,
+                    fail,
+                } => match list_elem(ld!(*mut u8, list), *index, frame, 8) {
+                    Ok(p) => (p as *mut u64).write(ld!(u64, value)),
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                },
+                Op::SetBI {
+                    list,
+                    index,
+                    value,
+                    fail,
+                } => match list_elem(ld!(*mut u8, list), *index, frame, 1) {
+                    Ok(p) => *p = ld!(u8, value),
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                },
+                Op::MulI64K { d, a, k, kd, fail } => {
+                    st!(u64, kd, *k);
+                    checked!(
+                        i64,
+                        checked_mul,
+                        d,
+                        ld!(i64, a),
+                        *k as i64,
+                        ArithOp::Mul,
+                        TyKind::I64,
+                        fail
+                    );
+                    pc += 2;
+                    continue;
+                }
+                Op::MulU64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    ty,
+                    fail,
+                } => {
+                    st!(u64, kd, *k);
+                    checked!(
+                        u64,
+                        checked_mul,
+                        d,
+                        ld!(u64, a),
+                        *k,
+                        ArithOp::Mul,
+                        *ty,
+                        fail
+                    );
+                    pc += 2;
+                    continue;
+                }
+                Op::DivI64K { d, a, k, kd } => {
+                    st!(u64, kd, *k);
+                    st!(i64, d, ld!(i64, a) / *k as i64);
+                    pc += 2;
+                    continue;
+                }
+                Op::RemI64K { d, a, k, kd } => {
+                    st!(u64, kd, *k);
+                    st!(i64, d, ld!(i64, a) % *k as i64);
+                    pc += 2;
+                    continue;
+                }
+                Op::DivU64K { d, a, k, kd } => {
+                    st!(u64, kd, *k);
+                    st!(u64, d, ld!(u64, a) / *k);
+                    pc += 2;
+                    continue;
+                }
+                Op::RemU64K { d, a, k, kd } => {
+                    st!(u64, kd, *k);
+                    st!(u64, d, ld!(u64, a) % *k);
+                    pc += 2;
+                    continue;
+                }
+                Op::AndB { d, a, b } => st!(u8, d, ld!(u8, a) & ld!(u8, b)),
+                Op::OrB { d, a, b } => st!(u8, d, ld!(u8, a) | ld!(u8, b)),
+                Op::I64ToF64 { d, s } => st!(f64, d, ld!(i64, s) as f64),
+                Op::U64ToF64 { d, s } => st!(f64, d, ld!(u64, s) as f64),
+                Op::I64ToU64 { d, s, ty, fail } => {
+                    let v = ld!(i64, s);
+                    if v < 0 && *fail != u32::MAX {
+                        (t.raise_arith)(rt, ErrorKind::Overflow as u32, ArithOp::Cast as u32, *ty);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                    st!(u64, d, v as u64);
+                }
+                Op::U64ToI64 { d, s, ty, fail } => {
+                    let v = ld!(u64, s);
+                    if v > i64::MAX as u64 && *fail != u32::MAX {
+                        (t.raise_arith)(rt, ErrorKind::Overflow as u32, ArithOp::Cast as u32, *ty);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                    st!(i64, d, v as i64);
+                }
                 Op::CallV {
                     callee,
                     args,

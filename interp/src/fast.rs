@@ -140,6 +140,13 @@ fn compare_const_branch(
 
 fn binary(op: BinaryOp, ty: TyKind, d: Opnd, a: Opnd, b: Opnd, fail: u32) -> Option<Op> {
     let (d, a, b) = direct3(d, a, b)?;
+    if ty == TyKind::Bool {
+        return match op {
+            BinaryOp::And | BinaryOp::BitAnd => Some(Op::AndB { d, a, b }),
+            BinaryOp::Or | BinaryOp::BitOr => Some(Op::OrB { d, a, b }),
+            _ => None,
+        };
+    }
     Some(match (class(ty)?, op) {
         (Class::I64, BinaryOp::Add) => Op::AddI64 { d, a, b, fail },
         (Class::I64, BinaryOp::Sub) => Op::SubI64 { d, a, b, fail },
@@ -185,6 +192,20 @@ fn binary_const(
             ty,
             fail,
         },
+        (Class::I64, BinaryOp::Mul) => Op::MulI64K { d, a, k, kd, fail },
+        (Class::U64, BinaryOp::Mul) => Op::MulU64K {
+            d,
+            a,
+            k,
+            kd,
+            ty,
+            fail,
+        },
+        // A positive divisor: no division by zero, no `MIN / -1`.
+        (Class::I64, BinaryOp::Div) if (k as i64) > 0 => Op::DivI64K { d, a, k, kd },
+        (Class::I64, BinaryOp::Rem) if (k as i64) > 0 => Op::RemI64K { d, a, k, kd },
+        (Class::U64, BinaryOp::Div) if k > 0 => Op::DivU64K { d, a, k, kd },
+        (Class::U64, BinaryOp::Rem) if k > 0 => Op::RemU64K { d, a, k, kd },
         _ => return None,
     })
 }
@@ -242,19 +263,33 @@ fn single(op: &Op) -> Option<Op> {
             elem,
             fail,
         } => {
-            let (dst, list, index) = direct3(*dst, *list, *index)?;
-            match copy_elem_size(*elem)? {
-                8 => Op::GetW {
+            let (dst, index, fail) = (direct(*dst)?, direct(*index)?, *fail);
+            let size = copy_elem_size(*elem)?;
+            let at = list.0 & !Opnd::INDIRECT;
+            match (direct(*list).is_some(), size) {
+                (true, 8) => Op::GetW {
                     dst,
-                    list,
+                    list: at,
                     index,
-                    fail: *fail,
+                    fail,
                 },
-                1 => Op::GetB {
+                (true, 1) => Op::GetB {
                     dst,
-                    list,
+                    list: at,
                     index,
-                    fail: *fail,
+                    fail,
+                },
+                (false, 8) => Op::GetWI {
+                    dst,
+                    list: at,
+                    index,
+                    fail,
+                },
+                (false, 1) => Op::GetBI {
+                    dst,
+                    list: at,
+                    index,
+                    fail,
                 },
                 _ => return None,
             }
@@ -266,20 +301,55 @@ fn single(op: &Op) -> Option<Op> {
             elem,
             fail,
         } => {
-            let (list, index, value) = direct3(*list, *index, *value)?;
-            match copy_elem_size(*elem)? {
-                8 => Op::SetW {
-                    list,
+            let (index, value, fail) = (direct(*index)?, direct(*value)?, *fail);
+            let size = copy_elem_size(*elem)?;
+            let at = list.0 & !Opnd::INDIRECT;
+            match (direct(*list).is_some(), size) {
+                (true, 8) => Op::SetW {
+                    list: at,
                     index,
                     value,
-                    fail: *fail,
+                    fail,
                 },
-                1 => Op::SetB {
-                    list,
+                (true, 1) => Op::SetB {
+                    list: at,
                     index,
                     value,
-                    fail: *fail,
+                    fail,
                 },
+                (false, 8) => Op::SetWI {
+                    list: at,
+                    index,
+                    value,
+                    fail,
+                },
+                (false, 1) => Op::SetBI {
+                    list: at,
+                    index,
+                    value,
+                    fail,
+                },
+                _ => return None,
+            }
+        }
+        Op::Cast {
+            from,
+            to,
+            checked,
+            dst,
+            src,
+            fail,
+        } => {
+            let (d, s) = (direct(*dst)?, direct(*src)?);
+            let ty = datalove_rti::status::cast_ty(*from, *to);
+            // An unchecked conversion never takes its abandon target.
+            let fail = if *checked { *fail } else { u32::MAX };
+            match (class(*from)?, class(*to)?) {
+                (Class::I64, Class::F64) => Op::I64ToF64 { d, s },
+                (Class::U64, Class::F64) => Op::U64ToF64 { d, s },
+                (Class::I64, Class::U64) => Op::I64ToU64 { d, s, ty, fail },
+                (Class::U64, Class::I64) => Op::U64ToI64 { d, s, ty, fail },
+                (Class::I64, Class::I64) | (Class::U64, Class::U64) => Op::MovW { dst: d, src: s },
                 _ => return None,
             }
         }

@@ -639,6 +639,106 @@ pub enum Op {
         value: u32,
         fail: u32,
     },
+    /// The same with the list at an indirect operand (a `ref`/`mut` parameter): the
+    /// frame holds the list's address at `list`.
+    GetWI {
+        dst: u32,
+        list: u32,
+        index: u32,
+        fail: u32,
+    },
+    GetBI {
+        dst: u32,
+        list: u32,
+        index: u32,
+        fail: u32,
+    },
+    SetWI {
+        list: u32,
+        index: u32,
+        value: u32,
+        fail: u32,
+    },
+    SetBI {
+        list: u32,
+        index: u32,
+        value: u32,
+        fail: u32,
+    },
+    /// `Const k` into `kd`, then `d = a op k` where `k` can neither divide by zero nor
+    /// overflow a division (`k > 0`), or a checked multiplication.
+    MulI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        fail: u32,
+    },
+    MulU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    DivI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    RemI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    DivU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    RemU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    /// Boolean `and`/`or` of two evaluated bools.
+    AndB {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    OrB {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Conversions that cannot fail: a 64-bit integer to `f64`.
+    I64ToF64 {
+        d: u32,
+        s: u32,
+    },
+    U64ToF64 {
+        d: u32,
+        s: u32,
+    },
+    /// Between `i64` and `u64`/`index`: checked (`ty` is the error's `cast_ty`) or not.
+    I64ToU64 {
+        d: u32,
+        s: u32,
+        ty: u32,
+        fail: u32,
+    },
+    U64ToI64 {
+        d: u32,
+        s: u32,
+        ty: u32,
+        fail: u32,
+    },
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
     CallV {
