@@ -482,14 +482,8 @@ impl Machine<'_> {
                         continue;
                     }
                 }
-                Op::CallNative {
-                    function,
-                    words,
-                    native,
-                    written,
-                    fail,
-                } => {
-                    if !self.call_native(frame, base, *function, words, *native, written) {
+                Op::CallNative { call, fail } => {
+                    if !self.call_native(frame, base, call) {
                         pc = *fail as usize;
                         continue;
                     }

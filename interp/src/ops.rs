@@ -48,14 +48,34 @@ pub enum ParamPass {
     Address { offset: u32 },
 }
 
-/// One word of a native call.
+/// One word of a native call that changes from call to call, written into the call
+/// site's prepared words before each call.
 #[derive(Clone, Copy, Debug)]
-pub enum WordSrc {
+pub enum WordPatch {
+    /// The runtime.
     Rt,
-    Addr(Opnd),
-    Desc(DescRef),
-    /// A place for a unit result nobody keeps.
-    UnitScratch,
+    /// The address of a value at a direct frame offset.
+    Direct(u32),
+    /// The address a frame holds at this offset (a `ref`/`mut`/`out` parameter, a value
+    /// sized at run time).
+    Indirect(u32),
+    /// Entry `n` of the frame's descriptor table.
+    FrameDesc(u32),
+}
+
+/// A native call site, prepared when it is lowered.
+#[derive(Clone, Debug)]
+pub struct NativeCall {
+    pub function: *const c_void,
+    /// The call's words: every word that is the same at every call (static descriptors,
+    /// the place for a unit result) is in place.
+    pub words: Box<[usize]>,
+    /// The words that change, written before each call.
+    pub patches: Box<[(u32, WordPatch)]>,
+    pub native: u32,
+    /// What the native initialized (result, `out` arguments) that owns memory: dropped
+    /// when it returned OK while the runtime is abandoning (it raised).
+    pub written: Box<[(Opnd, DescRef)]>,
 }
 
 #[derive(Clone, Debug)]
@@ -232,12 +252,7 @@ pub enum Op {
         fail: u32,
     },
     CallNative {
-        function: *const c_void,
-        words: Box<[WordSrc]>,
-        native: u32,
-        /// What the native initialized (result, `out` arguments) that owns memory:
-        /// dropped when it returned OK while the runtime is abandoning (it raised).
-        written: Box<[(Opnd, DescRef)]>,
+        call: Box<NativeCall>,
         fail: u32,
     },
     /// Returns, moving the value (sized by its descriptor) to the caller's destination.
