@@ -1028,6 +1028,123 @@ impl Machine<'_> {
                     }
                     st!(i64, d, v as i64);
                 }
+                Op::IncI64 {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    m,
+                    fail,
+                } => {
+                    st!(u64, kd, *k);
+                    checked!(
+                        i64,
+                        checked_add,
+                        d,
+                        ld!(i64, a),
+                        *k as i64,
+                        ArithOp::Add,
+                        TyKind::I64,
+                        fail
+                    );
+                    st!(u64, m, ld!(u64, d));
+                    pc += 3;
+                    continue;
+                }
+                Op::IncU64 {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    m,
+                    ty,
+                    fail,
+                } => {
+                    st!(u64, kd, *k);
+                    checked!(
+                        u64,
+                        checked_add,
+                        d,
+                        ld!(u64, a),
+                        *k,
+                        ArithOp::Add,
+                        *ty,
+                        fail
+                    );
+                    st!(u64, m, ld!(u64, d));
+                    pc += 3;
+                    continue;
+                }
+                Op::AddI64M { d, a, b, m, fail } => {
+                    checked!(
+                        i64,
+                        checked_add,
+                        d,
+                        ld!(i64, a),
+                        ld!(i64, b),
+                        ArithOp::Add,
+                        TyKind::I64,
+                        fail
+                    );
+                    st!(u64, m, ld!(u64, d));
+                    pc += 2;
+                    continue;
+                }
+                Op::SubI64M { d, a, b, m, fail } => {
+                    checked!(
+                        i64,
+                        checked_sub,
+                        d,
+                        ld!(i64, a),
+                        ld!(i64, b),
+                        ArithOp::Sub,
+                        TyKind::I64,
+                        fail
+                    );
+                    st!(u64, m, ld!(u64, d));
+                    pc += 2;
+                    continue;
+                }
+                Op::AddU64M {
+                    d,
+                    a,
+                    b,
+                    m,
+                    ty,
+                    fail,
+                } => {
+                    checked!(
+                        u64,
+                        checked_add,
+                        d,
+                        ld!(u64, a),
+                        ld!(u64, b),
+                        ArithOp::Add,
+                        *ty,
+                        fail
+                    );
+                    st!(u64, m, ld!(u64, d));
+                    pc += 2;
+                    continue;
+                }
+                Op::AddF64M { d, a, b, m } => {
+                    float!(d, a, b, +);
+                    st!(u64, m, ld!(u64, d));
+                    pc += 2;
+                    continue;
+                }
+                Op::SubF64M { d, a, b, m } => {
+                    float!(d, a, b, -);
+                    st!(u64, m, ld!(u64, d));
+                    pc += 2;
+                    continue;
+                }
+                Op::MulF64M { d, a, b, m } => {
+                    float!(d, a, b, *);
+                    st!(u64, m, ld!(u64, d));
+                    pc += 2;
+                    continue;
+                }
                 Op::CallV {
                     callee,
                     args,

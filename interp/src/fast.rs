@@ -436,6 +436,81 @@ fn fused(ops: &[Op], i: usize) -> Option<Op> {
     }
 }
 
+/// `op` (standing for `covers` operations) followed by `x = copy d` of its result, when
+/// `next` is that copy.
+fn with_copy(op: Op, next: Option<&Op>) -> Result<Op, Op> {
+    let Some(&Op::Mov { dst, src, size: 8 }) = next else {
+        return Err(op);
+    };
+    let (Some(m), Some(src)) = (direct(dst), direct(src)) else {
+        return Err(op);
+    };
+    Ok(match op {
+        Op::AddI64K { d, a, k, kd, fail } if d == src => Op::IncI64 {
+            d,
+            a,
+            k,
+            kd,
+            m,
+            fail,
+        },
+        Op::AddU64K {
+            d,
+            a,
+            k,
+            kd,
+            ty,
+            fail,
+        } if d == src => Op::IncU64 {
+            d,
+            a,
+            k,
+            kd,
+            m,
+            ty,
+            fail,
+        },
+        Op::AddI64 { d, a, b, fail } if d == src => Op::AddI64M { d, a, b, m, fail },
+        Op::SubI64 { d, a, b, fail } if d == src => Op::SubI64M { d, a, b, m, fail },
+        Op::AddU64 { d, a, b, ty, fail } if d == src => Op::AddU64M {
+            d,
+            a,
+            b,
+            m,
+            ty,
+            fail,
+        },
+        Op::AddF64 { d, a, b } if d == src => Op::AddF64M { d, a, b, m },
+        Op::SubF64 { d, a, b } if d == src => Op::SubF64M { d, a, b, m },
+        Op::MulF64 { d, a, b } if d == src => Op::MulF64M { d, a, b, m },
+        other => return Err(other),
+    })
+}
+
+/// How many operations a fast operation stands for when it falls through.
+fn covers(op: &Op) -> usize {
+    match op {
+        Op::AddI64K { .. }
+        | Op::SubI64K { .. }
+        | Op::AddU64K { .. }
+        | Op::SubU64K { .. }
+        | Op::MulI64K { .. }
+        | Op::MulU64K { .. }
+        | Op::DivI64K { .. }
+        | Op::RemI64K { .. }
+        | Op::DivU64K { .. }
+        | Op::RemU64K { .. }
+        | Op::AddI64M { .. }
+        | Op::SubI64M { .. }
+        | Op::AddU64M { .. }
+        | Op::AddF64M { .. }
+        | Op::SubF64M { .. }
+        | Op::MulF64M { .. } => 2,
+        Op::IncI64 { .. } | Op::IncU64 { .. } => 3,
+        _ => 1,
+    }
+}
+
 /// Whether an operation's next operation does not depend on where it stands (it always
 /// jumps or returns), so a jump to it may be replaced by a copy of it.
 fn ends_path(op: &Op) -> bool {
@@ -531,7 +606,8 @@ fn branch_targets(op: &mut Op, mut f: impl FnMut(&mut u32)) {
 pub fn specialize(ops: &mut [Op]) {
     for i in 0..ops.len() {
         if let Some(op) = fused(ops, i).or_else(|| single(&ops[i])) {
-            ops[i] = op;
+            let next = ops.get(i + covers(&op));
+            ops[i] = with_copy(op, next).unwrap_or_else(|op| op);
         }
     }
     // Jump threading: branch targets first, then jumps, which may become a copy of the

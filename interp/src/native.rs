@@ -106,6 +106,18 @@ arities! {
     32 => (w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w24, w25, w26, w27, w28, w29, w30, w31),
 }
 
+/// The prepared words of a call of at most this many words are padded to it; longer
+/// ones to `MAX_C_WORDS`.
+const SHORT_CALL: usize = 8;
+
+fn padded_words(count: usize) -> usize {
+    if count <= SHORT_CALL {
+        SHORT_CALL
+    } else {
+        datalove_ir::MAX_C_WORDS
+    }
+}
+
 impl FuncLowering<'_, '_> {
     /// Lowers one native call: its template of C words, laid out by `c_words` from
     /// `NativeContext::words()`, the resolved function, and what to drop when it
@@ -156,13 +168,15 @@ impl FuncLowering<'_, '_> {
             result,
             |i| trailing[i],
         );
-        let words: Vec<usize> = laid_out.iter().map(|w| w.unwrap_or(0)).collect();
+        // Padded to a fixed length, so a call copies them without a length-driven loop.
+        let mut words: Vec<usize> = laid_out.iter().map(|w| w.unwrap_or(0)).collect();
+        words.resize(padded_words(words.len()), 0);
         let patches: Vec<(u32, WordPatch)> = laid_out
             .iter()
             .enumerate()
             .filter_map(|(i, w)| w.err().map(|p| (i as u32, p)))
             .collect();
-        debug_assert_eq!(words.len(), native.word_count());
+        debug_assert_eq!(laid_out.len(), native.word_count());
         self.natives.push(NativeName {
             rider: native.rider().to_string(),
             function: native.function().to_string(),
@@ -178,6 +192,7 @@ impl FuncLowering<'_, '_> {
                 function,
                 words: words.into(),
                 patches: patches.into(),
+                count: laid_out.len() as u32,
                 native: self.natives.len() as u32 - 1,
                 written,
             }),
@@ -195,22 +210,32 @@ impl Machine<'_> {
     /// # Safety
     /// As for `Machine::run`; `frame` is the calling function's.
     pub(crate) unsafe fn call_native(&self, frame: *mut u8, base: u32, call: &NativeCall) -> bool {
+        if call.words.len() == SHORT_CALL {
+            self.call_native_n::<SHORT_CALL>(frame, base, call)
+        } else {
+            self.call_native_n::<{ datalove_ir::MAX_C_WORDS }>(frame, base, call)
+        }
+    }
+
+    /// `call_native` for a call whose prepared words are padded to `N`.
+    #[inline(always)]
+    unsafe fn call_native_n<const N: usize>(
+        &self,
+        frame: *mut u8,
+        base: u32,
+        call: &NativeCall,
+    ) -> bool {
         let rt = self.rt;
-        let words = &call.words[..];
-        let mut buf = [std::mem::MaybeUninit::<usize>::uninit(); datalove_ir::MAX_C_WORDS];
-        let n = words.len();
-        std::ptr::copy_nonoverlapping(words.as_ptr(), buf.as_mut_ptr() as *mut usize, n);
+        let mut buf: [usize; N] = *(call.words.as_ptr() as *const [usize; N]);
         for &(i, patch) in call.patches.iter() {
-            buf.get_unchecked_mut(i as usize).write(match patch {
+            *buf.get_unchecked_mut(i as usize) = match patch {
                 WordPatch::Rt => rt as usize,
                 WordPatch::Direct(o) => frame.add(o as usize) as usize,
                 WordPatch::Indirect(o) => *(frame.add(o as usize) as *const usize),
                 WordPatch::FrameDesc(d) => desc_of(frame, base, DescRef::Frame(d)) as usize,
-            });
+            };
         }
-        // SAFETY: the first `n` words are written (copied, then some patched).
-        let words = std::slice::from_raw_parts(buf.as_ptr() as *const usize, n);
-        let status = call_c(call.function, words);
+        let status = call_c(call.function, buf.get_unchecked(..call.count as usize));
         if status != STATUS_OK {
             self.native_failed(call.native, status);
             return false;

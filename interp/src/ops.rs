@@ -68,8 +68,10 @@ pub enum WordPatch {
 pub struct NativeCall {
     pub function: *const c_void,
     /// The call's words: every word that is the same at every call (static descriptors,
-    /// the place for a unit result) is in place.
+    /// the place for a unit result) is in place. Padded with zeros to a fixed length
+    /// (`count` words are the call's).
     pub words: Box<[usize]>,
+    pub count: u32,
     /// The words that change, written before each call.
     pub patches: Box<[(u32, WordPatch)]>,
     pub native: u32,
@@ -753,6 +755,65 @@ pub enum Op {
         s: u32,
         ty: u32,
         fail: u32,
+    },
+    /// An operation above followed by the copy of its result to `m` (`set x = x + 1`
+    /// lowers to `t = add x, 1; x = copy t`): writes both.
+    IncI64 {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        m: u32,
+        fail: u32,
+    },
+    IncU64 {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        m: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    AddI64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+        fail: u32,
+    },
+    SubI64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+        fail: u32,
+    },
+    AddU64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    AddF64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+    },
+    SubF64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+    },
+    MulF64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
     },
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
