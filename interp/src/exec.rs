@@ -52,6 +52,16 @@ unsafe fn list_elem(
     }
 }
 
+/// Where the dispatch loop goes after a generic operation.
+enum Flow {
+    /// The next operation.
+    Next,
+    /// Operation `n` (a jump, or an abandon target).
+    Goto(usize),
+    /// Out of the function.
+    Return,
+}
+
 /// A place for unit results nobody keeps.
 pub(crate) static mut UNIT_SCRATCH: u64 = 0;
 
@@ -122,8 +132,6 @@ impl Machine<'_> {
         };
         let ops = &f.ops[..];
         let mut pc = 0usize;
-        let a = |o: Opnd| o.addr(frame);
-        let desc = |d: DescRef| desc_of(frame, base, d);
         // Loads and stores at direct frame offsets, for the fast form.
         macro_rules! ld {
             ($t:ty, $o:expr) => {
@@ -171,316 +179,9 @@ impl Machine<'_> {
             // SAFETY: lowering ends every block with a jump, branch or return, and every
             // target is an operation of this function.
             match ops.get_unchecked(pc) {
-                Op::Const { dst, bits, size } => {
-                    let p = a(*dst);
-                    match size {
-                        1 => *p = *bits as u8,
-                        2 => (p as *mut u16).write(*bits as u16),
-                        4 => (p as *mut u32).write(*bits as u32),
-                        _ => (p as *mut u64).write(*bits),
-                    }
-                }
-                Op::Mov { dst, src, size } => match size {
-                    8 => (a(*dst) as *mut u64).write((a(*src) as *const u64).read()),
-                    4 => (a(*dst) as *mut u32).write((a(*src) as *const u32).read()),
-                    1 => *a(*dst) = *a(*src),
-                    n => ptr::copy(a(*src), a(*dst), *n as usize),
-                },
-                Op::Binary {
-                    op,
-                    ty,
-                    dst,
-                    a: x,
-                    b: y,
-                    fail,
-                } => {
-                    if let Err((kind, aop)) = arith::binary(*op, *ty, a(*x), a(*y), a(*dst)) {
-                        (t.raise_arith)(rt, kind as u32, aop as u32, *ty as u32);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                }
-                Op::Compare {
-                    op,
-                    ty,
-                    dst,
-                    a: x,
-                    b: y,
-                } => {
-                    *a(*dst) = arith::compare(*op, *ty, a(*x), a(*y)) as u8;
-                }
-                Op::Branch {
-                    cond,
-                    then_pc,
-                    else_pc,
-                } => {
-                    pc = if *a(*cond) != 0 { *then_pc } else { *else_pc } as usize;
-                    continue;
-                }
                 Op::Jump(target) => {
                     pc = *target as usize;
                     continue;
-                }
-                Op::Unary {
-                    op,
-                    ty,
-                    dst,
-                    src,
-                    fail,
-                } => {
-                    if let Err((kind, aop)) = arith::unary(*op, *ty, a(*src), a(*dst)) {
-                        (t.raise_arith)(rt, kind as u32, aop as u32, *ty as u32);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                }
-                Op::Cast {
-                    from,
-                    to,
-                    checked,
-                    dst,
-                    src,
-                    fail,
-                } => {
-                    if let Err((kind, aop)) = arith::cast(*from, *to, *checked, a(*src), a(*dst)) {
-                        let ty = datalove_rti::status::cast_ty(*from, *to);
-                        (t.raise_arith)(rt, kind as u32, aop as u32, ty);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                }
-                Op::MovDyn { dst, src, desc: d } => {
-                    ptr::copy(a(*src), a(*dst), (*desc(*d)).size);
-                }
-                Op::CompareDyn {
-                    op,
-                    desc: d,
-                    dst,
-                    a: x,
-                    b: y,
-                } => {
-                    let td = desc(*d);
-                    let r = match op {
-                        CompareOp::Eq => {
-                            (t.eq)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td) != 0
-                        }
-                        CompareOp::Ne => {
-                            (t.eq)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td) == 0
-                        }
-                        _ => arith::compare_result(
-                            *op,
-                            (t.cmp)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td),
-                        ),
-                    };
-                    *a(*dst) = r as u8;
-                }
-                Op::ConstStr { dst, bytes } => {
-                    let status =
-                        (t.string_from_bytes)(rt, bytes.as_ptr(), bytes.len(), a(*dst) as *mut _);
-                    assert_eq!(status, STATUS_OK, "a string constant is UTF-8");
-                }
-                Op::Clone { dst, src, desc: d } => {
-                    (t.clone)(
-                        rt,
-                        a(*src) as *const c_void,
-                        desc(*d),
-                        a(*dst) as *mut c_void,
-                    );
-                }
-                Op::Drop { slot, desc: d } => (t.drop)(rt, a(*slot) as *mut c_void, desc(*d)),
-                Op::Concat { dst, a: x, b: y } => {
-                    (t.string_concat)(rt, a(*x) as *const _, a(*y) as *const _, a(*dst) as *mut _);
-                }
-                Op::MakeTuple {
-                    dst,
-                    desc: d,
-                    fields,
-                } => {
-                    let td = &*desc(*d);
-                    let d0 = a(*dst);
-                    for (field, src) in td.fields().iter().zip(fields.iter()) {
-                        ptr::copy(a(*src), d0.add(field.offset), (*field.desc).size);
-                    }
-                }
-                Op::TupleField {
-                    dst,
-                    src,
-                    desc: d,
-                    index,
-                } => {
-                    let field = (*desc(*d)).fields()[*index as usize];
-                    let from = a(*src).add(field.offset);
-                    if (*field.desc).is_copy() {
-                        ptr::copy(from, a(*dst), (*field.desc).size);
-                    } else {
-                        (t.clone)(
-                            rt,
-                            from as *const c_void,
-                            field.desc,
-                            a(*dst) as *mut c_void,
-                        );
-                    }
-                }
-                Op::Unpack { src, desc: d, dsts } => {
-                    let td = &*desc(*d);
-                    let s0 = a(*src);
-                    for (field, dst) in td.fields().iter().zip(dsts.iter()) {
-                        ptr::copy(s0.add(field.offset), a(*dst), (*field.desc).size);
-                    }
-                }
-                Op::MakeList { dst, elem, elems } => {
-                    let ed = desc(*elem);
-                    (t.list_new)(rt, ed, elems.len(), a(*dst) as *mut _);
-                    for e in elems.iter() {
-                        (t.list_push)(rt, a(*dst) as *mut _, ed, a(*e) as *mut c_void);
-                    }
-                }
-                Op::ListLen { dst, list } => {
-                    (a(*dst) as *mut u64).write((t.list_len)(rt, a(*list) as *const _) as u64);
-                }
-                Op::ListGet {
-                    dst,
-                    list,
-                    index,
-                    elem,
-                    fail,
-                } => {
-                    let i = (a(*index) as *const u64).read();
-                    let len = (t.list_len)(rt, a(*list) as *const _);
-                    if i >= len as u64 {
-                        (t.raise_bounds)(rt, i, len as u64);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                    (t.list_get)(
-                        rt,
-                        a(*list) as *const _,
-                        desc(*elem),
-                        i as usize,
-                        a(*dst) as *mut c_void,
-                    );
-                }
-                Op::ListSet {
-                    list,
-                    index,
-                    value,
-                    elem,
-                    fail,
-                } => {
-                    let i = (a(*index) as *const u64).read();
-                    let len = (t.list_len)(rt, a(*list) as *const _);
-                    let status = (t.list_set)(
-                        rt,
-                        a(*list) as *mut _,
-                        desc(*elem),
-                        i as usize,
-                        a(*value) as *mut c_void,
-                    );
-                    if status == STATUS_OUT_OF_BOUNDS || i >= len as u64 {
-                        (t.raise_bounds)(rt, i, len as u64);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                }
-                Op::ListPush { list, value, elem } => {
-                    (t.list_push)(
-                        rt,
-                        a(*list) as *mut _,
-                        desc(*elem),
-                        a(*value) as *mut c_void,
-                    );
-                }
-                Op::MakeSome {
-                    dst,
-                    value,
-                    desc: d,
-                } => {
-                    let td = &*desc(*d);
-                    let p = a(*dst);
-                    *p = 1;
-                    ptr::copy(a(*value), p.add(td.payload_offset), (*td.elem).size);
-                }
-                Op::MakeNone { dst, desc: d } => (t.init)(a(*dst) as *mut c_void, desc(*d)),
-                Op::IsSome { dst, src } => *a(*dst) = (*a(*src) != 0) as u8,
-                Op::Unwrap {
-                    dst,
-                    src,
-                    desc: d,
-                    fail,
-                } => {
-                    let p = a(*src);
-                    if *p == 0 {
-                        // An empty detail: the runtime words the error.
-                        (t.raise)(rt, ErrorKind::UnwrapNone as u32, ptr::null(), 0);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                    let td = &*desc(*d);
-                    ptr::copy(p.add(td.payload_offset), a(*dst), (*td.elem).size);
-                }
-                Op::MakeData {
-                    dst,
-                    value,
-                    desc: d,
-                } => {
-                    (t.data_make)(rt, a(*value) as *mut c_void, desc(*d), a(*dst) as *mut _);
-                }
-                Op::Debuglog { src, desc: d } => {
-                    (t.debuglog)(rt, a(*src) as *const c_void, desc(*d))
-                }
-                Op::Call {
-                    callee,
-                    args,
-                    type_args,
-                    dst,
-                    in_drops,
-                    fail,
-                } => {
-                    let cf = &self.funcs[*callee as usize];
-                    // Deep recursion is a runtime error, never a crash: the call-depth
-                    // limit, the native stack (this loop recurses once per call) and the
-                    // frame memory are tested before the callee starts.
-                    let depth = (*rt).depth_left;
-                    let marker = 0u8;
-                    let no_room = (&marker as *const u8 as usize) < (*rt).stack_limit;
-                    let pushed = if depth == 0 || no_room {
-                        None
-                    } else {
-                        self.push_frame(cf.frame_size)
-                    };
-                    let Some((callee_frame, saved)) = pushed else {
-                        (t.raise_stack_overflow)(rt);
-                        // The callee never started: the `in` arguments it would own are dropped
-                        // here, as its entry would have dropped them.
-                        self.drop_owned(frame, base, in_drops);
-                        pc = *fail as usize;
-                        continue;
-                    };
-                    for arg in args.iter() {
-                        match arg.pass {
-                            ParamPass::Value { offset, size } => ptr::copy_nonoverlapping(
-                                a(arg.src),
-                                callee_frame.add(offset as usize),
-                                size as usize,
-                            ),
-                            ParamPass::Address { offset } => {
-                                *(callee_frame.add(offset as usize) as *mut *mut u8) = a(arg.src)
-                            }
-                        }
-                    }
-                    let cbase = self.desc_bases[*callee as usize] as usize;
-                    for (i, d) in type_args.iter().enumerate() {
-                        *(callee_frame.add(cbase + 8 * i) as *mut Td) = desc(*d);
-                    }
-                    let ret_ptr = dst.map(a).unwrap_or(ptr::null_mut());
-                    (*self.rt).depth_left = depth - 1;
-                    self.run(*callee as usize, callee_frame, ret_ptr);
-                    (*self.rt).depth_left = depth;
-                    self.frames.pop(saved);
-                    if self.abandoning() {
-                        pc = *fail as usize;
-                        continue;
-                    }
                 }
                 Op::CallNative { call, fail } => {
                     if !self.call_native(frame, base, call) {
@@ -488,20 +189,44 @@ impl Machine<'_> {
                         continue;
                     }
                 }
-                Op::Return { src } => {
-                    if let Some((s, d)) = src {
-                        if !ret.is_null() {
-                            ptr::copy(a(*s), ret, (*desc(*d)).size);
-                        }
+                // The generic operations, out of the loop's way.
+                Op::Const { .. }
+                | Op::Mov { .. }
+                | Op::Unary { .. }
+                | Op::Binary { .. }
+                | Op::Compare { .. }
+                | Op::Cast { .. }
+                | Op::Branch { .. }
+                | Op::MovDyn { .. }
+                | Op::CompareDyn { .. }
+                | Op::ConstStr { .. }
+                | Op::Clone { .. }
+                | Op::Drop { .. }
+                | Op::Concat { .. }
+                | Op::MakeTuple { .. }
+                | Op::TupleField { .. }
+                | Op::Unpack { .. }
+                | Op::MakeList { .. }
+                | Op::ListLen { .. }
+                | Op::ListGet { .. }
+                | Op::ListSet { .. }
+                | Op::ListPush { .. }
+                | Op::MakeSome { .. }
+                | Op::MakeNone { .. }
+                | Op::IsSome { .. }
+                | Op::Unwrap { .. }
+                | Op::MakeData { .. }
+                | Op::Debuglog { .. }
+                | Op::Call { .. }
+                | Op::Return { .. }
+                | Op::Abandon => match self.generic(ops.get_unchecked(pc), f, frame, base, ret) {
+                    Flow::Next => {}
+                    Flow::Goto(to) => {
+                        pc = to;
+                        continue;
                     }
-                    pop_shadow();
-                    return;
-                }
-                Op::Abandon => {
-                    pop_shadow();
-                    return;
-                }
-
+                    Flow::Return => return,
+                },
                 // ---- the fast form ----
                 Op::ConstW { dst, bits } => st!(u64, dst, *bits),
                 Op::ConstB { dst, bits } => st!(u8, dst, *bits),
@@ -1197,5 +922,334 @@ impl Machine<'_> {
             }
             pc += 1;
         }
+    }
+
+    /// Runs one generic operation (`crate::ops`' first section) of function `f` on
+    /// `frame`: out of the dispatch loop, so the loop's registers serve the fast form.
+    #[inline(never)]
+    unsafe fn generic(&self, op: &Op, f: &CFunc, frame: *mut u8, base: u32, ret: *mut u8) -> Flow {
+        let rt = self.rt;
+        let t = self.table;
+        let pop_shadow = || {
+            if let Some(mark_at) = f.shadow_mark {
+                (t.shadow_pop)(rt, *(frame.add(mark_at as usize) as *mut *mut u8));
+            }
+        };
+        let a = |o: Opnd| o.addr(frame);
+        let desc = |d: DescRef| desc_of(frame, base, d);
+        match op {
+            Op::Const { dst, bits, size } => {
+                let p = a(*dst);
+                match size {
+                    1 => *p = *bits as u8,
+                    2 => (p as *mut u16).write(*bits as u16),
+                    4 => (p as *mut u32).write(*bits as u32),
+                    _ => (p as *mut u64).write(*bits),
+                }
+            }
+            Op::Mov { dst, src, size } => match size {
+                8 => (a(*dst) as *mut u64).write((a(*src) as *const u64).read()),
+                4 => (a(*dst) as *mut u32).write((a(*src) as *const u32).read()),
+                1 => *a(*dst) = *a(*src),
+                n => ptr::copy(a(*src), a(*dst), *n as usize),
+            },
+            Op::Binary {
+                op,
+                ty,
+                dst,
+                a: x,
+                b: y,
+                fail,
+            } => {
+                if let Err((kind, aop)) = arith::binary(*op, *ty, a(*x), a(*y), a(*dst)) {
+                    (t.raise_arith)(rt, kind as u32, aop as u32, *ty as u32);
+                    return Flow::Goto(*fail as usize);
+                }
+            }
+            Op::Compare {
+                op,
+                ty,
+                dst,
+                a: x,
+                b: y,
+            } => {
+                *a(*dst) = arith::compare(*op, *ty, a(*x), a(*y)) as u8;
+            }
+            Op::Branch {
+                cond,
+                then_pc,
+                else_pc,
+            } => {
+                return Flow::Goto(if *a(*cond) != 0 { *then_pc } else { *else_pc } as usize);
+            }
+            Op::Unary {
+                op,
+                ty,
+                dst,
+                src,
+                fail,
+            } => {
+                if let Err((kind, aop)) = arith::unary(*op, *ty, a(*src), a(*dst)) {
+                    (t.raise_arith)(rt, kind as u32, aop as u32, *ty as u32);
+                    return Flow::Goto(*fail as usize);
+                }
+            }
+            Op::Cast {
+                from,
+                to,
+                checked,
+                dst,
+                src,
+                fail,
+            } => {
+                if let Err((kind, aop)) = arith::cast(*from, *to, *checked, a(*src), a(*dst)) {
+                    let ty = datalove_rti::status::cast_ty(*from, *to);
+                    (t.raise_arith)(rt, kind as u32, aop as u32, ty);
+                    return Flow::Goto(*fail as usize);
+                }
+            }
+            Op::MovDyn { dst, src, desc: d } => {
+                ptr::copy(a(*src), a(*dst), (*desc(*d)).size);
+            }
+            Op::CompareDyn {
+                op,
+                desc: d,
+                dst,
+                a: x,
+                b: y,
+            } => {
+                let td = desc(*d);
+                let r = match op {
+                    CompareOp::Eq => {
+                        (t.eq)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td) != 0
+                    }
+                    CompareOp::Ne => {
+                        (t.eq)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td) == 0
+                    }
+                    _ => arith::compare_result(
+                        *op,
+                        (t.cmp)(rt, a(*x) as *const c_void, a(*y) as *const c_void, td),
+                    ),
+                };
+                *a(*dst) = r as u8;
+            }
+            Op::ConstStr { dst, bytes } => {
+                let status =
+                    (t.string_from_bytes)(rt, bytes.as_ptr(), bytes.len(), a(*dst) as *mut _);
+                assert_eq!(status, STATUS_OK, "a string constant is UTF-8");
+            }
+            Op::Clone { dst, src, desc: d } => {
+                (t.clone)(
+                    rt,
+                    a(*src) as *const c_void,
+                    desc(*d),
+                    a(*dst) as *mut c_void,
+                );
+            }
+            Op::Drop { slot, desc: d } => (t.drop)(rt, a(*slot) as *mut c_void, desc(*d)),
+            Op::Concat { dst, a: x, b: y } => {
+                (t.string_concat)(rt, a(*x) as *const _, a(*y) as *const _, a(*dst) as *mut _);
+            }
+            Op::MakeTuple {
+                dst,
+                desc: d,
+                fields,
+            } => {
+                let td = &*desc(*d);
+                let d0 = a(*dst);
+                for (field, src) in td.fields().iter().zip(fields.iter()) {
+                    ptr::copy(a(*src), d0.add(field.offset), (*field.desc).size);
+                }
+            }
+            Op::TupleField {
+                dst,
+                src,
+                desc: d,
+                index,
+            } => {
+                let field = (*desc(*d)).fields()[*index as usize];
+                let from = a(*src).add(field.offset);
+                if (*field.desc).is_copy() {
+                    ptr::copy(from, a(*dst), (*field.desc).size);
+                } else {
+                    (t.clone)(
+                        rt,
+                        from as *const c_void,
+                        field.desc,
+                        a(*dst) as *mut c_void,
+                    );
+                }
+            }
+            Op::Unpack { src, desc: d, dsts } => {
+                let td = &*desc(*d);
+                let s0 = a(*src);
+                for (field, dst) in td.fields().iter().zip(dsts.iter()) {
+                    ptr::copy(s0.add(field.offset), a(*dst), (*field.desc).size);
+                }
+            }
+            Op::MakeList { dst, elem, elems } => {
+                let ed = desc(*elem);
+                (t.list_new)(rt, ed, elems.len(), a(*dst) as *mut _);
+                for e in elems.iter() {
+                    (t.list_push)(rt, a(*dst) as *mut _, ed, a(*e) as *mut c_void);
+                }
+            }
+            Op::ListLen { dst, list } => {
+                (a(*dst) as *mut u64).write((t.list_len)(rt, a(*list) as *const _) as u64);
+            }
+            Op::ListGet {
+                dst,
+                list,
+                index,
+                elem,
+                fail,
+            } => {
+                let i = (a(*index) as *const u64).read();
+                let len = (t.list_len)(rt, a(*list) as *const _);
+                if i >= len as u64 {
+                    (t.raise_bounds)(rt, i, len as u64);
+                    return Flow::Goto(*fail as usize);
+                }
+                (t.list_get)(
+                    rt,
+                    a(*list) as *const _,
+                    desc(*elem),
+                    i as usize,
+                    a(*dst) as *mut c_void,
+                );
+            }
+            Op::ListSet {
+                list,
+                index,
+                value,
+                elem,
+                fail,
+            } => {
+                let i = (a(*index) as *const u64).read();
+                let len = (t.list_len)(rt, a(*list) as *const _);
+                let status = (t.list_set)(
+                    rt,
+                    a(*list) as *mut _,
+                    desc(*elem),
+                    i as usize,
+                    a(*value) as *mut c_void,
+                );
+                if status == STATUS_OUT_OF_BOUNDS || i >= len as u64 {
+                    (t.raise_bounds)(rt, i, len as u64);
+                    return Flow::Goto(*fail as usize);
+                }
+            }
+            Op::ListPush { list, value, elem } => {
+                (t.list_push)(
+                    rt,
+                    a(*list) as *mut _,
+                    desc(*elem),
+                    a(*value) as *mut c_void,
+                );
+            }
+            Op::MakeSome {
+                dst,
+                value,
+                desc: d,
+            } => {
+                let td = &*desc(*d);
+                let p = a(*dst);
+                *p = 1;
+                ptr::copy(a(*value), p.add(td.payload_offset), (*td.elem).size);
+            }
+            Op::MakeNone { dst, desc: d } => (t.init)(a(*dst) as *mut c_void, desc(*d)),
+            Op::IsSome { dst, src } => *a(*dst) = (*a(*src) != 0) as u8,
+            Op::Unwrap {
+                dst,
+                src,
+                desc: d,
+                fail,
+            } => {
+                let p = a(*src);
+                if *p == 0 {
+                    // An empty detail: the runtime words the error.
+                    (t.raise)(rt, ErrorKind::UnwrapNone as u32, ptr::null(), 0);
+                    return Flow::Goto(*fail as usize);
+                }
+                let td = &*desc(*d);
+                ptr::copy(p.add(td.payload_offset), a(*dst), (*td.elem).size);
+            }
+            Op::MakeData {
+                dst,
+                value,
+                desc: d,
+            } => {
+                (t.data_make)(rt, a(*value) as *mut c_void, desc(*d), a(*dst) as *mut _);
+            }
+            Op::Debuglog { src, desc: d } => (t.debuglog)(rt, a(*src) as *const c_void, desc(*d)),
+            Op::Call {
+                callee,
+                args,
+                type_args,
+                dst,
+                in_drops,
+                fail,
+            } => {
+                let cf = &self.funcs[*callee as usize];
+                // Deep recursion is a runtime error, never a crash: the call-depth
+                // limit, the native stack (this loop recurses once per call) and the
+                // frame memory are tested before the callee starts.
+                let depth = (*rt).depth_left;
+                let marker = 0u8;
+                let no_room = (&marker as *const u8 as usize) < (*rt).stack_limit;
+                let pushed = if depth == 0 || no_room {
+                    None
+                } else {
+                    self.push_frame(cf.frame_size)
+                };
+                let Some((callee_frame, saved)) = pushed else {
+                    (t.raise_stack_overflow)(rt);
+                    // The callee never started: the `in` arguments it would own are dropped
+                    // here, as its entry would have dropped them.
+                    self.drop_owned(frame, base, in_drops);
+                    return Flow::Goto(*fail as usize);
+                };
+                for arg in args.iter() {
+                    match arg.pass {
+                        ParamPass::Value { offset, size } => ptr::copy_nonoverlapping(
+                            a(arg.src),
+                            callee_frame.add(offset as usize),
+                            size as usize,
+                        ),
+                        ParamPass::Address { offset } => {
+                            *(callee_frame.add(offset as usize) as *mut *mut u8) = a(arg.src)
+                        }
+                    }
+                }
+                let cbase = self.desc_bases[*callee as usize] as usize;
+                for (i, d) in type_args.iter().enumerate() {
+                    *(callee_frame.add(cbase + 8 * i) as *mut Td) = desc(*d);
+                }
+                let ret_ptr = dst.map(a).unwrap_or(ptr::null_mut());
+                (*self.rt).depth_left = depth - 1;
+                self.run(*callee as usize, callee_frame, ret_ptr);
+                (*self.rt).depth_left = depth;
+                self.frames.pop(saved);
+                if self.abandoning() {
+                    return Flow::Goto(*fail as usize);
+                }
+            }
+            Op::Return { src } => {
+                if let Some((s, d)) = src {
+                    if !ret.is_null() {
+                        ptr::copy(a(*s), ret, (*desc(*d)).size);
+                    }
+                }
+                pop_shadow();
+                return Flow::Return;
+            }
+            Op::Abandon => {
+                pop_shadow();
+                return Flow::Return;
+            }
+
+            _ => unreachable!("a fast operation is run by the dispatch loop"),
+        }
+        Flow::Next
     }
 }
