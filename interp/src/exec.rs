@@ -731,6 +731,30 @@ impl Machine<'_> {
                     pc += 2;
                     continue;
                 }
+                Op::AddF64K { d, a, k, kd } => {
+                    st!(u64, kd, *k);
+                    st!(f64, d, ld!(f64, a) + f64::from_bits(*k));
+                    pc += 2;
+                    continue;
+                }
+                Op::SubF64K { d, a, k, kd } => {
+                    st!(u64, kd, *k);
+                    st!(f64, d, ld!(f64, a) - f64::from_bits(*k));
+                    pc += 2;
+                    continue;
+                }
+                Op::MulF64K { d, a, k, kd } => {
+                    st!(u64, kd, *k);
+                    st!(f64, d, ld!(f64, a) * f64::from_bits(*k));
+                    pc += 2;
+                    continue;
+                }
+                Op::DivF64K { d, a, k, kd } => {
+                    st!(u64, kd, *k);
+                    st!(f64, d, ld!(f64, a) / f64::from_bits(*k));
+                    pc += 2;
+                    continue;
+                }
                 Op::AndB { d, a, b } => st!(u8, d, ld!(u8, a) & ld!(u8, b)),
                 Op::OrB { d, a, b } => st!(u8, d, ld!(u8, a) | ld!(u8, b)),
                 Op::I64ToF64 { d, s } => st!(f64, d, ld!(i64, s) as f64),

@@ -201,6 +201,10 @@ fn binary_const(
             ty,
             fail,
         },
+        (Class::F64, BinaryOp::Add) => Op::AddF64K { d, a, k, kd },
+        (Class::F64, BinaryOp::Sub) => Op::SubF64K { d, a, k, kd },
+        (Class::F64, BinaryOp::Mul) => Op::MulF64K { d, a, k, kd },
+        (Class::F64, BinaryOp::Div) => Op::DivF64K { d, a, k, kd },
         // A positive divisor: no division by zero, no `MIN / -1`.
         (Class::I64, BinaryOp::Div) if (k as i64) > 0 => Op::DivI64K { d, a, k, kd },
         (Class::I64, BinaryOp::Rem) if (k as i64) > 0 => Op::RemI64K { d, a, k, kd },
@@ -410,6 +414,17 @@ fn fused(ops: &[Op], i: usize) -> Option<Op> {
                     b,
                     fail,
                 } if b == kd => binary_const(*op, *ty, *dst, *a, *bits, kd_off, *fail),
+                // `k + b`, `k * b` on floats: the same as `b + k`, `b * k`.
+                Op::Binary {
+                    op: op @ (BinaryOp::Add | BinaryOp::Mul),
+                    ty: TyKind::F64,
+                    dst,
+                    a,
+                    b,
+                    fail,
+                } if a == kd && b != kd => {
+                    binary_const(*op, TyKind::F64, *dst, *b, *bits, kd_off, *fail)
+                }
                 Op::Compare { op, ty, dst, a, b } if b == kd => match after {
                     Some(Op::Branch {
                         cond,
@@ -500,6 +515,10 @@ fn covers(op: &Op) -> usize {
         | Op::RemI64K { .. }
         | Op::DivU64K { .. }
         | Op::RemU64K { .. }
+        | Op::AddF64K { .. }
+        | Op::SubF64K { .. }
+        | Op::MulF64K { .. }
+        | Op::DivF64K { .. }
         | Op::AddI64M { .. }
         | Op::SubI64M { .. }
         | Op::AddU64M { .. }
@@ -602,6 +621,45 @@ fn branch_targets(op: &mut Op, mut f: impl FnMut(&mut u32)) {
     }
 }
 
+/// A fast comparison followed by the branch on its result (a jump to a branch, copied
+/// in place by threading), fused.
+fn then_branch(op: &Op, next: &Op) -> Option<Op> {
+    let &Op::BranchD { cond, t, e } = next else {
+        return None;
+    };
+    let fused = match *op {
+        Op::EqI64 { d, a, b } => Op::BrEqI64 { d, a, b, t, e },
+        Op::NeI64 { d, a, b } => Op::BrNeI64 { d, a, b, t, e },
+        Op::LtI64 { d, a, b } => Op::BrLtI64 { d, a, b, t, e },
+        Op::LeI64 { d, a, b } => Op::BrLeI64 { d, a, b, t, e },
+        Op::EqU64 { d, a, b } => Op::BrEqU64 { d, a, b, t, e },
+        Op::NeU64 { d, a, b } => Op::BrNeU64 { d, a, b, t, e },
+        Op::LtU64 { d, a, b } => Op::BrLtU64 { d, a, b, t, e },
+        Op::LeU64 { d, a, b } => Op::BrLeU64 { d, a, b, t, e },
+        Op::EqF64 { d, a, b } => Op::BrEqF64 { d, a, b, t, e },
+        Op::NeF64 { d, a, b } => Op::BrNeF64 { d, a, b, t, e },
+        Op::LtF64 { d, a, b } => Op::BrLtF64 { d, a, b, t, e },
+        Op::LeF64 { d, a, b } => Op::BrLeF64 { d, a, b, t, e },
+        _ => return None,
+    };
+    let (Op::BrEqI64 { d, .. }
+    | Op::BrNeI64 { d, .. }
+    | Op::BrLtI64 { d, .. }
+    | Op::BrLeI64 { d, .. }
+    | Op::BrEqU64 { d, .. }
+    | Op::BrNeU64 { d, .. }
+    | Op::BrLtU64 { d, .. }
+    | Op::BrLeU64 { d, .. }
+    | Op::BrEqF64 { d, .. }
+    | Op::BrNeF64 { d, .. }
+    | Op::BrLtF64 { d, .. }
+    | Op::BrLeF64 { d, .. }) = fused
+    else {
+        unreachable!()
+    };
+    (d == cond).then_some(fused)
+}
+
 /// Rewrites `ops` into the fast form (see the module's comment).
 pub fn specialize(ops: &mut [Op]) {
     for i in 0..ops.len() {
@@ -627,6 +685,13 @@ pub fn specialize(ops: &mut [Op]) {
             } else {
                 Op::Jump(t)
             };
+        }
+    }
+    // A comparison whose block jumped to the branch on it now stands before a copy of
+    // that branch: one operation.
+    for i in 0..ops.len().saturating_sub(1) {
+        if let Some(op) = then_branch(&ops[i], &ops[i + 1]) {
+            ops[i] = op;
         }
     }
 }

@@ -723,6 +723,32 @@ pub enum Op {
         k: u64,
         kd: u32,
     },
+    /// `Const k` into `kd`, then `d = a op k` on `f64` (for `+` and `*` the constant may
+    /// have been either operand: both are commutative in IEEE arithmetic).
+    AddF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    SubF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    MulF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    DivF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
     /// Boolean `and`/`or` of two evaluated bools.
     AndB {
         d: u32,
