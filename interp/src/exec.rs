@@ -562,6 +562,72 @@ impl Machine<'_> {
                     st!(u64, kd, *k);
                     cmp_br!(u64, d, ld!(u64, a), *k, >=, th, e)
                 }
+                Op::BrEqF64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), ==, th, e)
+                }
+                Op::BrNeF64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), !=, th, e)
+                }
+                Op::BrLtF64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), <, th, e)
+                }
+                Op::BrLeF64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), <=, th, e)
+                }
+                Op::BrGtF64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), >, th, e)
+                }
+                Op::BrGeF64K {
+                    d,
+                    a,
+                    k,
+                    kd,
+                    t: th,
+                    e,
+                } => {
+                    st!(u64, kd, *k);
+                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), >=, th, e)
+                }
                 Op::BranchD { cond, t: th, e } => {
                     pc = if ld!(u8, cond) != 0 { *th } else { *e } as usize;
                     continue;

@@ -565,6 +565,12 @@ fn ends_path(op: &Op) -> bool {
             | Op::BrLeU64K { .. }
             | Op::BrGtU64K { .. }
             | Op::BrGeU64K { .. }
+            | Op::BrEqF64K { .. }
+            | Op::BrNeF64K { .. }
+            | Op::BrLtF64K { .. }
+            | Op::BrLeF64K { .. }
+            | Op::BrGtF64K { .. }
+            | Op::BrGeF64K { .. }
     )
 }
 
@@ -613,7 +619,13 @@ fn branch_targets(op: &mut Op, mut f: impl FnMut(&mut u32)) {
         | Op::BrLtU64K { t, e, .. }
         | Op::BrLeU64K { t, e, .. }
         | Op::BrGtU64K { t, e, .. }
-        | Op::BrGeU64K { t, e, .. } => {
+        | Op::BrGeU64K { t, e, .. }
+        | Op::BrEqF64K { t, e, .. }
+        | Op::BrNeF64K { t, e, .. }
+        | Op::BrLtF64K { t, e, .. }
+        | Op::BrLeF64K { t, e, .. }
+        | Op::BrGtF64K { t, e, .. }
+        | Op::BrGeF64K { t, e, .. } => {
             f(t);
             f(e);
         }
@@ -660,6 +672,36 @@ fn then_branch(op: &Op, next: &Op) -> Option<Op> {
     (d == cond).then_some(fused)
 }
 
+/// An 8-byte constant followed by a fused float compare-and-branch that reads it as one
+/// operand, fused (`x <= 4.0`): the constant becomes an immediate.
+fn const_then_branch(op: &Op, next: &Op) -> Option<Op> {
+    let &Op::ConstW { dst: kd, bits: k } = op else {
+        return None;
+    };
+    // The comparison, and the same with its operands exchanged.
+    let (d, a, b, t, e, op, swapped) = match *next {
+        Op::BrEqF64 { d, a, b, t, e } => (d, a, b, t, e, CompareOp::Eq, CompareOp::Eq),
+        Op::BrNeF64 { d, a, b, t, e } => (d, a, b, t, e, CompareOp::Ne, CompareOp::Ne),
+        Op::BrLtF64 { d, a, b, t, e } => (d, a, b, t, e, CompareOp::Lt, CompareOp::Gt),
+        Op::BrLeF64 { d, a, b, t, e } => (d, a, b, t, e, CompareOp::Le, CompareOp::Ge),
+        _ => return None,
+    };
+    // `x op k`, or `k op x`, which is `x swapped k`.
+    let (a, op) = match (a == kd, b == kd) {
+        (false, true) => (a, op),
+        (true, false) => (b, swapped),
+        _ => return None,
+    };
+    Some(match op {
+        CompareOp::Eq => Op::BrEqF64K { d, a, k, kd, t, e },
+        CompareOp::Ne => Op::BrNeF64K { d, a, k, kd, t, e },
+        CompareOp::Lt => Op::BrLtF64K { d, a, k, kd, t, e },
+        CompareOp::Le => Op::BrLeF64K { d, a, k, kd, t, e },
+        CompareOp::Gt => Op::BrGtF64K { d, a, k, kd, t, e },
+        CompareOp::Ge => Op::BrGeF64K { d, a, k, kd, t, e },
+    })
+}
+
 /// Rewrites `ops` into the fast form (see the module's comment).
 pub fn specialize(ops: &mut [Op]) {
     for i in 0..ops.len() {
@@ -691,6 +733,11 @@ pub fn specialize(ops: &mut [Op]) {
     // that branch: one operation.
     for i in 0..ops.len().saturating_sub(1) {
         if let Some(op) = then_branch(&ops[i], &ops[i + 1]) {
+            ops[i] = op;
+        }
+    }
+    for i in 0..ops.len().saturating_sub(1) {
+        if let Some(op) = const_then_branch(&ops[i], &ops[i + 1]) {
             ops[i] = op;
         }
     }

@@ -624,6 +624,56 @@ pub enum Op {
         t: u32,
         e: u32,
     },
+    /// `Const k` (an `f64`) into `kd`, the comparison of `a` with it into `d`, and the
+    /// branch on it.
+    BrEqF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrNeF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLtF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLeF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrGtF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrGeF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
     /// A branch on a bool in the frame.
     BranchD {
         cond: u32,
