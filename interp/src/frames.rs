@@ -8,7 +8,7 @@
 //! the compiled backends'.
 
 use std::alloc::Layout;
-use std::cell::RefCell;
+use std::cell::UnsafeCell;
 
 /// The size of the first chunk; each later one doubles, up to [`MAX_CHUNK`].
 const FIRST_CHUNK: usize = 64 * 1024;
@@ -32,13 +32,18 @@ struct State {
     /// The chunk frames are taken from, and the first free byte in it.
     current: usize,
     top: usize,
+    /// The current chunk's base and length (null and 0 before the first), for the
+    /// common case of a frame that fits in it.
+    base: *mut u8,
+    len: usize,
     /// Bytes of all chunks allocated.
     allocated: usize,
 }
 
-/// The frame stack of one run.
+/// The frame stack of one run. Its state is only touched by `push` and `pop`, which
+/// call nothing that could reach it again, so a plain cell suffices.
 pub struct Frames {
-    state: RefCell<State>,
+    state: UnsafeCell<State>,
     limit: usize,
 }
 
@@ -46,10 +51,12 @@ impl Frames {
     /// An empty frame stack that will hold at most `limit` bytes of chunks.
     pub fn new(limit: usize) -> Frames {
         Frames {
-            state: RefCell::new(State {
+            state: UnsafeCell::new(State {
                 chunks: Vec::new(),
                 current: 0,
                 top: 0,
+                base: std::ptr::null_mut(),
+                len: 0,
                 allocated: 0,
             }),
             limit,
@@ -58,20 +65,27 @@ impl Frames {
 
     /// A zeroed-on-first-use, 16-aligned frame of `size` bytes and the mark to give it
     /// back with; `None` when the limit is reached or the system has no memory.
+    #[inline(always)]
     pub fn push(&self, size: usize) -> Option<(*mut u8, Mark)> {
-        let mut s = self.state.borrow_mut();
+        // SAFETY: see `Frames`: no other reference to the state is live.
+        let s = unsafe { &mut *self.state.get() };
         let mark = Mark {
             chunk: s.current,
             top: s.top,
         };
         let start = s.top.next_multiple_of(ALIGN);
-        if let Some(chunk) = s.chunks.get(s.current) {
-            if start + size <= chunk.len {
-                let at = chunk.base.wrapping_add(start);
-                s.top = start + size;
-                return Some((at, mark));
-            }
+        if start + size <= s.len {
+            s.top = start + size;
+            return Some((s.base.wrapping_add(start), mark));
         }
+        self.push_chunk(size, mark)
+    }
+
+    /// `push` when the frame does not fit in the current chunk: the next chunk.
+    #[cold]
+    fn push_chunk(&self, size: usize, mark: Mark) -> Option<(*mut u8, Mark)> {
+        // SAFETY: as in `push`.
+        let s = unsafe { &mut *self.state.get() };
         // The next chunk, reused if big enough, or a new one.
         let next = if s.chunks.is_empty() {
             0
@@ -104,12 +118,20 @@ impl Frames {
         }
         s.current = next;
         s.top = size;
-        Some((s.chunks[next].base, mark))
+        s.base = s.chunks[next].base;
+        s.len = s.chunks[next].len;
+        Some((s.base, mark))
     }
 
     /// Gives back every frame taken since `mark`.
+    #[inline(always)]
     pub fn pop(&self, mark: Mark) {
-        let mut s = self.state.borrow_mut();
+        // SAFETY: as in `push`.
+        let s = unsafe { &mut *self.state.get() };
+        if s.current != mark.chunk {
+            s.base = s.chunks[mark.chunk].base;
+            s.len = s.chunks[mark.chunk].len;
+        }
         s.current = mark.chunk;
         s.top = mark.top;
     }

@@ -14,6 +14,7 @@ mod arith;
 mod desc;
 mod error;
 mod exec;
+mod fast;
 mod frames;
 mod lower;
 mod native;

@@ -276,6 +276,7 @@ impl FuncLowering<'_, '_> {
                 _ => {}
             }
         }
+        crate::fast::specialize(&mut ops);
         Ok(ops)
     }
 

@@ -13,7 +13,7 @@ use crate::desc::{scalar_static, DescRef};
 use crate::error::InterpError;
 use crate::exec::{desc_of, Machine, UNIT_SCRATCH};
 use crate::lower::FuncLowering;
-use crate::ops::{NativeName, Op, Opnd, WordSrc};
+use crate::ops::{NativeCall, NativeName, Op, Opnd, WordPatch};
 
 /// Lays out the words of a call of `ctx`: `rt`, a pointer and descriptor per argument,
 /// the result pointer and descriptor, the trailing descriptors. `arg`, `result` and
@@ -106,6 +106,18 @@ arities! {
     32 => (w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w24, w25, w26, w27, w28, w29, w30, w31),
 }
 
+/// The prepared words of a call of at most this many words are padded to it; longer
+/// ones to `MAX_C_WORDS`.
+const SHORT_CALL: usize = 8;
+
+fn padded_words(count: usize) -> usize {
+    if count <= SHORT_CALL {
+        SHORT_CALL
+    } else {
+        datalove_ir::MAX_C_WORDS
+    }
+}
+
 impl FuncLowering<'_, '_> {
     /// Lowers one native call: its template of C words, laid out by `c_words` from
     /// `NativeContext::words()`, the resolved function, and what to drop when it
@@ -118,35 +130,53 @@ impl FuncLowering<'_, '_> {
         fail: u32,
     ) -> Result<Op, InterpError> {
         let function = (self.resolve)(native).map_err(InterpError::Native)?;
-        let arg_words: Vec<(WordSrc, WordSrc)> = args
+        // Each word is a value fixed now (`Ok`) or a patch written at each call (`Err`).
+        type Word = Result<usize, WordPatch>;
+        let place = |o: Opnd| -> Word {
+            if o.0 & Opnd::INDIRECT == 0 {
+                Err(WordPatch::Direct(o.0))
+            } else {
+                Err(WordPatch::Indirect(o.0 & !Opnd::INDIRECT))
+            }
+        };
+        let descriptor = |d: DescRef| -> Word {
+            match d {
+                DescRef::Static(p) => Ok(p as usize),
+                DescRef::Frame(n) => Err(WordPatch::FrameDesc(n)),
+            }
+        };
+        let arg_words: Vec<(Word, Word)> = args
             .iter()
-            .map(|a| {
-                (
-                    WordSrc::Addr(self.at(a.slot)),
-                    WordSrc::Desc(self.slot_desc(a.slot)),
-                )
-            })
+            .map(|a| (place(self.at(a.slot)), descriptor(self.slot_desc(a.slot))))
             .collect();
         let result = match dst {
-            Some(d) => (WordSrc::Addr(self.at(d)), WordSrc::Desc(self.slot_desc(d))),
+            Some(d) => (place(self.at(d)), descriptor(self.slot_desc(d))),
             None => (
-                WordSrc::UnitScratch,
-                WordSrc::Desc(DescRef::Static(scalar_static(TyKind::Unit))),
+                Ok(std::ptr::addr_of_mut!(UNIT_SCRATCH) as usize),
+                Ok(scalar_static(TyKind::Unit) as usize),
             ),
         };
-        let trailing: Vec<WordSrc> = native
+        let trailing: Vec<Word> = native
             .undetermined_bindings
             .iter()
-            .map(|t| WordSrc::Desc(self.desc(t)))
+            .map(|t| descriptor(self.desc(t)))
             .collect();
-        let words = c_words(
+        let laid_out = c_words(
             native,
-            WordSrc::Rt,
+            Err(WordPatch::Rt),
             |i| arg_words[i],
             result,
             |i| trailing[i],
         );
-        debug_assert_eq!(words.len(), native.word_count());
+        // Padded to a fixed length, so a call copies them without a length-driven loop.
+        let mut words: Vec<usize> = laid_out.iter().map(|w| w.unwrap_or(0)).collect();
+        words.resize(padded_words(words.len()), 0);
+        let patches: Vec<(u32, WordPatch)> = laid_out
+            .iter()
+            .enumerate()
+            .filter_map(|(i, w)| w.err().map(|p| (i as u32, p)))
+            .collect();
+        debug_assert_eq!(laid_out.len(), native.word_count());
         self.natives.push(NativeName {
             rider: native.rider().to_string(),
             function: native.function().to_string(),
@@ -158,10 +188,14 @@ impl FuncLowering<'_, '_> {
             .map(|s| (self.at(s), self.slot_desc(s)))
             .collect();
         Ok(Op::CallNative {
-            function,
-            words: words.into(),
-            native: self.natives.len() as u32 - 1,
-            written,
+            call: Box::new(NativeCall {
+                function,
+                words: words.into(),
+                patches: patches.into(),
+                count: laid_out.len() as u32,
+                native: self.natives.len() as u32 - 1,
+                written,
+            }),
             fail,
         })
     }
@@ -175,42 +209,55 @@ impl Machine<'_> {
     ///
     /// # Safety
     /// As for `Machine::run`; `frame` is the calling function's.
-    pub(crate) unsafe fn call_native(
+    pub(crate) unsafe fn call_native(&self, frame: *mut u8, base: u32, call: &NativeCall) -> bool {
+        if call.words.len() == SHORT_CALL {
+            self.call_native_n::<SHORT_CALL>(frame, base, call)
+        } else {
+            self.call_native_n::<{ datalove_ir::MAX_C_WORDS }>(frame, base, call)
+        }
+    }
+
+    /// `call_native` for a call whose prepared words are padded to `N`.
+    #[inline(always)]
+    unsafe fn call_native_n<const N: usize>(
         &self,
         frame: *mut u8,
         base: u32,
-        function: *const c_void,
-        words: &[WordSrc],
-        native: u32,
-        written: &[(Opnd, DescRef)],
+        call: &NativeCall,
     ) -> bool {
         let rt = self.rt;
-        let mut buf = [0usize; datalove_ir::MAX_C_WORDS];
-        for (w, src) in buf.iter_mut().zip(words.iter()) {
-            *w = match src {
-                WordSrc::Rt => rt as usize,
-                WordSrc::Addr(o) => o.addr(frame) as usize,
-                WordSrc::Desc(d) => desc_of(frame, base, *d) as usize,
-                WordSrc::UnitScratch => std::ptr::addr_of_mut!(UNIT_SCRATCH) as usize,
+        let mut buf: [usize; N] = *(call.words.as_ptr() as *const [usize; N]);
+        for &(i, patch) in call.patches.iter() {
+            *buf.get_unchecked_mut(i as usize) = match patch {
+                WordPatch::Rt => rt as usize,
+                WordPatch::Direct(o) => frame.add(o as usize) as usize,
+                WordPatch::Indirect(o) => *(frame.add(o as usize) as *const usize),
+                WordPatch::FrameDesc(d) => desc_of(frame, base, DescRef::Frame(d)) as usize,
             };
         }
-        let status = call_c(function, &buf[..words.len()]);
+        let status = call_c(call.function, buf.get_unchecked(..call.count as usize));
         if status != STATUS_OK {
-            let name = &self.natives[native as usize];
-            (self.table.native_failed)(
-                rt,
-                name.rider.as_ptr(),
-                name.rider.len(),
-                name.function.as_ptr(),
-                name.function.len(),
-                status,
-            );
+            self.native_failed(call.native, status);
             return false;
         }
         if self.abandoning() {
-            self.drop_owned(frame, base, written);
+            self.drop_owned(frame, base, &call.written);
             return false;
         }
         true
+    }
+
+    /// Records the failure of native `native` with `status`.
+    #[cold]
+    unsafe fn native_failed(&self, native: u32, status: RtStatus) {
+        let name = &self.natives[native as usize];
+        (self.table.native_failed)(
+            self.rt,
+            name.rider.as_ptr(),
+            name.rider.len(),
+            name.function.as_ptr(),
+            name.function.len(),
+            status,
+        );
     }
 }

@@ -48,14 +48,36 @@ pub enum ParamPass {
     Address { offset: u32 },
 }
 
-/// One word of a native call.
+/// One word of a native call that changes from call to call, written into the call
+/// site's prepared words before each call.
 #[derive(Clone, Copy, Debug)]
-pub enum WordSrc {
+pub enum WordPatch {
+    /// The runtime.
     Rt,
-    Addr(Opnd),
-    Desc(DescRef),
-    /// A place for a unit result nobody keeps.
-    UnitScratch,
+    /// The address of a value at a direct frame offset.
+    Direct(u32),
+    /// The address a frame holds at this offset (a `ref`/`mut`/`out` parameter, a value
+    /// sized at run time).
+    Indirect(u32),
+    /// Entry `n` of the frame's descriptor table.
+    FrameDesc(u32),
+}
+
+/// A native call site, prepared when it is lowered.
+#[derive(Clone, Debug)]
+pub struct NativeCall {
+    pub function: *const c_void,
+    /// The call's words: every word that is the same at every call (static descriptors,
+    /// the place for a unit result) is in place. Padded with zeros to a fixed length
+    /// (`count` words are the call's).
+    pub words: Box<[usize]>,
+    pub count: u32,
+    /// The words that change, written before each call.
+    pub patches: Box<[(u32, WordPatch)]>,
+    pub native: u32,
+    /// What the native initialized (result, `out` arguments) that owns memory: dropped
+    /// when it returned OK while the runtime is abandoning (it raised).
+    pub written: Box<[(Opnd, DescRef)]>,
 }
 
 #[derive(Clone, Debug)]
@@ -232,12 +254,7 @@ pub enum Op {
         fail: u32,
     },
     CallNative {
-        function: *const c_void,
-        words: Box<[WordSrc]>,
-        native: u32,
-        /// What the native initialized (result, `out` arguments) that owns memory:
-        /// dropped when it returned OK while the runtime is abandoning (it raised).
-        written: Box<[(Opnd, DescRef)]>,
+        call: Box<NativeCall>,
         fail: u32,
     },
     /// Returns, moving the value (sized by its descriptor) to the caller's destination.
@@ -245,6 +262,648 @@ pub enum Op {
         src: Option<(Opnd, DescRef)>,
     },
     Abandon,
+
+    // ---- the fast form (`crate::fast`): concrete scalars at direct frame offsets ----
+    // Each replaces the generic operation(s) above when its operands are frame slots
+    // (no indirection) of the type it names, so the hot path tests neither. A fused
+    // operation stands in place of the first operation of its sequence; the ones it
+    // covers stay behind it, unreached by falling through.
+    /// 8 bytes of constant.
+    ConstW {
+        dst: u32,
+        bits: u64,
+    },
+    /// 1 byte of constant (bool, u8, i8).
+    ConstB {
+        dst: u32,
+        bits: u8,
+    },
+    /// An 8-byte copy.
+    MovW {
+        dst: u32,
+        src: u32,
+    },
+    /// A 1-byte copy.
+    MovB {
+        dst: u32,
+        src: u32,
+    },
+    /// Checked `i64` arithmetic.
+    AddI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        fail: u32,
+    },
+    SubI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        fail: u32,
+    },
+    MulI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        fail: u32,
+    },
+    /// Checked 64-bit unsigned arithmetic (`u64` or `index`, named by `ty` in an error).
+    AddU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    SubU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    MulU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    /// `Const k` into `kd`, then checked `d = a op k`: two operations in one.
+    AddI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        fail: u32,
+    },
+    SubI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        fail: u32,
+    },
+    AddU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    SubU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    /// IEEE `f64` arithmetic.
+    AddF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    SubF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    MulF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    DivF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Comparisons writing a bool at `d` (`>`/`>=` are `<`/`<=` with the operands swapped).
+    EqI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    NeI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    LtI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    LeI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    EqU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    NeU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    LtU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    LeU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    EqF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    NeF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    LtF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    LeF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// A comparison and the branch on it: writes the bool at `d` and jumps.
+    BrEqI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrNeI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLtI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLeI64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrEqU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrNeU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLtU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLeU64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrEqF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrNeF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLtF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLeF64 {
+        d: u32,
+        a: u32,
+        b: u32,
+        t: u32,
+        e: u32,
+    },
+    /// `Const k` into `kd`, the comparison of `a` with it into `d`, and the branch on it.
+    BrEqI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrNeI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLtI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLeI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrGtI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrGeI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrEqU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrNeU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLtU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLeU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrGtU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrGeU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    /// `Const k` (an `f64`) into `kd`, the comparison of `a` with it into `d`, and the
+    /// branch on it.
+    BrEqF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrNeF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLtF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrLeF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrGtF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    BrGeF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        t: u32,
+        e: u32,
+    },
+    /// A branch on a bool in the frame.
+    BranchD {
+        cond: u32,
+        t: u32,
+        e: u32,
+    },
+    /// A list element of a copy type, 8 or 1 bytes, read or written in place from the
+    /// list's layout (`{ ptr, len, cap }`), with the bounds error of `ListGet`/`ListSet`.
+    GetW {
+        dst: u32,
+        list: u32,
+        index: u32,
+        fail: u32,
+    },
+    GetB {
+        dst: u32,
+        list: u32,
+        index: u32,
+        fail: u32,
+    },
+    SetW {
+        list: u32,
+        index: u32,
+        value: u32,
+        fail: u32,
+    },
+    SetB {
+        list: u32,
+        index: u32,
+        value: u32,
+        fail: u32,
+    },
+    /// The same with the list at an indirect operand (a `ref`/`mut` parameter): the
+    /// frame holds the list's address at `list`.
+    GetWI {
+        dst: u32,
+        list: u32,
+        index: u32,
+        fail: u32,
+    },
+    GetBI {
+        dst: u32,
+        list: u32,
+        index: u32,
+        fail: u32,
+    },
+    SetWI {
+        list: u32,
+        index: u32,
+        value: u32,
+        fail: u32,
+    },
+    SetBI {
+        list: u32,
+        index: u32,
+        value: u32,
+        fail: u32,
+    },
+    /// `Const k` into `kd`, then `d = a op k` where `k` can neither divide by zero nor
+    /// overflow a division (`k > 0`), or a checked multiplication.
+    MulI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        fail: u32,
+    },
+    MulU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    DivI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    RemI64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    DivU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    RemU64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    /// `Const k` into `kd`, then `d = a op k` on `f64` (for `+` and `*` the constant may
+    /// have been either operand: both are commutative in IEEE arithmetic).
+    AddF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    SubF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    MulF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    DivF64K {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+    },
+    /// Boolean `and`/`or` of two evaluated bools.
+    AndB {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    OrB {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Conversions that cannot fail: a 64-bit integer to `f64`.
+    I64ToF64 {
+        d: u32,
+        s: u32,
+    },
+    U64ToF64 {
+        d: u32,
+        s: u32,
+    },
+    /// Between `i64` and `u64`/`index`: checked (`ty` is the error's `cast_ty`) or not.
+    I64ToU64 {
+        d: u32,
+        s: u32,
+        ty: u32,
+        fail: u32,
+    },
+    U64ToI64 {
+        d: u32,
+        s: u32,
+        ty: u32,
+        fail: u32,
+    },
+    /// An operation above followed by the copy of its result to `m` (`set x = x + 1`
+    /// lowers to `t = add x, 1; x = copy t`): writes both.
+    IncI64 {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        m: u32,
+        fail: u32,
+    },
+    IncU64 {
+        d: u32,
+        a: u32,
+        k: u64,
+        kd: u32,
+        m: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    AddI64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+        fail: u32,
+    },
+    SubI64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+        fail: u32,
+    },
+    AddU64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+        ty: TyKind,
+        fail: u32,
+    },
+    AddF64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+    },
+    SubF64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+    },
+    MulF64M {
+        d: u32,
+        a: u32,
+        b: u32,
+        m: u32,
+    },
+    /// A call whose arguments are all concrete values at direct offsets, with no type
+    /// arguments: `(src, callee offset, size)` per argument.
+    CallV {
+        callee: u32,
+        args: Box<[(u32, u32, u32)]>,
+        /// The result's place (null when the result is not kept).
+        dst: Option<u32>,
+        fail: u32,
+    },
+    /// Returns an 8-byte value from a direct offset.
+    RetW {
+        src: u32,
+    },
 }
 
 /// A function, lowered.
