@@ -5,13 +5,13 @@
 //! and `build --target` makes an executable for another architecture that runs under
 //! that target's runner (qemu).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use common::{datalove, text, BACKENDS, EXECUTABLE_BACKENDS};
 use datalove::Target;
-
-const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
-const EXECUTABLE_BACKENDS: [&str; 2] = ["aot", "c"];
 
 /// A fresh scratch directory for test `name`, its path holding a space and a colon.
 fn scratch(name: &str) -> PathBuf {
@@ -21,20 +21,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
-}
-
-fn datalove() -> std::process::Command {
-    let mut command = Target::current()
-        .command(env!("CARGO_BIN_EXE_datalove"))
-        .expect("a way to run datalove");
-    command
-        .env_remove("DATALOVE_RIDER_PATH")
-        .env_remove("DATALOVE_CHECK_LEAKS");
-    command
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Runs an executable built for this machine, through its runner if it has one.
@@ -112,6 +98,18 @@ fn assert_printed_expected(out: &Output, backend: &str) {
     );
 }
 
+/// `datalove run --check-leaks --backend B PROGRAM --rider-path R...`.
+fn run_with_riders(backend: &str, program: &Path, riders: &[&Path]) -> Output {
+    let mut command = datalove();
+    command
+        .args(["run", "--check-leaks", "--backend", backend])
+        .arg(program);
+    for dir in riders {
+        command.arg("--rider-path").arg(dir);
+    }
+    command.output().expect("datalove runs")
+}
+
 /// `datalove build --backend B PROGRAM -o OUT --rider-path RIDERS`.
 fn build(backend: &str, program: &Path, out: &Path, riders: &Path) {
     let built = datalove()
@@ -133,6 +131,9 @@ fn build(backend: &str, program: &Path, out: &Path, riders: &Path) {
 
 #[test]
 fn an_executable_moved_with_its_riders_beside_it_runs() {
+    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
+        return;
+    }
     for backend in EXECUTABLE_BACKENDS {
         let dir = scratch(&format!("moved {backend}"));
         let riders = dir.join("riders");
@@ -157,6 +158,9 @@ fn an_executable_moved_with_its_riders_beside_it_runs() {
 
 #[test]
 fn an_executable_whose_rider_is_another_abi_version_refuses_to_start() {
+    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
+        return;
+    }
     let other_version = datalove_rti::ABI_VERSION + 1;
     for backend in EXECUTABLE_BACKENDS {
         let dir = scratch(&format!("abi {backend}"));
@@ -218,18 +222,15 @@ fn an_executable_whose_rider_is_another_abi_version_refuses_to_start() {
 
 #[test]
 fn a_rider_path_with_colons_and_spaces_works_on_every_backend() {
+    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
+        return;
+    }
     let dir = scratch("path");
     let riders = dir.join("my riders: the C ones");
     build_rider(&riders, datalove_rti::ABI_VERSION, true);
     let program = write_program(&dir);
     for backend in BACKENDS {
-        let out = datalove()
-            .args(["run", "--check-leaks", "--backend", backend])
-            .arg(&program)
-            .arg("--rider-path")
-            .arg(&riders)
-            .output()
-            .expect("datalove runs");
+        let out = run_with_riders(backend, &program, &[&riders]);
         assert_printed_expected(&out, backend);
     }
     for backend in EXECUTABLE_BACKENDS {
@@ -245,6 +246,9 @@ fn a_rider_path_with_colons_and_spaces_works_on_every_backend() {
 
 #[test]
 fn the_interface_and_the_library_come_from_the_same_directory() {
+    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
+        return;
+    }
     let dir = scratch("one rule");
     // The first directory has the library only, the second the interface only: the
     // rider is the second directory, which has no library.
@@ -256,15 +260,7 @@ fn the_interface_and_the_library_come_from_the_same_directory() {
     std::fs::write(interface_only.join("w.dli"), W_DLI).expect("w.dli");
     let program = write_program(&dir);
     for backend in BACKENDS {
-        let out = datalove()
-            .args(["run", "--backend", backend])
-            .arg(&program)
-            .arg("--rider-path")
-            .arg(&library_only)
-            .arg("--rider-path")
-            .arg(&interface_only)
-            .output()
-            .expect("datalove runs");
+        let out = run_with_riders(backend, &program, &[&library_only, &interface_only]);
         assert_eq!(out.status.code(), Some(101), "{backend}");
         assert_eq!(
             text(&out.stderr),

@@ -146,40 +146,7 @@ pub fn builtin_riders(loader: MemoryLoader) -> MemoryLoader {
         .with_rider("cprobe", CPROBE_DLI)
 }
 
-/// The `#>` (or, for bytes a plain line cannot hold, `#>e`) line expecting `bytes`.
-pub fn expectation_line(bytes: &[u8]) -> String {
-    let plain = std::str::from_utf8(bytes)
-        .ok()
-        .filter(|s| !s.chars().any(|c| c.is_control()) && !s.ends_with(char::is_whitespace));
-    match plain {
-        Some("") => "#>".to_string(),
-        Some(s) => format!("#> {s}"),
-        None => {
-            let mut out = String::from("#>e ");
-            for chunk in bytes.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    match c {
-                        '\0' => out.push_str("\\0"),
-                        '\t' => out.push_str("\\t"),
-                        '\r' => out.push_str("\\r"),
-                        '\\' => out.push_str("\\\\"),
-                        c if c.is_control() || c == ' ' => {
-                            let mut buf = [0u8; 4];
-                            for b in c.encode_utf8(&mut buf).bytes() {
-                                let _ = write!(out, "\\x{b:02x}");
-                            }
-                        }
-                        c => out.push(c),
-                    }
-                }
-                for b in chunk.invalid() {
-                    let _ = write!(out, "\\x{b:02x}");
-                }
-            }
-            out
-        }
-    }
-}
+pub use datalove_test_support::case_text::expectation_line;
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,14 @@
 //! (`datalove_toolchain::Target::current()`), and every program is started through the
 //! target's runner ([`run_command`]), so the tests run under `qemu-aarch64` as they do
 //! natively.
+//!
+//! The conformance runner and difftest share their runner's parts here too: the case
+//! format's expectation lines ([`case_text`]), the test riders ([`riders`]) and a run
+//! with a time limit ([`process`]).
+
+pub mod case_text;
+pub mod process;
+pub mod riders;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -257,6 +265,9 @@ pub fn check_executable_cases<E: std::fmt::Display>(
     suite: &str,
     build: impl Fn(&Program, &datalove_toolchain::LinkInputs, &Path) -> Result<(), E>,
 ) {
+    if datalove_toolchain::unavailable_without_c_compiler(&format!("{suite} executables")) {
+        return;
+    }
     for case in EXECUTABLE_CASES {
         let ran = build_and_run(suite, case.name, case.script, &build);
         assert_eq!(ran.stdout, case.stdout, "{suite} {}: stdout", case.name);

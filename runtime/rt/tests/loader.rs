@@ -24,6 +24,9 @@ fn shared_library(dir: &Path, rider: &str, source: &str) -> PathBuf {
 
 #[test]
 fn a_rider_built_for_another_abi_is_refused_naming_both_versions_and_the_path() {
+    if datalove_toolchain::unavailable_without_c_compiler("building a C rider") {
+        return;
+    }
     let dir = tmp_dir("loader-fake");
     let lib = shared_library(
         &dir,
@@ -47,6 +50,9 @@ fn a_rider_built_for_another_abi_is_refused_naming_both_versions_and_the_path() 
 
 #[test]
 fn a_good_rider_loads_and_hands_out_its_symbols_or_names_a_missing_one() {
+    if datalove_toolchain::unavailable_without_c_compiler("building a C rider") {
+        return;
+    }
     let dir = tmp_dir("loader-good");
     let lib = shared_library(
         &dir,
@@ -75,6 +81,9 @@ fn a_good_rider_loads_and_hands_out_its_symbols_or_names_a_missing_one() {
 
 #[test]
 fn a_library_without_the_abi_symbol_is_not_a_rider() {
+    if datalove_toolchain::unavailable_without_c_compiler("building a C rider") {
+        return;
+    }
     let dir = tmp_dir("loader-nosym");
     let lib = shared_library(&dir, "plain", "int something(void) { return 1; }\n");
     let err = RiderLibrary::load("plain", &[dir]).unwrap_err();
