@@ -26,8 +26,8 @@ use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
 use datalove_ir::lowering::{
-    param_pass, program_words, result_pass, terminator_text, DescPlan, NativeLinks, Pass,
-    ProgramWord, ResultPass, SlotHome,
+    call_words, param_pass, program_words, result_pass, terminator_text, CallWord, DescPlan,
+    NativeLinks, Pass, ProgramWord, ResultPass, SlotHome,
 };
 
 /// The whole program as one C file. The order of its sections is decided here, once.
@@ -739,16 +739,13 @@ impl Fx<'_> {
     ) {
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words: Vec<String> = program_words(callee)
+        let words: Vec<String> = call_words(callee, args, type_args, dst)
             .into_iter()
             .map(|word| match word {
-                ProgramWord::Runtime => RT.to_string(),
-                ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
-                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
-                ProgramWord::ResultPointer => {
-                    self.addr(dst.expect("verified: a result that is not unit is kept"))
-                }
-                ProgramWord::TypeParam(n) => self.desc(&type_args[n]),
+                CallWord::Runtime => RT.to_string(),
+                CallWord::Value(slot) => self.read(slot),
+                CallWord::Address(slot) => self.addr(slot),
+                CallWord::Desc(ty) => self.desc(ty),
             })
             .collect();
         let call_text = format!(

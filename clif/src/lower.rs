@@ -34,7 +34,8 @@ pub fn trusted() -> MemFlagsData {
 }
 
 pub use datalove_ir::lowering::{
-    param_pass, program_words, result_pass, Pass, ProgramWord, ResultPass, SlotHome,
+    call_words, param_pass, program_words, result_pass, CallWord, Pass, ProgramWord,
+    ResultPass, SlotHome,
 };
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
@@ -787,16 +788,13 @@ impl<M: Module> Fx<'_, '_, M> {
     ) {
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words: Vec<Value> = program_words(callee)
+        let words: Vec<Value> = call_words(callee, args, type_args, dst)
             .into_iter()
             .map(|word| match word {
-                ProgramWord::Runtime => self.rt,
-                ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
-                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
-                ProgramWord::ResultPointer => {
-                    self.addr(dst.expect("verified: a result that is not unit is kept"))
-                }
-                ProgramWord::TypeParam(n) => self.desc(&type_args[n]),
+                CallWord::Runtime => self.rt,
+                CallWord::Value(slot) => self.read(slot),
+                CallWord::Address(slot) => self.addr(slot),
+                CallWord::Desc(ty) => self.desc(ty),
             })
             .collect();
         let id = self.functions[func.index()];
