@@ -34,8 +34,8 @@ pub fn trusted() -> MemFlagsData {
 }
 
 pub use datalove_ir::lowering::{
-    call_words, param_pass, program_words, result_pass, CallWord, Pass, ProgramWord,
-    ResultPass, SlotHome,
+    call_words, param_pass, program_words, result_pass, CallWord, Pass, ProgramWord, ResultPass,
+    SlotHome,
 };
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],

@@ -28,7 +28,9 @@ fn main() -> ExitCode {
         println!("generated_programs_agree_on_every_backend: test");
         return ExitCode::SUCCESS;
     }
-    if datalove_toolchain::unavailable_without_c_compiler("differential testing (the C rider cprobe, aot and c)") {
+    if datalove_toolchain::unavailable_without_c_compiler(
+        "differential testing (the C rider cprobe, aot and c)",
+    ) {
         return ExitCode::SUCCESS;
     }
     let prepared = match prepare() {
