@@ -469,8 +469,7 @@ impl Fx<'_> {
                 then_block,
                 else_block,
             } => {
-                let c = self.read(*cond);
-                self.w.open(format!("if ({c})"));
+                self.w.open(format!("if ({})", self.read(*cond)));
                 self.w.goto(*then_block);
                 self.w.close();
                 self.w.goto(*else_block);
@@ -739,15 +738,7 @@ impl Fx<'_> {
     ) {
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words: Vec<String> = call_words(callee, args, type_args, dst)
-            .into_iter()
-            .map(|word| match word {
-                CallWord::Runtime => RT.to_string(),
-                CallWord::Value(slot) => self.read(slot),
-                CallWord::Address(slot) => self.addr(slot),
-                CallWord::Desc(ty) => self.desc(ty),
-            })
-            .collect();
+        let words = call_words(callee, args, type_args, dst, |w| self.call_word(w));
         let call_text = format!(
             "{}({})",
             function_name(func.index(), &callee.name),
@@ -781,5 +772,15 @@ impl Fx<'_> {
         self.w.stmt(format!("{} = depth", runtime::depth_left()));
         self.w.close();
         self.fail_if(&runtime::abandoning(), abandon, None);
+    }
+
+    /// The C expression of one word of a program call.
+    fn call_word(&mut self, word: CallWord) -> String {
+        match word {
+            CallWord::Runtime => RT.to_string(),
+            CallWord::Value(slot) => self.read(slot),
+            CallWord::Address(slot) => self.addr(slot),
+            CallWord::Desc(ty) => self.desc(ty),
+        }
     }
 }

@@ -435,17 +435,19 @@ pub enum CallWord<'a> {
     Desc(&'a IrType),
 }
 
-/// The words of a call of `callee` with `args` and `type_args`, in order; `dst` is the
-/// slot that receives the result (verified present when the result is not unit).
-pub fn call_words<'a>(
+/// The words of a call of `callee` with `args` and `type_args`, in order, each as the
+/// caller's lowering makes it (`word`); `dst` is the slot that receives the result
+/// (verified present when the result is not unit).
+pub fn call_words<'a, W>(
     callee: &Function,
     args: &[Arg],
     type_args: &'a [IrType],
     dst: Option<SlotId>,
-) -> Vec<CallWord<'a>> {
+    mut word: impl FnMut(CallWord<'a>) -> W,
+) -> Vec<W> {
     program_words(callee)
         .into_iter()
-        .map(|word| match word {
+        .map(|w| match w {
             ProgramWord::Runtime => CallWord::Runtime,
             ProgramWord::Param(i, Pass::Value(_)) => CallWord::Value(args[i].slot),
             ProgramWord::Param(i, Pass::Address) => CallWord::Address(args[i].slot),
@@ -454,5 +456,6 @@ pub fn call_words<'a>(
             }
             ProgramWord::TypeParam(n) => CallWord::Desc(&type_args[n]),
         })
+        .map(&mut word)
         .collect()
 }
