@@ -10,8 +10,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{datalove, text, BACKENDS, EXECUTABLE_BACKENDS};
+use common::{assert_ended, datalove, text, BACKENDS, EXECUTABLE_BACKENDS};
 use datalove::Target;
+use datalove_test_support::build_c_rider;
+use datalove_test_support::riders::{cargo_command, run_cargo, BuildDirs};
 
 /// A fresh scratch directory for test `name`, its path holding a space and a colon.
 fn scratch(name: &str) -> PathBuf {
@@ -49,26 +51,22 @@ fn build_rider(dir: &Path, abi_version: u32, with_native: bool) {
         "#include <stdint.h>\n#include \"datalove_rti.h\"\n\
          uint32_t dtlv_rider_abi_version_w(void) {{ return {abi_version}; }}\n{native}"
     );
-    std::fs::create_dir_all(dir).expect("rider directory");
-    let c_file = dir.join("w.c");
-    std::fs::write(&c_file, source).expect("write w.c");
+    build_c_rider(dir, "w", &source);
     std::fs::write(dir.join("w.dli"), W_DLI).expect("w.dli");
-    let output = Target::current()
-        .c_compiler()
-        .command()
-        .args(["-shared", "-fPIC", "-O1", "-I"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/include"))
-        .arg(&c_file)
-        .arg("-o")
-        .arg(dir.join("libdlr_w.so"))
-        .output()
-        .expect("the C compiler runs");
-    assert!(
-        output.status.success(),
-        "building libdlr_w.so: {}",
-        text(&output.stderr)
-    );
-    let _ = std::fs::remove_file(&c_file);
+}
+
+/// Scratch directory `name` holding the program ([`write_program`]) and, in its
+/// subdirectory `riders`, the rider `w`: `(dir, riders, program)`. `None` without a C
+/// compiler to build the rider, which is said on stderr.
+fn with_rider(name: &str, riders: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
+        return None;
+    }
+    let dir = scratch(name);
+    let riders = dir.join(riders);
+    build_rider(&riders, datalove_rti::ABI_VERSION, true);
+    let program = write_program(&dir);
+    Some((dir, riders, program))
 }
 
 /// A program using the `std` rider (through the strings module) and the rider `w`.
@@ -91,11 +89,7 @@ const EXPECTED: &str = "42\nSHIPPED\n";
 
 /// The program ran to the end, printing [`EXPECTED`] and nothing on stderr.
 fn assert_printed_expected(out: &Output, backend: &str) {
-    assert_eq!(
-        (out.status.code(), text(&out.stdout), text(&out.stderr)),
-        (Some(0), EXPECTED.to_string(), String::new()),
-        "{backend}"
-    );
+    assert_ended(out, backend, 0, EXPECTED, "");
 }
 
 /// `datalove run --check-leaks --backend B PROGRAM --rider-path R...`.
@@ -131,14 +125,10 @@ fn build(backend: &str, program: &Path, out: &Path, riders: &Path) {
 
 #[test]
 fn an_executable_moved_with_its_riders_beside_it_runs() {
-    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
-        return;
-    }
     for backend in EXECUTABLE_BACKENDS {
-        let dir = scratch(&format!("moved {backend}"));
-        let riders = dir.join("riders");
-        build_rider(&riders, datalove_rti::ABI_VERSION, true);
-        let program = write_program(&dir);
+        let Some((dir, riders, program)) = with_rider(&format!("moved {backend}"), "riders") else {
+            return;
+        };
         let built = dir.join("built");
         std::fs::create_dir_all(&built).expect("dir");
         build(backend, &program, &built.join("prog"), &riders);
@@ -158,15 +148,11 @@ fn an_executable_moved_with_its_riders_beside_it_runs() {
 
 #[test]
 fn an_executable_whose_rider_is_another_abi_version_refuses_to_start() {
-    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
-        return;
-    }
     let other_version = datalove_rti::ABI_VERSION + 1;
     for backend in EXECUTABLE_BACKENDS {
-        let dir = scratch(&format!("abi {backend}"));
-        let riders = dir.join("riders");
-        build_rider(&riders, datalove_rti::ABI_VERSION, true);
-        let program = write_program(&dir);
+        let Some((dir, riders, program)) = with_rider(&format!("abi {backend}"), "riders") else {
+            return;
+        };
         let exe = dir.join("prog");
         build(backend, &program, &exe, &riders);
         let beside = dir.join("libdlr_w.so");
@@ -222,13 +208,9 @@ fn an_executable_whose_rider_is_another_abi_version_refuses_to_start() {
 
 #[test]
 fn a_rider_path_with_colons_and_spaces_works_on_every_backend() {
-    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
+    let Some((dir, riders, program)) = with_rider("path", "my riders: the C ones") else {
         return;
-    }
-    let dir = scratch("path");
-    let riders = dir.join("my riders: the C ones");
-    build_rider(&riders, datalove_rti::ABI_VERSION, true);
-    let program = write_program(&dir);
+    };
     for backend in BACKENDS {
         let out = run_with_riders(backend, &program, &[&riders]);
         assert_printed_expected(&out, backend);
@@ -246,19 +228,15 @@ fn a_rider_path_with_colons_and_spaces_works_on_every_backend() {
 
 #[test]
 fn the_interface_and_the_library_come_from_the_same_directory() {
-    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
-        return;
-    }
-    let dir = scratch("one rule");
     // The first directory has the library only, the second the interface only: the
     // rider is the second directory, which has no library.
-    let library_only = dir.join("library only");
-    build_rider(&library_only, datalove_rti::ABI_VERSION, true);
+    let Some((dir, library_only, program)) = with_rider("one rule", "library only") else {
+        return;
+    };
     std::fs::remove_file(library_only.join("w.dli")).expect("remove w.dli");
     let interface_only = dir.join("interface only");
     std::fs::create_dir_all(&interface_only).expect("dir");
     std::fs::write(interface_only.join("w.dli"), W_DLI).expect("w.dli");
-    let program = write_program(&dir);
     for backend in BACKENDS {
         let out = run_with_riders(backend, &program, &[&library_only, &interface_only]);
         assert_eq!(out.status.code(), Some(101), "{backend}");
@@ -304,27 +282,14 @@ fn cargo_layout() -> (PathBuf, String) {
 /// Builds the runtime staticlib and the `std` rider for `target` with cargo, as a user
 /// would before `datalove build --target`. `Err`: why that is not possible here.
 fn build_runtime_for(target: &Target) -> Result<(), String> {
-    let (root, profile) = cargo_layout();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = std::process::Command::new(cargo);
-    command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "datalove-rt",
-            "-p",
-            "datalove-rider-std",
-        ])
-        .args([
-            "--target",
-            target.triple(),
-            "--profile",
-            &profile,
-            "--target-dir",
-        ])
-        .arg(&root);
+    let (target_dir, profile) = cargo_layout();
+    let dirs = BuildDirs {
+        target_dir,
+        profile_dir: PathBuf::new(),
+        profile,
+        triple: Some(target.triple().to_string()),
+    };
+    let mut command = cargo_command(&dirs, &["datalove-rt", "datalove-rider-std"]);
     // The cross C compiler links the rider's cdylib unless a linker is configured.
     let linker = format!(
         "CARGO_TARGET_{}_LINKER",
@@ -333,17 +298,10 @@ fn build_runtime_for(target: &Target) -> Result<(), String> {
     if std::env::var_os(&linker).is_none() {
         command.env(&linker, &target.c_compiler().program);
     }
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "cargo cannot build the runtime for {target} (is the rustup target installed?): {}",
-            text(&output.stderr).trim()
-        ))
-    }
+    run_cargo(
+        command,
+        &format!("the runtime for {target} (is the rustup target installed?)"),
+    )
 }
 
 #[test]

@@ -7,10 +7,10 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use common::{available, datalove, text, BACKENDS};
+use common::{assert_ended, available, datalove, text, BACKENDS};
 
 fn scratch_dir() -> PathBuf {
     common::scratch_dir("cli-failures")
@@ -65,17 +65,8 @@ fn a_closed_stdout_is_one_error_line_on_every_backend() {
         // The reader goes away, as `| head -1` does.
         assert_eq!(first, "0\n", "{backend}");
         let out = child.wait_with_output().expect("ends");
-        assert_eq!(
-            out.status.code(),
-            Some(101),
-            "{backend}: {}",
-            text(&out.stderr)
-        );
-        assert_eq!(
-            text(&out.stderr),
-            "error: output failed: stdout is closed\n",
-            "{backend}"
-        );
+        let closed = "error: output failed: stdout is closed\n";
+        assert_ended(&out, backend, 101, "", closed);
     }
 }
 
@@ -116,13 +107,7 @@ fn a_small_program_starts_under_a_small_address_space_limit_on_every_backend() {
             600_000,
             &["run", "--backend", backend, path.to_str().unwrap()],
         );
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{backend}: {}",
-            text(&out.stderr)
-        );
-        assert_eq!(text(&out.stdout), "hello\n", "{backend}");
+        assert_ended(&out, backend, 0, "hello\n", "");
     }
 }
 
@@ -145,22 +130,13 @@ fn the_depth_limit_is_set_on_the_command_line_for_every_backend() {
             .arg(&path)
             .output()
             .expect("datalove runs");
-        assert_eq!(out.status.code(), Some(101), "{backend}");
-        assert_eq!(text(&out.stdout), "99\n", "{backend}");
-        assert_eq!(
-            text(&out.stderr),
-            "error: stack overflow: call depth limit of 100 reached\n",
-            "{backend}"
-        );
+        let overflow = "error: stack overflow: call depth limit of 100 reached\n";
+        assert_ended(&out, backend, 101, "99\n", overflow);
     }
 }
 
-/// A C rider `crash` whose native `boom` dies by SIGSEGV, built into `dir`.
-fn build_crash_rider(dir: &Path) {
-    let source = dir.join("crash.c");
-    std::fs::write(
-        &source,
-        r#"#include <stdint.h>
+/// A C rider `crash` whose native `boom` dies by SIGSEGV.
+const CRASH_RIDER_C: &str = r#"#include <stdint.h>
 #include "datalove_rti.h"
 DTLV_EXPORT_RIDER(crash)
 uint8_t dlr_crash__boom(void *rt, int32_t *result_out, const dtlv_tydesc_t *result_td) {
@@ -170,22 +146,7 @@ uint8_t dlr_crash__boom(void *rt, int32_t *result_out, const dtlv_tydesc_t *resu
     *result_out = 1;
     return DTLV_STATUS_OK;
 }
-"#,
-    )
-    .expect("write crash.c");
-    std::fs::write(dir.join("crash.dli"), "native fun boom(): i32\n").expect("write crash.dli");
-    let status = datalove::Target::current()
-        .c_compiler()
-        .command()
-        .args(["-shared", "-fPIC", "-O1", "-I"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/include"))
-        .arg(&source)
-        .arg("-o")
-        .arg(dir.join("libdlr_crash.so"))
-        .status()
-        .expect("the C compiler runs");
-    assert!(status.success(), "building libdlr_crash.so");
-}
+"#;
 
 #[test]
 fn a_crashing_native_is_one_row_of_backend_all_and_the_others_still_run() {
@@ -194,7 +155,8 @@ fn a_crashing_native_is_one_row_of_backend_all_and_the_others_still_run() {
     }
     let dir = scratch_dir().join("crash");
     std::fs::create_dir_all(&dir).expect("dir");
-    build_crash_rider(&dir);
+    datalove_test_support::build_c_rider(&dir, "crash", CRASH_RIDER_C);
+    std::fs::write(dir.join("crash.dli"), "native fun boom(): i32\n").expect("write crash.dli");
     std::fs::write(
         dir.join("c.dfm"),
         "require rider crash\nimport crash.boom\nfun go(): i32\n  ret boom()\nend fun\n",

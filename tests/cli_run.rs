@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{assert_diagnostic, available, datalove_output as datalove, ran, text};
+use common::{assert_diagnostic, assert_ended, available, datalove_output as datalove, ran, text};
 use common::{BACKENDS, EXECUTABLE_BACKENDS};
 
 fn scratch(name: &str, text: &str) -> PathBuf {
@@ -124,17 +124,8 @@ fn arguments_after_double_dash_reach_the_program_on_every_backend() {
             "--backend",
             "",
         ]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{backend}: {}",
-            text(&out.stderr)
-        );
-        assert_eq!(
-            text(&out.stdout),
-            "4\n[\"40\", \"two words\", \"--backend\", \"\"]\n",
-            "{backend}"
-        );
+        let printed = "4\n[\"40\", \"two words\", \"--backend\", \"\"]\n";
+        assert_ended(&out, backend, 0, printed, "");
     }
     let none = datalove(&["run", path.to_str().unwrap()]);
     assert_eq!(text(&none.stdout), "0\n[]\n");
@@ -166,17 +157,8 @@ fn a_built_executable_takes_its_arguments_from_its_command_line() {
             .env("DATALOVE_CHECK_LEAKS", "1")
             .output()
             .expect("the executable runs");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{backend}: {}",
-            text(&out.stderr)
-        );
-        assert_eq!(
-            text(&out.stdout),
-            "3\n[\"7\", \"ünïcode\", \"a\u{fffd}b\"]\n",
-            "{backend}"
-        );
+        let printed = "3\n[\"7\", \"ünïcode\", \"a\u{fffd}b\"]\n";
+        assert_ended(&out, backend, 0, printed, "");
     }
 }
 

@@ -1,6 +1,6 @@
 //! Preparing the test riders for the programs the conformance runner and difftest run:
 //! where the running executable was built ([`BuildDirs`]), the `std` and `probe` riders
-//! built by cargo into that target directory and profile ([`cargo_build`]), and the C
+//! built by cargo into that target directory and profile ([`cargo_command`]), and the C
 //! rider `cprobe` compiled with the target's C compiler ([`build_c_rider`]).
 //!
 //! Every file goes in by an atomic rename ([`copy`]), so a run that is using the riders
@@ -59,8 +59,8 @@ pub fn build_dirs() -> BuildDirs {
 }
 
 /// `cargo build -p PACKAGE...` into `dirs`' target directory and profile, for its
-/// `--target` when it has one; `what` names them in the error.
-pub fn cargo_build(dirs: &BuildDirs, packages: &[&str], what: &str) -> Result<(), String> {
+/// `--target` when it has one (`dirs.profile_dir` is not read).
+pub fn cargo_command(dirs: &BuildDirs, packages: &[&str]) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.current_dir(repo_root()).args(["build", "--quiet"]);
@@ -76,6 +76,12 @@ pub fn cargo_build(dirs: &BuildDirs, packages: &[&str], what: &str) -> Result<()
     if let Some(triple) = &dirs.triple {
         command.arg("--target").arg(triple);
     }
+    command
+}
+
+/// Runs a [`cargo_command`]; `what` names what it builds in the error, which holds
+/// cargo's messages.
+pub fn run_cargo(mut command: Command, what: &str) -> Result<(), String> {
     let output = command
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -95,9 +101,11 @@ pub fn cargo_build(dirs: &BuildDirs, packages: &[&str], what: &str) -> Result<()
 /// features as for the tests that run the CLI: built alone they would differ, and each
 /// build would replace the other's `libdlr_std.so`.
 pub fn build_cli_and_riders(dirs: &BuildDirs) -> Result<(), String> {
-    cargo_build(
-        dirs,
-        &["datalove", "datalove-rider-std", "datalove-probe-rider"],
+    run_cargo(
+        cargo_command(
+            dirs,
+            &["datalove", "datalove-rider-std", "datalove-probe-rider"],
+        ),
         "the CLI and riders",
     )
 }

@@ -34,6 +34,14 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `backend`'s run `out` exited with `code`, printing `stdout` and, on stderr, `stderr`.
+pub fn assert_ended(out: &Output, backend: &str, code: i32, stdout: &str, stderr: &str) {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{backend}: {err}");
+    assert_eq!(text(&out.stdout), stdout, "{backend}");
+    assert_eq!(err, stderr, "{backend}");
+}
+
 /// `out` is a refusal, exit 2, with diagnostic `code` at `location` (`FILE:LINE:COL`).
 pub fn assert_diagnostic(out: &Output, code: &str, location: &str) {
     let stderr = text(&out.stderr);

@@ -93,43 +93,21 @@ fn expectations() -> Vec<(String, u64)> {
         RtString::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333)
     };
     let s_bytes: [u8; 24] = unsafe { std::mem::transmute(s) };
-    e.push((
-        "offsetof(dtlv_string_t, ptr)".into(),
-        word_at(&s_bytes, 0x1111),
-    ));
-    e.push((
-        "offsetof(dtlv_string_t, len)".into(),
-        word_at(&s_bytes, 0x2222),
-    ));
-    e.push((
-        "offsetof(dtlv_string_t, cap)".into(),
-        word_at(&s_bytes, 0x3333),
-    ));
     let l =
         unsafe { List::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333) };
     let l_bytes: [u8; 24] = unsafe { std::mem::transmute(l) };
-    e.push((
-        "offsetof(dtlv_list_t, ptr)".into(),
-        word_at(&l_bytes, 0x1111),
-    ));
-    e.push((
-        "offsetof(dtlv_list_t, len)".into(),
-        word_at(&l_bytes, 0x2222),
-    ));
-    e.push((
-        "offsetof(dtlv_list_t, cap)".into(),
-        word_at(&l_bytes, 0x3333),
-    ));
     let d = unsafe { Data::from_raw_parts(std::ptr::without_provenance(0x1111), 0x2222) };
     let d_bytes: [u8; 16] = unsafe { std::mem::transmute(d) };
-    e.push((
-        "offsetof(dtlv_data_t, desc)".into(),
-        word_at(&d_bytes, 0x1111),
-    ));
-    e.push((
-        "offsetof(dtlv_data_t, word)".into(),
-        word_at(&d_bytes, 0x2222),
-    ));
+    // Each field found by the raw part it was made from, in the order they were given.
+    for (ty, bytes, fields) in [
+        ("dtlv_string_t", &s_bytes[..], &["ptr", "len", "cap"][..]),
+        ("dtlv_list_t", &l_bytes[..], &["ptr", "len", "cap"][..]),
+        ("dtlv_data_t", &d_bytes[..], &["desc", "word"][..]),
+    ] {
+        for (field, part) in fields.iter().zip([0x1111, 0x2222, 0x3333]) {
+            e.push((format!("offsetof({ty}, {field})"), word_at(bytes, part)));
+        }
+    }
     // Table entry count: every field after the two version words is one pointer.
     let entries = (size_of::<RtiTable>() - offset_of!(RtiTable, init)) / size_of::<usize>();
     e.push((

@@ -126,11 +126,7 @@ fn check_turns_a_runtime_status_into_a_failure_with_the_runtimes_message() {
             let mut out = MaybeUninit::uninit();
             make_string_from_bytes(fx.h(), b"ok\xc3", &mut out)
         });
-        assert_eq!(status, STATUS_INVALID_UTF8);
-        assert_eq!(
-            call::dtlv_rti_error_message(fx.h()),
-            "invalid UTF-8 at byte 2"
-        );
+        fx.assert_refused(status, STATUS_INVALID_UTF8, "invalid UTF-8 at byte 2");
     }
     fx.done();
 }

@@ -140,6 +140,46 @@ fn ix(i: u64) -> rtdt::Index {
     rtdt::Index(i)
 }
 
+/// `dlr_std__list_set` or `dlr_std__list_insert`: each moves a value into a list at an
+/// index.
+type Placing = unsafe extern "C-unwind" fn(
+    RtHandle,
+    &mut rtdt::List,
+    &TyDesc,
+    &rtdt::Index,
+    &TyDesc,
+    AnyOwned<'_>,
+    &TyDesc,
+    &mut MaybeUninit<()>,
+    &TyDesc,
+) -> u8;
+
+/// Calls `native` to move `value` (of type `td`) into `xs` (of type `list_td`) at `i`,
+/// handing the value over (the runtime owns or destroys it).
+unsafe fn place<T>(
+    t: &Rt,
+    native: Placing,
+    xs: &mut rtdt::List,
+    list_td: &TyDesc,
+    i: u64,
+    value: T,
+    td: &TyDesc,
+) -> u8 {
+    let mut value = std::mem::ManuallyDrop::new(value);
+    let mut done = MaybeUninit::uninit();
+    native(
+        t.h(),
+        xs,
+        list_td,
+        &ix(i),
+        &INDEX_TYDESC,
+        any_owned(&mut *value),
+        td,
+        &mut done,
+        &UNIT_TYDESC,
+    )
+}
+
 /// An option result slot: (tag, payload bytes at the descriptor's offset).
 #[repr(C, align(8))]
 struct OptSlot([u8; 64]);
@@ -451,65 +491,21 @@ fn lists_of_scalars() {
             ),
             STATUS_OK
         );
-        let mut v = 5i32;
         assert_eq!(
-            dlr_std__list_set(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(0),
-                idx,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_set, &mut xs, &list_td, 0, 5i32, e),
             STATUS_OK
         );
-        let mut v = 6i32;
         assert_eq!(
-            dlr_std__list_set(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(4),
-                idx,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_set, &mut xs, &list_td, 4, 6i32, e),
             STATUS_OUT_OF_BOUNDS
         );
         assert_eq!(t.message(), "index 4 out of bounds for length 4");
-        let mut v = 15i32;
         assert_eq!(
-            dlr_std__list_insert(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(1),
-                idx,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_insert, &mut xs, &list_td, 1, 15i32, e),
             STATUS_OK
         );
-        let mut v = 99i32;
         assert_eq!(
-            dlr_std__list_insert(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(9),
-                idx,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_insert, &mut xs, &list_td, 9, 99i32, e),
             STATUS_OUT_OF_BOUNDS
         );
         assert_eq!(t.message(), "insertion index 9 out of bounds for length 5");
@@ -625,35 +621,13 @@ fn lists_of_strings_move_and_destroy_their_values() {
         assert_eq!(t.strings(&xs), ["pear", "fig", "banana", "apple"]);
 
         // A refused set destroys the value: nothing leaks (checked when `t` drops).
-        let mut v = t.s("lost");
         assert_eq!(
-            dlr_std__list_set(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(10),
-                idx,
-                any_owned(&mut v),
-                s,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_set, &mut xs, &list_td, 10, t.s("lost"), s),
             STATUS_OUT_OF_BOUNDS
         );
         // `v` was handed over: the runtime owns (or destroyed) it.
-        let mut v = t.s("kiwi");
         assert_eq!(
-            dlr_std__list_set(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(0),
-                idx,
-                any_owned(&mut v),
-                s,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_set, &mut xs, &list_td, 0, t.s("kiwi"), s),
             STATUS_OK
         );
         // `v` was handed over: the runtime owns (or destroyed) it.

@@ -10,6 +10,7 @@ use std::process::Command;
 use datalove_rt::{OutputMode, Runtime, RuntimeOptions};
 use datalove_rti::call;
 use datalove_rti::rtdt::{self, RtHandle};
+use datalove_rti::status::RtStatus;
 use datalove_rti::tydesc::OwnedTyDesc;
 use datalove_rti::{TyDesc, TyKind};
 
@@ -73,6 +74,13 @@ impl Fixture {
     }
 
     /// Ends the test: nothing may be live.
+    /// A refused entry: it returned `expected` (`status`), and the runtime's error
+    /// message is `message`.
+    pub fn assert_refused(&self, status: RtStatus, expected: RtStatus, message: &str) {
+        assert_eq!(status, expected, "{message}");
+        assert_eq!(unsafe { call::dtlv_rti_error_message(self.h()) }, message);
+    }
+
     pub fn done(self) {
         let stats = self.rt.alloc_stats();
         assert_eq!(stats.live, 0, "allocations still live: {stats:?}");
