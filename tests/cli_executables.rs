@@ -7,6 +7,7 @@
 
 mod common;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -106,13 +107,22 @@ fn run_with_riders(backend: &str, program: &Path, riders: &[&Path]) -> Output {
 
 /// `datalove build --backend B PROGRAM -o OUT --rider-path RIDERS`.
 fn build(backend: &str, program: &Path, out: &Path, riders: &Path) {
+    build_with(
+        backend,
+        program,
+        out,
+        &["--rider-path".as_ref(), riders.as_os_str()],
+    );
+}
+
+/// `datalove build --backend B PROGRAM -o OUT MORE...`, which must succeed.
+fn build_with(backend: &str, program: &Path, out: &Path, more: &[&OsStr]) {
     let built = datalove()
         .args(["build", "--backend", backend])
         .arg(program)
         .arg("-o")
         .arg(out)
-        .arg("--rider-path")
-        .arg(riders)
+        .args(more)
         .output()
         .expect("datalove runs");
     assert_eq!(
@@ -324,18 +334,11 @@ fn build_for_another_target_makes_an_executable_that_runs_under_its_runner() {
     .expect("program");
     for backend in EXECUTABLE_BACKENDS {
         let exe = dir.join(format!("prog-{backend}"));
-        let built = datalove()
-            .args(["build", "--backend", backend, "--target", target.triple()])
-            .arg(&program)
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .expect("datalove runs");
-        assert_eq!(
-            built.status.code(),
-            Some(0),
-            "{backend}: {}",
-            text(&built.stderr)
+        build_with(
+            backend,
+            &program,
+            &exe,
+            &["--target".as_ref(), target.triple().as_ref()],
         );
         assert_eq!(
             datalove_toolchain::elf_machine(&exe),

@@ -4,6 +4,7 @@
 mod common;
 
 use std::path::PathBuf;
+use std::process::Output;
 
 use common::{assert_diagnostic, assert_ended, available, datalove_output as datalove, ran, text};
 use common::{BACKENDS, EXECUTABLE_BACKENDS};
@@ -21,46 +22,42 @@ fn run_prints_what_the_example_logs() {
     assert!(out.stderr.is_empty());
 }
 
+/// `datalove run --check-leaks` of `text`, written as `name`.
+fn run_checked(name: &str, text: &str) -> Output {
+    datalove(&[
+        "run",
+        "--check-leaks",
+        scratch(name, text).to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn a_failing_native_is_one_error_line_and_exit_101() {
-    let path = scratch(
+    let out = run_checked(
         "native_fails.dfs",
         "import lists.get\nlet xs: [string] = [\"a\", \"b\"]\ndebuglog \"before\"\ndebuglog get(ref xs, 5)\ndebuglog \"after\"\n",
     );
-    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(101));
-    assert_eq!(text(&out.stdout), "before\n");
-    assert_eq!(
-        text(&out.stderr),
-        "error: native failure: std.list_get: index 5 out of bounds for length 2\n"
-    );
+    let failure = "error: native failure: std.list_get: index 5 out of bounds for length 2\n";
+    assert_ended(&out, "run", 101, "before\n", failure);
 }
 
 #[test]
 fn overflow_and_deep_recursion_are_runtime_errors() {
-    let path = scratch(
+    let out = run_checked(
         "overflow.dfs",
         "let a: i32 = 2147483647\nlet s = \"owned\"\ndebuglog a + 1\n",
     );
-    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
-    assert_eq!(
-        (out.status.code(), text(&out.stderr)),
-        (Some(101), "error: overflow: i32 addition\n".into())
-    );
+    assert_ended(&out, "run", 101, "", "error: overflow: i32 addition\n");
 
-    let path = scratch(
+    let out = run_checked(
         "deep.dfs",
         "fun down(n: i64, s: string): i64\n  ret down(n + 1, s) + 1\nend fun\ndebuglog down(0, \"owned\")\n",
     );
-    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(101), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).starts_with("error: stack overflow: "),
-        "{}",
-        text(&out.stderr)
-    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{stderr}");
+    assert!(stderr.starts_with("error: stack overflow: "), "{stderr}");
     assert_eq!(
-        text(&out.stderr).lines().count(),
+        stderr.lines().count(),
         1,
         "no leak reported after the error"
     );

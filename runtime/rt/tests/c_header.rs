@@ -21,54 +21,26 @@ use datalove_rti::{
 /// `(C expression, Rust value)` for every size, offset and constant the header states.
 fn expectations() -> Vec<(String, u64)> {
     let mut e: Vec<(String, u64)> = Vec::new();
-    macro_rules! size {
-        ($c:literal, $t:ty) => {
+    // Each C type's size and alignment, and the offset of each field named.
+    macro_rules! layouts {
+        ($($c:literal = $t:ty { $($f:ident),* $(,)? }),* $(,)?) => {$(
             e.push((format!("sizeof({})", $c), size_of::<$t>() as u64));
-            e.push((
-                format!("_Alignof({})", $c),
-                std::mem::align_of::<$t>() as u64,
-            ));
-        };
-    }
-    macro_rules! fields {
-        ($c:literal, $t:ty, [$($f:ident),* $(,)?]) => {
+            e.push((format!("_Alignof({})", $c), std::mem::align_of::<$t>() as u64));
             $(e.push((format!("offsetof({}, {})", $c, stringify!($f)), offset_of!($t, $f) as u64));)*
-        };
+        )*};
     }
-    size!("dtlv_tydesc_t", TyDesc);
-    fields!(
-        "dtlv_tydesc_t",
-        TyDesc,
-        [
-            kind,
-            flags,
-            size,
-            align,
-            elem,
-            payload_offset,
-            field_count,
-            fields
-        ]
-    );
-    size!("dtlv_tyfield_t", TyField);
-    fields!("dtlv_tyfield_t", TyField, [desc, offset]);
-    size!("dtlv_alloc_stats_t", AllocStats);
-    fields!("dtlv_alloc_stats_t", AllocStats, [live, total, live_bytes]);
-    size!("dtlv_rt_header_t", RtHeader);
-    fields!(
-        "dtlv_rt_header_t",
-        RtHeader,
-        [
-            table,
-            abandoning,
-            stack_limit,
-            shadow_top,
-            shadow_limit,
-            depth_left
-        ]
-    );
-    size!("dtlv_rti_table_t", RtiTable);
-    fields!("dtlv_rti_table_t", RtiTable, [abi_version, struct_size]);
+    layouts! {
+        "dtlv_tydesc_t" = TyDesc { kind, flags, size, align, elem, payload_offset, field_count, fields },
+        "dtlv_tyfield_t" = TyField { desc, offset },
+        "dtlv_alloc_stats_t" = AllocStats { live, total, live_bytes },
+        "dtlv_rt_header_t" = RtHeader { table, abandoning, stack_limit, shadow_top, shadow_limit, depth_left },
+        "dtlv_rti_table_t" = RtiTable { abi_version, struct_size },
+        "dtlv_string_t" = RtString {},
+        "dtlv_list_t" = List {},
+        "dtlv_data_t" = Data {},
+        "dtlv_index_t" = Index {},
+        "dtlv_status_t" = RtStatus {},
+    }
     // Every entry, from the one list (nothing written here by hand).
     for entry in Entry::ALL {
         e.push((
@@ -76,11 +48,6 @@ fn expectations() -> Vec<(String, u64)> {
             entry.offset() as u64,
         ));
     }
-    size!("dtlv_string_t", RtString);
-    size!("dtlv_list_t", List);
-    size!("dtlv_data_t", Data);
-    size!("dtlv_index_t", Index);
-    size!("dtlv_status_t", RtStatus);
     // The value types' fields are private: find each by building a value from known
     // raw parts and looking for them in its bytes.
     let word_at = |bytes: &[u8], v: u64| -> u64 {

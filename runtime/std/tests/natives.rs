@@ -55,6 +55,13 @@ impl Rt {
         unsafe { call::dtlv_rti_error_message(self.h()) }
     }
 
+    /// A refused call: it returned `expected` (`status`), and the runtime's error message
+    /// is `message`.
+    fn assert_refused(&self, status: u8, expected: u8, message: &str) {
+        assert_eq!(status, expected, "{message}");
+        assert_eq!(self.message(), message);
+    }
+
     fn list<E: Copy>(&self, elem_td: &TyDesc, values: &[E]) -> rtdt::List {
         unsafe {
             let mut out = MaybeUninit::uninit();
@@ -282,11 +289,11 @@ fn strings() {
             t.message(),
             "slice 2..6: byte 2 is not on a character boundary"
         );
-        assert_eq!(
+        t.assert_refused(
             dlr_std__string_slice(t.h(), &a, s, &ix(4), idx, &ix(3), idx, &mut out, s),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "slice 4..3 starts after it ends",
         );
-        assert_eq!(t.message(), "slice 4..3 starts after it ends");
 
         let opt = option_of(TyKind::Index);
         let needle = t.s("llo");
@@ -377,11 +384,11 @@ fn conversions_to_string() {
         let expected = format_value(t.h(), &any_ref(&v), &F32_TYDESC).unwrap();
         assert_eq!(t.take(out), expected);
         let mut out = MaybeUninit::uninit();
-        assert_eq!(
+        t.assert_refused(
             dlr_std__float_to_string(t.h(), any_ref(&1u8), &U8_TYDESC, &mut out, s),
-            STATUS_TYPE_MISMATCH
+            STATUS_TYPE_MISMATCH,
+            "expected a float, got u8",
         );
-        assert_eq!(t.message(), "expected a float, got u8");
     }
 }
 
@@ -471,11 +478,11 @@ fn lists_of_scalars() {
             STATUS_OK
         );
         assert_eq!(got.assume_init(), 20);
-        assert_eq!(
+        t.assert_refused(
             dlr_std__list_get(t.h(), &xs, &list_td, &ix(7), idx, any_out(&mut got), e),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "index 7 out of bounds for length 3",
         );
-        assert_eq!(t.message(), "index 7 out of bounds for length 3");
 
         let mut done = MaybeUninit::uninit();
         let mut v = 40i32;
@@ -495,20 +502,20 @@ fn lists_of_scalars() {
             place(&t, dlr_std__list_set, &mut xs, &list_td, 0, 5i32, e),
             STATUS_OK
         );
-        assert_eq!(
+        t.assert_refused(
             place(&t, dlr_std__list_set, &mut xs, &list_td, 4, 6i32, e),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "index 4 out of bounds for length 4",
         );
-        assert_eq!(t.message(), "index 4 out of bounds for length 4");
         assert_eq!(
             place(&t, dlr_std__list_insert, &mut xs, &list_td, 1, 15i32, e),
             STATUS_OK
         );
-        assert_eq!(
+        t.assert_refused(
             place(&t, dlr_std__list_insert, &mut xs, &list_td, 9, 99i32, e),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "insertion index 9 out of bounds for length 5",
         );
-        assert_eq!(t.message(), "insertion index 9 out of bounds for length 5");
         assert_eq!(t.elements::<i32>(&xs, e), [5, 15, 20, 30, 40]);
 
         let mut removed = MaybeUninit::<i32>::uninit();
@@ -525,7 +532,7 @@ fn lists_of_scalars() {
             STATUS_OK
         );
         assert_eq!(removed.assume_init(), 20);
-        assert_eq!(
+        t.assert_refused(
             dlr_std__list_remove(
                 t.h(),
                 &mut xs,
@@ -533,11 +540,11 @@ fn lists_of_scalars() {
                 &ix(4),
                 idx,
                 any_out(&mut removed),
-                e
+                e,
             ),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "index 4 out of bounds for length 4",
         );
-        assert_eq!(t.message(), "index 4 out of bounds for length 4");
 
         assert_eq!(
             dlr_std__list_reverse(t.h(), &mut xs, &list_td, &mut done, unit),
@@ -580,7 +587,7 @@ fn lists_of_scalars() {
 
         // A value of another type than the list's is refused.
         let mut wrong = 1u8;
-        assert_eq!(
+        t.assert_refused(
             dlr_std__list_push(
                 t.h(),
                 &mut xs,
@@ -588,11 +595,11 @@ fn lists_of_scalars() {
                 any_owned(&mut wrong),
                 &U8_TYDESC,
                 &mut done,
-                unit
+                unit,
             ),
-            STATUS_TYPE_MISMATCH
+            STATUS_TYPE_MISMATCH,
+            "a u8 value where the list holds i32",
         );
-        assert_eq!(t.message(), "a u8 value where the list holds i32");
 
         t.drop_list(xs, &list_td);
         t.drop_list(empty, &list_td);
