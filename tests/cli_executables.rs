@@ -72,18 +72,12 @@ fn with_rider(name: &str, riders: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
 
 /// A program using the `std` rider (through the strings module) and the rider `w`.
 fn write_program(dir: &Path) -> PathBuf {
-    std::fs::write(
-        dir.join("wrap.dfm"),
+    common::program_with_module(
+        dir,
+        "wrap.dfm",
         "require rider w\nimport w.w_add\nfun add(a: i32, b: i32): i32\n  ret w_add(a, b)\nend fun\n",
-    )
-    .expect("module");
-    let program = dir.join("main.dfs");
-    std::fs::write(
-        &program,
         "import wrap.add\nimport strings.upper\ndebuglog add(40, 2)\ndebuglog upper(ref \"shipped\")\n",
     )
-    .expect("program");
-    program
 }
 
 const EXPECTED: &str = "42\nSHIPPED\n";
@@ -167,51 +161,38 @@ fn an_executable_whose_rider_is_another_abi_version_refuses_to_start() {
         build(backend, &program, &exe, &riders);
         let beside = dir.join("libdlr_w.so");
 
+        // Nothing runs: one rider error line, exit 101.
+        let refuses = |why: String| {
+            let out = run_executable(&exe);
+            assert_ended(&out, backend, 101, "", &format!("error: rider: {why}\n"));
+        };
+
         // Replaced by a rider built for another ABI version.
         let foreign = dir.join("foreign");
         build_rider(&foreign, other_version, true);
         std::fs::copy(foreign.join("libdlr_w.so"), &beside).expect("replace the rider");
-        let out = run_executable(&exe);
-        assert_eq!(out.status.code(), Some(101), "{backend}");
-        assert!(out.stdout.is_empty(), "{backend}: nothing runs");
-        assert_eq!(
-            text(&out.stderr),
-            format!(
-                "error: rider: rider `w` ({}) was built for datalove ABI version {other_version}, \
-                 but this runtime is ABI version {}; rebuild the rider\n",
-                beside.display(),
-                datalove_rti::ABI_VERSION
-            ),
-            "{backend}"
-        );
+        refuses(format!(
+            "rider `w` ({}) was built for datalove ABI version {other_version}, but this \
+             runtime is ABI version {}; rebuild the rider",
+            beside.display(),
+            datalove_rti::ABI_VERSION
+        ));
 
         // Replaced by one without the native the program calls.
         let lacking = dir.join("lacking");
         build_rider(&lacking, datalove_rti::ABI_VERSION, false);
         std::fs::copy(lacking.join("libdlr_w.so"), &beside).expect("replace the rider");
-        let out = run_executable(&exe);
-        assert_eq!(out.status.code(), Some(101), "{backend}");
-        assert_eq!(
-            text(&out.stderr),
-            format!(
-                "error: rider: symbol dlr_w__w_add not found in {}\n",
-                beside.display()
-            ),
-            "{backend}"
-        );
+        refuses(format!(
+            "symbol dlr_w__w_add not found in {}",
+            beside.display()
+        ));
 
         // Gone.
         std::fs::remove_file(&beside).expect("remove the rider");
-        let out = run_executable(&exe);
-        assert_eq!(out.status.code(), Some(101), "{backend}");
-        assert_eq!(
-            text(&out.stderr),
-            format!(
-                "error: rider: rider `w` not found: no libdlr_w.so in {}\n",
-                dir.display()
-            ),
-            "{backend}"
-        );
+        refuses(format!(
+            "rider `w` not found: no libdlr_w.so in {}",
+            dir.display()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -157,17 +157,12 @@ fn a_crashing_native_is_one_row_of_backend_all_and_the_others_still_run() {
     std::fs::create_dir_all(&dir).expect("dir");
     datalove_test_support::build_c_rider(&dir, "crash", CRASH_RIDER_C);
     std::fs::write(dir.join("crash.dli"), "native fun boom(): i32\n").expect("write crash.dli");
-    std::fs::write(
-        dir.join("c.dfm"),
+    let program = common::program_with_module(
+        &dir,
+        "c.dfm",
         "require rider crash\nimport crash.boom\nfun go(): i32\n  ret boom()\nend fun\n",
-    )
-    .expect("module");
-    let program = dir.join("main.dfs");
-    std::fs::write(
-        &program,
         "import c.go\ndebuglog \"before\"\ndebuglog go()\n",
-    )
-    .expect("program");
+    );
     let out = datalove()
         .args(["run", "--backend", "all", "--rider-path"])
         .arg(&dir)

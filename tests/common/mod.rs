@@ -5,7 +5,7 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
@@ -63,6 +63,15 @@ pub fn scratch_file(dir: &str, name: &str, text: &str) -> PathBuf {
     std::fs::create_dir_all(path.parent().unwrap()).expect("temp dir");
     std::fs::write(&path, text).expect("write");
     path
+}
+
+/// Writes module `module` (`text`) and the program `main.dfs` (`script`) into `dir`;
+/// the program's path.
+pub fn program_with_module(dir: &Path, module: &str, text: &str, script: &str) -> PathBuf {
+    std::fs::write(dir.join(module), text).expect("write the module");
+    let program = dir.join("main.dfs");
+    std::fs::write(&program, script).expect("write the program");
+    program
 }
 
 /// Why aot and c cannot run here (no working C compiler), if they cannot.
