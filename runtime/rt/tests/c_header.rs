@@ -18,6 +18,18 @@ use datalove_rti::{
     AllocStats, ArithOp, Entry, ErrorKind, RtiTable, TyDesc, TyField, TyKind, Word, ABI_VERSION,
 };
 
+/// A Rust variant's name as the C header spells it: `NativeFailure` -> `NATIVE_FAILURE`.
+fn screaming(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
 /// `(C expression, Rust value)` for every size, offset and constant the header states.
 fn expectations() -> Vec<(String, u64)> {
     let mut e: Vec<(String, u64)> = Vec::new();
@@ -104,35 +116,19 @@ fn expectations() -> Vec<(String, u64)> {
         };
         c(&format!("DTLV_KIND_{name}"), kind as u64);
     }
-    for (name, kind) in [
-        ("NATIVE_FAILURE", ErrorKind::NativeFailure),
-        ("OVERFLOW", ErrorKind::Overflow),
-        ("DIVISION_BY_ZERO", ErrorKind::DivisionByZero),
-        ("INDEX_OUT_OF_BOUNDS", ErrorKind::IndexOutOfBounds),
-        ("STACK_OVERFLOW", ErrorKind::StackOverflow),
-        ("SHADOW_STACK_EXHAUSTED", ErrorKind::ShadowStackExhausted),
-        ("INVALID_CAST", ErrorKind::InvalidCast),
-        ("UNWRAP_NONE", ErrorKind::UnwrapNone),
-        ("LEAK", ErrorKind::Leak),
-        ("OUT_OF_MEMORY", ErrorKind::OutOfMemory),
-        ("OUTPUT", ErrorKind::Output),
-        ("NATIVE_CRASH", ErrorKind::NativeCrash),
-        ("CRASH", ErrorKind::Crash),
-    ] {
-        c(&format!("DTLV_ERROR_{name}"), kind as u64);
+    // Every error kind (numbered from 1) and arithmetic operation (from 0), named as
+    // the header spells its variant: `DivisionByZero` is `DTLV_ERROR_DIVISION_BY_ZERO`.
+    for kind in (1..).map_while(ErrorKind::from_u32) {
+        c(
+            &format!("DTLV_ERROR_{}", screaming(&format!("{kind:?}"))),
+            kind as u64,
+        );
     }
-    for (name, op) in [
-        ("ADD", ArithOp::Add),
-        ("SUB", ArithOp::Sub),
-        ("MUL", ArithOp::Mul),
-        ("DIV", ArithOp::Div),
-        ("REM", ArithOp::Rem),
-        ("NEG", ArithOp::Neg),
-        ("SHL", ArithOp::Shl),
-        ("SHR", ArithOp::Shr),
-        ("CAST", ArithOp::Cast),
-    ] {
-        c(&format!("DTLV_ARITH_{name}"), op as u64);
+    for op in (0..).map_while(ArithOp::from_u32) {
+        c(
+            &format!("DTLV_ARITH_{}", screaming(&format!("{op:?}"))),
+            op as u64,
+        );
     }
     c(
         "DTLV_CAST_TY(DTLV_KIND_F64, DTLV_KIND_I32)",
