@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 
-use common::{c_compiler, include_dir, program, run, tmp_dir};
+use common::{c_program, include_dir, program, run, tmp_dir};
 use datalove_rti::header::RtHeader;
 use datalove_rti::rtdt::{Data, Index, List, String as RtString};
 use datalove_rti::status::*;
@@ -154,18 +154,7 @@ fn every_size_offset_and_constant_in_the_header_matches_rust() {
         ));
     }
     src.push_str("    return 0;\n}\n");
-    let c_file = dir.join("layout.c");
-    std::fs::write(&c_file, src).unwrap();
-    let exe = dir.join("layout");
-    let mut cc = c_compiler(&dir);
-    cc.arg("-std=c11")
-        .arg("-Wall")
-        .arg("-Werror")
-        .arg("-I")
-        .arg(include_dir())
-        .arg(&c_file)
-        .arg("-o")
-        .arg(&exe);
+    let (cc, exe) = c_program(&dir, "layout", &src);
     run(cc);
     let out = run(program(&exe));
     let printed: BTreeMap<String, u64> = String::from_utf8(out.stdout)
@@ -249,28 +238,16 @@ int main(int argc, char **argv) {
 "#;
 
 fn build_program(dir: &Path) -> PathBuf {
-    let c_file = dir.join("program.c");
-    std::fs::write(&c_file, PROGRAM).unwrap();
-    let exe = dir.join("program");
-    let mut cc = c_compiler(dir);
-    cc.arg("-std=c11")
-        .arg("-Wall")
-        .arg("-Werror")
-        .arg("-I")
-        .arg(include_dir())
-        .arg(&c_file)
-        .arg(staticlib())
-        .args([
-            "-ldl",
-            "-lgcc_s",
-            "-lutil",
-            "-lrt",
-            "-lpthread",
-            "-lm",
-            "-lc",
-        ])
-        .arg("-o")
-        .arg(&exe);
+    let (mut cc, exe) = c_program(dir, "program", PROGRAM);
+    cc.arg(staticlib()).args([
+        "-ldl",
+        "-lgcc_s",
+        "-lutil",
+        "-lrt",
+        "-lpthread",
+        "-lm",
+        "-lc",
+    ]);
     run(cc);
     exe
 }

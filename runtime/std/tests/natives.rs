@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use datalove_rt::{Runtime, RuntimeOptions};
 use datalove_rti::rider_helpers::{drop_string, format_value, new_string};
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
-use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS, STATUS_TYPE_MISMATCH};
+use datalove_rti::status::{STATUS_FAILED, STATUS_OK, STATUS_OUT_OF_BOUNDS, STATUS_TYPE_MISMATCH};
 use datalove_rti::tydesc::{
     OwnedTyDesc, F32_TYDESC, F64_TYDESC, I32_TYDESC, I64_TYDESC, I8_TYDESC, INDEX_TYDESC,
     STRING_TYDESC, U64_TYDESC, U8_TYDESC, UNIT_TYDESC,
@@ -238,9 +238,11 @@ fn fixedint_zero_uses_the_trailing_descriptor() {
         );
         assert_eq!(out.assume_init(), 0);
         let mut out = MaybeUninit::<f64>::uninit();
-        let st = dlr_std__fixedint_zero(t.h(), any_out(&mut out), &F64_TYDESC, &F64_TYDESC);
-        assert_eq!(st, STATUS_TYPE_MISMATCH);
-        assert_eq!(t.message(), "expected a fixed-width integer, got f64");
+        t.assert_refused(
+            dlr_std__fixedint_zero(t.h(), any_out(&mut out), &F64_TYDESC, &F64_TYDESC),
+            STATUS_TYPE_MISMATCH,
+            "expected a fixed-width integer, got f64",
+        );
     }
 }
 
@@ -732,17 +734,17 @@ fn abs_fails_for_the_minimum() {
         assert_eq!(out.assume_init(), 200);
         let mut x = i8::MIN;
         let mut out = MaybeUninit::<i8>::uninit();
-        assert_ne!(
+        t.assert_refused(
             dlr_std__abs(
                 t.h(),
                 any_owned(&mut x),
                 &I8_TYDESC,
                 any_out(&mut out),
-                &I8_TYDESC
+                &I8_TYDESC,
             ),
-            STATUS_OK
+            STATUS_FAILED,
+            "abs of -128 overflows i8",
         );
-        assert_eq!(t.message(), "abs of -128 overflows i8");
     }
 }
 

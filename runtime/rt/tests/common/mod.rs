@@ -132,6 +132,22 @@ pub fn c_compiler(_out_dir: &Path) -> Command {
     datalove_toolchain::Target::current().c_compiler().command()
 }
 
+/// The C compiler command that builds `source` (written as `dir/<name>.c`; strict C11
+/// against the header) into the program `dir/<name>`: (the command, to which inputs may
+/// be added, and the program's path).
+pub fn c_program(dir: &Path, name: &str, source: &str) -> (Command, PathBuf) {
+    let c_file = dir.join(format!("{name}.c"));
+    std::fs::write(&c_file, source).unwrap();
+    let exe = dir.join(name);
+    let mut cc = c_compiler(dir);
+    cc.args(["-std=c11", "-Wall", "-Werror", "-I"])
+        .arg(include_dir())
+        .arg(&c_file)
+        .arg("-o")
+        .arg(&exe);
+    (cc, exe)
+}
+
 /// A command starting `exe` (built for the tests' target) through the target's runner.
 pub fn program(exe: &Path) -> Command {
     datalove_toolchain::Target::current()
