@@ -24,7 +24,7 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use datalove_test_support::case_text::{expectation_line, unescape};
+use datalove_test_support::case_text::{expectation_line, parts, unescape, Part};
 use datalove_test_support::process;
 use datalove_test_support::riders::{
     build_c_rider, build_cli_and_riders, build_dirs, copy, repo_root,
@@ -149,24 +149,24 @@ impl Case {
         let mut diagnostics = Vec::new();
         let mut excuses = BTreeMap::new();
         let mut env = Vec::new();
-        for (index, line) in text.lines().enumerate() {
+        for (index, part) in parts(text).enumerate() {
             let n = index + 1;
             let bad = |what: &str| format!("{}:{n}: {what}", path.display());
-            if let Some((file, body, _)) = &mut open_file {
-                if line.trim_end() == "#= end" {
-                    files.push((std::mem::take(file), std::mem::take(body)));
-                    open_file = None;
-                } else {
-                    body.push_str(line);
-                    body.push('\n');
-                }
-                program.push('\n');
-                continue;
-            }
-            program.push_str(if line.starts_with("#=") { "" } else { line });
+            // Embedded lines are blank in the program, so its line numbers are the case's.
+            let line = match part {
+                Part::Program(line) => line,
+                Part::Embedded(_) | Part::Close | Part::Open(_) => "",
+            };
+            program.push_str(line);
             program.push('\n');
-            if let Some(rest) = line.strip_prefix("#=") {
-                let rest = rest.trim();
+            if let Part::Embedded(line) = part {
+                let (_, body, _) = open_file.as_mut().expect("a file is open");
+                body.push_str(line);
+                body.push('\n');
+            } else if part == Part::Close {
+                let (file, body, _) = open_file.take().expect("a file is open");
+                files.push((file, body));
+            } else if let Part::Open(rest) = part {
                 let file = if let Some(f) = rest.strip_prefix("module ") {
                     let f = f.trim();
                     if !f.ends_with(".dfm") {

@@ -1,8 +1,43 @@
-//! The expectation lines of a conformance case (`docs/testing.md`, "The case format"),
-//! read by the conformance runner and written by difftest for the cases it finds: `#>`
-//! for a plain line of output, `#>e` with escapes for the bytes a plain line cannot hold.
+//! The lines of a conformance case (`docs/testing.md`, "The case format"), read by the
+//! conformance runner and by difftest, which also writes cases: the embedded files that
+//! divide them ([`parts`]), and the expectation lines, `#>` for a plain line of output,
+//! `#>e` with escapes for the bytes a plain line cannot hold.
 
 use std::fmt::Write as _;
+
+/// One line of a case, as its embedded files (`#= module NAME.dfm` or `#= file NAME`
+/// ... `#= end`) divide the lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part<'a> {
+    /// A line of the program.
+    Program(&'a str),
+    /// `#= HEADER` (trimmed), opening an embedded file.
+    Open(&'a str),
+    /// A line of the open embedded file.
+    Embedded(&'a str),
+    /// `#= end`, closing it.
+    Close,
+}
+
+/// The parts of `text`, one per line, in order.
+pub fn parts(text: &str) -> impl Iterator<Item = Part<'_>> {
+    let mut open = false;
+    text.lines().map(move |line| {
+        if open {
+            if line.trim_end() == "#= end" {
+                open = false;
+                Part::Close
+            } else {
+                Part::Embedded(line)
+            }
+        } else if let Some(header) = line.strip_prefix("#=") {
+            open = true;
+            Part::Open(header.trim())
+        } else {
+            Part::Program(line)
+        }
+    })
+}
 
 /// Decodes the escapes of an `#>e` line: `\0 \t \r \n \\ \xHH`.
 pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
@@ -74,6 +109,23 @@ pub fn expectation_line(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn embedded_files_divide_the_lines() {
+        let text = "a\n#= module m.dfm\nfun f()\n#= end\n#> x\n#= file t\nopen";
+        assert_eq!(
+            parts(text).collect::<Vec<_>>(),
+            [
+                Part::Program("a"),
+                Part::Open("module m.dfm"),
+                Part::Embedded("fun f()"),
+                Part::Close,
+                Part::Program("#> x"),
+                Part::Open("file t"),
+                Part::Embedded("open"),
+            ]
+        );
+    }
 
     #[test]
     fn every_line_reads_back_as_its_bytes() {
