@@ -1,37 +1,21 @@
 //! `datalove check`: diagnostics on stderr with code and location, exit 2; clean
 //! programs exit 0. `datalove emit ir` prints the IR.
 
+mod common;
+
 use std::path::PathBuf;
 
-fn scratch(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("datalove-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path
-}
+use common::{assert_diagnostic, datalove_output as datalove};
 
-fn datalove(args: &[&str]) -> std::process::Output {
-    datalove::Target::current()
-        .command(env!("CARGO_BIN_EXE_datalove"))
-        .expect("a way to run datalove")
-        .args(args)
-        .env_remove("DATALOVE_RIDER_PATH")
-        .output()
-        .expect("datalove runs")
+fn scratch(name: &str, text: &str) -> PathBuf {
+    common::scratch_file("cli", name, text)
 }
 
 #[test]
 fn check_reports_f011_with_location_and_exits_2() {
     let path = scratch("f011.dfs", "import fixedint.zero\ndebuglog zero()\n");
     let out = datalove(&["check", path.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("error[F011]"), "{stderr}");
-    assert!(
-        stderr.contains(&format!("{}:2:10", path.display())),
-        "{stderr}"
-    );
+    assert_diagnostic(&out, "F011", &format!("{}:2:10", path.display()));
 }
 
 #[test]
@@ -102,13 +86,7 @@ fn check_of_a_file_that_is_not_utf8_is_s012_with_its_location() {
     let path = scratch("latin1.dfs", "");
     std::fs::write(&path, b"let s = \"na\xefve\"\ndebuglog s\n").expect("write");
     let out = datalove(&["check", path.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("error[S012]"), "{stderr}");
-    assert!(
-        stderr.contains(&format!("{}:1:12", path.display())),
-        "{stderr}"
-    );
+    assert_diagnostic(&out, "S012", &format!("{}:1:12", path.display()));
 }
 
 /// A rider interface that is not UTF-8 is `S012` in that file, and the search does not go
@@ -144,12 +122,10 @@ fn a_rider_interface_that_is_not_utf8_stops_the_search() {
     };
     assert_eq!(check(&[&good]).status.code(), Some(0));
     let out = check(&[&bad, &good]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("error[S012]"), "{stderr}");
-    assert!(
-        stderr.contains(&format!("{}:1:33", bad.join("twin.dli").display())),
-        "{stderr}"
+    assert_diagnostic(
+        &out,
+        "S012",
+        &format!("{}:1:33", bad.join("twin.dli").display()),
     );
     let _ = std::fs::remove_dir_all(&base);
 }

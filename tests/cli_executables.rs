@@ -5,13 +5,16 @@
 //! and `build --target` makes an executable for another architecture that runs under
 //! that target's runner (qemu).
 
+mod common;
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use common::{assert_ended, datalove, text, BACKENDS, EXECUTABLE_BACKENDS};
 use datalove::Target;
-
-const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
-const EXECUTABLE_BACKENDS: [&str; 2] = ["aot", "c"];
+use datalove_test_support::build_c_rider;
+use datalove_test_support::riders::{cargo_command, run_cargo, BuildDirs};
 
 /// A fresh scratch directory for test `name`, its path holding a space and a colon.
 fn scratch(name: &str) -> PathBuf {
@@ -21,20 +24,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
-}
-
-fn datalove() -> std::process::Command {
-    let mut command = Target::current()
-        .command(env!("CARGO_BIN_EXE_datalove"))
-        .expect("a way to run datalove");
-    command
-        .env_remove("DATALOVE_RIDER_PATH")
-        .env_remove("DATALOVE_CHECK_LEAKS");
-    command
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Runs an executable built for this machine, through its runner if it has one.
@@ -63,64 +52,71 @@ fn build_rider(dir: &Path, abi_version: u32, with_native: bool) {
         "#include <stdint.h>\n#include \"datalove_rti.h\"\n\
          uint32_t dtlv_rider_abi_version_w(void) {{ return {abi_version}; }}\n{native}"
     );
-    std::fs::create_dir_all(dir).expect("rider directory");
-    let c_file = dir.join("w.c");
-    std::fs::write(&c_file, source).expect("write w.c");
+    build_c_rider(dir, "w", &source);
     std::fs::write(dir.join("w.dli"), W_DLI).expect("w.dli");
-    let output = Target::current()
-        .c_compiler()
-        .command()
-        .args(["-shared", "-fPIC", "-O1", "-I"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/include"))
-        .arg(&c_file)
-        .arg("-o")
-        .arg(dir.join("libdlr_w.so"))
-        .output()
-        .expect("the C compiler runs");
-    assert!(
-        output.status.success(),
-        "building libdlr_w.so: {}",
-        text(&output.stderr)
-    );
-    let _ = std::fs::remove_file(&c_file);
+}
+
+/// Scratch directory `name` holding the program ([`write_program`]) and, in its
+/// subdirectory `riders`, the rider `w`: `(dir, riders, program)`. `None` without a C
+/// compiler to build the rider, which is said on stderr.
+fn with_rider(name: &str, riders: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    if datalove_toolchain::unavailable_without_c_compiler("the C rider w") {
+        return None;
+    }
+    let dir = scratch(name);
+    let riders = dir.join(riders);
+    build_rider(&riders, datalove_rti::ABI_VERSION, true);
+    let program = write_program(&dir);
+    Some((dir, riders, program))
 }
 
 /// A program using the `std` rider (through the strings module) and the rider `w`.
 fn write_program(dir: &Path) -> PathBuf {
-    std::fs::write(
-        dir.join("wrap.dfm"),
+    common::program_with_module(
+        dir,
+        "wrap.dfm",
         "require rider w\nimport w.w_add\nfun add(a: i32, b: i32): i32\n  ret w_add(a, b)\nend fun\n",
-    )
-    .expect("module");
-    let program = dir.join("main.dfs");
-    std::fs::write(
-        &program,
         "import wrap.add\nimport strings.upper\ndebuglog add(40, 2)\ndebuglog upper(ref \"shipped\")\n",
     )
-    .expect("program");
-    program
 }
 
 const EXPECTED: &str = "42\nSHIPPED\n";
 
 /// The program ran to the end, printing [`EXPECTED`] and nothing on stderr.
 fn assert_printed_expected(out: &Output, backend: &str) {
-    assert_eq!(
-        (out.status.code(), text(&out.stdout), text(&out.stderr)),
-        (Some(0), EXPECTED.to_string(), String::new()),
-        "{backend}"
-    );
+    assert_ended(out, backend, 0, EXPECTED, "");
+}
+
+/// `datalove run --check-leaks --backend B PROGRAM --rider-path R...`.
+fn run_with_riders(backend: &str, program: &Path, riders: &[&Path]) -> Output {
+    let mut command = datalove();
+    command
+        .args(["run", "--check-leaks", "--backend", backend])
+        .arg(program);
+    for dir in riders {
+        command.arg("--rider-path").arg(dir);
+    }
+    command.output().expect("datalove runs")
 }
 
 /// `datalove build --backend B PROGRAM -o OUT --rider-path RIDERS`.
 fn build(backend: &str, program: &Path, out: &Path, riders: &Path) {
+    build_with(
+        backend,
+        program,
+        out,
+        &["--rider-path".as_ref(), riders.as_os_str()],
+    );
+}
+
+/// `datalove build --backend B PROGRAM -o OUT MORE...`, which must succeed.
+fn build_with(backend: &str, program: &Path, out: &Path, more: &[&OsStr]) {
     let built = datalove()
         .args(["build", "--backend", backend])
         .arg(program)
         .arg("-o")
         .arg(out)
-        .arg("--rider-path")
-        .arg(riders)
+        .args(more)
         .output()
         .expect("datalove runs");
     assert_eq!(
@@ -134,10 +130,9 @@ fn build(backend: &str, program: &Path, out: &Path, riders: &Path) {
 #[test]
 fn an_executable_moved_with_its_riders_beside_it_runs() {
     for backend in EXECUTABLE_BACKENDS {
-        let dir = scratch(&format!("moved {backend}"));
-        let riders = dir.join("riders");
-        build_rider(&riders, datalove_rti::ABI_VERSION, true);
-        let program = write_program(&dir);
+        let Some((dir, riders, program)) = with_rider(&format!("moved {backend}"), "riders") else {
+            return;
+        };
         let built = dir.join("built");
         std::fs::create_dir_all(&built).expect("dir");
         build(backend, &program, &built.join("prog"), &riders);
@@ -159,77 +154,56 @@ fn an_executable_moved_with_its_riders_beside_it_runs() {
 fn an_executable_whose_rider_is_another_abi_version_refuses_to_start() {
     let other_version = datalove_rti::ABI_VERSION + 1;
     for backend in EXECUTABLE_BACKENDS {
-        let dir = scratch(&format!("abi {backend}"));
-        let riders = dir.join("riders");
-        build_rider(&riders, datalove_rti::ABI_VERSION, true);
-        let program = write_program(&dir);
+        let Some((dir, riders, program)) = with_rider(&format!("abi {backend}"), "riders") else {
+            return;
+        };
         let exe = dir.join("prog");
         build(backend, &program, &exe, &riders);
         let beside = dir.join("libdlr_w.so");
+
+        // Nothing runs: one rider error line, exit 101.
+        let refuses = |why: String| {
+            let out = run_executable(&exe);
+            assert_ended(&out, backend, 101, "", &format!("error: rider: {why}\n"));
+        };
 
         // Replaced by a rider built for another ABI version.
         let foreign = dir.join("foreign");
         build_rider(&foreign, other_version, true);
         std::fs::copy(foreign.join("libdlr_w.so"), &beside).expect("replace the rider");
-        let out = run_executable(&exe);
-        assert_eq!(out.status.code(), Some(101), "{backend}");
-        assert!(out.stdout.is_empty(), "{backend}: nothing runs");
-        assert_eq!(
-            text(&out.stderr),
-            format!(
-                "error: rider: rider `w` ({}) was built for datalove ABI version {other_version}, \
-                 but this runtime is ABI version {}; rebuild the rider\n",
-                beside.display(),
-                datalove_rti::ABI_VERSION
-            ),
-            "{backend}"
-        );
+        refuses(format!(
+            "rider `w` ({}) was built for datalove ABI version {other_version}, but this \
+             runtime is ABI version {}; rebuild the rider",
+            beside.display(),
+            datalove_rti::ABI_VERSION
+        ));
 
         // Replaced by one without the native the program calls.
         let lacking = dir.join("lacking");
         build_rider(&lacking, datalove_rti::ABI_VERSION, false);
         std::fs::copy(lacking.join("libdlr_w.so"), &beside).expect("replace the rider");
-        let out = run_executable(&exe);
-        assert_eq!(out.status.code(), Some(101), "{backend}");
-        assert_eq!(
-            text(&out.stderr),
-            format!(
-                "error: rider: symbol dlr_w__w_add not found in {}\n",
-                beside.display()
-            ),
-            "{backend}"
-        );
+        refuses(format!(
+            "symbol dlr_w__w_add not found in {}",
+            beside.display()
+        ));
 
         // Gone.
         std::fs::remove_file(&beside).expect("remove the rider");
-        let out = run_executable(&exe);
-        assert_eq!(out.status.code(), Some(101), "{backend}");
-        assert_eq!(
-            text(&out.stderr),
-            format!(
-                "error: rider: rider `w` not found: no libdlr_w.so in {}\n",
-                dir.display()
-            ),
-            "{backend}"
-        );
+        refuses(format!(
+            "rider `w` not found: no libdlr_w.so in {}",
+            dir.display()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
 #[test]
 fn a_rider_path_with_colons_and_spaces_works_on_every_backend() {
-    let dir = scratch("path");
-    let riders = dir.join("my riders: the C ones");
-    build_rider(&riders, datalove_rti::ABI_VERSION, true);
-    let program = write_program(&dir);
+    let Some((dir, riders, program)) = with_rider("path", "my riders: the C ones") else {
+        return;
+    };
     for backend in BACKENDS {
-        let out = datalove()
-            .args(["run", "--check-leaks", "--backend", backend])
-            .arg(&program)
-            .arg("--rider-path")
-            .arg(&riders)
-            .output()
-            .expect("datalove runs");
+        let out = run_with_riders(backend, &program, &[&riders]);
         assert_printed_expected(&out, backend);
     }
     for backend in EXECUTABLE_BACKENDS {
@@ -245,26 +219,17 @@ fn a_rider_path_with_colons_and_spaces_works_on_every_backend() {
 
 #[test]
 fn the_interface_and_the_library_come_from_the_same_directory() {
-    let dir = scratch("one rule");
     // The first directory has the library only, the second the interface only: the
     // rider is the second directory, which has no library.
-    let library_only = dir.join("library only");
-    build_rider(&library_only, datalove_rti::ABI_VERSION, true);
+    let Some((dir, library_only, program)) = with_rider("one rule", "library only") else {
+        return;
+    };
     std::fs::remove_file(library_only.join("w.dli")).expect("remove w.dli");
     let interface_only = dir.join("interface only");
     std::fs::create_dir_all(&interface_only).expect("dir");
     std::fs::write(interface_only.join("w.dli"), W_DLI).expect("w.dli");
-    let program = write_program(&dir);
     for backend in BACKENDS {
-        let out = datalove()
-            .args(["run", "--backend", backend])
-            .arg(&program)
-            .arg("--rider-path")
-            .arg(&library_only)
-            .arg("--rider-path")
-            .arg(&interface_only)
-            .output()
-            .expect("datalove runs");
+        let out = run_with_riders(backend, &program, &[&library_only, &interface_only]);
         assert_eq!(out.status.code(), Some(101), "{backend}");
         assert_eq!(
             text(&out.stderr),
@@ -308,27 +273,14 @@ fn cargo_layout() -> (PathBuf, String) {
 /// Builds the runtime staticlib and the `std` rider for `target` with cargo, as a user
 /// would before `datalove build --target`. `Err`: why that is not possible here.
 fn build_runtime_for(target: &Target) -> Result<(), String> {
-    let (root, profile) = cargo_layout();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = std::process::Command::new(cargo);
-    command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "datalove-rt",
-            "-p",
-            "datalove-rider-std",
-        ])
-        .args([
-            "--target",
-            target.triple(),
-            "--profile",
-            &profile,
-            "--target-dir",
-        ])
-        .arg(&root);
+    let (target_dir, profile) = cargo_layout();
+    let dirs = BuildDirs {
+        target_dir,
+        profile_dir: PathBuf::new(),
+        profile,
+        triple: Some(target.triple().to_string()),
+    };
+    let mut command = cargo_command(&dirs, &["datalove-rt", "datalove-rider-std"]);
     // The cross C compiler links the rider's cdylib unless a linker is configured.
     let linker = format!(
         "CARGO_TARGET_{}_LINKER",
@@ -337,17 +289,10 @@ fn build_runtime_for(target: &Target) -> Result<(), String> {
     if std::env::var_os(&linker).is_none() {
         command.env(&linker, &target.c_compiler().program);
     }
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "cargo cannot build the runtime for {target} (is the rustup target installed?): {}",
-            text(&output.stderr).trim()
-        ))
-    }
+    run_cargo(
+        command,
+        &format!("the runtime for {target} (is the rustup target installed?)"),
+    )
 }
 
 #[test]
@@ -370,18 +315,11 @@ fn build_for_another_target_makes_an_executable_that_runs_under_its_runner() {
     .expect("program");
     for backend in EXECUTABLE_BACKENDS {
         let exe = dir.join(format!("prog-{backend}"));
-        let built = datalove()
-            .args(["build", "--backend", backend, "--target", target.triple()])
-            .arg(&program)
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .expect("datalove runs");
-        assert_eq!(
-            built.status.code(),
-            Some(0),
-            "{backend}: {}",
-            text(&built.stderr)
+        build_with(
+            backend,
+            &program,
+            &exe,
+            &["--target".as_ref(), target.triple().as_ref()],
         );
         assert_eq!(
             datalove_toolchain::elf_machine(&exe),

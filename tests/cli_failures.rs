@@ -4,34 +4,20 @@
 //! `--backend all`. (What a conformance case can express is a case: `fail_native_*`,
 //! `rec_depth_limit*`, `rec_big_frames`, `fail_out_of_memory`.)
 
+mod common;
+
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
+use common::{assert_ended, available, datalove, text, BACKENDS};
 
 fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("datalove-cli-failures-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    common::scratch_dir("cli-failures")
 }
 
 fn scratch(name: &str, text: &str) -> PathBuf {
-    let path = scratch_dir().join(name);
-    std::fs::write(&path, text).expect("write");
-    path
-}
-
-fn datalove() -> Command {
-    let mut command = datalove::Target::current()
-        .command(env!("CARGO_BIN_EXE_datalove"))
-        .expect("a way to run datalove");
-    command
-        .env_remove("DATALOVE_RIDER_PATH")
-        .env_remove("DATALOVE_CHECK_LEAKS")
-        .env_remove("DATALOVE_DEPTH_LIMIT")
-        .env_remove("DATALOVE_MEMORY_LIMIT");
-    command
+    common::scratch_file("cli-failures", name, text)
 }
 
 /// `datalove ARGS` under `ulimit -v KIB` (through `sh`, which sets the limit and execs
@@ -59,17 +45,13 @@ fn datalove_limited(kib: u64, args: &[&str]) -> Output {
         .expect("sh runs")
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 #[test]
 fn a_closed_stdout_is_one_error_line_on_every_backend() {
     let path = scratch(
         "many.dfs",
         "var i = 0\nloop while i < 1000000\n  debuglog i\n  set i = i + 1\nend loop\n",
     );
-    for backend in BACKENDS {
+    for backend in available(&BACKENDS) {
         let mut child = datalove()
             .args(["run", "--backend", backend, path.to_str().unwrap()])
             .stdout(Stdio::piped())
@@ -83,17 +65,8 @@ fn a_closed_stdout_is_one_error_line_on_every_backend() {
         // The reader goes away, as `| head -1` does.
         assert_eq!(first, "0\n", "{backend}");
         let out = child.wait_with_output().expect("ends");
-        assert_eq!(
-            out.status.code(),
-            Some(101),
-            "{backend}: {}",
-            text(&out.stderr)
-        );
-        assert_eq!(
-            text(&out.stderr),
-            "error: output failed: stdout is closed\n",
-            "{backend}"
-        );
+        let closed = "error: output failed: stdout is closed\n";
+        assert_ended(&out, backend, 101, "", closed);
     }
 }
 
@@ -103,7 +76,7 @@ fn out_of_memory_under_an_address_space_limit_is_one_line_on_every_backend() {
         "grow.dfs",
         "var s = \"0123456789abcdef\"\ndebuglog \"start\"\nloop while true\n  set s = s ++ s\nend loop\n",
     );
-    for backend in BACKENDS {
+    for backend in available(&BACKENDS) {
         let out = datalove_limited(
             3_000_000,
             &["run", "--backend", backend, path.to_str().unwrap()],
@@ -129,18 +102,12 @@ fn a_small_program_starts_under_a_small_address_space_limit_on_every_backend() {
         return;
     }
     let path = scratch("one.dfs", "debuglog \"hello\"\n");
-    for backend in BACKENDS {
+    for backend in available(&BACKENDS) {
         let out = datalove_limited(
             600_000,
             &["run", "--backend", backend, path.to_str().unwrap()],
         );
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{backend}: {}",
-            text(&out.stderr)
-        );
-        assert_eq!(text(&out.stdout), "hello\n", "{backend}");
+        assert_ended(&out, backend, 0, "hello\n", "");
     }
 }
 
@@ -150,7 +117,7 @@ fn the_depth_limit_is_set_on_the_command_line_for_every_backend() {
         "down.dfs",
         "fun down(n: u64): u64\n  if n == 0\n    ret 0\n  end if\n  ret down(n - 1) + 1\nend fun\ndebuglog down(99)\ndebuglog down(100)\n",
     );
-    for backend in BACKENDS {
+    for backend in available(&BACKENDS) {
         let out = datalove()
             .args([
                 "run",
@@ -163,22 +130,13 @@ fn the_depth_limit_is_set_on_the_command_line_for_every_backend() {
             .arg(&path)
             .output()
             .expect("datalove runs");
-        assert_eq!(out.status.code(), Some(101), "{backend}");
-        assert_eq!(text(&out.stdout), "99\n", "{backend}");
-        assert_eq!(
-            text(&out.stderr),
-            "error: stack overflow: call depth limit of 100 reached\n",
-            "{backend}"
-        );
+        let overflow = "error: stack overflow: call depth limit of 100 reached\n";
+        assert_ended(&out, backend, 101, "99\n", overflow);
     }
 }
 
-/// A C rider `crash` whose native `boom` dies by SIGSEGV, built into `dir`.
-fn build_crash_rider(dir: &Path) {
-    let source = dir.join("crash.c");
-    std::fs::write(
-        &source,
-        r#"#include <stdint.h>
+/// A C rider `crash` whose native `boom` dies by SIGSEGV.
+const CRASH_RIDER_C: &str = r#"#include <stdint.h>
 #include "datalove_rti.h"
 DTLV_EXPORT_RIDER(crash)
 uint8_t dlr_crash__boom(void *rt, int32_t *result_out, const dtlv_tydesc_t *result_td) {
@@ -188,39 +146,23 @@ uint8_t dlr_crash__boom(void *rt, int32_t *result_out, const dtlv_tydesc_t *resu
     *result_out = 1;
     return DTLV_STATUS_OK;
 }
-"#,
-    )
-    .expect("write crash.c");
-    std::fs::write(dir.join("crash.dli"), "native fun boom(): i32\n").expect("write crash.dli");
-    let status = datalove::Target::current()
-        .c_compiler()
-        .command()
-        .args(["-shared", "-fPIC", "-O1", "-I"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/include"))
-        .arg(&source)
-        .arg("-o")
-        .arg(dir.join("libdlr_crash.so"))
-        .status()
-        .expect("the C compiler runs");
-    assert!(status.success(), "building libdlr_crash.so");
-}
+"#;
 
 #[test]
 fn a_crashing_native_is_one_row_of_backend_all_and_the_others_still_run() {
+    if datalove_toolchain::unavailable_without_c_compiler("the C rider crash") {
+        return;
+    }
     let dir = scratch_dir().join("crash");
     std::fs::create_dir_all(&dir).expect("dir");
-    build_crash_rider(&dir);
-    std::fs::write(
-        dir.join("c.dfm"),
+    datalove_test_support::build_c_rider(&dir, "crash", CRASH_RIDER_C);
+    std::fs::write(dir.join("crash.dli"), "native fun boom(): i32\n").expect("write crash.dli");
+    let program = common::program_with_module(
+        &dir,
+        "c.dfm",
         "require rider crash\nimport crash.boom\nfun go(): i32\n  ret boom()\nend fun\n",
-    )
-    .expect("module");
-    let program = dir.join("main.dfs");
-    std::fs::write(
-        &program,
         "import c.go\ndebuglog \"before\"\ndebuglog go()\n",
-    )
-    .expect("program");
+    );
     let out = datalove()
         .args(["run", "--backend", "all", "--rider-path"])
         .arg(&dir)

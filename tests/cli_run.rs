@@ -1,31 +1,16 @@
 //! `datalove run`: output, runtime errors (`error: <kind>: <detail>`, exit 101), compile
 //! errors (exit 2), leak checking, and `--backend all`.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Output;
 
+use common::{assert_diagnostic, assert_ended, available, datalove_output as datalove, ran, text};
+use common::{BACKENDS, EXECUTABLE_BACKENDS};
+
 fn scratch(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("datalove-cli-run-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).expect("temp dir");
-    std::fs::write(&path, text).expect("write");
-    path
-}
-
-fn datalove(args: &[&str]) -> Output {
-    datalove::Target::current()
-        .command(env!("CARGO_BIN_EXE_datalove"))
-        .expect("a way to run datalove")
-        .args(args)
-        .env_remove("DATALOVE_RIDER_PATH")
-        .env_remove("DATALOVE_CHECK_LEAKS")
-        .output()
-        .expect("datalove runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    common::scratch_file("cli-run", name, text)
 }
 
 #[test]
@@ -37,46 +22,42 @@ fn run_prints_what_the_example_logs() {
     assert!(out.stderr.is_empty());
 }
 
+/// `datalove run --check-leaks` of `text`, written as `name`.
+fn run_checked(name: &str, text: &str) -> Output {
+    datalove(&[
+        "run",
+        "--check-leaks",
+        scratch(name, text).to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn a_failing_native_is_one_error_line_and_exit_101() {
-    let path = scratch(
+    let out = run_checked(
         "native_fails.dfs",
         "import lists.get\nlet xs: [string] = [\"a\", \"b\"]\ndebuglog \"before\"\ndebuglog get(ref xs, 5)\ndebuglog \"after\"\n",
     );
-    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(101));
-    assert_eq!(text(&out.stdout), "before\n");
-    assert_eq!(
-        text(&out.stderr),
-        "error: native failure: std.list_get: index 5 out of bounds for length 2\n"
-    );
+    let failure = "error: native failure: std.list_get: index 5 out of bounds for length 2\n";
+    assert_ended(&out, "run", 101, "before\n", failure);
 }
 
 #[test]
 fn overflow_and_deep_recursion_are_runtime_errors() {
-    let path = scratch(
+    let out = run_checked(
         "overflow.dfs",
         "let a: i32 = 2147483647\nlet s = \"owned\"\ndebuglog a + 1\n",
     );
-    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
-    assert_eq!(
-        (out.status.code(), text(&out.stderr)),
-        (Some(101), "error: overflow: i32 addition\n".into())
-    );
+    assert_ended(&out, "run", 101, "", "error: overflow: i32 addition\n");
 
-    let path = scratch(
+    let out = run_checked(
         "deep.dfs",
         "fun down(n: i64, s: string): i64\n  ret down(n + 1, s) + 1\nend fun\ndebuglog down(0, \"owned\")\n",
     );
-    let out = datalove(&["run", "--check-leaks", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(101), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).starts_with("error: stack overflow: "),
-        "{}",
-        text(&out.stderr)
-    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{stderr}");
+    assert!(stderr.starts_with("error: stack overflow: "), "{stderr}");
     assert_eq!(
-        text(&out.stderr).lines().count(),
+        stderr.lines().count(),
         1,
         "no leak reported after the error"
     );
@@ -86,12 +67,7 @@ fn overflow_and_deep_recursion_are_runtime_errors() {
 fn a_compile_error_exits_2_with_its_diagnostic() {
     let path = scratch("f082.dfs", "require rider std\ndebuglog 1\n");
     let out = datalove(&["run", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("error[F082]"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_diagnostic(&out, "F082", &format!("{}:1:1", path.display()));
 }
 
 #[test]
@@ -132,7 +108,7 @@ const PRINT_ARGS: &str = "import env.args\nlet a = args()\ndebuglog len(a)\ndebu
 #[test]
 fn arguments_after_double_dash_reach_the_program_on_every_backend() {
     let path = scratch("print_args.dfs", PRINT_ARGS);
-    for backend in ["interp", "jit", "aot", "c"] {
+    for backend in available(&BACKENDS) {
         let out = datalove(&[
             "run",
             "--backend",
@@ -145,17 +121,8 @@ fn arguments_after_double_dash_reach_the_program_on_every_backend() {
             "--backend",
             "",
         ]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{backend}: {}",
-            text(&out.stderr)
-        );
-        assert_eq!(
-            text(&out.stdout),
-            "4\n[\"40\", \"two words\", \"--backend\", \"\"]\n",
-            "{backend}"
-        );
+        let printed = "4\n[\"40\", \"two words\", \"--backend\", \"\"]\n";
+        assert_ended(&out, backend, 0, printed, "");
     }
     let none = datalove(&["run", path.to_str().unwrap()]);
     assert_eq!(text(&none.stdout), "0\n[]\n");
@@ -164,7 +131,7 @@ fn arguments_after_double_dash_reach_the_program_on_every_backend() {
 #[test]
 fn a_built_executable_takes_its_arguments_from_its_command_line() {
     let path = scratch("print_args_exe.dfs", PRINT_ARGS);
-    for backend in ["aot", "c"] {
+    for backend in available(&EXECUTABLE_BACKENDS) {
         let exe = path.with_file_name(format!("print_args_{backend}"));
         let built = datalove(&[
             "build",
@@ -187,17 +154,8 @@ fn a_built_executable_takes_its_arguments_from_its_command_line() {
             .env("DATALOVE_CHECK_LEAKS", "1")
             .output()
             .expect("the executable runs");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{backend}: {}",
-            text(&out.stderr)
-        );
-        assert_eq!(
-            text(&out.stdout),
-            "3\n[\"7\", \"ünïcode\", \"a\u{fffd}b\"]\n",
-            "{backend}"
-        );
+        let printed = "3\n[\"7\", \"ünïcode\", \"a\u{fffd}b\"]\n";
+        assert_ended(&out, backend, 0, printed, "");
     }
 }
 
@@ -207,14 +165,13 @@ fn backend_all_passes_the_arguments_to_every_backend() {
     let out = datalove(&["run", "--backend", "all", path.to_str().unwrap(), "--", "x"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let stdout = text(&out.stdout);
-    assert_eq!(stdout.matches("[\"x\"]\n").count(), 4, "{stdout}");
+    let here = available(&BACKENDS).len();
+    assert_eq!(stdout.matches("[\"x\"]\n").count(), here, "{stdout}");
     assert!(
-        stdout.contains("== all 4 available backends agree"),
+        stdout.contains(&format!("== all {here} available backends agree")),
         "{stdout}"
     );
 }
-
-const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
 
 /// A module has no entry: `F008`, exit 2, the same text whichever backend was asked for
 /// (it was `error: rider: ...` and exit 101 on interp and jit, other lines on aot and c).
@@ -225,13 +182,9 @@ fn running_a_module_is_f008_exit_2_on_every_backend() {
     for backend in BACKENDS.iter().chain(&["all"]) {
         let out = datalove(&["run", "--backend", backend, path.to_str().unwrap()]);
         let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{backend}: {stderr}");
+        assert_diagnostic(&out, "F008", &format!("{}:1:1", path.display()));
         assert!(out.stdout.is_empty(), "{backend}");
         assert!(stderr.starts_with("error[F008]"), "{backend}: {stderr}");
-        assert!(
-            stderr.contains(&format!("{}:1:1", path.display())),
-            "{backend}: {stderr}"
-        );
         seen.push(stderr);
     }
     seen.dedup();
@@ -245,13 +198,8 @@ fn running_a_file_that_is_not_utf8_is_s012_exit_2_on_every_backend() {
     std::fs::write(&path, b"debuglog 1\ndebuglog \"caf\xe9\"\n").expect("write");
     for backend in BACKENDS.iter().chain(&["all"]) {
         let out = datalove(&["run", "--backend", backend, path.to_str().unwrap()]);
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{backend}: {stderr}");
-        assert!(stderr.starts_with("error[S012]"), "{backend}: {stderr}");
-        assert!(
-            stderr.contains(&format!("{}:2:14", path.display())),
-            "{backend}: {stderr}"
-        );
+        assert_diagnostic(&out, "S012", &format!("{}:2:14", path.display()));
+        assert!(text(&out.stderr).starts_with("error[S012]"), "{backend}");
     }
 }
 
@@ -302,11 +250,8 @@ fn the_library_refuses_a_module_alike_on_every_backend() {
     };
     let outcomes: Vec<_> = datalove::Backend::ALL
         .into_iter()
-        .map(|b| {
-            datalove::run(&compiled, b, &run)
-                .expect("available")
-                .outcome
-        })
+        .filter_map(|b| ran(datalove::run(&compiled, b, &run)))
+        .map(|result| result.outcome)
         .collect();
     for o in &outcomes {
         assert_eq!(o.exit_code, datalove::EXIT_REFUSED);

@@ -9,8 +9,8 @@
 //! status with the expectation. After the trials the runner prints a case × backend
 //! matrix, the cases whose backends disagree, and `N passed, N failed[, N skipped]`.
 //!
-//! Before any trial the runner builds what the cases need, once: the `std` and `probe`
-//! riders (`cargo build`, same profile, target directory and `--target` as this test
+//! Before any trial the runner builds what the cases need, once: the CLI and the `std`
+//! and `probe` riders (`cargo build`, same profile, target directory and `--target` as this test
 //! binary) and the C rider `cprobe` (compiled with the target's C compiler), gathered
 //! with their interfaces in `<target>/conformance/riders/`. Everything is built for the
 //! target the tests were built for, and the CLI is started through that target's runner
@@ -19,12 +19,16 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use datalove_test_support::case_text::{expectation_line, parts, unescape, Part};
+use datalove_test_support::process;
+use datalove_test_support::riders::{
+    build_c_rider, build_cli_and_riders, build_dirs, copy, repo_root,
+};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 /// The backends, in matrix order. A backend the CLI reports unavailable is shown as such,
@@ -40,10 +44,6 @@ const EXIT_UNAVAILABLE: i32 = 3;
 
 /// A run that takes longer than this is killed and fails the trial.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 // ---------------------------------------------------------------------------------------
 // The case format
@@ -121,73 +121,6 @@ fn parse_location(text: &str) -> Option<String> {
     })
 }
 
-/// Decodes the escapes of an `#>e` line: `\0 \t \r \n \\ \xHH`.
-fn unescape(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
-            out.push(bytes[i]);
-            i += 1;
-            continue;
-        }
-        let Some(&c) = bytes.get(i + 1) else {
-            return Err("a `\\` at the end of an `#>e` line".into());
-        };
-        i += 2;
-        match c {
-            b'0' => out.push(0),
-            b't' => out.push(b'\t'),
-            b'r' => out.push(b'\r'),
-            b'n' => out.push(b'\n'),
-            b'\\' => out.push(b'\\'),
-            b'x' => {
-                let hex = text.get(i..i + 2).ok_or("`\\x` needs two hex digits")?;
-                out.push(u8::from_str_radix(hex, 16).map_err(|_| format!("bad `\\x{hex}`"))?);
-                i += 2;
-            }
-            other => return Err(format!("unknown escape `\\{}`", other as char)),
-        }
-    }
-    Ok(out)
-}
-
-/// The `#>`/`#>e` line that expects output line `bytes`.
-fn expectation_line(bytes: &[u8]) -> String {
-    let plain = std::str::from_utf8(bytes)
-        .ok()
-        .filter(|s| !s.chars().any(|c| c.is_control()) && !s.ends_with(char::is_whitespace));
-    match plain {
-        Some("") => "#>".to_string(),
-        Some(s) => format!("#> {s}"),
-        None => {
-            let mut out = String::from("#>e ");
-            for chunk in bytes.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    match c {
-                        '\0' => out.push_str("\\0"),
-                        '\t' => out.push_str("\\t"),
-                        '\r' => out.push_str("\\r"),
-                        '\\' => out.push_str("\\\\"),
-                        c if c.is_control() || c == ' ' => {
-                            let mut buf = [0u8; 4];
-                            for b in c.encode_utf8(&mut buf).bytes() {
-                                let _ = write!(out, "\\x{b:02x}");
-                            }
-                        }
-                        c => out.push(c),
-                    }
-                }
-                for b in chunk.invalid() {
-                    let _ = write!(out, "\\x{b:02x}");
-                }
-            }
-            out
-        }
-    }
-}
-
 impl Case {
     fn load(path: &Path) -> Result<Case, String> {
         let name = path
@@ -216,24 +149,24 @@ impl Case {
         let mut diagnostics = Vec::new();
         let mut excuses = BTreeMap::new();
         let mut env = Vec::new();
-        for (index, line) in text.lines().enumerate() {
+        for (index, part) in parts(text).enumerate() {
             let n = index + 1;
             let bad = |what: &str| format!("{}:{n}: {what}", path.display());
-            if let Some((file, body, _)) = &mut open_file {
-                if line.trim_end() == "#= end" {
-                    files.push((std::mem::take(file), std::mem::take(body)));
-                    open_file = None;
-                } else {
-                    body.push_str(line);
-                    body.push('\n');
-                }
-                program.push('\n');
-                continue;
-            }
-            program.push_str(if line.starts_with("#=") { "" } else { line });
+            // Embedded lines are blank in the program, so its line numbers are the case's.
+            let line = match part {
+                Part::Program(line) => line,
+                Part::Embedded(_) | Part::Close | Part::Open(_) => "",
+            };
+            program.push_str(line);
             program.push('\n');
-            if let Some(rest) = line.strip_prefix("#=") {
-                let rest = rest.trim();
+            if let Part::Embedded(line) = part {
+                let (_, body, _) = open_file.as_mut().expect("a file is open");
+                body.push_str(line);
+                body.push('\n');
+            } else if part == Part::Close {
+                let (file, body, _) = open_file.take().expect("a file is open");
+                files.push((file, body));
+            } else if let Part::Open(rest) = part {
                 let file = if let Some(f) = rest.strip_prefix("module ") {
                     let f = f.trim();
                     if !f.ends_with(".dfm") {
@@ -518,86 +451,22 @@ struct Setup {
     unavailable: BTreeMap<String, String>,
     /// Set when preparing a rider failed: every trial reports it.
     broken: Option<String>,
+    /// Why the C rider `cprobe` could not be built (no working C compiler): the cases
+    /// that require it are unavailable on every backend.
+    no_c_rider: Option<String>,
 }
 
-/// Where this test binary was built: `<target>/<profile dir>/deps/conformance-<hash>`, or
-/// `<target>/<triple>/<profile dir>/deps/...` for a `--target` build.
-struct BuildDirs {
-    target_dir: PathBuf,
-    profile_dir: PathBuf,
-    /// The cargo profile (`dev` for `debug`).
-    profile: String,
-    /// The triple given to `--target`, when the tests were built with one.
-    triple: Option<String>,
-}
-
-fn build_dirs() -> BuildDirs {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test binary lives in <target>/<profile>/deps")
-        .to_path_buf();
-    let (root, triple) =
-        datalove_rt::artifact::cargo_target_dir(&profile_dir).expect("a target directory");
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .filter(|t| profile_dir.starts_with(t))
-        .unwrap_or(root);
-    let dir_name = profile_dir
-        .file_name()
-        .and_then(|s| s.to_str())
-        .unwrap_or("debug");
-    let profile = match dir_name {
-        "debug" => "dev".to_string(),
-        other => other.to_string(),
-    };
-    BuildDirs {
-        target_dir,
-        profile_dir,
-        profile,
-        triple,
-    }
-}
-
-fn run_with_timeout(mut command: Command, timeout: Duration) -> std::io::Result<Observed> {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn()?;
-    let mut out_pipe = child.stdout.take().expect("piped stdout");
-    let mut err_pipe = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out_pipe.read_to_end(&mut v);
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err_pipe.read_to_end(&mut v);
-        v
-    });
-    let start = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if start.elapsed() > timeout {
-            timed_out = true;
-            let _ = child.kill();
-            break child.wait()?;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let stdout = out_reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
+fn run_with_timeout(command: Command, timeout: Duration) -> std::io::Result<Observed> {
+    let captured = process::run_with_timeout(command, timeout)?;
     Ok(Observed {
-        code: if timed_out { None } else { status.code() },
-        stdout,
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        timed_out,
+        code: if captured.timed_out {
+            None
+        } else {
+            captured.status.code()
+        },
+        stdout: captured.stdout,
+        stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
+        timed_out: captured.timed_out,
     })
 }
 
@@ -616,14 +485,23 @@ impl Setup {
             work_root,
             unavailable: BTreeMap::new(),
             broken: None,
+            no_c_rider: None,
         };
         if let Err(e) = std::fs::create_dir_all(&riders_dir) {
             setup.broken = Some(format!("cannot make {}: {e}", riders_dir.display()));
             return setup;
         }
         let mut problems = Vec::new();
-        if let Err(e) = build_rust_riders(&dirs) {
-            problems.push(e);
+        let c_compiler = datalove_toolchain::probe();
+        match &c_compiler {
+            // Nothing can be linked without a C compiler (rustc links through it): the
+            // Rust riders are the ones built before it was hidden (`tests/without-cc.sh`).
+            Err(_) => {}
+            Ok(()) => {
+                if let Err(e) = build_cli_and_riders(&dirs) {
+                    problems.push(e);
+                }
+            }
         }
         let probe = repo_root().join("conformance/riders/probe");
         if let Err(e) = copy(
@@ -634,7 +512,9 @@ impl Setup {
         {
             problems.push(e);
         }
-        if let Err(e) = build_c_rider(&riders_dir) {
+        if let Err(reason) = c_compiler {
+            setup.no_c_rider = Some(format!("the C rider cprobe cannot be built: {reason}"));
+        } else if let Err(e) = build_c_rider(&riders_dir) {
             problems.push(e);
         }
         if !problems.is_empty() {
@@ -714,79 +594,6 @@ impl Setup {
             .map_err(|e| format!("cannot run {}: {e}", self.datalove.display()))?;
         Ok((observed, dir))
     }
-}
-
-fn copy(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
-}
-
-/// `cargo build -p datalove-rider-std -p datalove-probe-rider` into our target directory,
-/// for our target.
-fn build_rust_riders(dirs: &BuildDirs) -> Result<(), String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(repo_root())
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "datalove-rider-std",
-            "-p",
-            "datalove-probe-rider",
-        ])
-        .arg("--profile")
-        .arg(&dirs.profile)
-        .arg("--target-dir")
-        .arg(&dirs.target_dir)
-        .stdin(Stdio::null());
-    if let Some(triple) = &dirs.triple {
-        command.arg("--target").arg(triple);
-    }
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "building the std and probe riders failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
-}
-
-/// Compiles `conformance/riders/cprobe/cprobe.c` against the C header, with the target's
-/// C compiler, into `libdlr_cprobe.so` in `riders_dir`, beside a copy of its `rider.dli`.
-fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
-    let source_dir = repo_root().join("conformance/riders/cprobe");
-    let library = riders_dir.join("libdlr_cprobe.so");
-    let compiler = datalove::Target::current().c_compiler();
-    let output = compiler
-        .command()
-        .args([
-            "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
-        ])
-        .arg("-I")
-        .arg(repo_root().join("runtime/include"))
-        .arg(source_dir.join("cprobe.c"))
-        .arg("-o")
-        .arg(&library)
-        .output()
-        .map_err(|e| format!("cannot run the C compiler `{}`: {e}", compiler.name()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "compiling {} failed:\n{}",
-            library.display(),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    copy(
-        &source_dir.join("rider.dli"),
-        &riders_dir.join("cprobe.dli"),
-    )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1005,7 +812,15 @@ fn run_trial(setup: &Setup, case: &Case, backend: &'static str) -> Result<Comple
         record(&case.name, backend, Cell::Fail, None);
         return Err(format!("the suite could not be prepared:\n{reason}").into());
     }
-    if let Some(reason) = setup.unavailable.get(backend) {
+    let needs_c_rider = case.files.iter().any(|(_, text)| {
+        text.lines()
+            .any(|line| line.trim() == "require rider cprobe")
+    });
+    let unavailable = setup
+        .unavailable
+        .get(backend)
+        .or(setup.no_c_rider.as_ref().filter(|_| needs_c_rider));
+    if let Some(reason) = unavailable {
         record(&case.name, backend, Cell::Unavailable, None);
         return Ok(Completion::ignored_with(reason));
     }

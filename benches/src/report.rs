@@ -108,8 +108,36 @@ pub fn markdown(record: &Record, chart_file: Option<&str>) -> String {
     out
 }
 
-fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
+/// A benchmark × version table of the record's versions, each cell by `cell`, then the
+/// chart `(alt text, file)` when there is one.
+fn versions_table(
+    out: &mut String,
+    record: &Record,
+    cell: impl Fn(Version, Option<&VersionRecord>) -> String,
+    chart: Option<(&str, &str)>,
+) {
     let cols = columns(record);
+    let mut header = String::from("| benchmark | size |");
+    let mut rule = String::from("|---|---:|");
+    for v in &cols {
+        let _ = write!(header, " {} |", v.label());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for b in &record.benchmarks {
+        let mut row = format!("| {} | {} |", b.name, b.size);
+        for v in &cols {
+            let _ = write!(row, " {} |", cell(*v, b.version(*v)));
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    let _ = writeln!(out);
+    if let Some((alt, file)) = chart {
+        let _ = writeln!(out, "![{alt}]({file})\n");
+    }
+}
+
+fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
     let _ = writeln!(out, "## Time / C -O2 time\n");
     let _ = writeln!(
         out,
@@ -121,36 +149,22 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
          not inflated by the machine's other load the way wall time is. aot, c and C are \
          built once and their executables run.\n"
     );
-    let mut header = String::from("| benchmark | size |");
-    let mut rule = String::from("|---|---:|");
-    for v in &cols {
-        let _ = write!(header, " {} |", v.label());
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
-    for b in &record.benchmarks {
-        let mut row = format!("| {} | {} |", b.name, b.size);
-        for v in &cols {
-            let r = b.version(*v);
-            let cell = match (v, r) {
-                (Version::PeerC, Some(r)) if r.status.is_ok() => r
-                    .time
-                    .map(|t| ms_text(t.median))
-                    .unwrap_or_else(|| missing(Some(r))),
-                (_, Some(r)) if r.status.is_ok() => r
-                    .ratio
-                    .map(|x| ratio_text(x.median))
-                    .unwrap_or_else(|| "no C".to_string()),
-                _ => missing(r),
-            };
-            let _ = write!(row, " {cell} |");
-        }
-        let _ = writeln!(out, "{row}");
-    }
-    let _ = writeln!(out);
-    if let Some(file) = chart_file {
-        let _ = writeln!(out, "![time / C -O2 time per benchmark]({file})\n");
-    }
+    versions_table(
+        out,
+        record,
+        |v, r| match (v, r) {
+            (Version::PeerC, Some(r)) if r.status.is_ok() => r
+                .time
+                .map(|t| ms_text(t.median))
+                .unwrap_or_else(|| missing(Some(r))),
+            (_, Some(r)) if r.status.is_ok() => r
+                .ratio
+                .map(|x| ratio_text(x.median))
+                .unwrap_or_else(|| "no C".to_string()),
+            _ => missing(r),
+        },
+        chart_file.map(|file| ("time / C -O2 time per benchmark", file)),
+    );
     interpreters(out, record);
     noise(out, record);
     let _ = writeln!(out, "## Times\n");
@@ -355,7 +369,6 @@ fn noise(out: &mut String, record: &Record) {
 }
 
 fn callgrind_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
-    let cols = columns(record);
     let _ = writeln!(out, "## Instructions / C -O2 instructions\n");
     let _ = writeln!(
         out,
@@ -363,35 +376,21 @@ fn callgrind_tables(out: &mut String, record: &Record, chart_file: Option<&str>)
          version at the empty size (start-up, compilation, the runtime's set-up), divided \
          by C's. They do not drift with the machine's load. C's column is its count.\n"
     );
-    let mut header = String::from("| benchmark | size |");
-    let mut rule = String::from("|---|---:|");
-    for v in &cols {
-        let _ = write!(header, " {} |", v.label());
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
-    for b in &record.benchmarks {
-        let mut row = format!("| {} | {} |", b.name, b.size);
-        for v in &cols {
-            let r = b.version(*v);
-            let cell = match (v, r) {
-                (Version::PeerC, Some(r)) if r.status.is_ok() => {
-                    r.instructions.map(count_text).unwrap_or_default()
-                }
-                (_, Some(r)) if r.status.is_ok() => r
-                    .instructions_ratio
-                    .map(ratio_text)
-                    .unwrap_or_else(|| r.instructions.map(count_text).unwrap_or_default()),
-                _ => missing(r),
-            };
-            let _ = write!(row, " {cell} |");
-        }
-        let _ = writeln!(out, "{row}");
-    }
-    let _ = writeln!(out);
-    if let Some(file) = chart_file {
-        let _ = writeln!(out, "![instructions / C -O2 instructions]({file})\n");
-    }
+    versions_table(
+        out,
+        record,
+        |v, r| match (v, r) {
+            (Version::PeerC, Some(r)) if r.status.is_ok() => {
+                r.instructions.map(count_text).unwrap_or_default()
+            }
+            (_, Some(r)) if r.status.is_ok() => r
+                .instructions_ratio
+                .map(ratio_text)
+                .unwrap_or_else(|| r.instructions.map(count_text).unwrap_or_default()),
+            _ => missing(r),
+        },
+        chart_file.map(|file| ("instructions / C -O2 instructions", file)),
+    );
     let _ = writeln!(out, "### Counts\n");
     let _ = writeln!(out, "| benchmark | version | instructions (net) |");
     let _ = writeln!(out, "|---|---|---:|");

@@ -26,8 +26,8 @@ use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
 use datalove_ir::lowering::{
-    param_pass, program_words, result_pass, terminator_text, DescPlan, NativeLinks, Pass,
-    ProgramWord, ResultPass, SlotHome,
+    call_words, param_pass, program_words, result_pass, terminator_text, CallWord, DescPlan,
+    NativeLinks, Pass, ProgramWord, ResultPass, SlotHome,
 };
 
 /// The whole program as one C file. The order of its sections is decided here, once.
@@ -469,8 +469,7 @@ impl Fx<'_> {
                 then_block,
                 else_block,
             } => {
-                let c = self.read(*cond);
-                self.w.open(format!("if ({c})"));
+                self.w.open(format!("if ({})", self.read(*cond)));
                 self.w.goto(*then_block);
                 self.w.close();
                 self.w.goto(*else_block);
@@ -739,18 +738,7 @@ impl Fx<'_> {
     ) {
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words: Vec<String> = program_words(callee)
-            .into_iter()
-            .map(|word| match word {
-                ProgramWord::Runtime => RT.to_string(),
-                ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
-                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
-                ProgramWord::ResultPointer => {
-                    self.addr(dst.expect("verified: a result that is not unit is kept"))
-                }
-                ProgramWord::TypeParam(n) => self.desc(&type_args[n]),
-            })
-            .collect();
+        let words = call_words(callee, args, type_args, dst, |w| self.call_word(w));
         let call_text = format!(
             "{}({})",
             function_name(func.index(), &callee.name),
@@ -784,5 +772,15 @@ impl Fx<'_> {
         self.w.stmt(format!("{} = depth", runtime::depth_left()));
         self.w.close();
         self.fail_if(&runtime::abandoning(), abandon, None);
+    }
+
+    /// The C expression of one word of a program call.
+    fn call_word(&mut self, word: CallWord) -> String {
+        match word {
+            CallWord::Runtime => RT.to_string(),
+            CallWord::Value(slot) => self.read(slot),
+            CallWord::Address(slot) => self.addr(slot),
+            CallWord::Desc(ty) => self.desc(ty),
+        }
     }
 }

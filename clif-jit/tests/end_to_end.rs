@@ -105,19 +105,7 @@ fn deep_recursion_is_a_stack_overflow_not_a_crash() {
 #[test]
 fn a_built_program_with_a_generic_identity_and_checked_doubling() {
     let mut pb = ProgramBuilder::new();
-    let t = datalove_ir::TypeParam {
-        name: "T".into(),
-        class: datalove_ir::TypeClass::Any,
-    };
-    let id = pb.declare_function(
-        "id",
-        vec![t],
-        vec![("x".into(), ParamMode::In, IrType::Param(0))],
-        IrType::Param(0),
-    );
-    let mut fb = pb.function(id);
-    let x = fb.param(0);
-    fb.terminate(Terminator::Return(Some(x)));
+    let id = datalove_test_support::define_identity(&mut pb);
     let double = pb.declare_function(
         "double",
         vec![],
@@ -134,33 +122,23 @@ fn a_built_program_with_a_generic_identity_and_checked_doubling() {
     let s = fb.string("through id");
     let r = fb.new_slot(IrType::String);
     let abandon = fb.abandon_block(&[]);
-    fb.inst(
-        datalove_ir::InstKind::Call {
-            dst: Some(r),
-            func: id,
-            type_args: vec![IrType::String],
-            args: vec![datalove_ir::Arg {
-                mode: ParamMode::In,
-                slot: s,
-            }],
-        },
-        Some(abandon),
+    fb.call(
+        Some(r),
+        id,
+        vec![IrType::String],
+        &[(ParamMode::In, s)],
+        abandon,
     );
     fb.debuglog(r);
     let big = fb.int(IrType::I8, 100);
     let doubled = fb.new_slot(IrType::I8);
     let abandon_r = fb.abandon_block(&[r]);
-    fb.inst(
-        datalove_ir::InstKind::Call {
-            dst: Some(doubled),
-            func: double,
-            type_args: vec![],
-            args: vec![datalove_ir::Arg {
-                mode: ParamMode::In,
-                slot: big,
-            }],
-        },
-        Some(abandon_r),
+    fb.call(
+        Some(doubled),
+        double,
+        vec![],
+        &[(ParamMode::In, big)],
+        abandon_r,
     );
     fb.debuglog(doubled);
     fb.drop_slot(r);

@@ -34,7 +34,8 @@ pub fn trusted() -> MemFlagsData {
 }
 
 pub use datalove_ir::lowering::{
-    param_pass, program_words, result_pass, Pass, ProgramWord, ResultPass, SlotHome,
+    call_words, param_pass, program_words, result_pass, CallWord, Pass, ProgramWord, ResultPass,
+    SlotHome,
 };
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
@@ -787,18 +788,7 @@ impl<M: Module> Fx<'_, '_, M> {
     ) {
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words: Vec<Value> = program_words(callee)
-            .into_iter()
-            .map(|word| match word {
-                ProgramWord::Runtime => self.rt,
-                ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
-                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
-                ProgramWord::ResultPointer => {
-                    self.addr(dst.expect("verified: a result that is not unit is kept"))
-                }
-                ProgramWord::TypeParam(n) => self.desc(&type_args[n]),
-            })
-            .collect();
+        let words = call_words(callee, args, type_args, dst, |w| self.call_word(w));
         let id = self.functions[func.index()];
         let callee_ref = self.module.declare_func_in_func(id, self.b.func);
         let depth = self.call_may_start(callee, args, abandon);
@@ -815,6 +805,16 @@ impl<M: Module> Fx<'_, '_, M> {
         let cont = self.b.create_block();
         self.b.ins().brif(abandoning, target, &[], cont, &[]);
         self.b.switch_to_block(cont);
+    }
+
+    /// The value of one word of a program call.
+    fn call_word(&mut self, word: CallWord) -> Value {
+        match word {
+            CallWord::Runtime => self.rt,
+            CallWord::Value(slot) => self.read(slot),
+            CallWord::Address(slot) => self.addr(slot),
+            CallWord::Desc(ty) => self.desc(ty),
+        }
     }
 
     /// Before a program call: when no call depth is left or the stack has no room for

@@ -154,6 +154,13 @@ pub fn random_program(rng: &mut Rng) -> Program {
                     break;
                 }
                 let s = |rng: &mut Rng| SlotId(rng.below(n) as u32);
+                let arg = |rng: &mut Rng, mode| Arg { mode, slot: s(rng) };
+                // An instruction whose operands are all random slots, drawn in field order.
+                macro_rules! slots {
+                    ($variant:ident { $($field:ident),* }) => {
+                        InstKind::$variant { $($field: s(rng)),* }
+                    };
+                }
                 let kind = match rng.below(22) {
                     0 => {
                         let dst = s(rng);
@@ -166,19 +173,10 @@ pub fn random_program(rng: &mut Rng) -> Program {
                         };
                         InstKind::Const { dst, value }
                     }
-                    1 => InstKind::Copy {
-                        dst: s(rng),
-                        src: s(rng),
-                    },
-                    2 => InstKind::Move {
-                        dst: s(rng),
-                        src: s(rng),
-                    },
-                    3 => InstKind::Clone {
-                        dst: s(rng),
-                        src: s(rng),
-                    },
-                    4 => InstKind::Drop { slot: s(rng) },
+                    1 => slots!(Copy { dst, src }),
+                    2 => slots!(Move { dst, src }),
+                    3 => slots!(Clone { dst, src }),
+                    4 => slots!(Drop { slot }),
                     5 => InstKind::Unary {
                         dst: s(rng),
                         op: [
@@ -216,11 +214,7 @@ pub fn random_program(rng: &mut Rng) -> Program {
                         src: s(rng),
                         checked: rng.chance(1, 2),
                     },
-                    9 => InstKind::Concat {
-                        dst: s(rng),
-                        lhs: s(rng),
-                        rhs: s(rng),
-                    },
+                    9 => slots!(Concat { dst, lhs, rhs }),
                     10 => InstKind::MakeTuple {
                         dst: s(rng),
                         fields: (0..rng.below(3)).map(|_| s(rng)).collect(),
@@ -234,31 +228,12 @@ pub fn random_program(rng: &mut Rng) -> Program {
                         dst: s(rng),
                         elems: (0..rng.below(3)).map(|_| s(rng)).collect(),
                     },
-                    13 => InstKind::ListLen {
-                        dst: s(rng),
-                        list: s(rng),
-                    },
-                    14 => InstKind::ListGet {
-                        dst: s(rng),
-                        list: s(rng),
-                        index: s(rng),
-                    },
-                    15 => InstKind::ListPush {
-                        list: s(rng),
-                        value: s(rng),
-                    },
-                    16 => InstKind::MakeSome {
-                        dst: s(rng),
-                        value: s(rng),
-                    },
-                    17 => InstKind::Unwrap {
-                        dst: s(rng),
-                        src: s(rng),
-                    },
-                    18 => InstKind::MakeData {
-                        dst: s(rng),
-                        value: s(rng),
-                    },
+                    13 => slots!(ListLen { dst, list }),
+                    14 => slots!(ListGet { dst, list, index }),
+                    15 => slots!(ListPush { list, value }),
+                    16 => slots!(MakeSome { dst, value }),
+                    17 => slots!(Unwrap { dst, src }),
+                    18 => slots!(MakeData { dst, value }),
                     19 => {
                         let (callee, params, result, callee_generic) =
                             signatures[rng.below(signatures.len() as u64) as usize].clone();
@@ -271,13 +246,7 @@ pub fn random_program(rng: &mut Rng) -> Program {
                             dst: (result != IrType::Unit).then(|| s(rng)),
                             func: FuncId(callee as u32),
                             type_args,
-                            args: params
-                                .iter()
-                                .map(|(m, _)| Arg {
-                                    mode: *m,
-                                    slot: s(rng),
-                                })
-                                .collect(),
+                            args: params.iter().map(|(m, _)| arg(rng, *m)).collect(),
                         }
                     }
                     20 => {
@@ -288,18 +257,11 @@ pub fn random_program(rng: &mut Rng) -> Program {
                         let ctx = probe.context(&decl.name, bindings).expect("a native");
                         InstKind::CallNative {
                             dst: (decl.result != IrType::Unit).then(|| s(rng)),
-                            args: decl
-                                .params
-                                .iter()
-                                .map(|p| Arg {
-                                    mode: p.mode,
-                                    slot: s(rng),
-                                })
-                                .collect(),
+                            args: decl.params.iter().map(|p| arg(rng, p.mode)).collect(),
                             native: Box::new(ctx),
                         }
                     }
-                    _ => InstKind::Debuglog { src: s(rng) },
+                    _ => slots!(Debuglog { src }),
                 };
                 let fallible = kind.is_fallible(&shape);
                 let abandon = if fallible || rng.chance(1, 10) {

@@ -56,36 +56,26 @@ impl TestProgram {
     /// expectations left in as comments, and the embedded files.
     pub fn from_case(text: &str) -> TestProgram {
         let mut script = String::new();
-        let mut files = Vec::new();
-        let mut open: Option<(String, String)> = None;
-        for line in text.lines() {
-            if let Some((name, body)) = &mut open {
-                if line.trim_end() == "#= end" {
-                    files.push((std::mem::take(name), std::mem::take(body)));
-                    open = None;
-                } else {
+        let mut files: Vec<(String, String)> = Vec::new();
+        for part in parts(text) {
+            match part {
+                Part::Program(line) => script.push_str(line),
+                Part::Open(header) => {
+                    let name = header
+                        .strip_prefix("module ")
+                        .or_else(|| header.strip_prefix("file "))
+                        .unwrap_or(header)
+                        .trim();
+                    files.push((name.to_string(), String::new()));
+                }
+                Part::Embedded(line) => {
+                    let (_, body) = files.last_mut().expect("a file is open");
                     body.push_str(line);
                     body.push('\n');
                 }
-                script.push('\n');
-                continue;
+                Part::Close => {}
             }
-            if let Some(rest) = line.strip_prefix("#=") {
-                let rest = rest.trim();
-                let name = rest
-                    .strip_prefix("module ")
-                    .or_else(|| rest.strip_prefix("file "))
-                    .unwrap_or(rest)
-                    .trim();
-                open = Some((name.to_string(), String::new()));
-                script.push('\n');
-                continue;
-            }
-            script.push_str(line);
             script.push('\n');
-        }
-        if let Some(f) = open {
-            files.push(f);
         }
         TestProgram { script, files }
     }
@@ -146,40 +136,8 @@ pub fn builtin_riders(loader: MemoryLoader) -> MemoryLoader {
         .with_rider("cprobe", CPROBE_DLI)
 }
 
-/// The `#>` (or, for bytes a plain line cannot hold, `#>e`) line expecting `bytes`.
-pub fn expectation_line(bytes: &[u8]) -> String {
-    let plain = std::str::from_utf8(bytes)
-        .ok()
-        .filter(|s| !s.chars().any(|c| c.is_control()) && !s.ends_with(char::is_whitespace));
-    match plain {
-        Some("") => "#>".to_string(),
-        Some(s) => format!("#> {s}"),
-        None => {
-            let mut out = String::from("#>e ");
-            for chunk in bytes.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    match c {
-                        '\0' => out.push_str("\\0"),
-                        '\t' => out.push_str("\\t"),
-                        '\r' => out.push_str("\\r"),
-                        '\\' => out.push_str("\\\\"),
-                        c if c.is_control() || c == ' ' => {
-                            let mut buf = [0u8; 4];
-                            for b in c.encode_utf8(&mut buf).bytes() {
-                                let _ = write!(out, "\\x{b:02x}");
-                            }
-                        }
-                        c => out.push(c),
-                    }
-                }
-                for b in chunk.invalid() {
-                    let _ = write!(out, "\\x{b:02x}");
-                }
-            }
-            out
-        }
-    }
-}
+pub use datalove_test_support::case_text::expectation_line;
+use datalove_test_support::case_text::{parts, Part};
 
 #[cfg(test)]
 mod tests {

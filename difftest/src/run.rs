@@ -8,11 +8,12 @@
 //! in-process backends without a process, for fuzzing.
 
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use datalove_test_support::process;
 
 use crate::program::TestProgram;
 
@@ -190,12 +191,8 @@ impl Runner for Cli {
     }
 }
 
-fn run_with_timeout(mut command: Command, timeout: Duration) -> Outcome {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = match command.spawn() {
+fn run_with_timeout(command: Command, timeout: Duration) -> Outcome {
+    let captured = match process::run_with_timeout(command, timeout) {
         Ok(c) => c,
         Err(e) => {
             return Outcome {
@@ -205,58 +202,27 @@ fn run_with_timeout(mut command: Command, timeout: Duration) -> Outcome {
             }
         }
     };
-    let mut out_pipe = child.stdout.take().expect("piped stdout");
-    let mut err_pipe = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out_pipe.read_to_end(&mut v);
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err_pipe.read_to_end(&mut v);
-        v
-    });
-    let start = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        if start.elapsed() > timeout {
-            timed_out = true;
-            let _ = child.kill();
-            break child.wait().ok();
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let stdout = out_reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
-    let mut stderr_lines: Vec<String> = String::from_utf8_lossy(&stderr)
+    let mut stderr_lines: Vec<String> = String::from_utf8_lossy(&captured.stderr)
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(str::to_string)
         .collect();
-    let code = if timed_out {
+    let code = if captured.timed_out {
         stderr_lines.push(format!("difftest: timed out after {} s", timeout.as_secs()));
         None
     } else {
-        status.and_then(|s| {
-            use std::os::unix::process::ExitStatusExt;
-            if s.code().is_none() {
-                stderr_lines.push(format!(
-                    "difftest: killed by signal {}",
-                    s.signal().unwrap_or(0)
-                ));
-            }
-            s.code()
-        })
+        use std::os::unix::process::ExitStatusExt;
+        if captured.status.code().is_none() {
+            stderr_lines.push(format!(
+                "difftest: killed by signal {}",
+                captured.status.signal().unwrap_or(0)
+            ));
+        }
+        captured.status.code()
     };
     Outcome {
         code,
-        stdout,
+        stdout: captured.stdout,
         stderr_lines,
     }
 }

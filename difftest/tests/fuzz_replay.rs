@@ -35,6 +35,11 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
+    if datalove_toolchain::unavailable_without_c_compiler(
+        "the fuzz corpus replay (the C rider cprobe)",
+    ) {
+        return ExitCode::SUCCESS;
+    }
     // The differential target runs programs in process with the probe riders.
     match prepare() {
         Ok(p) => std::env::set_var("DIFFTEST_RIDERS", &p.riders_dir),

@@ -917,7 +917,8 @@ impl<'a> FnChecker<'a> {
             },
             A::Int(v, suffix) => {
                 let ty = match suffix {
-                    Some(s) => suffix_type(s),
+                    // The lexer keeps only the integer suffixes, each a type's name.
+                    Some(s) => IrType::from_name(s).expect("an integer suffix"),
                     None => {
                         let t = self.fresh(VarKind::Int, Origin::Literal);
                         if let Some(x) = expected {
@@ -1608,19 +1609,6 @@ fn fields_help(n: usize) -> String {
 
 fn display_name(ir_name: &str) -> &str {
     ir_name.rsplit('.').next().unwrap_or(ir_name)
-}
-
-fn suffix_type(s: &str) -> IrType {
-    match s {
-        "u8" => IrType::U8,
-        "u16" => IrType::U16,
-        "u32" => IrType::U32,
-        "u64" => IrType::U64,
-        "i8" => IrType::I8,
-        "i16" => IrType::I16,
-        "i32" => IrType::I32,
-        _ => IrType::I64,
-    }
 }
 
 /// Whether control cannot reach the end of these statements.

@@ -20,29 +20,6 @@ fn f011_is_not_reported_when_the_expected_type_decides() {
     );
 }
 
-#[test]
-fn f082_script_requires_a_rider() {
-    assert_error("require rider std\ndebuglog 1\n", "F082", 1, 1);
-}
-
-#[test]
-fn d010_mut_and_another_argument_are_the_same_value() {
-    let text = "fun f(mut a: [u8], ref b: [u8])\nend fun\nvar xs: [u8] = [1]\nf(mut xs, ref xs)\n";
-    assert_error(text, "D010", 4, 11);
-}
-
-#[test]
-fn d010_out_and_ref_of_the_same_variable() {
-    let text = "fun g(out a: string, ref b: string)\n  set a = b\nend fun\nvar s = \"x\"\ng(out s, ref s)\n";
-    assert_error(text, "D010", 5, 10);
-}
-
-#[test]
-fn d001_use_after_move() {
-    let text = "fun take(s: string)\nend fun\nlet s = \"a\"\ntake(s)\ndebuglog s\n";
-    assert_error(text, "D001", 5, 10);
-}
-
 /// An operand read in place by its operation is lent while the other operands are
 /// evaluated: moving it then would leave the operation reading what was moved.
 #[test]
@@ -82,34 +59,21 @@ fn d001_move_in_an_earlier_loop_iteration() {
     assert!(f.render().contains("earlier iteration"), "{}", f.render());
 }
 
-#[test]
-fn t001_type_mismatch() {
-    assert_error("let x: u8 = \"a\"\n", "T001", 1, 13);
-}
+/// `(code, program, line, col)`: the codes the tests above do not take at length.
+const LOCATED: &[(&str, &str, u32, u32)] = &[
+    ("F082", "require rider std\ndebuglog 1\n", 1, 1),
+    ("D010", "fun f(mut a: [u8], ref b: [u8])\nend fun\nvar xs: [u8] = [1]\nf(mut xs, ref xs)\n", 4, 11),
+    ("D010", "fun g(out a: string, ref b: string)\n  set a = b\nend fun\nvar s = \"x\"\ng(out s, ref s)\n", 5, 10),
+    ("D001", "fun take(s: string)\nend fun\nlet s = \"a\"\ntake(s)\ndebuglog s\n", 5, 10),
+    ("T001", "let x: u8 = \"a\"\n", 1, 13),
+    ("N001", "debuglog y\n", 1, 10),
+    ("F001", "fun f(a: u8)\nend fun\nf(1, 2)\n", 3, 1),
+    ("F002", "fun f(ref a: string)\nend fun\nlet s = \"x\"\nf(s)\n", 4, 3),
+];
 
 #[test]
-fn n001_unknown_name() {
-    assert_error("debuglog y\n", "N001", 1, 10);
-}
-
-#[test]
-fn f001_wrong_arity() {
-    assert_error("fun f(a: u8)\nend fun\nf(1, 2)\n", "F001", 3, 1);
-}
-
-#[test]
-fn f002_wrong_mode() {
-    assert_error(
-        "fun f(ref a: string)\nend fun\nlet s = \"x\"\nf(s)\n",
-        "F002",
-        4,
-        3,
-    );
-}
-
-#[test]
-fn every_other_code_has_a_located_example() {
-    for &(code, text, line, col) in DIAGNOSTIC_CASES {
+fn every_code_has_a_located_example() {
+    for &(code, text, line, col) in LOCATED.iter().chain(DIAGNOSTIC_CASES) {
         assert_error(text, code, line, col);
     }
 }
@@ -144,11 +108,7 @@ fn f033_a_native_too_wide_for_the_c_abi() {
         ..loader
     };
     let f = datalove_front::compile(&loader, "t.dfs", "import wide.nothing\n").unwrap_err();
-    assert!(
-        f.diagnostics.iter().any(|d| d.code == "F033"),
-        "{}",
-        f.render()
-    );
+    front_support::assert_has_code(&f, "F033");
 }
 
 /// A block whose header does not parse is skipped through its `end`: its body and its

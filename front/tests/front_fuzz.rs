@@ -173,11 +173,7 @@ fn deep_nesting_is_a_diagnostic() {
     ] {
         let l = loader(&[]);
         let f = compile(&l, "deep.dfs", &text).expect_err("too deep to compile");
-        assert!(
-            f.diagnostics.iter().any(|d| d.code == "S009"),
-            "{}",
-            f.render()
-        );
+        front_support::assert_has_code(&f, "S009");
     }
 }
 

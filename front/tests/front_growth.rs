@@ -98,29 +98,30 @@ fn polymorphic_chain(n: usize) -> Generated {
     script(t)
 }
 
-/// One function with `n` locals and a branch after each.
-fn branches(n: usize) -> Generated {
+/// One function with `n` locals, local `i` bound to `value(i)`, and after each a branch
+/// that sets `k` to `then(i)` or adds 2 to it.
+fn branchy(n: usize, value: impl Fn(usize) -> String, then: impl Fn(usize) -> String) -> Generated {
     let mut t = String::from("fun f(): u64\n  var k: u64 = 0\n");
     for i in 0..n {
         t.push_str(&format!(
-            "  let v{i} = k + 1\n  if k < {i}\n    set k = v{i}\n  else\n    set k = k + 2\n  end if\n"
+            "  let v{i} = {}\n  if k < {i}\n    set k = {}\n  else\n    set k = k + 2\n  end if\n",
+            value(i),
+            then(i)
         ));
     }
     t.push_str("  ret k\nend fun\ndebuglog f()\n");
     script(t)
 }
 
+/// One function with `n` locals and a branch after each.
+fn branches(n: usize) -> Generated {
+    branchy(n, |_| "k + 1".into(), |i| format!("v{i}"))
+}
+
 /// [`branches`] where every local owns a value, so all of them are live (owe a drop)
 /// in every branch.
 fn owned_branches(n: usize) -> Generated {
-    let mut t = String::from("fun f(): u64\n  var k: u64 = 0\n");
-    for i in 0..n {
-        t.push_str(&format!(
-            "  let s{i} = \"x\"\n  if k < {i}\n    set k = k + 1\n  else\n    set k = k + 2\n  end if\n"
-        ));
-    }
-    t.push_str("  ret k\nend fun\ndebuglog f()\n");
-    script(t)
+    branchy(n, |_| "\"x\"".into(), |_| "k + 1".into())
 }
 
 /// One line holding a list of `n` elements.

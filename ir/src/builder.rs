@@ -280,6 +280,31 @@ impl FunctionBuilder<'_> {
         self.inst(InstKind::Debuglog { src }, None)
     }
 
+    /// A call of program function `func` with `type_args` and `args` (each passed in
+    /// its mode), its result kept in `dst`, abandoning to `abandon`.
+    pub fn call(
+        &mut self,
+        dst: Option<SlotId>,
+        func: FuncId,
+        type_args: Vec<IrType>,
+        args: &[(ParamMode, SlotId)],
+        abandon: BlockId,
+    ) {
+        let args = args
+            .iter()
+            .map(|&(mode, slot)| Arg { mode, slot })
+            .collect();
+        self.inst(
+            InstKind::Call {
+                dst,
+                func,
+                type_args,
+                args,
+            },
+            Some(abandon),
+        )
+    }
+
     /// A block that drops `slots` and abandons: the abandon path of a fallible
     /// instruction with those owned values live. The current block is unchanged.
     pub fn abandon_block(&mut self, slots: &[SlotId]) -> BlockId {
@@ -299,7 +324,6 @@ impl FunctionBuilder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::TypeClass;
 
     #[test]
     fn try_forms_report_misuse() {
@@ -320,44 +344,5 @@ mod tests {
             Err(BuildError::NoSuchBlock(BlockId(5)))
         );
         assert!(pb.try_function(FuncId(3)).is_err());
-    }
-
-    #[test]
-    fn generic_identity_verifies() {
-        let mut pb = ProgramBuilder::new();
-        let id = pb.declare_function(
-            "id",
-            vec![TypeParam {
-                name: "T".into(),
-                class: TypeClass::Any,
-            }],
-            vec![("x".into(), ParamMode::In, IrType::Param(0))],
-            IrType::Param(0),
-        );
-        let mut fb = pb.function(id);
-        let x = fb.param(0);
-        fb.terminate(Terminator::Return(Some(x)));
-        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-        let mut fb = pb.function(main);
-        let s = fb.string("hello");
-        let r = fb.new_slot(IrType::String);
-        let abandon = fb.abandon_block(&[]);
-        fb.inst(
-            InstKind::Call {
-                dst: Some(r),
-                func: id,
-                type_args: vec![IrType::String],
-                args: vec![Arg {
-                    mode: ParamMode::In,
-                    slot: s,
-                }],
-            },
-            Some(abandon),
-        );
-        fb.debuglog(r);
-        fb.drop_slot(r);
-        fb.terminate(Terminator::Return(None));
-        pb.set_entry(main);
-        pb.finish_verified().expect("verifies");
     }
 }

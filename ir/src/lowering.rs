@@ -1,6 +1,7 @@
 //! The lowering decisions every backend shares, made once here and read by the
 //! interpreter, the Cranelift lowering and the C emitter: how a program function's
-//! parameters and result travel ([`param_pass`], [`result_pass`]), the symbol of a
+//! parameters and result travel ([`param_pass`], [`result_pass`]) and what a caller
+//! passes for each word ([`call_words`]), the symbol of a
 //! program function ([`function_symbol`]), the text of a terminator in every dump
 //! ([`terminator_text`]), and, on [`Function`], which slots an instruction writes, what
 //! a call hands over, what a native that returned OK wrote, and how much native stack a
@@ -417,4 +418,44 @@ pub fn program_words(f: &Function) -> Vec<ProgramWord> {
     }
     words.extend((0..f.type_params.len()).map(ProgramWord::TypeParam));
     words
+}
+
+/// One word a caller passes in a program call, whose words [`program_words`] orders:
+/// what the caller's lowering reads for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallWord<'a> {
+    /// The runtime.
+    Runtime,
+    /// The value of a slot (a parameter passed by value).
+    Value(SlotId),
+    /// The address of a slot: a parameter passed by address, or the slot that receives
+    /// a result travelling through memory.
+    Address(SlotId),
+    /// The descriptor of a type argument.
+    Desc(&'a IrType),
+}
+
+/// The words of a call of `callee` with `args` and `type_args`, in order, each as the
+/// caller's lowering makes it (`word`); `dst` is the slot that receives the result
+/// (verified present when the result is not unit).
+pub fn call_words<'a, W>(
+    callee: &Function,
+    args: &[Arg],
+    type_args: &'a [IrType],
+    dst: Option<SlotId>,
+    mut word: impl FnMut(CallWord<'a>) -> W,
+) -> Vec<W> {
+    program_words(callee)
+        .into_iter()
+        .map(|w| match w {
+            ProgramWord::Runtime => CallWord::Runtime,
+            ProgramWord::Param(i, Pass::Value(_)) => CallWord::Value(args[i].slot),
+            ProgramWord::Param(i, Pass::Address) => CallWord::Address(args[i].slot),
+            ProgramWord::ResultPointer => {
+                CallWord::Address(dst.expect("verified: a result that is not unit is kept"))
+            }
+            ProgramWord::TypeParam(n) => CallWord::Desc(&type_args[n]),
+        })
+        .map(&mut word)
+        .collect()
 }

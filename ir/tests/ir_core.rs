@@ -457,31 +457,16 @@ fn a_value_moved_or_changed_by_a_call_is_not_passed_to_it_twice() {
     let mut fb = pb.function(main);
     let s = fb.string("x");
     let abandon = fb.abandon_block(&[]);
-    fb.inst(
-        InstKind::Call {
-            dst: None,
-            func: f,
-            type_args: vec![],
-            args: vec![
-                Arg {
-                    mode: ParamMode::Ref,
-                    slot: s,
-                },
-                Arg {
-                    mode: ParamMode::In,
-                    slot: s,
-                },
-            ],
-        },
-        Some(abandon),
+    fb.call(
+        None,
+        f,
+        vec![],
+        &[(ParamMode::Ref, s), (ParamMode::In, s)],
+        abandon,
     );
     fb.terminate(Terminator::Return(None));
     pb.set_entry(main);
-    let errors: Vec<String> = verify_program(&pb.finish())
-        .unwrap_err()
-        .iter()
-        .map(|e| e.to_string())
-        .collect();
+    let errors = verify_errors(&pb.finish());
     assert_eq!(
         errors,
         vec!["function `main`, block b0, instruction 1 (call): s0 is passed `in` as argument 1 and again (`ref`) as argument 0 of the same call: a value the callee owns must be its only view of it"]
@@ -493,44 +478,44 @@ fn a_value_moved_or_changed_by_a_call_is_not_passed_to_it_twice() {
 #[test]
 fn a_result_of_a_type_parameter_is_kept_even_when_bound_to_unit() {
     let mut pb = ProgramBuilder::new();
-    let t = TypeParam {
-        name: "T".into(),
-        class: TypeClass::Any,
-    };
-    let id = pb.declare_function(
-        "id",
-        vec![t],
-        vec![("x".into(), ParamMode::In, IrType::Param(0))],
-        IrType::Param(0),
-    );
-    let mut fb = pb.function(id);
-    let x = fb.param(0);
-    fb.terminate(Terminator::Return(Some(x)));
+    let id = datalove_test_support::define_identity(&mut pb);
     let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
     let mut fb = pb.function(main);
     let u = fb.constant(IrType::Unit, ConstValue::Unit);
     let abandon = fb.abandon_block(&[]);
-    fb.inst(
-        InstKind::Call {
-            dst: None,
-            func: id,
-            type_args: vec![IrType::Unit],
-            args: vec![Arg {
-                mode: ParamMode::In,
-                slot: u,
-            }],
-        },
-        Some(abandon),
-    );
+    fb.call(None, id, vec![IrType::Unit], &[(ParamMode::In, u)], abandon);
     fb.terminate(Terminator::Return(None));
     pb.set_entry(main);
-    let errors: Vec<String> = verify_program(&pb.finish())
-        .unwrap_err()
-        .iter()
-        .map(|e| e.to_string())
-        .collect();
+    let errors = verify_errors(&pb.finish());
     assert_eq!(
         errors,
         vec!["function `main`, block b0, instruction 1 (call): the result of `id` is not kept"]
     );
+}
+
+/// What the verifier says about `program`, which it must refuse.
+fn verify_errors(program: &Program) -> Vec<String> {
+    verify_program(program)
+        .unwrap_err()
+        .iter()
+        .map(|e| e.to_string())
+        .collect()
+}
+
+#[test]
+fn generic_identity_verifies() {
+    let mut pb = ProgramBuilder::new();
+    let id = datalove_test_support::define_identity(&mut pb);
+    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+    let mut fb = pb.function(main);
+    let s = fb.string("hello");
+    let r = fb.new_slot(IrType::String);
+    let abandon = fb.abandon_block(&[]);
+    let args = [(ParamMode::In, s)];
+    fb.call(Some(r), id, vec![IrType::String], &args, abandon);
+    fb.debuglog(r);
+    fb.drop_slot(r);
+    fb.terminate(Terminator::Return(None));
+    pb.set_entry(main);
+    pb.finish_verified().expect("verifies");
 }

@@ -7,15 +7,24 @@
 //! (`datalove_toolchain::Target::current()`), and every program is started through the
 //! target's runner ([`run_command`]), so the tests run under `qemu-aarch64` as they do
 //! natively.
+//!
+//! The conformance runner and difftest share their runner's parts here too: the case
+//! format's expectation lines ([`case_text`]), the test riders ([`riders`]) and a run
+//! with a time limit ([`process`]).
+
+pub mod case_text;
+pub mod process;
+pub mod riders;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use datalove_front::{compile, MemoryLoader};
+use datalove_ir::builder::ProgramBuilder;
 use datalove_ir::native::NativeParam;
 use datalove_ir::{
-    FileId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, Span, TypeClass,
-    TypeParam,
+    FileId, FuncId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, Span,
+    Terminator, TypeClass, TypeParam,
 };
 
 /// A native `name` with `params` parameters (parameter `i` of mode `mode(i)` and type
@@ -50,6 +59,24 @@ pub fn native_decl(
         },
         span: Span::new(FileId(0), 0, 0),
     }
+}
+
+/// Declares and defines `id<T>(x: T): T` (it returns its parameter) in `pb`.
+pub fn define_identity(pb: &mut ProgramBuilder) -> FuncId {
+    let t = TypeParam {
+        name: "T".into(),
+        class: TypeClass::Any,
+    };
+    let id = pb.declare_function(
+        "id",
+        vec![t],
+        vec![("x".into(), ParamMode::In, IrType::Param(0))],
+        IrType::Param(0),
+    );
+    let mut fb = pb.function(id);
+    let x = fb.param(0);
+    fb.terminate(Terminator::Return(Some(x)));
+    id
 }
 
 /// The call context of [`native_decl`]'s native in rider `rider`, each trailing type
@@ -130,19 +157,33 @@ pub fn run_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Builds the test rider `libdlr_t.so` into `dir` with the target's C compiler.
-pub fn build_test_rider(dir: &Path) {
-    let source = dir.join("t.c");
-    std::fs::write(&source, TEST_RIDER_C).expect("write t.c");
-    let status = datalove_toolchain::CCompiler::from_env()
+/// Builds the C rider `rider` from `source` (against the ABI header) into
+/// `dir/libdlr_<rider>.so` with the target's C compiler; the source file is removed.
+pub fn build_c_rider(dir: &Path, rider: &str, source: &str) {
+    std::fs::create_dir_all(dir).expect("rider directory");
+    let c_file = dir.join(format!("{rider}.c"));
+    std::fs::write(&c_file, source).expect("write the rider's C");
+    let library = dir.join(format!("libdlr_{rider}.so"));
+    let output = datalove_toolchain::CCompiler::from_env()
         .command()
         .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(dir.join("libdlr_t.so"))
-        .arg(&source)
+        .arg(&library)
+        .arg(&c_file)
         .arg(format!("-I{}", include_dir().display()))
-        .status()
+        .output()
         .expect("run the C compiler");
-    assert!(status.success(), "the test rider compiles");
+    assert!(
+        output.status.success(),
+        "building {}: {}",
+        library.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let _ = std::fs::remove_file(&c_file);
+}
+
+/// Builds the test rider `libdlr_t.so` into `dir` with the target's C compiler.
+pub fn build_test_rider(dir: &Path) {
+    build_c_rider(dir, "t", TEST_RIDER_C);
 }
 
 /// What an executable did.
@@ -257,6 +298,9 @@ pub fn check_executable_cases<E: std::fmt::Display>(
     suite: &str,
     build: impl Fn(&Program, &datalove_toolchain::LinkInputs, &Path) -> Result<(), E>,
 ) {
+    if datalove_toolchain::unavailable_without_c_compiler(&format!("{suite} executables")) {
+        return;
+    }
     for case in EXECUTABLE_CASES {
         let ran = build_and_run(suite, case.name, case.script, &build);
         assert_eq!(ran.stdout, case.stdout, "{suite} {}: stdout", case.name);

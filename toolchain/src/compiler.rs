@@ -57,6 +57,21 @@ pub fn probe() -> Result<(), String> {
     probe_target(&Target::current())
 }
 
+/// For the tests that need a C compiler (to build a C rider or an executable, or to link
+/// a Rust library): `true` when the current target's compiler does not work here, after
+/// saying on stderr that `what` is unavailable and why. Such a test then passes without
+/// running, as the aot and c backends report themselves unavailable (`docs/testing.md`,
+/// "Without a C compiler").
+pub fn unavailable_without_c_compiler(what: &str) -> bool {
+    match probe() {
+        Ok(()) => false,
+        Err(reason) => {
+            eprintln!("unavailable: {what}: {reason}");
+            true
+        }
+    }
+}
+
 /// Whether `target`'s C compiler works here: it compiles and links a one-line C program
 /// for that target's machine. `Err` says why not (not found, what it printed, or that it
 /// builds for another machine). Probed once per target and process.

@@ -10,7 +10,7 @@ mod elf;
 mod link;
 mod target;
 
-pub use compiler::{probe, probe_target, CCompiler};
+pub use compiler::{probe, probe_target, unavailable_without_c_compiler, CCompiler};
 pub use elf::{elf_machine, elf_machine_of, machine_name, EM_AARCH64, EM_X86_64};
 pub use link::{link, place_riders, same_file, LinkError, LinkInputs, RiderPlacement};
 pub use target::{find_program, Target, SUPPORTED_TRIPLES};

@@ -248,17 +248,20 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// Visible variables that hold a value of `ty` and may be read now.
-    pub fn readable(&self, ty: &IrType) -> Vec<usize> {
+    /// The visible variables that `keep` admits and that no other argument of the
+    /// current statement holds exclusively.
+    fn visible_where(&self, keep: impl Fn(usize, &Var) -> bool) -> Vec<usize> {
         (0..self.fx.vars.len())
             .filter(|&v| {
                 let var = &self.fx.vars[v];
-                var.visible
-                    && var.state == VState::Live
-                    && var.ty == *ty
-                    && !self.fx.stmt_exclusive.contains(&v)
+                var.visible && !self.fx.stmt_exclusive.contains(&v) && keep(v, var)
             })
             .collect()
+    }
+
+    /// Visible variables that hold a value of `ty` and may be read now.
+    pub fn readable(&self, ty: &IrType) -> Vec<usize> {
+        self.visible_where(|_, var| var.state == VState::Live && var.ty == *ty)
     }
 
     /// Whether variable `v` may be moved here.
@@ -280,36 +283,26 @@ impl<'a> Generator<'a> {
 
     /// Variables of `ty` that may be passed `mut` now.
     pub fn mut_targets(&self, ty: &IrType) -> Vec<usize> {
-        (0..self.fx.vars.len())
-            .filter(|&v| {
-                let var = &self.fx.vars[v];
-                var.visible
-                    && var.state == VState::Live
-                    && var.ty == *ty
-                    && !var.reserved
-                    && matches!(
-                        var.kind,
-                        VarKind::Var | VarKind::Param(ParamMode::Mut | ParamMode::Out)
-                    )
-                    && !self.fx.stmt_used.contains(&v)
-                    && !self.fx.stmt_exclusive.contains(&v)
-            })
-            .collect()
+        self.visible_where(|v, var| {
+            var.state == VState::Live
+                && var.ty == *ty
+                && !var.reserved
+                && matches!(
+                    var.kind,
+                    VarKind::Var | VarKind::Param(ParamMode::Mut | ParamMode::Out)
+                )
+                && !self.fx.stmt_used.contains(&v)
+        })
     }
 
     /// Variables of `ty` that may be passed `out` (or `set`) now.
     pub fn out_targets(&self, ty: &IrType) -> Vec<usize> {
-        (0..self.fx.vars.len())
-            .filter(|&v| {
-                let var = &self.fx.vars[v];
-                var.visible
-                    && var.ty == *ty
-                    && !var.reserved
-                    && matches!(var.kind, VarKind::Var | VarKind::Param(ParamMode::Out))
-                    && !self.fx.stmt_used.contains(&v)
-                    && !self.fx.stmt_exclusive.contains(&v)
-            })
-            .collect()
+        self.visible_where(|v, var| {
+            var.ty == *ty
+                && !var.reserved
+                && matches!(var.kind, VarKind::Var | VarKind::Param(ParamMode::Out))
+                && !self.fx.stmt_used.contains(&v)
+        })
     }
 
     /// Notes that the current statement uses `v`.

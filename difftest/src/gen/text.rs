@@ -154,17 +154,11 @@ pub fn type_text(ty: &IrType, names: &[String]) -> String {
 
 /// The suffix an integer literal of `ty` may carry (`index` has none).
 pub fn int_suffix(ty: &IrType) -> Option<&'static str> {
-    Some(match ty {
-        IrType::U8 => "u8",
-        IrType::U16 => "u16",
-        IrType::U32 => "u32",
-        IrType::U64 => "u64",
-        IrType::I8 => "i8",
-        IrType::I16 => "i16",
-        IrType::I32 => "i32",
-        IrType::I64 => "i64",
-        _ => return None,
-    })
+    match ty {
+        IrType::Index => None,
+        ty if ty.is_integer() => ty.kind().map(|kind| kind.name()),
+        _ => None,
+    }
 }
 
 /// The range of an integer type (`index` is 64 bits, unsigned).

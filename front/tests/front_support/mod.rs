@@ -84,6 +84,15 @@ pub fn assert_error(text: &str, code: &str, line: u32, col: u32) -> Failed {
     failed
 }
 
+/// Asserts that `failed` has a diagnostic `code` (anywhere).
+pub fn assert_has_code(failed: &Failed, code: &str) {
+    assert!(
+        failed.diagnostics.iter().any(|d| d.code == code),
+        "no {code}:\n{}",
+        failed.render()
+    );
+}
+
 /// Programs for the lowering tests (and the fuzz test's corpus).
 pub const LOWERING_PROGRAMS: &[(&str, &str)] = &[
     (

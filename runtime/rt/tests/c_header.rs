@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 
-use common::{c_compiler, include_dir, program, run, tmp_dir};
+use common::{c_program, include_dir, program, run, tmp_dir};
 use datalove_rti::header::RtHeader;
 use datalove_rti::rtdt::{Data, Index, List, String as RtString};
 use datalove_rti::status::*;
@@ -18,57 +18,41 @@ use datalove_rti::{
     AllocStats, ArithOp, Entry, ErrorKind, RtiTable, TyDesc, TyField, TyKind, Word, ABI_VERSION,
 };
 
+/// A Rust variant's name as the C header spells it: `NativeFailure` -> `NATIVE_FAILURE`.
+fn screaming(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
 /// `(C expression, Rust value)` for every size, offset and constant the header states.
 fn expectations() -> Vec<(String, u64)> {
     let mut e: Vec<(String, u64)> = Vec::new();
-    macro_rules! size {
-        ($c:literal, $t:ty) => {
+    // Each C type's size and alignment, and the offset of each field named.
+    macro_rules! layouts {
+        ($($c:literal = $t:ty { $($f:ident),* $(,)? }),* $(,)?) => {$(
             e.push((format!("sizeof({})", $c), size_of::<$t>() as u64));
-            e.push((
-                format!("_Alignof({})", $c),
-                std::mem::align_of::<$t>() as u64,
-            ));
-        };
-    }
-    macro_rules! fields {
-        ($c:literal, $t:ty, [$($f:ident),* $(,)?]) => {
+            e.push((format!("_Alignof({})", $c), std::mem::align_of::<$t>() as u64));
             $(e.push((format!("offsetof({}, {})", $c, stringify!($f)), offset_of!($t, $f) as u64));)*
-        };
+        )*};
     }
-    size!("dtlv_tydesc_t", TyDesc);
-    fields!(
-        "dtlv_tydesc_t",
-        TyDesc,
-        [
-            kind,
-            flags,
-            size,
-            align,
-            elem,
-            payload_offset,
-            field_count,
-            fields
-        ]
-    );
-    size!("dtlv_tyfield_t", TyField);
-    fields!("dtlv_tyfield_t", TyField, [desc, offset]);
-    size!("dtlv_alloc_stats_t", AllocStats);
-    fields!("dtlv_alloc_stats_t", AllocStats, [live, total, live_bytes]);
-    size!("dtlv_rt_header_t", RtHeader);
-    fields!(
-        "dtlv_rt_header_t",
-        RtHeader,
-        [
-            table,
-            abandoning,
-            stack_limit,
-            shadow_top,
-            shadow_limit,
-            depth_left
-        ]
-    );
-    size!("dtlv_rti_table_t", RtiTable);
-    fields!("dtlv_rti_table_t", RtiTable, [abi_version, struct_size]);
+    layouts! {
+        "dtlv_tydesc_t" = TyDesc { kind, flags, size, align, elem, payload_offset, field_count, fields },
+        "dtlv_tyfield_t" = TyField { desc, offset },
+        "dtlv_alloc_stats_t" = AllocStats { live, total, live_bytes },
+        "dtlv_rt_header_t" = RtHeader { table, abandoning, stack_limit, shadow_top, shadow_limit, depth_left },
+        "dtlv_rti_table_t" = RtiTable { abi_version, struct_size },
+        "dtlv_string_t" = RtString {},
+        "dtlv_list_t" = List {},
+        "dtlv_data_t" = Data {},
+        "dtlv_index_t" = Index {},
+        "dtlv_status_t" = RtStatus {},
+    }
     // Every entry, from the one list (nothing written here by hand).
     for entry in Entry::ALL {
         e.push((
@@ -76,11 +60,6 @@ fn expectations() -> Vec<(String, u64)> {
             entry.offset() as u64,
         ));
     }
-    size!("dtlv_string_t", RtString);
-    size!("dtlv_list_t", List);
-    size!("dtlv_data_t", Data);
-    size!("dtlv_index_t", Index);
-    size!("dtlv_status_t", RtStatus);
     // The value types' fields are private: find each by building a value from known
     // raw parts and looking for them in its bytes.
     let word_at = |bytes: &[u8], v: u64| -> u64 {
@@ -93,43 +72,21 @@ fn expectations() -> Vec<(String, u64)> {
         RtString::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333)
     };
     let s_bytes: [u8; 24] = unsafe { std::mem::transmute(s) };
-    e.push((
-        "offsetof(dtlv_string_t, ptr)".into(),
-        word_at(&s_bytes, 0x1111),
-    ));
-    e.push((
-        "offsetof(dtlv_string_t, len)".into(),
-        word_at(&s_bytes, 0x2222),
-    ));
-    e.push((
-        "offsetof(dtlv_string_t, cap)".into(),
-        word_at(&s_bytes, 0x3333),
-    ));
     let l =
         unsafe { List::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, 0x3333) };
     let l_bytes: [u8; 24] = unsafe { std::mem::transmute(l) };
-    e.push((
-        "offsetof(dtlv_list_t, ptr)".into(),
-        word_at(&l_bytes, 0x1111),
-    ));
-    e.push((
-        "offsetof(dtlv_list_t, len)".into(),
-        word_at(&l_bytes, 0x2222),
-    ));
-    e.push((
-        "offsetof(dtlv_list_t, cap)".into(),
-        word_at(&l_bytes, 0x3333),
-    ));
     let d = unsafe { Data::from_raw_parts(std::ptr::without_provenance(0x1111), 0x2222) };
     let d_bytes: [u8; 16] = unsafe { std::mem::transmute(d) };
-    e.push((
-        "offsetof(dtlv_data_t, desc)".into(),
-        word_at(&d_bytes, 0x1111),
-    ));
-    e.push((
-        "offsetof(dtlv_data_t, word)".into(),
-        word_at(&d_bytes, 0x2222),
-    ));
+    // Each field found by the raw part it was made from, in the order they were given.
+    for (ty, bytes, fields) in [
+        ("dtlv_string_t", &s_bytes[..], &["ptr", "len", "cap"][..]),
+        ("dtlv_list_t", &l_bytes[..], &["ptr", "len", "cap"][..]),
+        ("dtlv_data_t", &d_bytes[..], &["desc", "word"][..]),
+    ] {
+        for (field, part) in fields.iter().zip([0x1111, 0x2222, 0x3333]) {
+            e.push((format!("offsetof({ty}, {field})"), word_at(bytes, part)));
+        }
+    }
     // Table entry count: every field after the two version words is one pointer.
     let entries = (size_of::<RtiTable>() - offset_of!(RtiTable, init)) / size_of::<usize>();
     e.push((
@@ -159,35 +116,19 @@ fn expectations() -> Vec<(String, u64)> {
         };
         c(&format!("DTLV_KIND_{name}"), kind as u64);
     }
-    for (name, kind) in [
-        ("NATIVE_FAILURE", ErrorKind::NativeFailure),
-        ("OVERFLOW", ErrorKind::Overflow),
-        ("DIVISION_BY_ZERO", ErrorKind::DivisionByZero),
-        ("INDEX_OUT_OF_BOUNDS", ErrorKind::IndexOutOfBounds),
-        ("STACK_OVERFLOW", ErrorKind::StackOverflow),
-        ("SHADOW_STACK_EXHAUSTED", ErrorKind::ShadowStackExhausted),
-        ("INVALID_CAST", ErrorKind::InvalidCast),
-        ("UNWRAP_NONE", ErrorKind::UnwrapNone),
-        ("LEAK", ErrorKind::Leak),
-        ("OUT_OF_MEMORY", ErrorKind::OutOfMemory),
-        ("OUTPUT", ErrorKind::Output),
-        ("NATIVE_CRASH", ErrorKind::NativeCrash),
-        ("CRASH", ErrorKind::Crash),
-    ] {
-        c(&format!("DTLV_ERROR_{name}"), kind as u64);
+    // Every error kind (numbered from 1) and arithmetic operation (from 0), named as
+    // the header spells its variant: `DivisionByZero` is `DTLV_ERROR_DIVISION_BY_ZERO`.
+    for kind in (1..).map_while(ErrorKind::from_u32) {
+        c(
+            &format!("DTLV_ERROR_{}", screaming(&format!("{kind:?}"))),
+            kind as u64,
+        );
     }
-    for (name, op) in [
-        ("ADD", ArithOp::Add),
-        ("SUB", ArithOp::Sub),
-        ("MUL", ArithOp::Mul),
-        ("DIV", ArithOp::Div),
-        ("REM", ArithOp::Rem),
-        ("NEG", ArithOp::Neg),
-        ("SHL", ArithOp::Shl),
-        ("SHR", ArithOp::Shr),
-        ("CAST", ArithOp::Cast),
-    ] {
-        c(&format!("DTLV_ARITH_{name}"), op as u64);
+    for op in (0..).map_while(ArithOp::from_u32) {
+        c(
+            &format!("DTLV_ARITH_{}", screaming(&format!("{op:?}"))),
+            op as u64,
+        );
     }
     c(
         "DTLV_CAST_TY(DTLV_KIND_F64, DTLV_KIND_I32)",
@@ -198,6 +139,9 @@ fn expectations() -> Vec<(String, u64)> {
 
 #[test]
 fn every_size_offset_and_constant_in_the_header_matches_rust() {
+    if datalove_toolchain::unavailable_without_c_compiler("compiling C against the header") {
+        return;
+    }
     let dir = tmp_dir("layout");
     let expected = expectations();
     let mut src = String::from(
@@ -210,18 +154,7 @@ fn every_size_offset_and_constant_in_the_header_matches_rust() {
         ));
     }
     src.push_str("    return 0;\n}\n");
-    let c_file = dir.join("layout.c");
-    std::fs::write(&c_file, src).unwrap();
-    let exe = dir.join("layout");
-    let mut cc = c_compiler(&dir);
-    cc.arg("-std=c11")
-        .arg("-Wall")
-        .arg("-Werror")
-        .arg("-I")
-        .arg(include_dir())
-        .arg(&c_file)
-        .arg("-o")
-        .arg(&exe);
+    let (cc, exe) = c_program(&dir, "layout", &src);
     run(cc);
     let out = run(program(&exe));
     let printed: BTreeMap<String, u64> = String::from_utf8(out.stdout)
@@ -305,28 +238,16 @@ int main(int argc, char **argv) {
 "#;
 
 fn build_program(dir: &Path) -> PathBuf {
-    let c_file = dir.join("program.c");
-    std::fs::write(&c_file, PROGRAM).unwrap();
-    let exe = dir.join("program");
-    let mut cc = c_compiler(dir);
-    cc.arg("-std=c11")
-        .arg("-Wall")
-        .arg("-Werror")
-        .arg("-I")
-        .arg(include_dir())
-        .arg(&c_file)
-        .arg(staticlib())
-        .args([
-            "-ldl",
-            "-lgcc_s",
-            "-lutil",
-            "-lrt",
-            "-lpthread",
-            "-lm",
-            "-lc",
-        ])
-        .arg("-o")
-        .arg(&exe);
+    let (mut cc, exe) = c_program(dir, "program", PROGRAM);
+    cc.arg(staticlib()).args([
+        "-ldl",
+        "-lgcc_s",
+        "-lutil",
+        "-lrt",
+        "-lpthread",
+        "-lm",
+        "-lc",
+    ]);
     run(cc);
     exe
 }
@@ -355,6 +276,9 @@ fn run_program(exe: &Path, args: &[&str], check_leaks: bool) -> Ran {
 
 #[test]
 fn a_c_program_against_the_header_runs_as_an_executable() {
+    if datalove_toolchain::unavailable_without_c_compiler("compiling C against the header") {
+        return;
+    }
     let dir = tmp_dir("exe");
     let exe = build_program(&dir);
     let expected_stdout = b"hi\0there\n[1, 2, 3]\n";

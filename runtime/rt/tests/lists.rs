@@ -80,13 +80,10 @@ fn list_pop_moves_out_the_last_and_refuses_an_empty_list() {
         fx.drop_value(b, &STRING_TYDESC);
         call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast());
         fx.drop_value(out.assume_init_read(), &STRING_TYDESC);
-        assert_eq!(
+        fx.assert_refused(
             call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast()),
-            STATUS_EMPTY
-        );
-        assert_eq!(
-            call::dtlv_rti_error_message(fx.h()),
-            "pop from an empty list"
+            STATUS_EMPTY,
+            "pop from an empty list",
         );
     }
     drop_list(&fx, list);
@@ -108,13 +105,10 @@ fn list_get_clones_and_refuses_past_the_end() {
         assert_eq!(y.as_str(), "y");
         assert_eq!(fx.live(), live + 1, "a get clones");
         fx.drop_value(y, &STRING_TYDESC);
-        assert_eq!(
+        fx.assert_refused(
             call::dtlv_rti_list_get(fx.h(), &list, &STRING_TYDESC, 3, out.as_mut_ptr().cast()),
-            STATUS_OUT_OF_BOUNDS
-        );
-        assert_eq!(
-            call::dtlv_rti_error_message(fx.h()),
-            "index 3 out of bounds for length 3"
+            STATUS_OUT_OF_BOUNDS,
+            "index 3 out of bounds for length 3",
         );
     }
     assert_eq!(texts(&fx, &list), ["x", "y", "z"]);
@@ -151,15 +145,12 @@ fn list_set_replaces_and_a_refused_set_destroys_the_value() {
 
         let mut v = std::mem::ManuallyDrop::new(fx.string("lost"));
         assert_eq!(fx.live(), 4);
-        assert_eq!(
+        fx.assert_refused(
             call::dtlv_rti_list_set(fx.h(), &mut list, &STRING_TYDESC, 5, mut_ptr(&mut *v)),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "index 5 out of bounds for length 2",
         );
         assert_eq!(fx.live(), 3, "the refused value was destroyed");
-        assert_eq!(
-            call::dtlv_rti_error_message(fx.h()),
-            "index 5 out of bounds for length 2"
-        );
     }
     drop_list(&fx, list);
     fx.done();
@@ -188,15 +179,12 @@ fn list_insert_shifts_appends_at_len_and_destroys_a_refused_value() {
         assert_eq!(texts(&fx, &list), ["_", "a", "b", "c", "d"]);
         let live = fx.live();
         let mut v = std::mem::ManuallyDrop::new(fx.string("far"));
-        assert_eq!(
+        fx.assert_refused(
             call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 7, mut_ptr(&mut *v)),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "index 7 out of bounds for length 5",
         );
         assert_eq!(fx.live(), live, "the refused value was destroyed");
-        assert_eq!(
-            call::dtlv_rti_error_message(fx.h()),
-            "index 7 out of bounds for length 5"
-        );
     }
     drop_list(&fx, list);
     fx.done();
@@ -239,19 +227,16 @@ fn list_remove_moves_out_and_closes_the_gap() {
         assert_eq!(a.as_str(), "a");
         fx.drop_value(a, &STRING_TYDESC);
         assert_eq!(texts(&fx, &list), ["b", "c"]);
-        assert_eq!(
+        fx.assert_refused(
             call::dtlv_rti_list_remove(
                 fx.h(),
                 &mut list,
                 &STRING_TYDESC,
                 2,
-                out.as_mut_ptr().cast()
+                out.as_mut_ptr().cast(),
             ),
-            STATUS_OUT_OF_BOUNDS
-        );
-        assert_eq!(
-            call::dtlv_rti_error_message(fx.h()),
-            "index 2 out of bounds for length 2"
+            STATUS_OUT_OF_BOUNDS,
+            "index 2 out of bounds for length 2",
         );
     }
     drop_list(&fx, list);

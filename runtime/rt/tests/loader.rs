@@ -2,34 +2,40 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::{c_compiler, run, tmp_dir};
 use datalove_rt::{LoadError, RiderLibrary};
 use datalove_rti::ABI_VERSION;
 
-/// Builds `libdlr_<rider>.so` from `source` in `dir`.
-fn shared_library(dir: &Path, rider: &str, source: &str) -> PathBuf {
+/// Builds `libdlr_<rider>.so` from `source` in the fresh directory `name`: (the
+/// directory, the library). `None` without a C compiler (said on stderr).
+fn rider_library(name: &str, rider: &str, source: &str) -> Option<(PathBuf, PathBuf)> {
+    if datalove_toolchain::unavailable_without_c_compiler("building a C rider") {
+        return None;
+    }
+    let dir = tmp_dir(name);
     let c_file = dir.join(format!("{rider}.c"));
     std::fs::write(&c_file, source).unwrap();
     let lib = dir.join(datalove_rt::loader::rider_file_name(rider));
-    let mut cc = c_compiler(dir);
+    let mut cc = c_compiler(&dir);
     cc.args(["-shared", "-fPIC"])
         .arg(&c_file)
         .arg("-o")
         .arg(&lib);
     run(cc);
-    lib
+    Some((dir, lib))
 }
 
 #[test]
 fn a_rider_built_for_another_abi_is_refused_naming_both_versions_and_the_path() {
-    let dir = tmp_dir("loader-fake");
-    let lib = shared_library(
-        &dir,
+    let Some((dir, lib)) = rider_library(
+        "loader-fake",
         "fake",
         "unsigned dtlv_rider_abi_version_fake(void) { return 999; }\n",
-    );
+    ) else {
+        return;
+    };
     let err = RiderLibrary::load("fake", std::slice::from_ref(&dir)).unwrap_err();
     assert!(
         matches!(err, LoadError::AbiMismatch { found: 999, .. }),
@@ -47,15 +53,16 @@ fn a_rider_built_for_another_abi_is_refused_naming_both_versions_and_the_path() 
 
 #[test]
 fn a_good_rider_loads_and_hands_out_its_symbols_or_names_a_missing_one() {
-    let dir = tmp_dir("loader-good");
-    let lib = shared_library(
-        &dir,
+    let Some((dir, lib)) = rider_library(
+        "loader-good",
         "good",
         &format!(
             "unsigned dtlv_rider_abi_version_good(void) {{ return {ABI_VERSION}; }}\n\
              unsigned char dlr_good__answer(void *rt) {{ (void)rt; return 42; }}\n"
         ),
-    );
+    ) else {
+        return;
+    };
     let empty = dir.join("empty-dir");
     std::fs::create_dir_all(&empty).unwrap();
     // The first directory that has the library wins; others are skipped.
@@ -75,8 +82,13 @@ fn a_good_rider_loads_and_hands_out_its_symbols_or_names_a_missing_one() {
 
 #[test]
 fn a_library_without_the_abi_symbol_is_not_a_rider() {
-    let dir = tmp_dir("loader-nosym");
-    let lib = shared_library(&dir, "plain", "int something(void) { return 1; }\n");
+    let Some((dir, lib)) = rider_library(
+        "loader-nosym",
+        "plain",
+        "int something(void) { return 1; }\n",
+    ) else {
+        return;
+    };
     let err = RiderLibrary::load("plain", &[dir]).unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -68,11 +68,7 @@ fn non_utf8_bytes_are_refused_with_status_and_message() {
     let fx = Fixture::new();
     let mut out = MaybeUninit::uninit();
     let status = unsafe { call::dtlv_rti_string_from_bytes(fx.h(), b"ab\xffc", &mut out) };
-    assert_eq!(status, STATUS_INVALID_UTF8);
-    assert_eq!(
-        unsafe { call::dtlv_rti_error_message(fx.h()) },
-        "invalid UTF-8 at byte 2"
-    );
+    fx.assert_refused(status, STATUS_INVALID_UTF8, "invalid UTF-8 at byte 2");
     // A truncated multi-byte sequence too.
     let status = unsafe { call::dtlv_rti_string_from_bytes(fx.h(), b"\xe2\x82", &mut out) };
     assert_eq!(status, STATUS_INVALID_UTF8);
@@ -94,11 +90,7 @@ fn string_push_appends_and_refuses_non_utf8_leaving_the_string_unchanged() {
     assert!(s.as_str().starts_with("abcdcd"));
     let before = s.as_str().to_owned();
     let status = unsafe { call::dtlv_rti_string_push(fx.h(), &mut s, b"\xc0\x80") };
-    assert_eq!(status, STATUS_INVALID_UTF8);
-    assert_eq!(
-        unsafe { call::dtlv_rti_error_message(fx.h()) },
-        "invalid UTF-8 at byte 0"
-    );
+    fx.assert_refused(status, STATUS_INVALID_UTF8, "invalid UTF-8 at byte 0");
     assert_eq!(s.as_str(), before);
     // Pushing onto the empty string allocates; pushing nothing does not.
     let mut e = fx.string("");
@@ -165,20 +157,20 @@ fn string_slice_checks_bounds_and_char_boundaries() {
     let (_, empty) = slice(3, 3);
     assert!(empty.unwrap().is_empty());
 
-    assert_eq!(slice(0, 4).0, STATUS_OUT_OF_BOUNDS);
-    assert_eq!(
-        unsafe { call::dtlv_rti_error_message(fx.h()) },
-        "string slice 0..4 out of bounds for length 3"
+    fx.assert_refused(
+        slice(0, 4).0,
+        STATUS_OUT_OF_BOUNDS,
+        "string slice 0..4 out of bounds for length 3",
     );
-    assert_eq!(slice(0, 2).0, STATUS_OUT_OF_BOUNDS);
-    assert_eq!(
-        unsafe { call::dtlv_rti_error_message(fx.h()) },
-        "string slice 0..2 is not on character boundaries"
+    fx.assert_refused(
+        slice(0, 2).0,
+        STATUS_OUT_OF_BOUNDS,
+        "string slice 0..2 is not on character boundaries",
     );
-    assert_eq!(slice(2, 1).0, STATUS_OUT_OF_BOUNDS);
-    assert_eq!(
-        unsafe { call::dtlv_rti_error_message(fx.h()) },
-        "string slice 2..1 starts after it ends"
+    fx.assert_refused(
+        slice(2, 1).0,
+        STATUS_OUT_OF_BOUNDS,
+        "string slice 2..1 starts after it ends",
     );
     fx.drop_value(whole, &STRING_TYDESC);
     fx.drop_value(a, &STRING_TYDESC);

@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use datalove_rt::{Runtime, RuntimeOptions};
 use datalove_rti::rider_helpers::{drop_string, format_value, new_string};
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
-use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS, STATUS_TYPE_MISMATCH};
+use datalove_rti::status::{STATUS_FAILED, STATUS_OK, STATUS_OUT_OF_BOUNDS, STATUS_TYPE_MISMATCH};
 use datalove_rti::tydesc::{
     OwnedTyDesc, F32_TYDESC, F64_TYDESC, I32_TYDESC, I64_TYDESC, I8_TYDESC, INDEX_TYDESC,
     STRING_TYDESC, U64_TYDESC, U8_TYDESC, UNIT_TYDESC,
@@ -53,6 +53,13 @@ impl Rt {
 
     fn message(&self) -> String {
         unsafe { call::dtlv_rti_error_message(self.h()) }
+    }
+
+    /// A refused call: it returned `expected` (`status`), and the runtime's error message
+    /// is `message`.
+    fn assert_refused(&self, status: u8, expected: u8, message: &str) {
+        assert_eq!(status, expected, "{message}");
+        assert_eq!(self.message(), message);
     }
 
     fn list<E: Copy>(&self, elem_td: &TyDesc, values: &[E]) -> rtdt::List {
@@ -140,6 +147,46 @@ fn ix(i: u64) -> rtdt::Index {
     rtdt::Index(i)
 }
 
+/// `dlr_std__list_set` or `dlr_std__list_insert`: each moves a value into a list at an
+/// index.
+type Placing = unsafe extern "C-unwind" fn(
+    RtHandle,
+    &mut rtdt::List,
+    &TyDesc,
+    &rtdt::Index,
+    &TyDesc,
+    AnyOwned<'_>,
+    &TyDesc,
+    &mut MaybeUninit<()>,
+    &TyDesc,
+) -> u8;
+
+/// Calls `native` to move `value` (of type `td`) into `xs` (of type `list_td`) at `i`,
+/// handing the value over (the runtime owns or destroys it).
+unsafe fn place<T>(
+    t: &Rt,
+    native: Placing,
+    xs: &mut rtdt::List,
+    list_td: &TyDesc,
+    i: u64,
+    value: T,
+    td: &TyDesc,
+) -> u8 {
+    let mut value = std::mem::ManuallyDrop::new(value);
+    let mut done = MaybeUninit::uninit();
+    native(
+        t.h(),
+        xs,
+        list_td,
+        &ix(i),
+        &INDEX_TYDESC,
+        any_owned(&mut *value),
+        td,
+        &mut done,
+        &UNIT_TYDESC,
+    )
+}
+
 /// An option result slot: (tag, payload bytes at the descriptor's offset).
 #[repr(C, align(8))]
 struct OptSlot([u8; 64]);
@@ -191,9 +238,11 @@ fn fixedint_zero_uses_the_trailing_descriptor() {
         );
         assert_eq!(out.assume_init(), 0);
         let mut out = MaybeUninit::<f64>::uninit();
-        let st = dlr_std__fixedint_zero(t.h(), any_out(&mut out), &F64_TYDESC, &F64_TYDESC);
-        assert_eq!(st, STATUS_TYPE_MISMATCH);
-        assert_eq!(t.message(), "expected a fixed-width integer, got f64");
+        t.assert_refused(
+            dlr_std__fixedint_zero(t.h(), any_out(&mut out), &F64_TYDESC, &F64_TYDESC),
+            STATUS_TYPE_MISMATCH,
+            "expected a fixed-width integer, got f64",
+        );
     }
 }
 
@@ -242,11 +291,11 @@ fn strings() {
             t.message(),
             "slice 2..6: byte 2 is not on a character boundary"
         );
-        assert_eq!(
+        t.assert_refused(
             dlr_std__string_slice(t.h(), &a, s, &ix(4), idx, &ix(3), idx, &mut out, s),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "slice 4..3 starts after it ends",
         );
-        assert_eq!(t.message(), "slice 4..3 starts after it ends");
 
         let opt = option_of(TyKind::Index);
         let needle = t.s("llo");
@@ -337,11 +386,11 @@ fn conversions_to_string() {
         let expected = format_value(t.h(), &any_ref(&v), &F32_TYDESC).unwrap();
         assert_eq!(t.take(out), expected);
         let mut out = MaybeUninit::uninit();
-        assert_eq!(
+        t.assert_refused(
             dlr_std__float_to_string(t.h(), any_ref(&1u8), &U8_TYDESC, &mut out, s),
-            STATUS_TYPE_MISMATCH
+            STATUS_TYPE_MISMATCH,
+            "expected a float, got u8",
         );
-        assert_eq!(t.message(), "expected a float, got u8");
     }
 }
 
@@ -431,11 +480,11 @@ fn lists_of_scalars() {
             STATUS_OK
         );
         assert_eq!(got.assume_init(), 20);
-        assert_eq!(
+        t.assert_refused(
             dlr_std__list_get(t.h(), &xs, &list_td, &ix(7), idx, any_out(&mut got), e),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "index 7 out of bounds for length 3",
         );
-        assert_eq!(t.message(), "index 7 out of bounds for length 3");
 
         let mut done = MaybeUninit::uninit();
         let mut v = 40i32;
@@ -451,68 +500,24 @@ fn lists_of_scalars() {
             ),
             STATUS_OK
         );
-        let mut v = 5i32;
         assert_eq!(
-            dlr_std__list_set(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(0),
-                idx,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_set, &mut xs, &list_td, 0, 5i32, e),
             STATUS_OK
         );
-        let mut v = 6i32;
-        assert_eq!(
-            dlr_std__list_set(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(4),
-                idx,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
-            STATUS_OUT_OF_BOUNDS
+        t.assert_refused(
+            place(&t, dlr_std__list_set, &mut xs, &list_td, 4, 6i32, e),
+            STATUS_OUT_OF_BOUNDS,
+            "index 4 out of bounds for length 4",
         );
-        assert_eq!(t.message(), "index 4 out of bounds for length 4");
-        let mut v = 15i32;
         assert_eq!(
-            dlr_std__list_insert(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(1),
-                idx,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_insert, &mut xs, &list_td, 1, 15i32, e),
             STATUS_OK
         );
-        let mut v = 99i32;
-        assert_eq!(
-            dlr_std__list_insert(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(9),
-                idx,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
-            STATUS_OUT_OF_BOUNDS
+        t.assert_refused(
+            place(&t, dlr_std__list_insert, &mut xs, &list_td, 9, 99i32, e),
+            STATUS_OUT_OF_BOUNDS,
+            "insertion index 9 out of bounds for length 5",
         );
-        assert_eq!(t.message(), "insertion index 9 out of bounds for length 5");
         assert_eq!(t.elements::<i32>(&xs, e), [5, 15, 20, 30, 40]);
 
         let mut removed = MaybeUninit::<i32>::uninit();
@@ -529,7 +534,7 @@ fn lists_of_scalars() {
             STATUS_OK
         );
         assert_eq!(removed.assume_init(), 20);
-        assert_eq!(
+        t.assert_refused(
             dlr_std__list_remove(
                 t.h(),
                 &mut xs,
@@ -537,11 +542,11 @@ fn lists_of_scalars() {
                 &ix(4),
                 idx,
                 any_out(&mut removed),
-                e
+                e,
             ),
-            STATUS_OUT_OF_BOUNDS
+            STATUS_OUT_OF_BOUNDS,
+            "index 4 out of bounds for length 4",
         );
-        assert_eq!(t.message(), "index 4 out of bounds for length 4");
 
         assert_eq!(
             dlr_std__list_reverse(t.h(), &mut xs, &list_td, &mut done, unit),
@@ -584,7 +589,7 @@ fn lists_of_scalars() {
 
         // A value of another type than the list's is refused.
         let mut wrong = 1u8;
-        assert_eq!(
+        t.assert_refused(
             dlr_std__list_push(
                 t.h(),
                 &mut xs,
@@ -592,11 +597,11 @@ fn lists_of_scalars() {
                 any_owned(&mut wrong),
                 &U8_TYDESC,
                 &mut done,
-                unit
+                unit,
             ),
-            STATUS_TYPE_MISMATCH
+            STATUS_TYPE_MISMATCH,
+            "a u8 value where the list holds i32",
         );
-        assert_eq!(t.message(), "a u8 value where the list holds i32");
 
         t.drop_list(xs, &list_td);
         t.drop_list(empty, &list_td);
@@ -625,35 +630,13 @@ fn lists_of_strings_move_and_destroy_their_values() {
         assert_eq!(t.strings(&xs), ["pear", "fig", "banana", "apple"]);
 
         // A refused set destroys the value: nothing leaks (checked when `t` drops).
-        let mut v = t.s("lost");
         assert_eq!(
-            dlr_std__list_set(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(10),
-                idx,
-                any_owned(&mut v),
-                s,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_set, &mut xs, &list_td, 10, t.s("lost"), s),
             STATUS_OUT_OF_BOUNDS
         );
         // `v` was handed over: the runtime owns (or destroyed) it.
-        let mut v = t.s("kiwi");
         assert_eq!(
-            dlr_std__list_set(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(0),
-                idx,
-                any_owned(&mut v),
-                s,
-                &mut done,
-                unit
-            ),
+            place(&t, dlr_std__list_set, &mut xs, &list_td, 0, t.s("kiwi"), s),
             STATUS_OK
         );
         // `v` was handed over: the runtime owns (or destroyed) it.
@@ -751,17 +734,17 @@ fn abs_fails_for_the_minimum() {
         assert_eq!(out.assume_init(), 200);
         let mut x = i8::MIN;
         let mut out = MaybeUninit::<i8>::uninit();
-        assert_ne!(
+        t.assert_refused(
             dlr_std__abs(
                 t.h(),
                 any_owned(&mut x),
                 &I8_TYDESC,
                 any_out(&mut out),
-                &I8_TYDESC
+                &I8_TYDESC,
             ),
-            STATUS_OK
+            STATUS_FAILED,
+            "abs of -128 overflows i8",
         );
-        assert_eq!(t.message(), "abs of -128 overflows i8");
     }
 }
 

@@ -10,6 +10,7 @@ use std::process::Command;
 use datalove_rt::{OutputMode, Runtime, RuntimeOptions};
 use datalove_rti::call;
 use datalove_rti::rtdt::{self, RtHandle};
+use datalove_rti::status::RtStatus;
 use datalove_rti::tydesc::OwnedTyDesc;
 use datalove_rti::{TyDesc, TyKind};
 
@@ -73,6 +74,13 @@ impl Fixture {
     }
 
     /// Ends the test: nothing may be live.
+    /// A refused entry: it returned `expected` (`status`), and the runtime's error
+    /// message is `message`.
+    pub fn assert_refused(&self, status: RtStatus, expected: RtStatus, message: &str) {
+        assert_eq!(status, expected, "{message}");
+        assert_eq!(unsafe { call::dtlv_rti_error_message(self.h()) }, message);
+    }
+
     pub fn done(self) {
         let stats = self.rt.alloc_stats();
         assert_eq!(stats.live, 0, "allocations still live: {stats:?}");
@@ -122,6 +130,22 @@ pub fn tmp_dir(name: &str) -> PathBuf {
 /// `CC_<triple>`, `$CC`, else `cc`).
 pub fn c_compiler(_out_dir: &Path) -> Command {
     datalove_toolchain::Target::current().c_compiler().command()
+}
+
+/// The C compiler command that builds `source` (written as `dir/<name>.c`; strict C11
+/// against the header) into the program `dir/<name>`: (the command, to which inputs may
+/// be added, and the program's path).
+pub fn c_program(dir: &Path, name: &str, source: &str) -> (Command, PathBuf) {
+    let c_file = dir.join(format!("{name}.c"));
+    std::fs::write(&c_file, source).unwrap();
+    let exe = dir.join(name);
+    let mut cc = c_compiler(dir);
+    cc.args(["-std=c11", "-Wall", "-Werror", "-I"])
+        .arg(include_dir())
+        .arg(&c_file)
+        .arg("-o")
+        .arg(&exe);
+    (cc, exe)
 }
 
 /// A command starting `exe` (built for the tests' target) through the target's runner.
