@@ -34,8 +34,10 @@ pub fn trusted() -> MemFlagsData {
 }
 
 pub use datalove_ir::lowering::{
-    param_pass, program_words, result_pass, Pass, ProgramWord, ResultPass, SlotHome,
+    list_elem_inline, param_pass, program_words, result_pass, Pass, ProgramWord, ResultPass,
+    SlotHome,
 };
+use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
 /// one descriptor per type parameter) -> [scalar result]`.
@@ -73,7 +75,6 @@ pub struct Fx<'a, 'b, M: Module> {
     pub ptr: Type,
     pub call_conv: CallConv,
     pub rt: Value,
-    pub table: Value,
     pub places: Vec<Option<Place>>,
     pub tparams: Vec<Value>,
     pub generic_descs: Vec<(IrType, Value)>,
@@ -84,43 +85,6 @@ pub struct Fx<'a, 'b, M: Module> {
     pub data_gvs: HashMap<DataId, GlobalValue>,
     /// `(index of the first CLIF instruction, comment lines)`, for `emit clif`.
     pub comments: Vec<(usize, Vec<String>)>,
-}
-
-/// Slots that must be in memory: their address is passed somewhere.
-fn address_taken(program: &Program, f: &Function) -> Vec<bool> {
-    let mut taken = vec![false; f.slots.len()];
-    let mut mark = |s: SlotId| taken[s.index()] = true;
-    for block in &f.blocks {
-        for inst in &block.insts {
-            match &inst.kind {
-                InstKind::Debuglog { src } => mark(*src),
-                InstKind::ListPush { value, .. }
-                | InstKind::ListSet { value, .. }
-                | InstKind::MakeData { value, .. } => mark(*value),
-                InstKind::MakeList { elems, .. } => elems.iter().for_each(|s| mark(*s)),
-                InstKind::ListGet { dst, .. } => mark(*dst),
-                InstKind::CallNative { dst, args, .. } => {
-                    args.iter().for_each(|a| mark(a.slot));
-                    dst.iter().for_each(|d| mark(*d));
-                }
-                InstKind::Call {
-                    dst, func, args, ..
-                } => {
-                    let callee = program.function(*func);
-                    for (a, p) in args.iter().zip(&callee.params) {
-                        if param_pass(p.mode, callee.slot_type(p.slot)) == Pass::Address {
-                            mark(a.slot);
-                        }
-                    }
-                    if result_pass(&callee.result) == ResultPass::Pointer {
-                        dst.iter().for_each(|d| mark(*d));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    taken
 }
 
 fn stack_slot_data(size: usize, align: usize) -> StackSlotData {
@@ -165,7 +129,6 @@ pub fn lower_function<M: Module>(
         ptr,
         call_conv,
         rt,
-        table: rt,
         places: vec![None; f.slots.len()],
         tparams: Vec::new(),
         generic_descs: Vec::new(),
@@ -176,7 +139,6 @@ pub fn lower_function<M: Module>(
         data_gvs: HashMap::new(),
         comments: Vec::new(),
     };
-    fx.table = fx.load_table(rt);
     fx.prologue(&params);
     for (bi, block) in f.blocks.iter().enumerate() {
         fx.b.switch_to_block(fx.blocks[bi]);
@@ -226,7 +188,7 @@ impl<M: Module> Fx<'_, '_, M> {
     /// into the function's own storage; then a jump to the IR entry block.
     fn prologue(&mut self, params: &[Value]) {
         let f = self.func;
-        let taken = address_taken(self.program, f);
+        let taken = f.address_needed(self.program);
         // Incoming words after `rt`.
         let mut next = 1;
         let mut incoming = Vec::new();
@@ -511,6 +473,29 @@ impl<M: Module> Fx<'_, '_, M> {
         }
     }
 
+    /// The length of the list at `l`, read in place (`LIST_LEN_OFFSET`).
+    fn list_len(&mut self, l: Value) -> Value {
+        self.b
+            .ins()
+            .load(self.ptr, trusted(), l, LIST_LEN_OFFSET as i32)
+    }
+
+    /// The address of element `i` (in bounds) of the list at `l` whose elements are of
+    /// the inline element type `elem` ([`list_elem_inline`]): `ptr + i * size`.
+    fn list_elem_addr(&mut self, l: Value, i: Value, elem: &IrType) -> Value {
+        let size = elem.layout().expect("a concrete element").size as i64;
+        let base = self
+            .b
+            .ins()
+            .load(self.ptr, trusted(), l, LIST_PTR_OFFSET as i32);
+        // Every scalar's size is a power of two.
+        let off = match size {
+            1 => i,
+            _ => self.b.ins().ishl_imm_u(i, size.trailing_zeros() as i64),
+        };
+        self.b.ins().iadd(base, off)
+    }
+
     // ---------------------------------------------------------------- instructions
 
     fn inst(&mut self, kind: &InstKind, abandon: Option<BlockId>) {
@@ -672,43 +657,59 @@ impl<M: Module> Fx<'_, '_, M> {
             }
             K::ListLen { dst, list } => {
                 let l = self.addr(*list);
-                let n = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                let n = self.list_len(l);
                 self.write(*dst, n);
             }
             K::ListGet { dst, list, index } => {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
                 let l = self.addr(*list);
-                let len = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                let len = self.list_len(l);
                 let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
                 self.fail_if(out, abandon, |fx| {
                     fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
                 });
                 let ty = self.slot_ty(*dst).clone();
-                let ed = self.desc(&ty);
-                let d = self.addr(*dst);
-                self.call_rt(Entry::ListGet, &[rt, l, ed, i, d]);
+                if list_elem_inline(&ty) {
+                    let at = self.list_elem_addr(l, i, &ty);
+                    self.copy_from(*dst, at);
+                } else {
+                    let ed = self.desc(&ty);
+                    let d = self.addr(*dst);
+                    self.call_rt(Entry::ListGet, &[rt, l, ed, i, d]);
+                }
             }
             K::ListSet { list, index, value } => {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
                 let l = self.addr(*list);
-                let len = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                let len = self.list_len(l);
                 let ty = self.slot_ty(*value).clone();
-                let ed = self.desc(&ty);
-                let v = self.addr(*value);
-                let status = self
-                    .call_rt(Entry::ListSet, &[rt, l, ed, i, v])
-                    .expect("list_set");
-                let refused =
-                    self.b
-                        .ins()
-                        .icmp_imm_s(IntCC::Equal, status, STATUS_OUT_OF_BOUNDS as i64);
-                let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
-                let out = self.b.ins().bor(refused, past);
-                self.fail_if(out, abandon, |fx| {
-                    fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
-                });
+                if list_elem_inline(&ty) {
+                    // A copy value: nothing to destroy when the index is refused.
+                    let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                    self.fail_if(out, abandon, |fx| {
+                        fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                    });
+                    let at = self.list_elem_addr(l, i, &ty);
+                    self.copy_into(at, *value);
+                } else {
+                    // The value is moved in whatever the status: a refused one is destroyed.
+                    let ed = self.desc(&ty);
+                    let v = self.addr(*value);
+                    let status = self
+                        .call_rt(Entry::ListSet, &[rt, l, ed, i, v])
+                        .expect("list_set");
+                    let refused =
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::Equal, status, STATUS_OUT_OF_BOUNDS as i64);
+                    let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                    let out = self.b.ins().bor(refused, past);
+                    self.fail_if(out, abandon, |fx| {
+                        fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                    });
+                }
             }
             K::ListPush { list, value } => {
                 let ty = self.slot_ty(*value).clone();

@@ -418,3 +418,59 @@ pub fn program_words(f: &Function) -> Vec<ProgramWord> {
     words.extend((0..f.type_params.len()).map(ProgramWord::TypeParam));
     words
 }
+
+/// Whether compiled code reaches the elements of a `[elem]` inline, from the one layout
+/// (`datalove_rti::layout::LIST_*_OFFSET`, elements at `ptr + i * size`), rather than
+/// through the runtime's `list_get`/`list_set`: when the element is a scalar with bytes
+/// (bool, integers, index, floats), which is copied in and out and never dropped. Its
+/// length is read inline for every list. Read by clif and cbackend alike.
+pub fn list_elem_inline(elem: &IrType) -> bool {
+    elem.is_scalar() && *elem != IrType::Unit
+}
+
+impl Function {
+    /// For each slot, whether compiled code needs its address: it is passed to a
+    /// native, to a runtime entry (`debuglog`, a list or data entry) or by address to a
+    /// program function, or receives a result through memory. A concrete scalar slot
+    /// that needs none lives in a register (a Cranelift variable); the others get
+    /// memory. An element read or written inline ([`list_elem_inline`]) needs no
+    /// address.
+    pub fn address_needed(&self, program: &crate::program::Program) -> Vec<bool> {
+        let f = self;
+        let mut taken = vec![false; f.slots.len()];
+        let mut mark = |s: SlotId| taken[s.index()] = true;
+        let inline = |s: SlotId| list_elem_inline(f.slot_type(s));
+        for block in &f.blocks {
+            for inst in &block.insts {
+                match &inst.kind {
+                    InstKind::Debuglog { src } => mark(*src),
+                    InstKind::ListSet { value, .. } if !inline(*value) => mark(*value),
+                    InstKind::ListPush { value, .. } | InstKind::MakeData { value, .. } => {
+                        mark(*value)
+                    }
+                    InstKind::MakeList { elems, .. } => elems.iter().for_each(|s| mark(*s)),
+                    InstKind::ListGet { dst, .. } if !inline(*dst) => mark(*dst),
+                    InstKind::CallNative { dst, args, .. } => {
+                        args.iter().for_each(|a| mark(a.slot));
+                        dst.iter().for_each(|d| mark(*d));
+                    }
+                    InstKind::Call {
+                        dst, func, args, ..
+                    } => {
+                        let callee = program.function(*func);
+                        for (a, p) in args.iter().zip(&callee.params) {
+                            if param_pass(p.mode, callee.slot_type(p.slot)) == Pass::Address {
+                                mark(a.slot);
+                            }
+                        }
+                        if result_pass(&callee.result) == ResultPass::Pointer {
+                            dst.iter().for_each(|d| mark(*d));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        taken
+    }
+}
