@@ -48,6 +48,9 @@ fn list_elem(list: &str, ctype: &str) -> String {
 
 /// The whole program as one C file. The order of its sections is decided here, once.
 pub fn emit_program(program: &Program) -> String {
+    // Only what the entry reaches is compiled.
+    let reached = datalove_ir::lowering::reachable_program(program);
+    let program = &reached;
     let mut statics = StaticDescs::default();
     let mut natives = BTreeMap::new();
     let links = NativeLinks::of(program);

@@ -474,3 +474,126 @@ impl Function {
         taken
     }
 }
+
+/// Which functions the entry reaches through calls (the entry included): only these
+/// are compiled. An imported module's other functions cost nothing.
+pub fn reachable_functions(program: &crate::program::Program) -> Vec<bool> {
+    let mut reached = vec![false; program.functions.len()];
+    let Some(entry) = program.entry else {
+        return vec![true; program.functions.len()];
+    };
+    let mut work = vec![entry];
+    reached[entry.index()] = true;
+    while let Some(id) = work.pop() {
+        for block in &program.function(id).blocks {
+            for inst in &block.insts {
+                if let InstKind::Call { func, .. } = &inst.kind {
+                    if !reached[func.index()] {
+                        reached[func.index()] = true;
+                        work.push(*func);
+                    }
+                }
+            }
+        }
+    }
+    reached
+}
+
+/// `program` with only the functions its entry reaches ([`reachable_functions`]), in
+/// their order, every call and the entry renumbered. The compiled backends lower this
+/// program, so an unreached function is neither compiled nor linked, nor are the
+/// natives only it calls.
+pub fn reachable_program(program: &crate::program::Program) -> crate::program::Program {
+    use crate::program::{FuncId, Program};
+    let reached = reachable_functions(program);
+    let mut renumbered = vec![None; reached.len()];
+    let mut next = 0u32;
+    for (i, r) in reached.iter().enumerate() {
+        if *r {
+            renumbered[i] = Some(FuncId(next));
+            next += 1;
+        }
+    }
+    let new_id = |id: FuncId| renumbered[id.index()].expect("a reached function");
+    let functions = program
+        .functions
+        .iter()
+        .zip(&reached)
+        .filter(|(_, r)| **r)
+        .map(|(f, _)| {
+            let mut f = f.clone();
+            for block in &mut f.blocks {
+                for inst in &mut block.insts {
+                    if let InstKind::Call { func, .. } = &mut inst.kind {
+                        *func = new_id(*func);
+                    }
+                }
+            }
+            f
+        })
+        .collect();
+    Program {
+        functions,
+        entry: program.entry.map(new_id),
+        riders: program.riders.clone(),
+        files: program.files.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::ProgramBuilder;
+
+    /// `main` calls `b`, `b` calls itself and `c`; `a` and `d` are never called (`d`
+    /// calls `c`, which does not make `c` any more reached).
+    #[test]
+    fn only_what_the_entry_reaches_is_kept_and_calls_are_renumbered() {
+        let mut pb = ProgramBuilder::new();
+        let names = ["a", "b", "c", "d", "main"];
+        let ids: Vec<_> = names
+            .iter()
+            .map(|n| pb.declare_function(*n, vec![], vec![], IrType::Unit))
+            .collect();
+        let calls = [vec![], vec![1, 2], vec![], vec![2], vec![1]];
+        for (i, callees) in calls.iter().enumerate() {
+            let mut fb = pb.function(ids[i]);
+            for &c in callees {
+                let abandon = fb.abandon_block(&[]);
+                fb.inst(
+                    InstKind::Call {
+                        dst: None,
+                        func: ids[c],
+                        type_args: vec![],
+                        args: vec![],
+                    },
+                    Some(abandon),
+                );
+            }
+            fb.terminate(Terminator::Return(None));
+        }
+        pb.set_entry(ids[4]);
+        let program = pb.finish();
+        assert_eq!(
+            reachable_functions(&program),
+            vec![false, true, true, false, true]
+        );
+        let kept = reachable_program(&program);
+        let kept_names: Vec<&str> = kept.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(kept_names, ["b", "c", "main"]);
+        assert_eq!(kept.entry().index(), 2);
+        let callees = |f: &Function| -> Vec<usize> {
+            f.blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .filter_map(|i| match &i.kind {
+                    InstKind::Call { func, .. } => Some(func.index()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(callees(&kept.functions[0]), [0, 1]);
+        assert_eq!(callees(&kept.functions[2]), [0]);
+        crate::verify::verify_program(&kept).expect("the kept program verifies");
+    }
+}
