@@ -389,7 +389,7 @@ impl Fx<'_> {
 
     /// `if (cond) { raise; goto abandon; }`.
     pub(crate) fn fail_if(&mut self, cond: &str, abandon: BlockId, raise: Option<String>) {
-        self.w.open(format!("if ({cond})"));
+        self.w.open(format!("if (__builtin_expect(!!({cond}), 0))"));
         if let Some(raise) = raise {
             self.w.stmt(raise);
         }
@@ -807,7 +807,7 @@ impl Fx<'_> {
             .stmt(format!("size_t depth = {}", runtime::depth_left()));
         let room = self.func.frame_bytes().saturating_add(callee.frame_bytes());
         self.w.open(format!(
-            "if (depth == 0 || {})",
+            "if (__builtin_expect(depth == 0 || {}, 0))",
             runtime::no_stack_room(room.min(1 << 40))
         ));
         self.w.stmt(call(Entry::RaiseStackOverflow, &[]));

@@ -331,10 +331,26 @@ impl<M: Module> Fx<'_, '_, M> {
 
     /// When `cond` is nonzero: `raise`, then the IR block `abandon`.
     pub fn fail_if(&mut self, cond: Value, abandon: BlockId, raise: impl FnOnce(&mut Self)) {
+        self.fail_if_any(&[cond], abandon, raise)
+    }
+
+    /// When any of `conds` is nonzero: `raise`, then the IR block `abandon`. One
+    /// branch per condition (each a compare and a conditional jump), none of them
+    /// combined into a register first.
+    pub fn fail_if_any(
+        &mut self,
+        conds: &[Value],
+        abandon: BlockId,
+        raise: impl FnOnce(&mut Self),
+    ) {
         let fail = self.b.create_block();
         self.b.set_cold_block(fail);
-        let cont = self.b.create_block();
-        self.b.ins().brif(cond, fail, &[], cont, &[]);
+        for cond in conds {
+            let cont = self.b.create_block();
+            self.b.ins().brif(*cond, fail, &[], cont, &[]);
+            self.b.switch_to_block(cont);
+        }
+        let cont = self.b.current_block().expect("a block");
         self.b.switch_to_block(fail);
         raise(self);
         let target = self.blocks[abandon.index()];
@@ -837,9 +853,8 @@ impl<M: Module> Fx<'_, '_, M> {
         let bottom = self.b.ins().iadd_imm_s(sp, -frame);
         let no_room = self.b.ins().icmp(IntCC::UnsignedLessThan, bottom, limit);
         let no_depth = self.b.ins().icmp_imm_u(IntCC::Equal, depth, 0);
-        let refused = self.b.ins().bor(no_room, no_depth);
         let moved: Vec<SlotId> = self.func.moved_args(args);
-        self.fail_if(refused, abandon, |fx| {
+        self.fail_if_any(&[no_depth, no_room], abandon, |fx| {
             let rt = fx.rt;
             fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
             for slot in moved {
