@@ -540,6 +540,21 @@ pub fn reachable_program(program: &crate::program::Program) -> crate::program::P
     }
 }
 
+/// The natives that are one float instruction: a call of `rider.function` on an `f64`
+/// whose result is kept is lowered by the front end to this IR operation instead, which
+/// every backend (and the interpreter) computes as the hardware does, with no call. The
+/// std rider keeps the natives for callers outside the IR (C, other riders).
+pub fn native_float_op(rider: &str, function: &str) -> Option<crate::program::UnaryOp> {
+    use crate::program::UnaryOp;
+    match (rider, function) {
+        ("std", "sqrt") => Some(UnaryOp::Sqrt),
+        ("std", "floor") => Some(UnaryOp::Floor),
+        ("std", "ceil") => Some(UnaryOp::Ceil),
+        ("std", "fabs") => Some(UnaryOp::Abs),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
