@@ -372,6 +372,28 @@ impl<M: Module> Fx<'_, '_, M> {
         }
     }
 
+    /// An address at which the slot's value is read (by a use that only reads it): the
+    /// slot's own, or for a slot in a variable a scratch copy made here
+    /// (`Function::address_needed`).
+    pub fn read_addr(&mut self, slot: SlotId) -> Value {
+        match self.places[slot.index()] {
+            Some(Place::Var(_)) => {
+                let ty = self.slot_ty(slot).clone();
+                let layout = ty.layout().expect("a concrete scalar");
+                let ss = self
+                    .b
+                    .create_sized_stack_slot(stack_slot_data(layout.size, layout.align));
+                let at = self.b.ins().stack_addr(self.ptr, ss, 0);
+                if ty != IrType::Unit {
+                    let v = self.read(slot);
+                    self.b.ins().store(trusted(), v, at, 0);
+                }
+                at
+            }
+            _ => self.addr(slot),
+        }
+    }
+
     /// The value of a concrete scalar slot.
     pub fn read(&mut self, slot: SlotId) -> Value {
         let ty = scalar_type(self.kind(slot));
@@ -667,7 +689,7 @@ impl<M: Module> Fx<'_, '_, M> {
                 let n = self.iconst_ptr(elems.len() as i64);
                 self.call_rt(Entry::ListNew, &[rt, ed, n, d]);
                 for e in elems {
-                    let v = self.addr(*e);
+                    let v = self.read_addr(*e);
                     self.call_rt(Entry::ListPush, &[rt, d, ed, v]);
                 }
             }
@@ -730,7 +752,7 @@ impl<M: Module> Fx<'_, '_, M> {
             K::ListPush { list, value } => {
                 let ty = self.slot_ty(*value).clone();
                 let ed = self.desc(&ty);
-                let (l, v) = (self.addr(*list), self.addr(*value));
+                let (l, v) = (self.addr(*list), self.read_addr(*value));
                 self.call_rt(Entry::ListPush, &[rt, l, ed, v]);
             }
             K::MakeSome { dst, value } => {
@@ -773,13 +795,13 @@ impl<M: Module> Fx<'_, '_, M> {
             K::MakeData { dst, value } => {
                 let ty = self.slot_ty(*value).clone();
                 let td = self.desc(&ty);
-                let (v, d) = (self.addr(*value), self.addr(*dst));
+                let (v, d) = (self.read_addr(*value), self.addr(*dst));
                 self.call_rt(Entry::DataMake, &[rt, v, td, d]);
             }
             K::Debuglog { src } => {
                 let ty = self.slot_ty(*src).clone();
                 let td = self.desc(&ty);
-                let s = self.addr(*src);
+                let s = self.read_addr(*src);
                 self.call_rt(Entry::Debuglog, &[rt, s, td]);
             }
             K::Call {
@@ -809,7 +831,10 @@ impl<M: Module> Fx<'_, '_, M> {
             .map(|word| match word {
                 ProgramWord::Runtime => self.rt,
                 ProgramWord::Param(i, Pass::Value(_)) => self.read(args[i].slot),
-                ProgramWord::Param(i, Pass::Address) => self.addr(args[i].slot),
+                ProgramWord::Param(i, Pass::Address) => match args[i].mode {
+                    ParamMode::Mut | ParamMode::Out => self.addr(args[i].slot),
+                    ParamMode::In | ParamMode::Ref => self.read_addr(args[i].slot),
+                },
                 ProgramWord::ResultPointer => {
                     self.addr(dst.expect("verified: a result that is not unit is kept"))
                 }

@@ -429,12 +429,14 @@ pub fn list_elem_inline(elem: &IrType) -> bool {
 }
 
 impl Function {
-    /// For each slot, whether compiled code needs its address: it is passed to a
-    /// native, to a runtime entry (`debuglog`, a list or data entry) or by address to a
-    /// program function, or receives a result through memory. A concrete scalar slot
-    /// that needs none lives in a register (a Cranelift variable); the others get
-    /// memory. An element read or written inline ([`list_elem_inline`]) needs no
-    /// address.
+    /// For each slot, whether compiled code needs its address to be its home: it is
+    /// written through an address (a native's result or `mut`/`out` argument, a
+    /// program function's `mut`/`out` argument or result through memory, a list entry
+    /// that writes it). A concrete scalar slot that needs none lives in a register (a
+    /// Cranelift variable); the others get memory. A use that only reads a value
+    /// through an address (`debuglog`, a native's `in`/`ref` argument, a `ref`
+    /// argument, a value pushed or boxed) is given a scratch copy at that use; an
+    /// element read or written inline ([`list_elem_inline`]) needs no address.
     pub fn address_needed(&self, program: &crate::program::Program) -> Vec<bool> {
         let f = self;
         let mut taken = vec![false; f.slots.len()];
@@ -442,16 +444,14 @@ impl Function {
         let inline = |s: SlotId| list_elem_inline(f.slot_type(s));
         for block in &f.blocks {
             for inst in &block.insts {
+                let written = |mode: ParamMode| matches!(mode, ParamMode::Mut | ParamMode::Out);
                 match &inst.kind {
-                    InstKind::Debuglog { src } => mark(*src),
                     InstKind::ListSet { value, .. } if !inline(*value) => mark(*value),
-                    InstKind::ListPush { value, .. } | InstKind::MakeData { value, .. } => {
-                        mark(*value)
-                    }
-                    InstKind::MakeList { elems, .. } => elems.iter().for_each(|s| mark(*s)),
                     InstKind::ListGet { dst, .. } if !inline(*dst) => mark(*dst),
                     InstKind::CallNative { dst, args, .. } => {
-                        args.iter().for_each(|a| mark(a.slot));
+                        args.iter()
+                            .filter(|a| written(a.mode))
+                            .for_each(|a| mark(a.slot));
                         dst.iter().for_each(|d| mark(*d));
                     }
                     InstKind::Call {
@@ -459,7 +459,9 @@ impl Function {
                     } => {
                         let callee = program.function(*func);
                         for (a, p) in args.iter().zip(&callee.params) {
-                            if param_pass(p.mode, callee.slot_type(p.slot)) == Pass::Address {
+                            if param_pass(p.mode, callee.slot_type(p.slot)) == Pass::Address
+                                && written(p.mode)
+                            {
                                 mark(a.slot);
                             }
                         }
