@@ -5,9 +5,7 @@
 //! Failures branch to the instruction's abandon block after `raise_arith`; nothing traps.
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{
-    types, AbiParam, InstBuilder, InstructionData, Opcode, Signature, Type, Value, ValueDef,
-};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Type, Value};
 use cranelift_module::{Linkage, Module};
 use datalove_ir::{BinaryOp, BlockId, CompareOp, UnaryOp};
 use datalove_rti::status::cast_ty;
@@ -35,25 +33,6 @@ fn bits(kind: TyKind) -> u32 {
 
 /// The range of an integer kind, as `i128`.
 impl<M: Module> Fx<'_, '_, M> {
-    /// The constant `v` is, when it is a 64-bit signed integer made by `iconst` (the
-    /// IR's `const` before a checked operation).
-    fn i64_const(&self, kind: TyKind, v: Value) -> Option<i64> {
-        if kind != TyKind::I64 {
-            return None;
-        }
-        let dfg = &self.b.func.dfg;
-        match dfg.value_def(v) {
-            ValueDef::Result(inst, _) => match dfg.insts[inst] {
-                InstructionData::UnaryImm {
-                    opcode: Opcode::Iconst,
-                    imm,
-                } => Some(imm.bits()),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
     /// Branches to `abandon` after `raise_arith(kind, op, ty)` when `cond` is nonzero.
     fn arith_fail(
         &mut self,
@@ -107,29 +86,6 @@ impl<M: Module> Fx<'_, '_, M> {
             fx.arith_fail(of, abandon, ErrorKind::Overflow, aop, ty);
         };
         match op {
-            BinaryOp::Add | BinaryOp::Sub if !signed || self.i64_const(kind, b).is_some() => {
-                // Overflow as a compare the branch reads directly (a `cmp` and a `jcc`),
-                // not a flag first moved into a register: unsigned `a + b` wraps iff
-                // the sum is below `a`, `a - b` iff `a < b`; signed with a constant
-                // `b`, iff the result moved the wrong way from `a`.
-                let r = match op {
-                    BinaryOp::Add => self.b.ins().iadd(a, b),
-                    _ => self.b.ins().isub(a, b),
-                };
-                let of = match (op, self.i64_const(kind, b)) {
-                    (BinaryOp::Add, None) => self.b.ins().icmp(IntCC::UnsignedLessThan, r, a),
-                    (_, None) => self.b.ins().icmp(IntCC::UnsignedLessThan, a, b),
-                    (_, Some(0)) => self.b.ins().iconst(types::I8, 0),
-                    (BinaryOp::Add, Some(c)) if c > 0 => {
-                        self.b.ins().icmp(IntCC::SignedLessThan, r, a)
-                    }
-                    (BinaryOp::Add, Some(_)) => self.b.ins().icmp(IntCC::SignedGreaterThan, r, a),
-                    (_, Some(c)) if c > 0 => self.b.ins().icmp(IntCC::SignedGreaterThan, r, a),
-                    (_, Some(_)) => self.b.ins().icmp(IntCC::SignedLessThan, r, a),
-                };
-                overflow(self, of);
-                r
-            }
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
                 let ins = self.b.ins();
                 let (r, of) = match (op, signed) {
