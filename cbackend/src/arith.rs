@@ -24,7 +24,15 @@ impl Fx<'_> {
         let value = if kind == TyKind::Bool {
             format!("(uint8_t)({x} == 0)")
         } else if kind.is_float() {
-            format!("-{x}")
+            // The float suffix of <math.h>'s functions.
+            let f = if kind == TyKind::F32 { "f" } else { "" };
+            match op {
+                UnaryOp::Sqrt => format!("sqrt{f}({x})"),
+                UnaryOp::Floor => format!("floor{f}({x})"),
+                UnaryOp::Ceil => format!("ceil{f}({x})"),
+                UnaryOp::Abs => format!("fabs{f}({x})"),
+                _ => format!("-{x}"),
+            }
         } else {
             match op {
                 UnaryOp::Neg => {
@@ -40,7 +48,9 @@ impl Fx<'_> {
                 }
                 UnaryOp::WrappingNeg => format!("({ct})(UINT64_C(0) - (uint64_t){x})"),
                 UnaryOp::BitNot => format!("({ct})~{x}"),
-                UnaryOp::Not => unreachable!("verified: not on an integer"),
+                UnaryOp::Not | UnaryOp::Sqrt | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Abs => {
+                    unreachable!("verified: {op:?} on an integer")
+                }
             }
         };
         self.write(dst, &value);

@@ -12,7 +12,9 @@ pub use datalove_toolchain::LinkInputs;
 /// The flags every program is compiled with. `-fwrapv -fno-strict-aliasing` are a belt
 /// (the emitted C does not rely on either); no sibling calls, so that recursion always
 /// grows the stack and meets the prologue's stack check, as on every backend; no
-/// contraction of `a * b + c`, so that floats round as the interpreter's do.
+/// contraction of `a * b + c`, so that floats round as the interpreter's do; no
+/// `errno` from <math.h>'s functions (nothing reads it), so that `sqrt` is one
+/// instruction.
 pub const C_FLAGS: &[&str] = &[
     "-std=gnu11",
     "-O2",
@@ -20,6 +22,7 @@ pub const C_FLAGS: &[&str] = &[
     "-fno-strict-aliasing",
     "-fno-optimize-sibling-calls",
     "-ffp-contract=off",
+    "-fno-math-errno",
 ];
 
 /// The current target's C compiler (decided in `datalove_toolchain`: `CC_<triple>`,

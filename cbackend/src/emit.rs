@@ -26,12 +26,31 @@ use crate::runtime::{self, call, Entry};
 use crate::writer::*;
 
 use datalove_ir::lowering::{
-    call_words, param_pass, program_words, result_pass, terminator_text, CallWord, DescPlan,
-    NativeLinks, Pass, ProgramWord, ResultPass, SlotHome,
+    call_words, list_elem_inline, param_pass, program_words, result_pass, terminator_text,
+    CallWord, DescPlan, NativeLinks, Pass, ProgramWord, ResultPass, SlotHome,
 };
+use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
+
+/// A part of the list at `list` (a `void *`) read in place: the word at `offset`
+/// (`datalove_rti::layout::LIST_*_OFFSET`), as a `ctype`.
+fn list_part(list: &str, offset: usize, ctype: &str) -> String {
+    format!("(*(const {ctype} *)((const uint8_t *){list} + {offset}))")
+}
+
+/// Element `i` (a C variable in bounds) of the list at `list` whose elements are the
+/// inline scalars of C type `ctype` ([`list_elem_inline`]), as a place.
+fn list_elem(list: &str, ctype: &str) -> String {
+    format!(
+        "(({ctype} *){})[i]",
+        list_part(list, LIST_PTR_OFFSET, "uint8_t *")
+    )
+}
 
 /// The whole program as one C file. The order of its sections is decided here, once.
 pub fn emit_program(program: &Program) -> String {
+    // Only what the entry reaches is compiled.
+    let reached = datalove_ir::lowering::reachable_program(program);
+    let program = &reached;
     let mut statics = StaticDescs::default();
     let mut natives = BTreeMap::new();
     let links = NativeLinks::of(program);
@@ -370,7 +389,7 @@ impl Fx<'_> {
 
     /// `if (cond) { raise; goto abandon; }`.
     pub(crate) fn fail_if(&mut self, cond: &str, abandon: BlockId, raise: Option<String>) {
-        self.w.open(format!("if ({cond})"));
+        self.w.open(format!("if (__builtin_expect(!!({cond}), 0))"));
         if let Some(raise) = raise {
             self.w.stmt(raise);
         }
@@ -621,48 +640,71 @@ impl Fx<'_> {
             }
             K::ListLen { dst, list } => {
                 let l = self.addr(*list);
-                let len = format!("(uint64_t){}", call(Entry::ListLen, &[&l]));
+                let len = list_part(&l, LIST_LEN_OFFSET, "uint64_t");
                 self.write(*dst, &len);
             }
             K::ListGet { dst, list, index } => {
                 let abandon = fallible();
                 let i = self.read(*index);
                 let l = self.addr(*list);
-                let ed = self.slot_desc(*dst);
-                let d = self.addr(*dst);
+                let ty = self.ty(*dst).clone();
                 self.w.open("");
                 self.w.stmt(format!("uint64_t i = {i}"));
-                self.w
-                    .stmt(format!("uint64_t len = {}", call(Entry::ListLen, &[&l])));
+                self.w.stmt(format!(
+                    "uint64_t len = {}",
+                    list_part(&l, LIST_LEN_OFFSET, "uint64_t")
+                ));
                 self.fail_if(
                     "i >= len",
                     abandon,
                     Some(call(Entry::RaiseBounds, &["i", "len"])),
                 );
-                self.w
-                    .stmt(call(Entry::ListGet, &[&l, &ed, "(size_t)i", &d]));
+                if list_elem_inline(&ty) {
+                    let elem = list_elem(&l, self.ctype(*dst));
+                    self.write(*dst, &elem);
+                } else {
+                    let ed = self.desc(&ty);
+                    let d = self.addr(*dst);
+                    self.w
+                        .stmt(call(Entry::ListGet, &[&l, &ed, "(size_t)i", &d]));
+                }
                 self.w.close();
             }
             K::ListSet { list, index, value } => {
                 let abandon = fallible();
                 let i = self.read(*index);
                 let l = self.addr(*list);
-                let ed = self.slot_desc(*value);
-                let v = self.addr(*value);
+                let ty = self.ty(*value).clone();
                 self.w.open("");
                 self.w.stmt(format!("uint64_t i = {i}"));
-                self.w
-                    .stmt(format!("uint64_t len = {}", call(Entry::ListLen, &[&l])));
-                // The value is moved in whatever the status: a refused one is destroyed.
                 self.w.stmt(format!(
-                    "dtlv_status_t status = {}",
-                    call(Entry::ListSet, &[&l, &ed, "(size_t)i", &v])
+                    "uint64_t len = {}",
+                    list_part(&l, LIST_LEN_OFFSET, "uint64_t")
                 ));
-                self.fail_if(
-                    &format!("status == {STATUS_OUT_OF_BOUNDS} || i >= len"),
-                    abandon,
-                    Some(call(Entry::RaiseBounds, &["i", "len"])),
-                );
+                if list_elem_inline(&ty) {
+                    // A copy value: nothing to destroy when the index is refused.
+                    self.fail_if(
+                        "i >= len",
+                        abandon,
+                        Some(call(Entry::RaiseBounds, &["i", "len"])),
+                    );
+                    let v = self.read(*value);
+                    let elem = list_elem(&l, self.ctype(*value));
+                    self.w.stmt(format!("{elem} = {v}"));
+                } else {
+                    let ed = self.desc(&ty);
+                    let v = self.addr(*value);
+                    // The value is moved in whatever the status: a refused one is destroyed.
+                    self.w.stmt(format!(
+                        "dtlv_status_t status = {}",
+                        call(Entry::ListSet, &[&l, &ed, "(size_t)i", &v])
+                    ));
+                    self.fail_if(
+                        &format!("status == {STATUS_OUT_OF_BOUNDS} || i >= len"),
+                        abandon,
+                        Some(call(Entry::RaiseBounds, &["i", "len"])),
+                    );
+                }
                 self.w.close();
             }
             K::ListPush { list, value } => {
@@ -753,7 +795,7 @@ impl Fx<'_> {
             .stmt(format!("size_t depth = {}", runtime::depth_left()));
         let room = self.func.frame_bytes().saturating_add(callee.frame_bytes());
         self.w.open(format!(
-            "if (depth == 0 || {})",
+            "if (__builtin_expect(depth == 0 || {}, 0))",
             runtime::no_stack_room(room.min(1 << 40))
         ));
         self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
@@ -779,7 +821,7 @@ impl Fx<'_> {
         match word {
             CallWord::Runtime => RT.to_string(),
             CallWord::Value(slot) => self.read(slot),
-            CallWord::Address(slot) => self.addr(slot),
+            CallWord::Address(slot) | CallWord::ReadAddress(slot) => self.addr(slot),
             CallWord::Desc(ty) => self.desc(ty),
         }
     }

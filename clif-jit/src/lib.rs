@@ -57,6 +57,18 @@ extern "C" fn shim_fmodf(a: f32, b: f32) -> f32 {
 extern "C" fn shim_trunc(a: f64) -> f64 {
     a.trunc()
 }
+extern "C" fn shim_floor(a: f64) -> f64 {
+    a.floor()
+}
+extern "C" fn shim_floorf(a: f32) -> f32 {
+    a.floor()
+}
+extern "C" fn shim_ceil(a: f64) -> f64 {
+    a.ceil()
+}
+extern "C" fn shim_ceilf(a: f32) -> f32 {
+    a.ceil()
+}
 extern "C" fn shim_truncf(a: f32) -> f32 {
     a.trunc()
 }
@@ -84,6 +96,12 @@ pub fn compile(
         ("fmodf", shim_fmodf as *const () as usize),
         ("trunc", shim_trunc as *const () as usize),
         ("truncf", shim_truncf as *const () as usize),
+        // `floor`/`ceil` on a machine without an instruction for them (x86-64 before
+        // SSE4.1).
+        ("floor", shim_floor as *const () as usize),
+        ("floorf", shim_floorf as *const () as usize),
+        ("ceil", shim_ceil as *const () as usize),
+        ("ceilf", shim_ceilf as *const () as usize),
     ] {
         symbols.insert(name.to_string(), address);
     }

@@ -175,7 +175,13 @@ impl<M: Module> Fx<'_, '_, M> {
             return self.b.ins().icmp_imm_s(IntCC::Equal, x, 0);
         }
         if kind.is_float() {
-            return self.b.ins().fneg(x);
+            return match op {
+                UnaryOp::Sqrt => self.b.ins().sqrt(x),
+                UnaryOp::Floor => self.b.ins().floor(x),
+                UnaryOp::Ceil => self.b.ins().ceil(x),
+                UnaryOp::Abs => self.b.ins().fabs(x),
+                _ => self.b.ins().fneg(x),
+            };
         }
         match op {
             UnaryOp::Neg => {
@@ -190,7 +196,9 @@ impl<M: Module> Fx<'_, '_, M> {
             }
             UnaryOp::WrappingNeg => self.b.ins().ineg(x),
             UnaryOp::BitNot => self.b.ins().bnot(x),
-            UnaryOp::Not => unreachable!("verified: not on an integer"),
+            UnaryOp::Not | UnaryOp::Sqrt | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Abs => {
+                unreachable!("verified: {op:?} on an integer")
+            }
         }
     }
 

@@ -30,7 +30,8 @@ pub use native::build_native_signature;
 pub struct Lowered {
     /// The script body: `extern "C" fn(rt)`.
     pub entry: ClifFuncId,
-    /// Every program function, by IR index.
+    /// Every function the entry reaches, by its index in
+    /// `datalove_ir::lowering::reachable_program`.
     pub functions: Vec<ClifFuncId>,
     /// The CLIF text with IR comments, when asked for.
     pub clif_text: Option<String>,
@@ -49,13 +50,16 @@ pub struct LowerOptions {
     pub native_slots: bool,
 }
 
-/// Lowers and defines every function of `program` in `module`.
+/// Lowers and defines every function of `program` its entry reaches in `module`.
 pub fn lower_program<M: Module>(
     module: &mut M,
     program: &Program,
     options: LowerOptions,
 ) -> Result<Lowered, ClifError> {
     admit(program).map_err(|refused| ClifError::Unverified(refused.to_string()))?;
+    // Only what the entry reaches is compiled.
+    let reached = datalove_ir::lowering::reachable_program(program);
+    let program = &reached;
     let functions = declare_functions(module, program)?;
     let mut statics = desc::Statics::default();
     if options.native_slots {

@@ -34,9 +34,10 @@ pub fn trusted() -> MemFlagsData {
 }
 
 pub use datalove_ir::lowering::{
-    call_words, param_pass, program_words, result_pass, CallWord, Pass, ProgramWord, ResultPass,
-    SlotHome,
+    call_words, list_elem_inline, param_pass, program_words, result_pass, CallWord, Pass,
+    ProgramWord, ResultPass, SlotHome,
 };
+use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
 /// one descriptor per type parameter) -> [scalar result]`.
@@ -74,7 +75,6 @@ pub struct Fx<'a, 'b, M: Module> {
     pub ptr: Type,
     pub call_conv: CallConv,
     pub rt: Value,
-    pub table: Value,
     pub places: Vec<Option<Place>>,
     pub tparams: Vec<Value>,
     pub generic_descs: Vec<(IrType, Value)>,
@@ -85,43 +85,6 @@ pub struct Fx<'a, 'b, M: Module> {
     pub data_gvs: HashMap<DataId, GlobalValue>,
     /// `(index of the first CLIF instruction, comment lines)`, for `emit clif`.
     pub comments: Vec<(usize, Vec<String>)>,
-}
-
-/// Slots that must be in memory: their address is passed somewhere.
-fn address_taken(program: &Program, f: &Function) -> Vec<bool> {
-    let mut taken = vec![false; f.slots.len()];
-    let mut mark = |s: SlotId| taken[s.index()] = true;
-    for block in &f.blocks {
-        for inst in &block.insts {
-            match &inst.kind {
-                InstKind::Debuglog { src } => mark(*src),
-                InstKind::ListPush { value, .. }
-                | InstKind::ListSet { value, .. }
-                | InstKind::MakeData { value, .. } => mark(*value),
-                InstKind::MakeList { elems, .. } => elems.iter().for_each(|s| mark(*s)),
-                InstKind::ListGet { dst, .. } => mark(*dst),
-                InstKind::CallNative { dst, args, .. } => {
-                    args.iter().for_each(|a| mark(a.slot));
-                    dst.iter().for_each(|d| mark(*d));
-                }
-                InstKind::Call {
-                    dst, func, args, ..
-                } => {
-                    let callee = program.function(*func);
-                    for (a, p) in args.iter().zip(&callee.params) {
-                        if param_pass(p.mode, callee.slot_type(p.slot)) == Pass::Address {
-                            mark(a.slot);
-                        }
-                    }
-                    if result_pass(&callee.result) == ResultPass::Pointer {
-                        dst.iter().for_each(|d| mark(*d));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    taken
 }
 
 fn stack_slot_data(size: usize, align: usize) -> StackSlotData {
@@ -166,7 +129,6 @@ pub fn lower_function<M: Module>(
         ptr,
         call_conv,
         rt,
-        table: rt,
         places: vec![None; f.slots.len()],
         tparams: Vec::new(),
         generic_descs: Vec::new(),
@@ -177,7 +139,6 @@ pub fn lower_function<M: Module>(
         data_gvs: HashMap::new(),
         comments: Vec::new(),
     };
-    fx.table = fx.load_table(rt);
     fx.prologue(&params);
     for (bi, block) in f.blocks.iter().enumerate() {
         fx.b.switch_to_block(fx.blocks[bi]);
@@ -227,7 +188,7 @@ impl<M: Module> Fx<'_, '_, M> {
     /// into the function's own storage; then a jump to the IR entry block.
     fn prologue(&mut self, params: &[Value]) {
         let f = self.func;
-        let taken = address_taken(self.program, f);
+        let taken = f.address_needed(self.program);
         // Incoming words after `rt`.
         let mut next = 1;
         let mut incoming = Vec::new();
@@ -370,10 +331,26 @@ impl<M: Module> Fx<'_, '_, M> {
 
     /// When `cond` is nonzero: `raise`, then the IR block `abandon`.
     pub fn fail_if(&mut self, cond: Value, abandon: BlockId, raise: impl FnOnce(&mut Self)) {
+        self.fail_if_any(&[cond], abandon, raise)
+    }
+
+    /// When any of `conds` is nonzero: `raise`, then the IR block `abandon`. One
+    /// branch per condition (each a compare and a conditional jump), none of them
+    /// combined into a register first.
+    pub fn fail_if_any(
+        &mut self,
+        conds: &[Value],
+        abandon: BlockId,
+        raise: impl FnOnce(&mut Self),
+    ) {
         let fail = self.b.create_block();
         self.b.set_cold_block(fail);
-        let cont = self.b.create_block();
-        self.b.ins().brif(cond, fail, &[], cont, &[]);
+        for cond in conds {
+            let cont = self.b.create_block();
+            self.b.ins().brif(*cond, fail, &[], cont, &[]);
+            self.b.switch_to_block(cont);
+        }
+        let cont = self.b.current_block().expect("a block");
         self.b.switch_to_block(fail);
         raise(self);
         let target = self.blocks[abandon.index()];
@@ -392,6 +369,28 @@ impl<M: Module> Fx<'_, '_, M> {
                 "`{}`: the address of {slot}, which lives in a variable",
                 self.func.name
             ),
+        }
+    }
+
+    /// An address at which the slot's value is read (by a use that only reads it): the
+    /// slot's own, or for a slot in a variable a scratch copy made here
+    /// (`Function::address_needed`).
+    pub fn read_addr(&mut self, slot: SlotId) -> Value {
+        match self.places[slot.index()] {
+            Some(Place::Var(_)) => {
+                let ty = self.slot_ty(slot).clone();
+                let layout = ty.layout().expect("a concrete scalar");
+                let ss = self
+                    .b
+                    .create_sized_stack_slot(stack_slot_data(layout.size, layout.align));
+                let at = self.b.ins().stack_addr(self.ptr, ss, 0);
+                if ty != IrType::Unit {
+                    let v = self.read(slot);
+                    self.b.ins().store(trusted(), v, at, 0);
+                }
+                at
+            }
+            _ => self.addr(slot),
         }
     }
 
@@ -510,6 +509,29 @@ impl<M: Module> Fx<'_, '_, M> {
                 self.b.ins().load(self.ptr, trusted(), d, OFF_PAYLOAD)
             }
         }
+    }
+
+    /// The length of the list at `l`, read in place (`LIST_LEN_OFFSET`).
+    fn list_len(&mut self, l: Value) -> Value {
+        self.b
+            .ins()
+            .load(self.ptr, trusted(), l, LIST_LEN_OFFSET as i32)
+    }
+
+    /// The address of element `i` (in bounds) of the list at `l` whose elements are of
+    /// the inline element type `elem` ([`list_elem_inline`]): `ptr + i * size`.
+    fn list_elem_addr(&mut self, l: Value, i: Value, elem: &IrType) -> Value {
+        let size = elem.layout().expect("a concrete element").size as i64;
+        let base = self
+            .b
+            .ins()
+            .load(self.ptr, trusted(), l, LIST_PTR_OFFSET as i32);
+        // Every scalar's size is a power of two.
+        let off = match size {
+            1 => i,
+            _ => self.b.ins().ishl_imm_u(i, size.trailing_zeros() as i64),
+        };
+        self.b.ins().iadd(base, off)
     }
 
     // ---------------------------------------------------------------- instructions
@@ -667,54 +689,70 @@ impl<M: Module> Fx<'_, '_, M> {
                 let n = self.iconst_ptr(elems.len() as i64);
                 self.call_rt(Entry::ListNew, &[rt, ed, n, d]);
                 for e in elems {
-                    let v = self.addr(*e);
+                    let v = self.read_addr(*e);
                     self.call_rt(Entry::ListPush, &[rt, d, ed, v]);
                 }
             }
             K::ListLen { dst, list } => {
                 let l = self.addr(*list);
-                let n = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                let n = self.list_len(l);
                 self.write(*dst, n);
             }
             K::ListGet { dst, list, index } => {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
                 let l = self.addr(*list);
-                let len = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                let len = self.list_len(l);
                 let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
                 self.fail_if(out, abandon, |fx| {
                     fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
                 });
                 let ty = self.slot_ty(*dst).clone();
-                let ed = self.desc(&ty);
-                let d = self.addr(*dst);
-                self.call_rt(Entry::ListGet, &[rt, l, ed, i, d]);
+                if list_elem_inline(&ty) {
+                    let at = self.list_elem_addr(l, i, &ty);
+                    self.copy_from(*dst, at);
+                } else {
+                    let ed = self.desc(&ty);
+                    let d = self.addr(*dst);
+                    self.call_rt(Entry::ListGet, &[rt, l, ed, i, d]);
+                }
             }
             K::ListSet { list, index, value } => {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
                 let l = self.addr(*list);
-                let len = self.call_rt(Entry::ListLen, &[rt, l]).expect("list_len");
+                let len = self.list_len(l);
                 let ty = self.slot_ty(*value).clone();
-                let ed = self.desc(&ty);
-                let v = self.addr(*value);
-                let status = self
-                    .call_rt(Entry::ListSet, &[rt, l, ed, i, v])
-                    .expect("list_set");
-                let refused =
-                    self.b
-                        .ins()
-                        .icmp_imm_s(IntCC::Equal, status, STATUS_OUT_OF_BOUNDS as i64);
-                let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
-                let out = self.b.ins().bor(refused, past);
-                self.fail_if(out, abandon, |fx| {
-                    fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
-                });
+                if list_elem_inline(&ty) {
+                    // A copy value: nothing to destroy when the index is refused.
+                    let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                    self.fail_if(out, abandon, |fx| {
+                        fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                    });
+                    let at = self.list_elem_addr(l, i, &ty);
+                    self.copy_into(at, *value);
+                } else {
+                    // The value is moved in whatever the status: a refused one is destroyed.
+                    let ed = self.desc(&ty);
+                    let v = self.addr(*value);
+                    let status = self
+                        .call_rt(Entry::ListSet, &[rt, l, ed, i, v])
+                        .expect("list_set");
+                    let refused =
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::Equal, status, STATUS_OUT_OF_BOUNDS as i64);
+                    let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                    let out = self.b.ins().bor(refused, past);
+                    self.fail_if(out, abandon, |fx| {
+                        fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                    });
+                }
             }
             K::ListPush { list, value } => {
                 let ty = self.slot_ty(*value).clone();
                 let ed = self.desc(&ty);
-                let (l, v) = (self.addr(*list), self.addr(*value));
+                let (l, v) = (self.addr(*list), self.read_addr(*value));
                 self.call_rt(Entry::ListPush, &[rt, l, ed, v]);
             }
             K::MakeSome { dst, value } => {
@@ -757,13 +795,13 @@ impl<M: Module> Fx<'_, '_, M> {
             K::MakeData { dst, value } => {
                 let ty = self.slot_ty(*value).clone();
                 let td = self.desc(&ty);
-                let (v, d) = (self.addr(*value), self.addr(*dst));
+                let (v, d) = (self.read_addr(*value), self.addr(*dst));
                 self.call_rt(Entry::DataMake, &[rt, v, td, d]);
             }
             K::Debuglog { src } => {
                 let ty = self.slot_ty(*src).clone();
                 let td = self.desc(&ty);
-                let s = self.addr(*src);
+                let s = self.read_addr(*src);
                 self.call_rt(Entry::Debuglog, &[rt, s, td]);
             }
             K::Call {
@@ -813,6 +851,7 @@ impl<M: Module> Fx<'_, '_, M> {
             CallWord::Runtime => self.rt,
             CallWord::Value(slot) => self.read(slot),
             CallWord::Address(slot) => self.addr(slot),
+            CallWord::ReadAddress(slot) => self.read_addr(slot),
             CallWord::Desc(ty) => self.desc(ty),
         }
     }
@@ -836,9 +875,8 @@ impl<M: Module> Fx<'_, '_, M> {
         let bottom = self.b.ins().iadd_imm_s(sp, -frame);
         let no_room = self.b.ins().icmp(IntCC::UnsignedLessThan, bottom, limit);
         let no_depth = self.b.ins().icmp_imm_u(IntCC::Equal, depth, 0);
-        let refused = self.b.ins().bor(no_room, no_depth);
         let moved: Vec<SlotId> = self.func.moved_args(args);
-        self.fail_if(refused, abandon, |fx| {
+        self.fail_if_any(&[no_depth, no_room], abandon, |fx| {
             let rt = fx.rt;
             fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
             for slot in moved {

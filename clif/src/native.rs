@@ -11,7 +11,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::CallConv;
 use cranelift_module::{Linkage, Module};
 use datalove_ir::native::NativeWord;
-use datalove_ir::{Arg, BlockId, IrType, NativeContext, SlotId};
+use datalove_ir::{Arg, BlockId, IrType, NativeContext, ParamMode, SlotId};
 use datalove_rti::status::STATUS_OK;
 
 use crate::lower::{trusted, Fx};
@@ -76,7 +76,11 @@ impl<M: Module> Fx<'_, '_, M> {
             .iter()
             .map(|a| {
                 let ty = self.slot_ty(a.slot).clone();
-                (self.addr(a.slot), self.desc(&ty))
+                let at = match a.mode {
+                    ParamMode::Mut | ParamMode::Out => self.addr(a.slot),
+                    ParamMode::In | ParamMode::Ref => self.read_addr(a.slot),
+                };
+                (at, self.desc(&ty))
             })
             .collect();
         let result = match dst {

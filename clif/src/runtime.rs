@@ -1,5 +1,6 @@
 //! Calls of runtime entry points: through the table `rt` points at (`rt->table`, then the
-//! entry at its `offset_of!` in [`RtiTable`]). Compiled code imports no runtime symbol.
+//! entry at its `offset_of!` in [`RtiTable`], both loaded at the call). Compiled code
+//! imports no runtime symbol.
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Type, Value};
 use cranelift_module::Module;
@@ -51,10 +52,13 @@ impl<M: Module> Fx<'_, '_, M> {
                 s
             }
         };
+        // `rt->table` is loaded where it is used, not in the prologue: most runtime
+        // calls are on cold paths, and a hot function keeps no register for it.
+        let table = self.load_table(self.rt);
         let callee = self
             .b
             .ins()
-            .load(self.ptr, trusted(), self.table, entry.offset() as i32);
+            .load(self.ptr, trusted(), table, entry.offset() as i32);
         let call = self.b.ins().call_indirect(sig, callee, args);
         self.b.inst_results(call).first().copied()
     }

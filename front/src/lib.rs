@@ -151,7 +151,9 @@ fn compile_here(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result
     if !diagnostics.is_empty() {
         return fail(sources, diagnostics);
     }
-    let program = lower::lower(&checked, &resolved.riders, &sources);
+    let mut program = lower::lower(&checked, &resolved.riders, &sources);
+    // Small leaf functions inlined, once, for every backend alike.
+    datalove_ir::inline::inline_small_functions(&mut program);
     Ok(Compiled {
         program,
         sources,

@@ -942,12 +942,33 @@ impl<'a> FnLowering<'a> {
         for s in &gone {
             self.taken(*s);
         }
+        // A native that is one float instruction (`native_float_op`), on an `f64` whose
+        // result is kept.
+        let float_op = match callee {
+            Callee::Native { rider, name } => {
+                datalove_ir::lowering::native_float_op(&self.riders[*rider].rider, name)
+            }
+            Callee::Function(_) => None,
+        }
+        .filter(|_| {
+            let f64_slot = |s: SlotId| *self.func.slot_type(s) == IrType::F64;
+            dst.is_some_and(f64_slot)
+                && ir_args.len() == 1
+                && ir_args[0].mode == ParamMode::In
+                && f64_slot(ir_args[0].slot)
+        });
         let kind = match callee {
             Callee::Function(f) => InstKind::Call {
                 dst,
                 func: FuncId(*f as u32),
                 type_args: type_args.clone(),
                 args: ir_args,
+            },
+            Callee::Native { .. } if float_op.is_some() => InstKind::Unary {
+                // One float instruction on every backend, not a call.
+                dst: dst.expect("tested with the operation"),
+                op: float_op.expect("a float operation"),
+                src: ir_args[0].slot,
             },
             Callee::Native { rider, name } => {
                 let interface = &self.riders[*rider];

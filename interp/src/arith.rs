@@ -167,7 +167,9 @@ unsafe fn int_unary<T: Int>(op: UnaryOp, s: *mut u8, d: *mut u8) -> ArithResult 
         UnaryOp::Neg => x.checked_neg().ok_or((ErrorKind::Overflow, ArithOp::Neg))?,
         UnaryOp::WrappingNeg => x.wrapping_neg(),
         UnaryOp::BitNot => x.not(),
-        UnaryOp::Not => unreachable!("verified"),
+        UnaryOp::Not | UnaryOp::Sqrt | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Abs => {
+            unreachable!("verified")
+        }
     };
     wr(d, r);
     Ok(())
@@ -184,11 +186,31 @@ pub unsafe fn unary(op: UnaryOp, ty: TyKind, s: *mut u8, d: *mut u8) -> ArithRes
             Ok(())
         }
         TyKind::F64 => {
-            wr(d, -rd::<f64>(s));
+            let x = rd::<f64>(s);
+            wr(
+                d,
+                match op {
+                    UnaryOp::Sqrt => x.sqrt(),
+                    UnaryOp::Floor => x.floor(),
+                    UnaryOp::Ceil => x.ceil(),
+                    UnaryOp::Abs => x.abs(),
+                    _ => -x,
+                },
+            );
             Ok(())
         }
         TyKind::F32 => {
-            wr(d, -rd::<f32>(s));
+            let x = rd::<f32>(s);
+            wr(
+                d,
+                match op {
+                    UnaryOp::Sqrt => x.sqrt(),
+                    UnaryOp::Floor => x.floor(),
+                    UnaryOp::Ceil => x.ceil(),
+                    UnaryOp::Abs => x.abs(),
+                    _ => -x,
+                },
+            );
             Ok(())
         }
         TyKind::I64 => int_unary::<i64>(op, s, d),

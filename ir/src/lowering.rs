@@ -428,9 +428,12 @@ pub enum CallWord<'a> {
     Runtime,
     /// The value of a slot (a parameter passed by value).
     Value(SlotId),
-    /// The address of a slot: a parameter passed by address, or the slot that receives
-    /// a result travelling through memory.
+    /// The address of a slot the callee may write: a `mut` or `out` parameter passed by
+    /// address, or the slot that receives a result travelling through memory.
     Address(SlotId),
+    /// The address of a slot the callee only reads: an `in` or `ref` parameter passed
+    /// by address (a backend may hand over a copy's address instead).
+    ReadAddress(SlotId),
     /// The descriptor of a type argument.
     Desc(&'a IrType),
 }
@@ -450,7 +453,10 @@ pub fn call_words<'a, W>(
         .map(|w| match w {
             ProgramWord::Runtime => CallWord::Runtime,
             ProgramWord::Param(i, Pass::Value(_)) => CallWord::Value(args[i].slot),
-            ProgramWord::Param(i, Pass::Address) => CallWord::Address(args[i].slot),
+            ProgramWord::Param(i, Pass::Address) => match args[i].mode {
+                ParamMode::Mut | ParamMode::Out => CallWord::Address(args[i].slot),
+                ParamMode::In | ParamMode::Ref => CallWord::ReadAddress(args[i].slot),
+            },
             ProgramWord::ResultPointer => {
                 CallWord::Address(dst.expect("verified: a result that is not unit is kept"))
             }
@@ -458,4 +464,200 @@ pub fn call_words<'a, W>(
         })
         .map(&mut word)
         .collect()
+}
+
+/// Whether compiled code reaches the elements of a `[elem]` inline, from the one layout
+/// (`datalove_rti::layout::LIST_*_OFFSET`, elements at `ptr + i * size`), rather than
+/// through the runtime's `list_get`/`list_set`: when the element is a scalar with bytes
+/// (bool, integers, index, floats), which is copied in and out and never dropped. Its
+/// length is read inline for every list. Read by clif and cbackend alike.
+pub fn list_elem_inline(elem: &IrType) -> bool {
+    elem.is_scalar() && *elem != IrType::Unit
+}
+
+impl Function {
+    /// For each slot, whether compiled code needs its address to be its home: it is
+    /// written through an address (a native's result or `mut`/`out` argument, a
+    /// program function's `mut`/`out` argument or result through memory, a list entry
+    /// that writes it). A concrete scalar slot that needs none lives in a register (a
+    /// Cranelift variable); the others get memory. A use that only reads a value
+    /// through an address (`debuglog`, a native's `in`/`ref` argument, a `ref`
+    /// argument, a value pushed or boxed) is given a scratch copy at that use; an
+    /// element read or written inline ([`list_elem_inline`]) needs no address.
+    pub fn address_needed(&self, program: &crate::program::Program) -> Vec<bool> {
+        let f = self;
+        let mut taken = vec![false; f.slots.len()];
+        let mut mark = |s: SlotId| taken[s.index()] = true;
+        let inline = |s: SlotId| list_elem_inline(f.slot_type(s));
+        for block in &f.blocks {
+            for inst in &block.insts {
+                let written = |mode: ParamMode| matches!(mode, ParamMode::Mut | ParamMode::Out);
+                match &inst.kind {
+                    InstKind::ListSet { value, .. } if !inline(*value) => mark(*value),
+                    InstKind::ListGet { dst, .. } if !inline(*dst) => mark(*dst),
+                    InstKind::CallNative { dst, args, .. } => {
+                        args.iter()
+                            .filter(|a| written(a.mode))
+                            .for_each(|a| mark(a.slot));
+                        dst.iter().for_each(|d| mark(*d));
+                    }
+                    InstKind::Call {
+                        dst, func, args, ..
+                    } => {
+                        let callee = program.function(*func);
+                        for (a, p) in args.iter().zip(&callee.params) {
+                            if param_pass(p.mode, callee.slot_type(p.slot)) == Pass::Address
+                                && written(p.mode)
+                            {
+                                mark(a.slot);
+                            }
+                        }
+                        if result_pass(&callee.result) == ResultPass::Pointer {
+                            dst.iter().for_each(|d| mark(*d));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        taken
+    }
+}
+
+/// Which functions the entry reaches through calls (the entry included): only these
+/// are compiled. An imported module's other functions cost nothing.
+pub fn reachable_functions(program: &crate::program::Program) -> Vec<bool> {
+    let mut reached = vec![false; program.functions.len()];
+    let Some(entry) = program.entry else {
+        return vec![true; program.functions.len()];
+    };
+    let mut work = vec![entry];
+    reached[entry.index()] = true;
+    while let Some(id) = work.pop() {
+        for block in &program.function(id).blocks {
+            for inst in &block.insts {
+                if let InstKind::Call { func, .. } = &inst.kind {
+                    if !reached[func.index()] {
+                        reached[func.index()] = true;
+                        work.push(*func);
+                    }
+                }
+            }
+        }
+    }
+    reached
+}
+
+/// `program` with only the functions its entry reaches ([`reachable_functions`]), in
+/// their order, every call and the entry renumbered. The compiled backends lower this
+/// program, so an unreached function is neither compiled nor linked, nor are the
+/// natives only it calls.
+pub fn reachable_program(program: &crate::program::Program) -> crate::program::Program {
+    use crate::program::{FuncId, Program};
+    let reached = reachable_functions(program);
+    let mut renumbered = vec![None; reached.len()];
+    let mut next = 0u32;
+    for (i, r) in reached.iter().enumerate() {
+        if *r {
+            renumbered[i] = Some(FuncId(next));
+            next += 1;
+        }
+    }
+    let new_id = |id: FuncId| renumbered[id.index()].expect("a reached function");
+    let functions = program
+        .functions
+        .iter()
+        .zip(&reached)
+        .filter(|(_, r)| **r)
+        .map(|(f, _)| {
+            let mut f = f.clone();
+            for block in &mut f.blocks {
+                for inst in &mut block.insts {
+                    if let InstKind::Call { func, .. } = &mut inst.kind {
+                        *func = new_id(*func);
+                    }
+                }
+            }
+            f
+        })
+        .collect();
+    Program {
+        functions,
+        entry: program.entry.map(new_id),
+        riders: program.riders.clone(),
+        files: program.files.clone(),
+    }
+}
+
+/// The natives that are one float instruction: a call of `rider.function` on an `f64`
+/// whose result is kept is lowered by the front end to this IR operation instead, which
+/// every backend (and the interpreter) computes as the hardware does, with no call. The
+/// std rider keeps the natives for callers outside the IR (C, other riders).
+pub fn native_float_op(rider: &str, function: &str) -> Option<crate::program::UnaryOp> {
+    use crate::program::UnaryOp;
+    match (rider, function) {
+        ("std", "sqrt") => Some(UnaryOp::Sqrt),
+        ("std", "floor") => Some(UnaryOp::Floor),
+        ("std", "ceil") => Some(UnaryOp::Ceil),
+        ("std", "fabs") => Some(UnaryOp::Abs),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::ProgramBuilder;
+
+    /// `main` calls `b`, `b` calls itself and `c`; `a` and `d` are never called (`d`
+    /// calls `c`, which does not make `c` any more reached).
+    #[test]
+    fn only_what_the_entry_reaches_is_kept_and_calls_are_renumbered() {
+        let mut pb = ProgramBuilder::new();
+        let names = ["a", "b", "c", "d", "main"];
+        let ids: Vec<_> = names
+            .iter()
+            .map(|n| pb.declare_function(*n, vec![], vec![], IrType::Unit))
+            .collect();
+        let calls = [vec![], vec![1, 2], vec![], vec![2], vec![1]];
+        for (i, callees) in calls.iter().enumerate() {
+            let mut fb = pb.function(ids[i]);
+            for &c in callees {
+                let abandon = fb.abandon_block(&[]);
+                fb.inst(
+                    InstKind::Call {
+                        dst: None,
+                        func: ids[c],
+                        type_args: vec![],
+                        args: vec![],
+                    },
+                    Some(abandon),
+                );
+            }
+            fb.terminate(Terminator::Return(None));
+        }
+        pb.set_entry(ids[4]);
+        let program = pb.finish();
+        assert_eq!(
+            reachable_functions(&program),
+            vec![false, true, true, false, true]
+        );
+        let kept = reachable_program(&program);
+        let kept_names: Vec<&str> = kept.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(kept_names, ["b", "c", "main"]);
+        assert_eq!(kept.entry().index(), 2);
+        let callees = |f: &Function| -> Vec<usize> {
+            f.blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .filter_map(|i| match &i.kind {
+                    InstKind::Call { func, .. } => Some(func.index()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(callees(&kept.functions[0]), [0, 1]);
+        assert_eq!(callees(&kept.functions[2]), [0]);
+        crate::verify::verify_program(&kept).expect("the kept program verifies");
+    }
 }

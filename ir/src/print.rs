@@ -136,6 +136,10 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
                 UnaryOp::WrappingNeg => "wrapping_neg",
                 UnaryOp::Not => "not",
                 UnaryOp::BitNot => "bitnot",
+                UnaryOp::Sqrt => "sqrt",
+                UnaryOp::Floor => "floor",
+                UnaryOp::Ceil => "ceil",
+                UnaryOp::Abs => "fabs",
             };
             format!("{dst} = {name} {src}")
         }

@@ -184,6 +184,25 @@ pub enum UnaryOp {
     Not,
     /// Bitwise complement of an integer.
     BitNot,
+    /// Float square root (IEEE, correctly rounded; a negative operand gives NaN).
+    Sqrt,
+    /// Float rounded toward negative infinity.
+    Floor,
+    /// Float rounded toward positive infinity.
+    Ceil,
+    /// Float absolute value (the sign bit cleared).
+    Abs,
+}
+
+impl UnaryOp {
+    /// The float operations every backend lowers to one instruction (the hardware's
+    /// square root, rounding and sign-clearing), where a native would cost a call.
+    pub fn is_float_math(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Sqrt | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Abs
+        )
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

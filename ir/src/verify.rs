@@ -387,6 +387,7 @@ impl<'a> Verifier<'a> {
                     UnaryOp::Neg => ty.is_integer() || ty.is_float(),
                     UnaryOp::WrappingNeg | UnaryOp::BitNot => ty.is_integer(),
                     UnaryOp::Not => ty == IrType::Bool,
+                    UnaryOp::Sqrt | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Abs => ty.is_float(),
                 };
                 if !ok {
                     let t = self.show(&ty);

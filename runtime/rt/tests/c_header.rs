@@ -87,6 +87,20 @@ fn expectations() -> Vec<(String, u64)> {
             e.push((format!("offsetof({ty}, {field})"), word_at(bytes, part)));
         }
     }
+    // A list's parts as compiled code reaches them (`layout.rs`, the one description
+    // the Cranelift lowering and the C emitter read): the same offsets as the list's
+    // own, which the header's are checked against above.
+    for (offset, part) in [
+        (datalove_rti::layout::LIST_PTR_OFFSET, 0x1111),
+        (datalove_rti::layout::LIST_LEN_OFFSET, 0x2222),
+        (datalove_rti::layout::LIST_CAP_OFFSET, 0x3333),
+    ] {
+        assert_eq!(
+            offset as u64,
+            word_at(&l_bytes, part),
+            "layout.rs list offsets"
+        );
+    }
     // Table entry count: every field after the two version words is one pointer.
     let entries = (size_of::<RtiTable>() - offset_of!(RtiTable, init)) / size_of::<usize>();
     e.push((

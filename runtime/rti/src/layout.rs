@@ -32,6 +32,14 @@ pub struct ComputedLayout {
 
 pub const POINTER_SIZE: usize = 8;
 
+/// Where the parts of a list (and of a string) are: `{ ptr, len, cap }`, one word each.
+/// Compiled code reads a list's length and reaches its elements inline from these
+/// (`ptr + i * size(T)`); `rtdt::List` is held to them at compile time and the C
+/// header's `dtlv_list_t` by the header test.
+pub const LIST_PTR_OFFSET: usize = 0;
+pub const LIST_LEN_OFFSET: usize = POINTER_SIZE;
+pub const LIST_CAP_OFFSET: usize = 2 * POINTER_SIZE;
+
 pub const fn align_up(value: usize, align: usize) -> usize {
     (value + align - 1) & !(align - 1)
 }

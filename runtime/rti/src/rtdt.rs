@@ -93,6 +93,14 @@ pub struct List {
     cap: usize,
 }
 
+// The one description of a list's parts (`layout.rs`) is this struct's.
+const _: () = {
+    use crate::layout::{LIST_CAP_OFFSET, LIST_LEN_OFFSET, LIST_PTR_OFFSET};
+    assert!(std::mem::offset_of!(List, ptr) == LIST_PTR_OFFSET);
+    assert!(std::mem::offset_of!(List, len) == LIST_LEN_OFFSET);
+    assert!(std::mem::offset_of!(List, cap) == LIST_CAP_OFFSET);
+};
+
 impl List {
     pub const EMPTY: List = List {
         ptr: std::ptr::null_mut(),
