@@ -36,6 +36,8 @@ fn examples() -> Vec<(String, String)> {
     let mut paths: Vec<_> = std::fs::read_dir(&examples)
         .expect("examples/")
         .filter_map(|e| e.ok().map(|e| e.path()))
+        // The programs; `examples/riders/` holds riders, each with its own program.
+        .filter(|p| p.extension().is_some_and(|x| x == "dfs" || x == "dfm"))
         .collect();
     paths.sort();
     paths
