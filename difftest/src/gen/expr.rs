@@ -689,6 +689,11 @@ impl Generator<'_> {
                 }
             }
         }
+        // The one recursive call is this one: its arguments may not call the function
+        // again (`r(d - 1, r(d - 1, x))` makes 2^d calls).
+        if is_self {
+            self.fx.recursive_call_written = true;
+        }
         let sub = depth.saturating_sub(1);
         let mut args = Vec::new();
         let mut changed = Vec::new();
@@ -804,9 +809,6 @@ impl Generator<'_> {
         }
         if !is_self && !c.recursive {
             self.fx.cost += c.cost * self.fx.mult;
-        }
-        if is_self {
-            self.fx.recursive_call_written = true;
         }
         self.used[self.file].insert(callee);
         Some(E::atom(format!("{}({})", c.name, args.join(", "))))
