@@ -1,18 +1,20 @@
 //! The command line of issue 17's diagnostics: the closing count of `check` and `run`,
 //! `--color`, and `datalove explain CODE`.
 
-use std::process::{Command, Output};
+mod common;
 
+use std::process::Output;
+
+use common::text;
+
+/// `datalove ARGS` as the other CLI tests start it (through the target's runner), with
+/// `NO_COLOR` unset so that `--color` alone decides.
 fn datalove(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_datalove"))
+    common::datalove()
         .args(args)
         .env_remove("NO_COLOR")
         .output()
         .expect("datalove runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A script in a directory of its own under the target directory.

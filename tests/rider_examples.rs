@@ -5,8 +5,12 @@
 //! called by its example program through `datalove run` on the interpreter and the C
 //! backend. Where there is no working C compiler the tests that need one say so and pass.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::text;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,18 +27,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn datalove(args: &[&str]) -> Output {
-    datalove::Target::current()
-        .command(env!("CARGO_BIN_EXE_datalove"))
-        .expect("a way to run datalove")
-        .args(args)
-        .env_remove("DATALOVE_RIDER_PATH")
-        .env_remove("DATALOVE_CHECK_LEAKS")
-        .output()
-        .expect("datalove runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    common::datalove_output(args)
 }
 
 fn c_compiler_works() -> bool {
@@ -133,6 +126,11 @@ fn c_rider_walkthrough() {
 
 #[test]
 fn rust_rider_walkthrough() {
+    if datalove_toolchain::unavailable_without_c_compiler(
+        "building the Rust rider wordtools (the C compiler links it)",
+    ) {
+        return;
+    }
     let source = repo().join("examples/riders/wordtools");
     let target = datalove::Target::current();
     let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rider-examples-target");
