@@ -18,7 +18,7 @@ use datalove_rt::loader::rider_file_name;
 pub const RIDER_PATH_ENV: &str = "DATALOVE_RIDER_PATH";
 
 /// The `std` rider's interface, built in.
-pub const STD_DLI: &str = include_str!("../runtime/std/rider.dli");
+pub const STD_DLI: &str = datalove_front::STD_RIDER_DLI;
 
 /// The directories searched for riders, in order.
 #[derive(Clone, Debug, Default)]

@@ -38,7 +38,9 @@ pub mod suggest;
 pub mod typeck;
 
 pub use admit::{admit, backend_refusal};
-pub use loader::{library_module, read_file, FsLoader, Loaded, Loader, MemoryLoader, LIBRARY};
+pub use loader::{
+    library_module, read_file, FsLoader, Loaded, Loader, MemoryLoader, LIBRARY, STD_RIDER_DLI,
+};
 
 use datalove_ir::diag::{Diagnostic, Sources};
 use datalove_ir::native::RiderInterface;

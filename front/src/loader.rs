@@ -63,6 +63,9 @@ pub const LIBRARY: &[(&str, &str)] = &[
     ("env", include_str!("../../library/env.dfm")),
 ];
 
+/// The interface of the `std` rider (`runtime/std/rider.dli`), built in.
+pub const STD_RIDER_DLI: &str = include_str!("../../runtime/std/rider.dli");
+
 /// The built-in standard module `name`.
 pub fn library_module(name: &str) -> Option<Loaded> {
     LIBRARY
@@ -147,7 +150,8 @@ impl Loader for FsLoader {
 pub struct MemoryLoader {
     pub modules: Vec<(String, String, Vec<u8>)>,
     pub riders: Vec<(String, String, Vec<u8>)>,
-    /// Whether modules not found in `modules` come from the built-in library.
+    /// Whether modules not found in `modules` come from the built-in library, and the
+    /// `std` rider's interface, unless `riders` holds one, is the built-in one.
     pub library: bool,
 }
 
@@ -204,6 +208,39 @@ impl Loader for MemoryLoader {
     }
 
     fn rider(&self, name: &str) -> Option<Loaded> {
-        found(&self.riders, name)
+        found(&self.riders, name).or_else(|| {
+            (self.library && name == "std").then(|| Loaded::text("<std>/rider.dli", STD_RIDER_DLI))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_loader_has_the_std_rider_unless_told_otherwise() {
+        let module = "require rider std\nimport std.string_len\nfun len(ref s: string): index\n  ret string_len(ref s)\nend fun\n";
+        let loader = MemoryLoader::new().with_module("strs", module);
+        let compiled = crate::compile(
+            &loader,
+            "main.dfs",
+            "import strs.len\nlet s = \"abc\"\ndebuglog len(ref s)\n",
+        );
+        assert!(
+            compiled.is_ok(),
+            "{}",
+            compiled.err().map(|f| f.render()).unwrap_or_default()
+        );
+        // Without the built-ins, `std` is as unknown as any rider.
+        let bare = MemoryLoader {
+            library: false,
+            ..MemoryLoader::new()
+        };
+        assert!(bare.rider("std").is_none());
+        // A `std` interface given explicitly is the one used.
+        let given = MemoryLoader::new().with_rider("std", "native fun only(): u8\n");
+        let text = given.rider("std").unwrap().bytes.unwrap();
+        assert_eq!(text, b"native fun only(): u8\n");
     }
 }
