@@ -30,8 +30,12 @@
 //! }
 //! ```
 
+mod call;
+pub mod engine;
+pub mod error;
 pub mod riders;
 pub mod run;
+pub mod value;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -40,9 +44,13 @@ pub use datalove_front as front;
 use datalove_front::{Compiled, Failed};
 pub use datalove_ir as ir;
 
+pub use datalove_rti::ErrorKind;
 pub use datalove_toolchain::Target;
+pub use engine::{Capture, Engine, Func, Module, Sink};
+pub use error::{Error, RuntimeError};
 pub use riders::{ProgramLoader, RiderPath, RiderPlace, STD_DLI as STD_RIDER_DLI};
 pub use run::{run, run_all, Backend, BuildError, Comparison, RunOptions, RunResult, Unavailable};
+pub use value::{Params, Value};
 
 /// The exit code of a program that ran to its end.
 pub const EXIT_OK: i32 = 0;
@@ -123,13 +131,20 @@ impl std::error::Error for CompileError {}
 /// Reads and compiles `path` (a script or a module). What may run is decided after, by
 /// [`admit`] (which [`run`] and [`run::build_executable`] call first).
 pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, CompileError> {
+    compile_file_with(path, &loader(path, options))
+}
+
+/// Reads and compiles `path`, finding what it imports through `loader`.
+pub(crate) fn compile_file_with(
+    path: &Path,
+    loader: &ProgramLoader,
+) -> Result<Compiled, CompileError> {
     let bytes = std::fs::read(path).map_err(|error| CompileError::Io {
         path: path.to_path_buf(),
         error,
     })?;
     let name = path.display().to_string();
-    datalove_front::compile_bytes(&loader(path, options), &name, bytes)
-        .map_err(CompileError::Diagnostics)
+    datalove_front::compile_bytes(loader, &name, bytes).map_err(CompileError::Diagnostics)
 }
 
 /// Whether `compiled` may run on any backend: it has an entry (it is a script, not a

@@ -1,17 +1,15 @@
 //! Running a compiled program on a backend, and on all of them side by side.
 
 use std::collections::HashMap;
-use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use datalove_front::{Compiled, Failed};
-use datalove_ir::native::NativeResolver;
-use datalove_rt::{Outcome, OutputMode, RiderLibrary, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
-use datalove_rti::RtHeader;
+use datalove_rt::{Outcome, RiderLibrary, EXIT_RUNTIME_ERROR};
 use datalove_toolchain::{RiderPlacement, Target};
 
 use crate::riders::RiderPath;
+use crate::{Engine, Error};
 
 /// The four backends. Each either runs a program or says why it is unavailable here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -111,32 +109,31 @@ pub fn refused(failed: &Failed) -> Outcome {
     }
 }
 
-/// Runs `compiled` on `backend`.
+/// Runs `compiled` on `backend` once: an [`Engine`] with `options`' settings compiles it
+/// into a module (building the executable of aot and c) and runs it. A refusal, a rider
+/// problem or a failed build is the outcome the CLI prints for it.
 pub fn run(
     compiled: &Compiled,
     backend: Backend,
     options: &RunOptions,
 ) -> Result<RunResult, Unavailable> {
-    if let Some(reason) = backend.unavailable_reason() {
-        return Err(Unavailable { backend, reason });
-    }
     let start = Instant::now();
-    // One admission for every backend, before any of them is asked.
-    if let Err(failed) = datalove_front::admit(compiled) {
-        return Ok(RunResult {
-            backend,
-            stdout: Vec::new(),
-            outcome: refused(&failed),
-            elapsed: start.elapsed(),
-            compile_elapsed: None,
-        });
-    }
-    let mut compile_elapsed = None;
-    let (stdout, outcome) = match backend {
-        Backend::Interp => run_interp(compiled, options, &mut compile_elapsed),
-        Backend::Jit => run_jit(compiled, options, &mut compile_elapsed),
-        Backend::Aot => run_executable(compiled, options, Backend::Aot, &mut compile_elapsed),
-        Backend::C => run_executable(compiled, options, Backend::C, &mut compile_elapsed),
+    let engine = match Engine::for_run(backend, options) {
+        Ok(engine) => engine,
+        Err(Error::Unavailable(unavailable)) => return Err(unavailable),
+        Err(e) => unreachable!("an engine is refused only when unavailable: {e}"),
+    };
+    let copy = Compiled {
+        program: compiled.program.clone(),
+        sources: compiled.sources.clone(),
+        riders: compiled.riders.clone(),
+    };
+    let (stdout, outcome, compile_elapsed) = match engine.load(copy) {
+        Ok(module) => {
+            let (stdout, outcome) = module.execute(options.capture, &options.args);
+            (stdout, outcome, Some(module.compile_elapsed()))
+        }
+        Err(e) => (Vec::new(), load_failure(backend, e), None),
     };
     Ok(RunResult {
         backend,
@@ -147,9 +144,31 @@ pub fn run(
     })
 }
 
+/// The outcome of a program that could not be loaded: its diagnostics (exit 2) when
+/// refused, one `error: rider: ...` line for a rider problem, else one
+/// `error: <backend>: ...` line (exit 101).
+fn load_failure(backend: Backend, error: Error) -> Outcome {
+    match error {
+        Error::Refused(failed) => refused(&failed),
+        Error::Rider(message) => rider_problem(&message),
+        e => Outcome {
+            exit_code: EXIT_RUNTIME_ERROR,
+            stderr_lines: vec![format!(
+                "error: {}: {}",
+                backend.name(),
+                match e {
+                    Error::Link(m) | Error::Unsupported(m) => m,
+                    e => e.to_string(),
+                }
+            )],
+            error: None,
+        },
+    }
+}
+
 /// Loads every rider the program requires, each from the directory its interface came
 /// from (`RiderPath::library`).
-fn load_riders(
+pub(crate) fn load_riders(
     compiled: &Compiled,
     riders: &RiderPath,
 ) -> Result<HashMap<String, RiderLibrary>, String> {
@@ -162,113 +181,11 @@ fn load_riders(
     Ok(libraries)
 }
 
-/// The in-process backends' run: load the riders, compile with every native resolved
-/// from them, run on a thread with the program stack and a fresh runtime, then free the
-/// compiled program before the riders are unloaded. `compile_elapsed` gets the time
-/// from the start to the compiled program.
-fn run_in_process<P>(
-    compiled: &Compiled,
-    options: &RunOptions,
-    compile_elapsed: &mut Option<Duration>,
-    compile: impl FnOnce(&mut NativeResolver<'_>) -> Result<P, Outcome> + Send,
-    execute: impl FnOnce(&P, *mut RtHeader) + Send,
-) -> (Vec<u8>, Outcome) {
-    let start = Instant::now();
-    datalove_rt::run_on_thread(datalove_rt::PROGRAM_STACK_SIZE, || {
-        let libraries = match load_riders(compiled, &options.riders) {
-            Ok(l) => l,
-            Err(message) => return (Vec::new(), rider_problem(&message)),
-        };
-        let mut resolve = |ctx: &datalove_ir::NativeContext| -> Result<*const c_void, String> {
-            let library = libraries
-                .get(ctx.rider())
-                .ok_or_else(|| format!("rider `{}` is not loaded", ctx.rider()))?;
-            library.symbol(ctx.symbol()).map_err(|e| e.to_string())
-        };
-        let program = match compile(&mut resolve) {
-            Ok(p) => p,
-            Err(outcome) => return (Vec::new(), outcome),
-        };
-        *compile_elapsed = Some(start.elapsed());
-        // Made on this thread, so its stack limit is this thread's.
-        let runtime = Runtime::new(runtime_options(options));
-        execute(&program, runtime.handle());
-        let outcome = runtime.finish_report(options.check_leaks);
-        let stdout = runtime.take_output();
-        drop(runtime);
-        drop(program);
-        drop(libraries);
-        (stdout, outcome)
-    })
-}
-
-fn run_interp(
-    compiled: &Compiled,
-    options: &RunOptions,
-    compile_elapsed: &mut Option<Duration>,
-) -> (Vec<u8>, Outcome) {
-    run_in_process(
-        compiled,
-        options,
-        compile_elapsed,
-        |resolve| {
-            datalove_interp::compile(&compiled.program, resolve).map_err(|e| match e {
-                datalove_interp::InterpError::Native(m) => rider_problem(&m),
-                e => backend_refused(compiled, Backend::Interp, e),
-            })
-        },
-        // SAFETY: the runtime is live and this thread's; the riders stay loaded until after.
-        |interpreter, rt| unsafe { interpreter.run(rt, datalove_interp::DEFAULT_ARENA_BYTES) },
-    )
-}
-
-fn run_jit(
-    compiled: &Compiled,
-    options: &RunOptions,
-    compile_elapsed: &mut Option<Duration>,
-) -> (Vec<u8>, Outcome) {
-    run_in_process(
-        compiled,
-        options,
-        compile_elapsed,
-        |resolve| {
-            datalove_clif_jit::compile(&compiled.program, resolve).map_err(|e| match e {
-                datalove_clif_jit::JitError::Native(m) => rider_problem(&m),
-                e => backend_refused(compiled, Backend::Jit, e),
-            })
-        },
-        // SAFETY: as for the interpreter; the JIT's memory is freed before the riders go.
-        |program, rt| unsafe { program.run(rt) },
-    )
-}
-
-/// `backend` could not compile `compiled` after admitting it: `B001`, as [`refused`].
-fn backend_refused(compiled: &Compiled, backend: Backend, why: impl std::fmt::Display) -> Outcome {
-    let failed = datalove_front::backend_refusal(compiled, backend.name(), &why.to_string());
-    refused(&failed)
-}
-
-fn runtime_options(options: &RunOptions) -> RuntimeOptions {
-    let mut runtime_options = RuntimeOptions::default();
-    runtime_options.check_leaks |= options.check_leaks;
-    if let Some(limit) = options.depth_limit {
-        runtime_options.depth_limit = limit;
-    }
-    if let Some(limit) = options.memory_limit {
-        runtime_options.memory_limit = Some(limit);
-    }
-    if options.capture {
-        runtime_options.output = OutputMode::Capture;
-    }
-    runtime_options.args = options.args.clone();
-    runtime_options
-}
-
 /// The rider libraries an executable of `target` needs beside it, each checked as far as
 /// this machine can: for its own target, loaded as the interpreter loads them (ABI
 /// version) and every native's symbol looked up; for another target, a library of that
 /// target's machine (the executable checks the rest at start).
-fn executable_riders(
+pub(crate) fn executable_riders(
     compiled: &Compiled,
     riders: &RiderPath,
     target: &Target,
@@ -360,7 +277,7 @@ impl std::error::Error for BuildError {}
 
 /// Links the executable `out` of `backend` (aot or c) for `target` with the runtime
 /// staticlib built for it, and places the riders beside it.
-fn link_executable(
+pub(crate) fn link_executable(
     compiled: &Compiled,
     backend: Backend,
     riders: Vec<(String, PathBuf)>,
@@ -453,109 +370,6 @@ pub fn build_executable_for(
         sources.chain(libraries).chain(staticlib_for(target).ok()),
     )?;
     link_executable(compiled, backend, found, out, target, RiderPlacement::Copy)
-}
-
-/// Runs an executable backend (aot or c): builds into a temporary directory, runs the
-/// executable, collects its outcome, removes the directory.
-fn run_executable(
-    compiled: &Compiled,
-    options: &RunOptions,
-    backend: Backend,
-    compile_elapsed: &mut Option<Duration>,
-) -> (Vec<u8>, Outcome) {
-    let start = Instant::now();
-    let name = backend.name();
-    use std::process::Stdio;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static BUILDS: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "datalove-{name}-{}-{}",
-        std::process::id(),
-        BUILDS.fetch_add(1, Ordering::Relaxed)
-    ));
-    let target = Target::current();
-    let riders = match executable_riders(compiled, &options.riders, &target) {
-        Ok(r) => r,
-        Err(message) => return (Vec::new(), rider_problem(&message)),
-    };
-    let outcome = (|| {
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| BuildError::Failed(format!("cannot create {}: {e}", dir.display())))?;
-        let exe = dir.join("program");
-        // A temporary executable: its riders are links to where they were found.
-        link_executable(
-            compiled,
-            backend,
-            riders,
-            &exe,
-            &target,
-            RiderPlacement::Symlink,
-        )?;
-        *compile_elapsed = Some(start.elapsed());
-        // Through the target's runner, if it has one (under qemu-user, a program cannot
-        // start another of its own architecture directly).
-        let mut command = target
-            .command(&exe)
-            .map_err(|e| BuildError::Failed(format!("cannot run {}: {e}", exe.display())))?;
-        command.args(&options.args);
-        if options.check_leaks {
-            command.env(datalove_rt::CHECK_LEAKS_ENV, "1");
-        }
-        // The executable's runtime reads its settings from the environment.
-        if let Some(limit) = options.depth_limit {
-            command.env(datalove_rt::DEPTH_LIMIT_ENV, limit.to_string());
-        }
-        if let Some(limit) = options.memory_limit {
-            command.env(datalove_rt::MEMORY_LIMIT_ENV, limit.to_string());
-        }
-        command
-            .stdin(Stdio::null())
-            .stdout(if options.capture {
-                Stdio::piped()
-            } else {
-                Stdio::inherit()
-            })
-            .stderr(Stdio::piped());
-        let output = command
-            .output()
-            .map_err(|e| BuildError::Failed(format!("cannot run {}: {e}", exe.display())))?;
-        let mut stderr_lines: Vec<String> = String::from_utf8_lossy(&output.stderr)
-            .lines()
-            .map(str::to_string)
-            .collect();
-        let exit_code = match output.status.code() {
-            Some(code) => code,
-            None => {
-                use std::os::unix::process::ExitStatusExt;
-                let signal = output.status.signal().unwrap_or(0);
-                stderr_lines.push(format!(
-                    "error: {name}: the executable was killed by signal {signal}"
-                ));
-                EXIT_RUNTIME_ERROR
-            }
-        };
-        Ok::<_, BuildError>((
-            output.stdout,
-            Outcome {
-                exit_code,
-                stderr_lines,
-                error: None,
-            },
-        ))
-    })();
-    let _ = std::fs::remove_dir_all(&dir);
-    outcome.unwrap_or_else(|e| {
-        let outcome = match e {
-            BuildError::Refused(failed) => refused(&failed),
-            BuildError::Rider(message) => rider_problem(&message),
-            e @ (BuildError::Failed(_) | BuildError::WouldOverwrite { .. }) => Outcome {
-                exit_code: EXIT_RUNTIME_ERROR,
-                stderr_lines: vec![format!("error: {name}: {e}")],
-                error: None,
-            },
-        };
-        (Vec::new(), outcome)
-    })
 }
 
 /// Every backend's run of one program, and whether they agree.

@@ -44,6 +44,12 @@ impl ProgramBuilder {
         ProgramBuilder::default()
     }
 
+    /// A builder that goes on with `program`: functions may be added to it, and its
+    /// entry changed.
+    pub fn from_program(program: Program) -> ProgramBuilder {
+        ProgramBuilder { program }
+    }
+
     /// Declares a function: its signature, a slot per parameter (in order) and an empty
     /// entry block. The body is built with [`ProgramBuilder::function`].
     pub fn declare_function(

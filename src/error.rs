@@ -1,0 +1,90 @@
+//! The embedder's errors: one value per way a program can fail to compile, load, link or
+//! run, so that a caller can tell them apart with a `match`.
+
+use std::fmt;
+
+use datalove_front::Failed;
+use datalove_rti::ErrorKind;
+
+pub use datalove_rt::RuntimeError;
+
+use crate::run::Unavailable;
+use crate::CompileError;
+
+/// Why an [`Engine`](crate::Engine) or a [`Module`](crate::Module) could not do what it
+/// was asked.
+#[derive(Debug)]
+pub enum Error {
+    /// The backend cannot run programs on this machine (aot and c need a C compiler).
+    Unavailable(Unavailable),
+    /// The program does not compile: unreadable file or diagnostics.
+    Compile(CompileError),
+    /// The program compiled but may not run: a module with no entry (`F008`), IR the
+    /// verifier refuses (`V001`), or a backend that cannot take it (`B001`).
+    Refused(Failed),
+    /// A rider the program requires cannot be found or loaded, or lacks a native.
+    Rider(String),
+    /// The aot or c executable could not be built (the toolchain or the filesystem
+    /// failed).
+    Link(String),
+    /// The program ran and raised a runtime error (or, with leak checking on, ended with
+    /// allocations still live: kind [`ErrorKind::Leak`]).
+    Runtime(RuntimeError),
+    /// A function looked up by name does not exist, or its signature is not the one the
+    /// caller's Rust types describe.
+    Signature(String),
+    /// The backend cannot do this (for example call a function of an aot or c module).
+    Unsupported(String),
+}
+
+impl Error {
+    /// The runtime error's kind, if this is one.
+    pub fn runtime_kind(&self) -> Option<ErrorKind> {
+        match self {
+            Error::Runtime(e) => Some(e.kind),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unavailable(u) => write!(
+                f,
+                "backend {} is unavailable: {}",
+                u.backend.name(),
+                u.reason
+            ),
+            Error::Compile(e) => write!(f, "{}", e.to_string().trim_end()),
+            Error::Refused(failed) => f.write_str(failed.render().trim_end()),
+            Error::Rider(m) => write!(f, "rider: {m}"),
+            Error::Link(m) => write!(f, "link: {m}"),
+            Error::Runtime(e) => write!(f, "{e}"),
+            Error::Signature(m) => write!(f, "signature: {m}"),
+            Error::Unsupported(m) => write!(f, "unsupported: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The kind whose name is `name` (the words after `error: ` an executable prints).
+pub(crate) fn kind_named(name: &str) -> Option<ErrorKind> {
+    (1..=64)
+        .map_while(ErrorKind::from_u32)
+        .find(|kind| kind.name() == name)
+}
+
+/// The error an executable reported in its stderr line `error: <kind>: <detail>`, or
+/// `None` when no line has that shape.
+pub(crate) fn parse_error_line(lines: &[String]) -> Option<Result<RuntimeError, String>> {
+    lines.iter().find_map(|line| {
+        let rest = line.strip_prefix("error: ")?;
+        let (kind, detail) = rest.split_once(": ")?;
+        if kind == "rider" {
+            return Some(Err(detail.to_string()));
+        }
+        Some(Ok(RuntimeError::new(kind_named(kind)?, detail)))
+    })
+}

@@ -1,0 +1,427 @@
+//! The embedder's API (`datalove::Engine`, `Module`): compile once, run many times, on
+//! every backend that can run here; errors as distinct values.
+
+use datalove::ir::builder::ProgramBuilder;
+use datalove::ir::{IrType, Terminator};
+use datalove::{Backend, Capture, Engine, Error, ErrorKind};
+
+/// `fib`, recursively, in the text language.
+macro_rules! fib_fun {
+    () => {
+        "\
+fun fib(n: u64): u64
+  if n < 2
+    ret n
+  end if
+  ret fib(n - 1) + fib(n - 2)
+end fun
+"
+    };
+}
+
+const FIB: &str = concat!(fib_fun!(), "debuglog fib(20)\n");
+
+/// The engines of every backend that can run here, output captured. aot and c are
+/// unavailable without a C compiler, and then say why.
+fn engines() -> Vec<(Engine, Capture)> {
+    Backend::ALL
+        .into_iter()
+        .filter_map(|backend| match Engine::new(backend) {
+            Ok(engine) => {
+                let capture = Capture::new();
+                Some((engine.check_leaks(true).output(capture.clone()), capture))
+            }
+            Err(Error::Unavailable(u)) => {
+                assert!(!u.reason.is_empty(), "{}: no reason", backend.name());
+                assert!(matches!(backend, Backend::Aot | Backend::C));
+                None
+            }
+            Err(e) => panic!("{}: {e}", backend.name()),
+        })
+        .collect()
+}
+
+/// A program whose `main` prints `logged`, if given, and returns.
+fn builder_with_main(logged: Option<i128>) -> ProgramBuilder {
+    let mut builder = ProgramBuilder::new();
+    let main = builder.declare_function("main", vec![], vec![], IrType::Unit);
+    let mut body = builder.function(main);
+    if let Some(value) = logged {
+        let slot = body.int(IrType::I64, value);
+        body.debuglog(slot);
+    }
+    body.terminate(Terminator::Return(None));
+    builder.set_entry(main);
+    builder
+}
+
+#[test]
+fn a_string_compiles_and_runs_on_every_backend() {
+    for (engine, capture) in engines() {
+        let module = engine.compile_str("fib.dfs", FIB).expect("compiles");
+        module.run().expect("runs");
+        assert_eq!(
+            capture.take_string(),
+            "6765\n",
+            "{}",
+            engine.backend().name()
+        );
+    }
+}
+
+#[test]
+fn a_module_compiled_once_runs_a_thousand_times_and_executables_are_built_once() {
+    for (engine, capture) in engines() {
+        let module = engine
+            .compile_str("count.dfs", "debuglog 41 + 1\n")
+            .expect("compiles");
+        for _ in 0..1000 {
+            module.run().expect("runs");
+        }
+        let expected = "42\n".repeat(1000);
+        assert_eq!(
+            capture.take_string(),
+            expected,
+            "{}",
+            engine.backend().name()
+        );
+        let built = match engine.backend() {
+            Backend::Aot | Backend::C => 1,
+            Backend::Interp | Backend::Jit => 0,
+        };
+        assert_eq!(
+            engine.executables_built(),
+            built,
+            "{}",
+            engine.backend().name()
+        );
+    }
+}
+
+#[test]
+fn an_executable_directory_goes_with_its_module() {
+    for (engine, _) in engines() {
+        let before = engine.executables_built();
+        let module = engine
+            .compile_str("one.dfs", "debuglog 1\n")
+            .expect("compiles");
+        if engine.executables_built() == before {
+            continue; // in-process: nothing built
+        }
+        let dir = module
+            .artifact_dir()
+            .expect("an executable's directory")
+            .to_path_buf();
+        assert!(dir.is_dir(), "{}", dir.display());
+        drop(module);
+        assert!(!dir.exists(), "{} is left behind", dir.display());
+    }
+}
+
+#[test]
+fn a_runtime_error_is_a_value_with_kind_and_detail() {
+    let program = "\
+fun add(a: u8, b: u8): u8
+  ret a + b
+end fun
+debuglog 1
+debuglog add(200, 100)
+";
+    for (engine, capture) in engines() {
+        let module = engine
+            .compile_str("overflow.dfs", program)
+            .expect("compiles");
+        match module.run() {
+            Err(Error::Runtime(e)) => {
+                assert_eq!(e.kind, ErrorKind::Overflow, "{}", engine.backend().name());
+                assert_eq!(e.detail, "u8 addition", "{}", engine.backend().name());
+            }
+            other => panic!("{}: {other:?}", engine.backend().name()),
+        }
+        // What was printed before the error is the embedder's too.
+        assert_eq!(capture.take_string(), "1\n");
+    }
+}
+
+#[test]
+fn the_depth_limit_is_a_setting() {
+    let program = "\
+fun down(n: u64): u64
+  if n == 0
+    ret 0
+  end if
+  ret down(n - 1)
+end fun
+debuglog down(500)
+";
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
+        let module = engine
+            .clone()
+            .depth_limit(100)
+            .compile_str("deep.dfs", program)
+            .expect("compiles");
+        let error = module.run().expect_err("too deep");
+        assert_eq!(
+            error.runtime_kind(),
+            Some(ErrorKind::StackOverflow),
+            "{backend}"
+        );
+        assert!(
+            error.to_string().contains("call depth limit of 100"),
+            "{backend}: {error}"
+        );
+        // The same program with the default limit runs.
+        let module = engine.compile_str("deep.dfs", program).expect("compiles");
+        module.run().expect("runs");
+    }
+}
+
+#[test]
+fn compile_refusal_and_rider_failures_are_distinct_errors() {
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
+        let error = engine
+            .compile_str("bad.dfs", "debuglog undefined_name\n")
+            .err()
+            .expect("refused");
+        assert!(matches!(error, Error::Compile(_)), "{backend}: {error:?}");
+
+        // IR with no entry: admitted by no backend.
+        let mut program = builder_with_main(None).finish();
+        program.entry = None;
+        let error = engine.compile_program(program).err().expect("refused");
+        assert!(matches!(error, Error::Refused(_)), "{backend}: {error:?}");
+
+        // A program that requires a rider no directory holds.
+        let mut builder = builder_with_main(None);
+        builder.add_rider("no_such_rider");
+        let error = engine
+            .compile_program(builder.finish())
+            .err()
+            .expect("refused");
+        match &error {
+            Error::Rider(m) => assert!(m.contains("no_such_rider"), "{backend}: {m}"),
+            other => panic!("{backend}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_program_built_with_the_ir_builder_runs() {
+    for (engine, capture) in engines() {
+        let builder = builder_with_main(Some(7));
+        let module = engine.compile_program(builder.finish()).expect("loads");
+        module.run().expect("runs");
+        module.run().expect("runs again");
+        assert_eq!(
+            capture.take_string(),
+            "7\n7\n",
+            "{}",
+            engine.backend().name()
+        );
+    }
+}
+
+#[test]
+fn an_unknown_backend_name_is_refused() {
+    assert!(matches!(
+        Engine::from_name("wasm"),
+        Err(Error::Unsupported(_))
+    ));
+    assert_eq!(Engine::from_name("jit").unwrap().backend(), Backend::Jit);
+}
+
+/// The in-process engines (function calls are theirs), output captured.
+fn in_process() -> Vec<(Engine, Capture)> {
+    [Backend::Interp, Backend::Jit]
+        .into_iter()
+        .map(|backend| {
+            let capture = Capture::new();
+            let engine = Engine::new(backend).expect("in-process backends run anywhere");
+            (engine.check_leaks(true).output(capture.clone()), capture)
+        })
+        .collect()
+}
+
+const VALUES: &str = concat!(
+    fib_fun!(),
+    "\
+fun negate(x: i32): i32
+  ret 0 - x
+end fun
+fun half(x: f64): f64
+  ret x / 2.0
+end fun
+fun flip(b: bool): bool
+  if b
+    ret false
+  end if
+  ret true
+end fun
+fun greet(ref name: string): string
+  debuglog name
+  ret \"hello\"
+end fun
+fun sum(ref xs: [i64]): i64
+  var total: i64 = 0
+  var i: index = 0
+  loop while i < len(xs)
+    set total = total + xs[i]
+    set i = i + 1
+  end loop
+  ret total
+end fun
+fun pass_list(xs: [string]): [string]
+  ret xs
+end fun
+fun maybe(o: ?u8): ?u8
+  ret o
+end fun
+fun swap(p: (i64, string)): (string, i64)
+  ret (p.1, p.0)
+end fun
+fun add8(a: u8, b: u8): u8
+  ret a + b
+end fun
+fun nothing()
+  debuglog 5
+end fun
+fun first<T>(ref xs: [T]): T
+  ret xs[0]
+end fun
+debuglog fib(10)
+"
+);
+
+#[test]
+fn functions_are_called_with_each_kind_of_value() {
+    for (engine, capture) in in_process() {
+        let backend = engine.backend().name();
+        let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
+        let fib = module.func::<(u64,), u64>("fib").expect("fib");
+        assert_eq!(fib.call((20,)).unwrap(), 6765, "{backend}");
+        assert_eq!(fib.call((10,)).unwrap(), 55, "{backend}");
+        let negate = module.func::<(i32,), i32>("negate").unwrap();
+        assert_eq!(negate.call((7,)).unwrap(), -7, "{backend}");
+        let half = module.func::<(f64,), f64>("half").unwrap();
+        assert_eq!(half.call((5.0,)).unwrap(), 2.5, "{backend}");
+        let flip = module.func::<(bool,), bool>("flip").unwrap();
+        assert!(flip.call((false,)).unwrap(), "{backend}");
+        let greet = module.func::<(String,), String>("greet").unwrap();
+        assert_eq!(greet.call(("you".into(),)).unwrap(), "hello", "{backend}");
+        let sum = module.func::<(Vec<i64>,), i64>("sum").unwrap();
+        assert_eq!(sum.call((vec![1, 2, 3, 40],)).unwrap(), 46, "{backend}");
+        let pass_list = module
+            .func::<(Vec<String>,), Vec<String>>("pass_list")
+            .unwrap();
+        let words = vec!["a".to_string(), "bc".into(), String::new()];
+        assert_eq!(
+            pass_list.call((words.clone(),)).unwrap(),
+            words,
+            "{backend}"
+        );
+        let maybe = module.func::<(Option<u8>,), Option<u8>>("maybe").unwrap();
+        assert_eq!(maybe.call((Some(9),)).unwrap(), Some(9), "{backend}");
+        assert_eq!(maybe.call((None,)).unwrap(), None, "{backend}");
+        let swap = module
+            .func::<((i64, String),), (String, i64)>("swap")
+            .unwrap();
+        assert_eq!(
+            swap.call(((4, "four".into()),)).unwrap(),
+            ("four".into(), 4),
+            "{backend}"
+        );
+        let add8 = module.func::<(u8, u8), u8>("add8").unwrap();
+        assert_eq!(add8.call((1, 2)).unwrap(), 3, "{backend}");
+        let nothing = module.func::<(), ()>("nothing").unwrap();
+        nothing.call(()).unwrap();
+        // What the functions printed went to the sink, in order; nothing leaked (leak
+        // checking is on).
+        assert_eq!(capture.take_string(), "you\n5\n", "{backend}");
+    }
+}
+
+#[test]
+fn a_call_that_fails_is_a_runtime_error_and_the_module_goes_on() {
+    for (engine, _) in in_process() {
+        let backend = engine.backend().name();
+        let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
+        let add8 = module.func::<(u8, u8), u8>("add8").unwrap();
+        let error = add8.call((200, 100)).expect_err("overflows");
+        assert_eq!(
+            error.runtime_kind(),
+            Some(ErrorKind::Overflow),
+            "{backend}: {error}"
+        );
+        assert_eq!(add8.call((20, 10)).unwrap(), 30, "{backend}");
+        let sum = module.func::<(Vec<i64>,), i64>("sum").unwrap();
+        let error = sum.call((vec![i64::MAX, 1],)).expect_err("overflows");
+        assert_eq!(
+            error.runtime_kind(),
+            Some(ErrorKind::Overflow),
+            "{backend}: {error}"
+        );
+    }
+}
+
+#[test]
+fn a_signature_mismatch_is_refused_before_any_call() {
+    for (engine, _) in in_process() {
+        let backend = engine.backend().name();
+        let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
+        let refused = |result: Result<(), Error>, says: &str| match result {
+            Err(Error::Signature(m)) => assert!(m.contains(says), "{backend}: {m}"),
+            other => panic!("{backend}: {other:?}"),
+        };
+        refused(
+            module.func::<(i64,), i64>("fib").map(drop),
+            "`fib` is fun(u64): u64, but the Rust types say fun(i64): i64",
+        );
+        refused(
+            module.func::<(u64, u64), u64>("fib").map(drop),
+            "fun(u64, u64): u64",
+        );
+        refused(
+            module.func::<(u64,), String>("fib").map(drop),
+            "fun(u64): string",
+        );
+        refused(
+            module.func::<(), ()>("no_such").map(drop),
+            "no function `no_such`",
+        );
+        refused(
+            module.func::<(Vec<i64>,), i64>("first").map(drop),
+            "generic",
+        );
+    }
+}
+
+#[test]
+fn functions_of_executable_modules_are_not_called_and_say_so() {
+    for (engine, _) in engines() {
+        if !matches!(engine.backend(), Backend::Aot | Backend::C) {
+            continue;
+        }
+        let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
+        match module.func::<(u64,), u64>("fib") {
+            Err(Error::Unsupported(m)) => assert!(m.contains("runs `main` only"), "{m}"),
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("called"),
+        }
+        // The module still runs its main.
+        module.run().expect("runs");
+    }
+}
+
+#[test]
+fn a_call_program_is_compiled_once_and_called_many_times() {
+    for (engine, _) in in_process() {
+        let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
+        let fib = module.func::<(u64,), u64>("fib").unwrap();
+        let total: u64 = (0..1000).map(|i| fib.call((i % 10,)).unwrap()).sum();
+        // fib(0) + ... + fib(9) = 88, a hundred times.
+        assert_eq!(total, 8800);
+        module.run().expect("main still runs");
+    }
+}
