@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use datalove_front::Compiled;
+use datalove_front::{Compiled, MemoryLoader};
 use datalove_ir::IrType;
 use datalove_rt::{Outcome, OutputMode, Runtime, RuntimeOptions, EXIT_RUNTIME_ERROR};
 use datalove_rti::{ErrorKind, RtHeader, TyDesc};
@@ -28,6 +28,7 @@ use crate::call::{
     call_program, embed_native, with_call, CallProgram, CallState, Callable, Reader, EMBED_RIDER,
 };
 use crate::error::{parse_error_line, Error, RuntimeError};
+use crate::host::{HostRider, HostRiders};
 use crate::riders::{ProgramLoader, RiderPath};
 use crate::run::RunOptions;
 use crate::run::{
@@ -94,6 +95,10 @@ struct Settings {
     riders: RiderPath,
     /// How many of `riders`' directories the embedder named (they come first).
     rider_dirs_named: usize,
+    /// Riders whose natives are the embedder's closures.
+    hosts: HostRiders,
+    /// Modules given as text, found before those on disk.
+    module_texts: Vec<(String, String)>,
     output: Option<Sink>,
 }
 
@@ -118,6 +123,8 @@ impl Engine {
                 module_dirs: Vec::new(),
                 riders: RiderPath::new(&[]),
                 rider_dirs_named: 0,
+                hosts: HostRiders::default(),
+                module_texts: Vec::new(),
                 output: None,
             },
             builds: Arc::new(AtomicUsize::new(0)),
@@ -190,6 +197,23 @@ impl Engine {
         self
     }
 
+    /// A module given as text: `import NAME.f` finds it before any `NAME.dfm` file.
+    pub fn module_source(mut self, name: &str, text: &str) -> Engine {
+        self.settings
+            .module_texts
+            .push((name.to_string(), text.to_string()));
+        self
+    }
+
+    /// A rider whose natives are Rust closures ([`HostRider`]), for the in-process
+    /// backends. [`Error::Rider`] when one of its natives has no closure.
+    pub fn host_rider(mut self, rider: HostRider) -> Result<Engine, Error> {
+        rider.check_complete()?;
+        self.settings.hosts.0.retain(|r| r.name() != rider.name());
+        self.settings.hosts.0.push(rider);
+        Ok(self)
+    }
+
     /// Where `debuglog` output goes (the process's stdout unless set). A run's output is
     /// written to the sink when the run ends, before its result is returned.
     pub fn output(mut self, sink: impl Write + Send + 'static) -> Engine {
@@ -214,7 +238,18 @@ impl Engine {
     /// The front end's loader for the root file `root`.
     fn loader(&self, root: &Path) -> ProgramLoader {
         let settings = &self.settings;
+        let mut given = MemoryLoader {
+            library: false,
+            ..MemoryLoader::new()
+        };
+        for (name, text) in &settings.module_texts {
+            given = given.with_module(name, text);
+        }
+        for rider in &settings.hosts.0 {
+            given = given.with_rider(rider.name(), rider.interface_text());
+        }
         ProgramLoader::new(root, settings.module_dirs.clone(), settings.riders.clone())
+            .with_given(given)
     }
 
     /// The engine `datalove::run` runs with: `options`' settings, output captured or not
@@ -265,14 +300,23 @@ impl Engine {
         datalove_front::admit(&compiled).map_err(Error::Refused)?;
         let compiled = Arc::new(compiled);
         let riders = self.settings.riders.clone();
+        let hosts = &self.settings.hosts;
         let loaded = match self.backend {
             Backend::Interp | Backend::Jit => Loaded::InProcess(Worker::start(
                 self.backend,
                 compiled.clone(),
                 riders,
+                hosts.clone(),
                 false,
             )?),
             Backend::Aot | Backend::C => {
+                if let Some(host) = compiled.program.riders.iter().find(|r| hosts.is_host(r)) {
+                    return Err(Error::Unsupported(format!(
+                        "rider `{host}` is the host's: its natives are closures of this process, \
+                         which a {} executable cannot call (use interp or jit)",
+                        self.backend.name()
+                    )));
+                }
                 let artifact = Artifact::build(&compiled, self.backend, &riders)?;
                 self.builds.fetch_add(1, Ordering::Relaxed);
                 Loaded::Executable(artifact)
@@ -452,6 +496,7 @@ impl Module {
                 self.backend,
                 Arc::new(compiled),
                 self.settings.riders.clone(),
+                self.settings.hosts.clone(),
                 true,
             )
             .map_err(|e| e.to_string())?;
@@ -466,7 +511,7 @@ impl Module {
 }
 
 /// `fun(u64, string): [i32]`.
-fn signature(params: &[IrType], result: &IrType) -> String {
+pub(crate) fn signature(params: &[IrType], result: &IrType) -> String {
     let params: Vec<String> = params.iter().map(ToString::to_string).collect();
     format!("fun({}): {result}", params.join(", "))
 }
@@ -614,13 +659,16 @@ impl Worker {
         backend: Backend,
         compiled: Arc<Compiled>,
         riders: RiderPath,
+        hosts: HostRiders,
         host_embed: bool,
     ) -> Result<Worker, Error> {
         let (jobs, receive_jobs) = mpsc::channel::<Job>();
         let (ready, is_ready) = mpsc::channel::<Result<(), Error>>();
         // Shared, so that a spawn that fails leaves it for the next try.
         let body = Arc::new(Mutex::new(Some(move || {
-            let libraries = match load_riders(&compiled, &riders) {
+            hosts.install_on_this_thread();
+            let loaded = compiled.program.riders.iter().filter(|r| !hosts.is_host(r));
+            let libraries = match load_riders(loaded, &riders) {
                 Ok(l) => l,
                 Err(message) => {
                     let _ = ready.send(Err(Error::Rider(message)));
@@ -630,6 +678,9 @@ impl Worker {
             let mut resolve = |ctx: &datalove_ir::NativeContext| -> Result<*const c_void, String> {
                 if host_embed && ctx.rider() == EMBED_RIDER {
                     return embed_native(ctx);
+                }
+                if let Some(found) = hosts.resolve(ctx) {
+                    return found;
                 }
                 let library = libraries
                     .get(ctx.rider())

@@ -33,6 +33,7 @@
 mod call;
 pub mod engine;
 pub mod error;
+pub mod host;
 pub mod riders;
 pub mod run;
 pub mod value;
@@ -48,6 +49,7 @@ pub use datalove_rti::ErrorKind;
 pub use datalove_toolchain::Target;
 pub use engine::{Capture, Engine, Func, Module, Sink};
 pub use error::{Error, RuntimeError};
+pub use host::{HostFn, HostRider};
 pub use riders::{ProgramLoader, RiderPath, RiderPlace, STD_DLI as STD_RIDER_DLI};
 pub use run::{run, run_all, Backend, BuildError, Comparison, RunOptions, RunResult, Unavailable};
 pub use value::{Params, Value};

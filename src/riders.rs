@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use datalove_front::{read_file, FsLoader, Loaded, Loader};
+use datalove_front::{read_file, FsLoader, Loaded, Loader, MemoryLoader};
 use datalove_rt::loader::rider_file_name;
 
 /// The environment variable holding extra rider directories, `:`-separated.
@@ -136,22 +136,41 @@ impl RiderPath {
 pub struct ProgramLoader {
     modules: FsLoader,
     riders: RiderPath,
+    /// Modules and rider interfaces given as text, found first.
+    given: Option<MemoryLoader>,
 }
 
 impl ProgramLoader {
     pub fn new(root_path: &Path, module_dirs: Vec<PathBuf>, riders: RiderPath) -> ProgramLoader {
         let mut modules = FsLoader::for_root(&root_path.display().to_string());
         modules.module_dirs = module_dirs;
-        ProgramLoader { modules, riders }
+        ProgramLoader {
+            modules,
+            riders,
+            given: None,
+        }
+    }
+
+    /// This loader, finding the modules and rider interfaces `given` holds before any
+    /// other.
+    pub fn with_given(mut self, given: MemoryLoader) -> ProgramLoader {
+        self.given = Some(given);
+        self
     }
 }
 
 impl Loader for ProgramLoader {
     fn module(&self, name: &str) -> Option<Loaded> {
-        self.modules.module(name)
+        self.given
+            .as_ref()
+            .and_then(|given| given.module(name))
+            .or_else(|| self.modules.module(name))
     }
 
     fn rider(&self, name: &str) -> Option<Loaded> {
-        self.riders.interface(name)
+        self.given
+            .as_ref()
+            .and_then(|given| given.rider(name))
+            .or_else(|| self.riders.interface(name))
     }
 }

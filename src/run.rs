@@ -168,12 +168,12 @@ fn load_failure(backend: Backend, error: Error) -> Outcome {
 
 /// Loads every rider the program requires, each from the directory its interface came
 /// from (`RiderPath::library`).
-pub(crate) fn load_riders(
-    compiled: &Compiled,
+pub(crate) fn load_riders<'a>(
+    names: impl IntoIterator<Item = &'a String>,
     riders: &RiderPath,
 ) -> Result<HashMap<String, RiderLibrary>, String> {
     let mut libraries = HashMap::new();
-    for name in &compiled.program.riders {
+    for name in names {
         let path = riders.library(name)?;
         let library = RiderLibrary::load_path(name, &path).map_err(|e| e.to_string())?;
         libraries.insert(name.clone(), library);
@@ -191,7 +191,7 @@ pub(crate) fn executable_riders(
     target: &Target,
 ) -> Result<Vec<(String, PathBuf)>, String> {
     if target.is_current() {
-        let libraries = load_riders(compiled, riders)?;
+        let libraries = load_riders(&compiled.program.riders, riders)?;
         for native in compiled.program.native_calls() {
             let library = libraries
                 .get(native.rider())

@@ -425,3 +425,158 @@ fn a_call_program_is_compiled_once_and_called_many_times() {
         module.run().expect("main still runs");
     }
 }
+
+const HOST_DLI: &str = "\
+native fun twice(x: i64): i64
+native fun shout(ref s: string): string
+native fun count(xs: [string]): u64
+native fun refuse(x: u8): u8
+native fun explode(): unit
+";
+
+const HOST_MODULE: &str = "\
+require rider host
+import host.twice as host_twice
+import host.shout as host_shout
+import host.count as host_count
+import host.refuse as host_refuse
+import host.explode as host_explode
+fun twice(x: i64): i64
+  ret host_twice(x)
+end fun
+fun shout(ref s: string): string
+  ret host_shout(ref s)
+end fun
+fun count(xs: [string]): u64
+  ret host_count(xs)
+end fun
+fun refuse(x: u8): u8
+  ret host_refuse(x)
+end fun
+fun explode()
+  host_explode()
+end fun
+";
+
+/// The `host` rider: each native a closure.
+fn host_rider() -> datalove::HostRider {
+    let factor = 2; // captured
+    datalove::HostRider::new("host", HOST_DLI)
+        .unwrap()
+        .func("twice", move |x: i64| Ok(x * factor))
+        .unwrap()
+        .func("shout", |s: String| Ok(s.to_uppercase()))
+        .unwrap()
+        .func("count", |xs: Vec<String>| Ok(xs.len() as u64))
+        .unwrap()
+        .func("refuse", |x: u8| -> Result<u8, String> {
+            Err(format!("{x} is not welcome"))
+        })
+        .unwrap()
+        .func("explode", || -> Result<(), String> { panic!("boom") })
+        .unwrap()
+}
+
+#[test]
+fn host_natives_are_closures_called_through_the_abi() {
+    for (engine, capture) in in_process() {
+        let backend = engine.backend().name();
+        let engine = engine
+            .module_source("hostmod", HOST_MODULE)
+            .host_rider(host_rider())
+            .unwrap();
+        let program = "\
+import hostmod.twice
+import hostmod.shout
+import hostmod.count
+debuglog twice(21)
+let s = \"quiet\"
+debuglog shout(ref s)
+debuglog count([\"a\", \"b\", \"c\"])
+";
+        let module = engine.compile_str("host.dfs", program).expect("compiles");
+        module.run().expect("runs");
+        assert_eq!(capture.take_string(), "42\nQUIET\n3\n", "{backend}");
+        // And from a called function: an imported one is named `module.function`.
+        let module = engine
+            .compile_str("host.dfs", "import hostmod.twice\n")
+            .unwrap();
+        let twice = module.func::<(i64,), i64>("hostmod.twice").expect("twice");
+        assert_eq!(twice.call((50,)).unwrap(), 100, "{backend}");
+    }
+}
+
+#[test]
+fn a_host_native_that_fails_or_panics_is_a_native_failure() {
+    for (engine, _) in in_process() {
+        let backend = engine.backend().name();
+        let engine = engine
+            .module_source("hostmod", HOST_MODULE)
+            .host_rider(host_rider())
+            .unwrap();
+        let module = engine
+            .compile_str("refuse.dfs", "import hostmod.refuse\ndebuglog refuse(7)\n")
+            .unwrap();
+        match module.run() {
+            Err(Error::Runtime(e)) => {
+                assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
+                assert_eq!(e.detail, "host.refuse: 7 is not welcome", "{backend}");
+            }
+            other => panic!("{backend}: {other:?}"),
+        }
+        let module = engine
+            .compile_str("explode.dfs", "import hostmod.explode\nexplode()\n")
+            .unwrap();
+        match module.run() {
+            Err(Error::Runtime(e)) => {
+                assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
+                assert!(e.detail.contains("boom"), "{backend}: {}", e.detail);
+            }
+            other => panic!("{backend}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_host_native_is_checked_against_its_declaration() {
+    let rider = datalove::HostRider::new("host", HOST_DLI).unwrap();
+    let refused = |result: Result<datalove::HostRider, Error>, says: &str| match result {
+        Err(Error::Signature(m)) => assert!(m.contains(says), "{m}"),
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("registered"),
+    };
+    refused(
+        rider.clone().func("twice", |x: i32| Ok(x)),
+        "`host.twice` is fun(i64): i64, but the closure is fun(i32): i32",
+    );
+    refused(
+        rider.clone().func("nope", || Ok(())),
+        "declares no native `nope`",
+    );
+    // An interface with a native left without a closure is refused by the engine.
+    let incomplete = rider.func("twice", |x: i64| Ok(x)).unwrap();
+    let engine = Engine::new(Backend::Interp).unwrap();
+    match engine.host_rider(incomplete) {
+        Err(Error::Rider(m)) => assert!(m.contains("no closure for its native `shout`"), "{m}"),
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("accepted"),
+    }
+}
+
+#[test]
+fn a_program_with_host_natives_is_refused_by_executables() {
+    for (engine, _) in engines() {
+        if !matches!(engine.backend(), Backend::Aot | Backend::C) {
+            continue;
+        }
+        let engine = engine
+            .module_source("hostmod", HOST_MODULE)
+            .host_rider(host_rider())
+            .unwrap();
+        match engine.compile_str("host.dfs", "import hostmod.twice\ndebuglog twice(1)\n") {
+            Err(Error::Unsupported(m)) => assert!(m.contains("host"), "{m}"),
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("built"),
+        }
+    }
+}
