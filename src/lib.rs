@@ -1,9 +1,78 @@
 //! datalove: one typed program representation, four interchangeable backends, one
 //! native-call ABI.
 //!
-//! This facade compiles a source file (with the built-in standard modules, the `std`
-//! rider's interface and any module and rider directories the caller names) and runs it
-//! on a backend, or on all of them side by side:
+//! # Embedding
+//!
+//! An [`Engine`] is a backend and the settings programs run with; it compiles a program
+//! (a file, a string, or IR built with [`ir::builder`]) once into a [`Module`], which
+//! runs its `main` and calls its functions as many times as asked. Every failure is an
+//! [`Error`] value: compile, refusal, rider, link, runtime (kind and detail), signature.
+//! `docs/embedding.md` puts this side by side with Wasmtime and cranelift-jit.
+//!
+//! Compile a string and call `fib(20)` on a backend chosen at run time:
+//!
+//! ```
+//! use datalove::{Backend, Capture, Engine, Error};
+//!
+//! let source = "fun fib(n: u64): u64\n  if n < 2\n    ret n\n  end if\n  ret fib(n - 1) + fib(n - 2)\nend fun\ndebuglog fib(20)\n";
+//! let name = std::env::var("BACKEND").unwrap_or_else(|_| "jit".into());
+//! let backend = Backend::from_name(&name).expect("interp, jit, aot or c");
+//! let output = Capture::new();
+//! let engine = match Engine::new(backend) {
+//!     Ok(engine) => engine.output(output.clone()),
+//!     // aot and c need a C compiler.
+//!     Err(Error::Unavailable(why)) => return eprintln!("{}", why.reason),
+//!     Err(e) => panic!("{e}"),
+//! };
+//! let module = engine.compile_str("fib.dfs", source).unwrap();
+//! module.run().unwrap(); // main, as often as wanted
+//! assert_eq!(output.take_string(), "6765\n");
+//! // Functions are called in-process (interp, jit): the signature is checked first.
+//! if matches!(backend, Backend::Interp | Backend::Jit) {
+//!     let fib = module.func::<(u64,), u64>("fib").unwrap();
+//!     assert_eq!(fib.call((20,)).unwrap(), 6765);
+//!     assert!(matches!(module.func::<(i64,), i64>("fib"), Err(Error::Signature(_))));
+//! }
+//! ```
+//!
+//! A Rust closure as a native, and an overflow caught as a value:
+//!
+//! ```
+//! use datalove::{Backend, Engine, Error, ErrorKind, HostRider};
+//!
+//! let rider = HostRider::new("host", "native fun scale(x: u8): u8\n")
+//!     .unwrap()
+//!     .func("scale", |x: u8| x.checked_mul(3).ok_or_else(|| "too big".to_string()))
+//!     .unwrap();
+//! let engine = Engine::new(Backend::Interp)
+//!     .unwrap()
+//!     .module_source("hostmod", "require rider host\nimport host.scale as s\nfun scale(x: u8): u8\n  ret s(x)\nend fun\n")
+//!     .host_rider(rider)
+//!     .unwrap();
+//! let module = engine
+//!     .compile_str("prog.dfs", "import hostmod.scale\nfun bump(x: u8): u8\n  ret scale(x) + 200\nend fun\n")
+//!     .unwrap();
+//! let bump = module.func::<(u8,), u8>("bump").unwrap();
+//! assert_eq!(bump.call((10,)).unwrap(), 230);
+//! match bump.call((20,)) {
+//!     Err(Error::Runtime(e)) => {
+//!         assert_eq!(e.kind, ErrorKind::Overflow);
+//!         assert_eq!(e.to_string(), "overflow: u8 addition");
+//!     }
+//!     other => panic!("{other:?}"),
+//! }
+//! match bump.call((100,)) {
+//!     Err(Error::Runtime(e)) => assert_eq!(e.to_string(), "native failure: host.scale: too big"),
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+//!
+//! # Running a compiled program once
+//!
+//! [`compile_file`] and [`run`] are what the CLI uses: a source file (with the built-in
+//! standard modules, the `std` rider's interface and any module and rider directories
+//! the caller names) compiled, then run on a backend (an engine and a module made for
+//! the one run), or on all of them side by side:
 //!
 //! ```
 //! use datalove::{Backend, Options, RunOptions};

@@ -4,7 +4,8 @@
 //!
 //! The directories of a target ([`target_dirs`]): for the running executable's own
 //! target, its directory (a cargo profile directory such as `target/debug`) and `deps/`
-//! (or, for a test binary in `deps/`, the directory above); for another target, that
+//! (or, for a test binary in `deps/` or an example in `examples/`, the directory above);
+//! for another target, that
 //! target's profile directory in the same cargo target directory
 //! (`target/aarch64-unknown-linux-gnu/debug`, what `cargo build --target
 //! aarch64-unknown-linux-gnu` fills) and its `deps/`, then a directory named after the
@@ -71,7 +72,7 @@ pub fn staticlib_for_target(other_target: Option<&str>) -> Result<PathBuf, Strin
         .and_then(|d| d.file_name())
         .and_then(|n| n.to_str())
         .map(|n| match n {
-            "debug" | "deps" => String::new(),
+            "debug" | "deps" | "examples" => String::new(),
             "release" => " --release".to_string(),
             other => format!(" --profile {other}"),
         })
@@ -93,7 +94,7 @@ pub fn target_dirs(other_target: Option<&str>) -> Result<Vec<PathBuf>, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot locate the running executable: {e}"))?;
     let dir = exe.parent().unwrap_or(Path::new("/")).to_path_buf();
-    let profile_dir = if dir.ends_with("deps") {
+    let profile_dir = if dir.ends_with("deps") || dir.ends_with("examples") {
         dir.parent().unwrap_or(&dir).to_path_buf()
     } else {
         dir.clone()
