@@ -580,3 +580,22 @@ fn a_program_with_host_natives_is_refused_by_executables() {
         }
     }
 }
+
+#[test]
+fn engines_and_modules_are_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Engine>();
+    shared::<datalove::Module>();
+    let (engine, capture) = in_process().remove(1);
+    let module = engine.compile_str("fib.dfs", FIB).expect("compiles");
+    let fib = module.func::<(u64,), u64>("fib").unwrap();
+    std::thread::scope(|scope| {
+        for n in [5u64, 10, 15] {
+            let fib = &fib;
+            scope.spawn(move || {
+                assert_eq!(fib.call((n,)).unwrap(), [5, 55, 610][n as usize / 5 - 1])
+            });
+        }
+    });
+    assert_eq!(capture.take_string(), "");
+}
