@@ -210,6 +210,21 @@ impl Engine {
     pub fn host_rider(mut self, rider: HostRider) -> Result<Engine, Error> {
         rider.check_complete()?;
         self.settings.hosts.0.retain(|r| r.name() != rider.name());
+        // A trampoline finds its closure by type: two riders may not share one.
+        let others: Vec<_> = self
+            .settings
+            .hosts
+            .0
+            .iter()
+            .flat_map(|r| r.closure_types())
+            .collect();
+        if rider.closure_types().any(|t| others.contains(&t)) {
+            return Err(Error::Signature(format!(
+                "host rider `{}` registers a closure of a type another host rider registered: \
+                 each native needs a closure of its own type",
+                rider.name()
+            )));
+        }
         self.settings.hosts.0.push(rider);
         Ok(self)
     }

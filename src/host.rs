@@ -150,6 +150,11 @@ impl HostRider {
         Ok(self)
     }
 
+    /// The types of this rider's closures.
+    pub(crate) fn closure_types(&self) -> impl Iterator<Item = TypeId> + '_ {
+        self.natives.values().map(|r| r.closure_type)
+    }
+
     /// Every native of the interface has a closure.
     pub(crate) fn check_complete(&self) -> Result<(), Error> {
         match self

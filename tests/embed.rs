@@ -553,6 +553,21 @@ fn a_host_native_is_checked_against_its_declaration() {
         rider.clone().func("nope", || Ok(())),
         "declares no native `nope`",
     );
+    // Two riders may not share a closure type (a trampoline finds its closure by type).
+    fn scaler(by: i64) -> impl Fn(i64) -> Result<i64, String> + Send + Sync + 'static {
+        move |x| Ok(x * by)
+    }
+    let one = datalove::HostRider::new("one", "native fun f(x: i64): i64\n").unwrap();
+    let two = datalove::HostRider::new("two", "native fun f(x: i64): i64\n").unwrap();
+    let engine = Engine::new(Backend::Interp)
+        .unwrap()
+        .host_rider(one.func("f", scaler(2)).unwrap())
+        .unwrap();
+    match engine.host_rider(two.func("f", scaler(3)).unwrap()) {
+        Err(Error::Signature(m)) => assert!(m.contains("its own type"), "{m}"),
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("accepted"),
+    }
     // An interface with a native left without a closure is refused by the engine.
     let incomplete = rider.func("twice", |x: i64| Ok(x)).unwrap();
     let engine = Engine::new(Backend::Interp).unwrap();
