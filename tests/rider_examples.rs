@@ -113,7 +113,6 @@ fn c_rider_walkthrough() {
             .arg(source.join("cgreet.c"))
             .arg("-o")
             .arg(riders.join("libdlr_cgreet.so")),
-        "compiling the C rider cgreet",
     );
     std::fs::copy(source.join("rider.dli"), riders.join("cgreet.dli")).unwrap();
     run_everywhere(
@@ -143,7 +142,6 @@ fn rust_rider_walkthrough() {
             .arg(&target_dir)
             .args(["--target", target.triple()])
             .env_remove("CARGO_TARGET_DIR"),
-        "building the Rust rider wordtools",
     );
     let riders = scratch("wordtools");
     std::fs::copy(

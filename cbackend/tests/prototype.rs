@@ -73,7 +73,6 @@ fn the_prototype_has_exactly_word_count_parameters() {
             .args(["-std=gnu11", "-fsyntax-only", "-Wall", "-Werror"])
             .arg(format!("-I{}", dir.display()))
             .arg(&c),
-        "compiling the prototypes",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -164,16 +164,22 @@ pub fn run_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Runs `command` to its end and returns what it printed; panics, naming `what` and
-/// showing its stderr, unless it started and exited 0.
-pub fn run_to_success(command: &mut Command, what: &str) -> std::process::Output {
+/// Runs `command` to its end and returns what it printed; panics, showing the command
+/// line and its output, unless it started and exited 0.
+pub fn run_to_success(command: &mut Command) -> std::process::Output {
+    let shown = std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
     let output = command
         .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
     assert!(
         output.status.success(),
-        "{what} failed ({}):\n{}",
+        "{shown} failed: {}\nstdout:\n{}\nstderr:\n{}",
         output.status,
+        String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
     output
@@ -193,7 +199,6 @@ pub fn build_c_rider(dir: &Path, rider: &str, source: &str) {
             .arg(&library)
             .arg(&c_file)
             .arg(format!("-I{}", include_dir().display())),
-        &format!("building {}", library.display()),
     );
     let _ = std::fs::remove_file(&c_file);
 }

@@ -39,7 +39,6 @@ pub fn compile_and_run(dir: &Path, source: &str) -> String {
             .arg(&exe)
             .arg(&c)
             .arg("-lm"),
-        "compiling the C",
     );
     let run = datalove_test_support::run_command(&exe)
         .output()

@@ -30,7 +30,6 @@ fn build_cdylib() -> PathBuf {
             .arg("--target")
             .arg(datalove_toolchain::Target::current().triple())
             .env_remove("CARGO_TARGET_DIR"),
-        "building the cdylib",
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     // A compiler-artifact message lists its files as JSON strings; the cdylib is the
@@ -49,10 +48,7 @@ fn build_cdylib() -> PathBuf {
 }
 
 fn nm(lib: &Path, which: &str) -> Vec<String> {
-    let output = run_to_success(
-        Command::new("nm").args(["-D", which]).arg(lib),
-        "nm (binutils)",
-    );
+    let output = run_to_success(Command::new("nm").args(["-D", which]).arg(lib));
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .map(str::to_owned)
