@@ -81,6 +81,12 @@ impl Fixture {
         assert_eq!(unsafe { call::dtlv_rti_error_message(self.h()) }, message);
     }
 
+    /// Takes the runtime error the test caused, which reads `text`.
+    pub fn assert_error(&self, text: &str) {
+        let error = self.rt.take_error().expect("a runtime error was recorded");
+        assert_eq!(error.to_string(), text);
+    }
+
     pub fn done(self) {
         let stats = self.rt.alloc_stats();
         assert_eq!(stats.live, 0, "allocations still live: {stats:?}");
