@@ -1008,37 +1008,23 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn write(
-        &mut self,
-        at: At,
-        facts: &SlotFacts,
-        state: &mut State,
-        events: &mut Vec<(SlotId, bool)>,
-        slot: SlotId,
-    ) {
-        self.refuse_ref(at, facts, slot, "written");
-        if state.init.get(slot.index()) && facts.owned[slot.index()] {
+    fn write(&mut self, at: At, flow: &mut Flow<'_>, slot: SlotId) {
+        self.refuse_ref(at, flow.facts, slot, "written");
+        if flow.state.init.get(slot.index()) && flow.facts.owned[slot.index()] {
             self.error(
                 at,
                 format!("{slot} is overwritten while it still owns a value"),
             );
         }
-        state.set(facts, slot, true, Some(events));
+        flow.state.set(flow.facts, slot, true, Some(flow.events));
     }
 
     /// Moves a value out of `slot` (a copy value stays).
-    fn take(
-        &mut self,
-        at: At,
-        facts: &SlotFacts,
-        state: &mut State,
-        events: &mut Vec<(SlotId, bool)>,
-        slot: SlotId,
-    ) {
-        self.read(at, state, slot);
-        if facts.owned[slot.index()] {
-            self.refuse_ref(at, facts, slot, "moved from");
-            state.set(facts, slot, false, Some(events));
+    fn take(&mut self, at: At, flow: &mut Flow<'_>, slot: SlotId) {
+        self.read(at, flow.state, slot);
+        if flow.facts.owned[slot.index()] {
+            self.refuse_ref(at, flow.facts, slot, "moved from");
+            flow.state.set(flow.facts, slot, false, Some(flow.events));
         }
     }
 
@@ -1066,6 +1052,11 @@ impl<'a> Verifier<'a> {
         kind: &InstKind,
     ) {
         use InstKind::*;
+        let flow = &mut Flow {
+            facts,
+            state,
+            events,
+        };
         // Reads and moves first, then the writes.
         let mut writes: Vec<SlotId> = Vec::new();
         match kind {
@@ -1077,71 +1068,68 @@ impl<'a> Verifier<'a> {
             | IsSome { dst, src }
             | TupleField { dst, src, .. }
             | ListLen { dst, list: src, .. } => {
-                self.read(at, state, *src);
+                self.read(at, flow.state, *src);
                 writes.push(*dst);
             }
             Move { dst, src } | Unwrap { dst, src } => {
-                self.take(at, facts, state, events, *src);
+                self.take(at, flow, *src);
                 writes.push(*dst);
             }
             Drop { slot } => {
-                if facts.mode[slot.index()] == Some(ParamMode::Ref) {
-                    self.error(
-                        at,
-                        format!("{slot} is a `ref` parameter and cannot be dropped"),
-                    );
-                }
-                self.read(at, state, *slot);
-                state.set(facts, *slot, false, Some(events));
+                self.refuse_ref(at, flow.facts, *slot, "dropped");
+                self.read(at, flow.state, *slot);
+                flow.state.set(flow.facts, *slot, false, Some(flow.events));
             }
             Binary { dst, lhs, rhs, .. }
             | Compare { dst, lhs, rhs, .. }
             | Concat { dst, lhs, rhs } => {
-                self.read(at, state, *lhs);
-                self.read(at, state, *rhs);
+                self.read(at, flow.state, *lhs);
+                self.read(at, flow.state, *rhs);
                 writes.push(*dst);
             }
             MakeTuple { dst, fields: parts } | MakeList { dst, elems: parts } => {
                 for p in parts {
-                    self.take(at, facts, state, events, *p);
+                    self.take(at, flow, *p);
                 }
                 writes.push(*dst);
             }
             Unpack { src, dsts } => {
-                self.take(at, facts, state, events, *src);
+                self.take(at, flow, *src);
                 writes.extend(dsts);
             }
             ListGet { dst, list, index } => {
-                self.read(at, state, *list);
-                self.read(at, state, *index);
+                self.read(at, flow.state, *list);
+                self.read(at, flow.state, *index);
                 writes.push(*dst);
             }
             ListSet { list, index, value } => {
-                self.read(at, state, *list);
-                self.read(at, state, *index);
-                self.take(at, facts, state, events, *value);
-                self.mutate(at, facts, *list);
+                self.read(at, flow.state, *list);
+                self.read(at, flow.state, *index);
+                self.take(at, flow, *value);
+                self.mutate(at, flow.facts, *list);
             }
             ListPush { list, value } => {
-                self.read(at, state, *list);
-                self.take(at, facts, state, events, *value);
-                self.mutate(at, facts, *list);
+                self.read(at, flow.state, *list);
+                self.take(at, flow, *value);
+                self.mutate(at, flow.facts, *list);
             }
             MakeSome { dst, value } | MakeData { dst, value } => {
-                self.take(at, facts, state, events, *value);
+                self.take(at, flow, *value);
                 writes.push(*dst);
             }
             Call { dst, args, .. } | CallNative { dst, args, .. } => {
                 for arg in args {
                     match arg.mode {
-                        ParamMode::In => self.take(at, facts, state, events, arg.slot),
-                        ParamMode::Ref => self.read(at, state, arg.slot),
+                        ParamMode::In => self.take(at, flow, arg.slot),
+                        ParamMode::Ref => self.read(at, flow.state, arg.slot),
                         ParamMode::Mut => {
-                            self.read(at, state, arg.slot);
-                            self.mutate(at, facts, arg.slot);
+                            self.read(at, flow.state, arg.slot);
+                            self.mutate(at, flow.facts, arg.slot);
                         }
                         ParamMode::Out => {
-                            if state.init.get(arg.slot.index()) && facts.owned[arg.slot.index()] {
+                            if flow.state.init.get(arg.slot.index())
+                                && flow.facts.owned[arg.slot.index()]
+                            {
                                 self.error(
                                     at,
                                     format!(
@@ -1151,17 +1139,18 @@ impl<'a> Verifier<'a> {
                                 );
                             }
                             // Emptied first, so the write below is not an overwrite.
-                            state.set(facts, arg.slot, false, Some(events));
+                            flow.state
+                                .set(flow.facts, arg.slot, false, Some(flow.events));
                             writes.push(arg.slot);
                         }
                     }
                 }
                 writes.extend(dst);
             }
-            Debuglog { src } => self.read(at, state, *src),
+            Debuglog { src } => self.read(at, flow.state, *src),
         }
         for w in writes {
-            self.write(at, facts, state, events, w);
+            self.write(at, flow, w);
         }
     }
 
@@ -1451,6 +1440,14 @@ impl Class {
 }
 
 /// Per-slot facts, computed once per function.
+/// What one instruction's step reads and changes: the function's slot facts, the state
+/// and the (slot, initialized) events it records.
+struct Flow<'f> {
+    facts: &'f SlotFacts,
+    state: &'f mut State,
+    events: &'f mut Vec<(SlotId, bool)>,
+}
+
 struct SlotFacts {
     owned: Vec<bool>,
     mode: Vec<Option<ParamMode>>,
