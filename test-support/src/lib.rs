@@ -144,6 +144,13 @@ pub fn scratch(suite: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// `dir`, emptied of anything an earlier run left there (or made).
+pub fn fresh_dir(dir: PathBuf) -> PathBuf {
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
 /// `runtime/include`, where `datalove_rti.h` is.
 pub fn include_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/include")
@@ -157,6 +164,27 @@ pub fn run_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Runs `command` to its end and returns what it printed; panics, showing the command
+/// line and its output, unless it started and exited 0.
+pub fn run_to_success(command: &mut Command) -> std::process::Output {
+    let shown = std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+    assert!(
+        output.status.success(),
+        "{shown} failed: {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// Builds the C rider `rider` from `source` (against the ABI header) into
 /// `dir/libdlr_<rider>.so` with the target's C compiler; the source file is removed.
 pub fn build_c_rider(dir: &Path, rider: &str, source: &str) {
@@ -164,19 +192,13 @@ pub fn build_c_rider(dir: &Path, rider: &str, source: &str) {
     let c_file = dir.join(format!("{rider}.c"));
     std::fs::write(&c_file, source).expect("write the rider's C");
     let library = dir.join(format!("libdlr_{rider}.so"));
-    let output = datalove_toolchain::CCompiler::from_env()
-        .command()
-        .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(&library)
-        .arg(&c_file)
-        .arg(format!("-I{}", include_dir().display()))
-        .output()
-        .expect("run the C compiler");
-    assert!(
-        output.status.success(),
-        "building {}: {}",
-        library.display(),
-        String::from_utf8_lossy(&output.stderr)
+    run_to_success(
+        datalove_toolchain::CCompiler::from_env()
+            .command()
+            .args(["-shared", "-fPIC", "-O1", "-o"])
+            .arg(&library)
+            .arg(&c_file)
+            .arg(format!("-I{}", include_dir().display())),
     );
     let _ = std::fs::remove_file(&c_file);
 }

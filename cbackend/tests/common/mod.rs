@@ -30,20 +30,15 @@ pub fn compile_and_run(dir: &Path, source: &str) -> String {
     let c = dir.join("t.c");
     std::fs::write(&c, source).expect("write the C");
     let exe = dir.join("t");
-    let output = datalove_cbackend::compiler()
-        .command()
-        .args(datalove_cbackend::C_FLAGS)
-        .arg(format!("-I{}", dir.display()))
-        .arg("-o")
-        .arg(&exe)
-        .arg(&c)
-        .arg("-lm")
-        .output()
-        .expect("run cc");
-    assert!(
-        output.status.success(),
-        "the C compiles:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    datalove_test_support::run_to_success(
+        datalove_cbackend::compiler()
+            .command()
+            .args(datalove_cbackend::C_FLAGS)
+            .arg(format!("-I{}", dir.display()))
+            .arg("-o")
+            .arg(&exe)
+            .arg(&c)
+            .arg("-lm"),
     );
     let run = datalove_test_support::run_command(&exe)
         .output()
