@@ -19,8 +19,8 @@ use datalove_test_support::riders::{cargo_command, run_cargo, BuildDirs};
 /// A fresh scratch directory for test `name`, its path holding a space and a colon.
 fn scratch(name: &str) -> PathBuf {
     datalove_test_support::fresh_dir(
-        std::env::temp_dir()
-            .join(format!("datalove-cli-exe-{}", std::process::id()))
+        datalove_test_support::scratch_root()
+            .join("cli-exe")
             .join(format!("{name} x:y")),
     )
 }

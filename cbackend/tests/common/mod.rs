@@ -5,9 +5,7 @@
 use std::path::{Path, PathBuf};
 
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("datalove-c-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    datalove_test_support::scratch_dir(&format!("c-test-{name}"))
 }
 
 /// Writes the two headers the emitted C includes into `dir`.

@@ -126,10 +126,7 @@ pub fn list_of<T>(fx: &Fixture, td: &TyDesc, values: Vec<T>) -> rtdt::List {
 // ---- a C compiler ----
 
 pub fn tmp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("datalove-rt-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    datalove_test_support::scratch_dir(&format!("rt-{name}"))
 }
 
 /// The C compiler of the target the tests were built for (`datalove_toolchain`: its
