@@ -6,6 +6,7 @@ import std.read_line as std_read_line
 import std.read_file as std_read_file
 import std.write_file as std_write_file
 import std.write_stderr
+import std.exit_program
 
 # The rest of standard input, all of it (an empty string at its end).
 fun read_all(): string
@@ -36,4 +37,10 @@ end fun
 # Writes `text` and a newline to stderr.
 fun eprintln(ref text: string)
   write_stderr(ref text ++ "\n")
+end fun
+
+# Ends the program now with exit `code` (0 to 255), printing nothing more: every
+# function on the way out drops what it holds, as for a runtime error.
+fun exit(code: u8)
+  exit_program(code)
 end fun

@@ -219,3 +219,23 @@ fn eprint_writes_to_stderr_on_every_backend() {
         common::assert_ended(&out, backend, 0, "1\n2\n", "no newline, then one\n\n");
     }
 }
+
+/// `io.exit(code)` ends the run with that code on every backend, after dropping what
+/// every frame holds, and `--backend all` does not take a 3 for an unavailable backend.
+#[test]
+fn exit_ends_the_run_with_its_code_on_every_backend() {
+    let path = script(
+        "exit.dfs",
+        "import io.exit\nfun leave(ref why: string, code: u8)\n  let held = [\"owned\", clone(why)]\n  \
+         debuglog why\n  exit(code)\n  debuglog \"not reached\"\nend fun\n\
+         let outer = \"kept\" ++ \" alive\"\nleave(ref \"leaving\", 3)\ndebuglog outer\n",
+    );
+    for backend in common::available(&common::BACKENDS) {
+        let out = datalove(&["run", "--check-leaks", "--backend", backend, &path]);
+        common::assert_ended(&out, backend, 3, "leaving\n", "");
+    }
+    let all = datalove(&["run", "--check-leaks", "--backend", "all", &path]);
+    let stdout = text(&all.stdout);
+    assert!(stdout.contains(" available backends agree\n"), "{stdout}");
+    assert!(!stdout.contains("unavailable: \n"), "{stdout}");
+}

@@ -62,6 +62,10 @@ pub enum ErrorKind {
     NativeCrash = 12,
     /// A fatal signal outside any native (a bug of ours): reported the same way.
     Crash = 13,
+    /// Not an error: the program asked to end (`io.exit`), with the exit code as the
+    /// detail. It unwinds like an error (every frame drops what it holds), then the run
+    /// ends with that code and prints nothing.
+    Exit = 14,
 }
 
 impl ErrorKind {
@@ -81,6 +85,7 @@ impl ErrorKind {
             11 => Output,
             12 => NativeCrash,
             13 => Crash,
+            14 => Exit,
             _ => return None,
         })
     }
@@ -101,6 +106,7 @@ impl ErrorKind {
             ErrorKind::Output => "output failed",
             ErrorKind::NativeCrash => "native crashed",
             ErrorKind::Crash => "crashed",
+            ErrorKind::Exit => "exit",
         }
     }
 }

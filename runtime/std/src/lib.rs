@@ -32,7 +32,7 @@ use datalove_rti::rider_helpers::{
 };
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
-use datalove_rti::{same_tydesc, TyDesc, TyKind};
+use datalove_rti::{same_tydesc, ErrorKind, TyDesc, TyKind};
 
 include!(concat!(env!("OUT_DIR"), "/datalove_rider.rs"));
 
@@ -1362,6 +1362,25 @@ pub unsafe extern "C-unwind" fn dlr_std__write_stderr(
         std::io::stderr()
             .write_all(text.as_str().as_bytes())
             .map_err(|e| Failure::failed(format!("cannot write to stderr: {}", io_reason(&e))))
+    })
+}
+
+/// Ends the program with exit code `code`: raises the runtime's `exit` (which, like an
+/// error, unwinds every frame, dropping what it holds; nothing is printed) and fails so
+/// that the caller starts unwinding.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__exit_program(
+    rt: RtHandle,
+    code: &u8,
+    _code_td: &TyDesc,
+    _result_out: &mut MaybeUninit<()>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        call::dtlv_rti_raise(rt, ErrorKind::Exit, &code.to_string());
+        Err(Failure::failed(format!(
+            "the program asked to exit with {code}"
+        )))
     })
 }
 
