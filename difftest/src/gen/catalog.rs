@@ -250,7 +250,7 @@ fn behavior(name: &str) -> Option<Behavior> {
         ),
         "math.sqrt" | "math.sin" | "math.cos" | "math.exp" | "math.ln" | "math.pow" => safe,
         "math.floor" | "math.ceil" | "math.fabs" | "math.min" | "math.max" => safe,
-        "describe.describe" => safe,
+        "describe.describe" | "describe.to_string" => safe,
         _ => return None,
     })
 }

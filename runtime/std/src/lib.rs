@@ -1384,6 +1384,24 @@ pub unsafe extern "C-unwind" fn dlr_std__exit_program(
     })
 }
 
+/// The value as text, as `debuglog` writes it (the runtime's one formatter): what
+/// `format`'s `{}` writes for a value that is not a number or a string.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn dlr_std__format_value(
+    rt: RtHandle,
+    value: AnyRef<'_>,
+    value_td: &TyDesc,
+    result_out: &mut MaybeUninit<rtdt::String>,
+    _result_td: &TyDesc,
+) -> u8 {
+    guard_failure(rt, || {
+        check(
+            rt,
+            call::dtlv_rti_format(rt, value.as_ptr().cast::<c_void>(), value_td, result_out),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
