@@ -508,8 +508,14 @@ fn run_executable(
         if let Some(limit) = options.memory_limit {
             command.env(datalove_rt::MEMORY_LIMIT_ENV, limit.to_string());
         }
+        // The program reads the host's stdin as the in-process backends do (`io`);
+        // a capturing host gives it none.
         command
-            .stdin(Stdio::null())
+            .stdin(if options.capture {
+                Stdio::null()
+            } else {
+                Stdio::inherit()
+            })
             .stdout(if options.capture {
                 Stdio::piped()
             } else {

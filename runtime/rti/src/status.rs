@@ -63,6 +63,10 @@ abi_enum! {
         NativeCrash = 12 => "native crashed",
         /// A fatal signal outside any native (a bug of ours): reported the same way.
         Crash = 13 => "crashed",
+        /// Not an error: the program asked to end (`io.exit`), with the exit code as the
+        /// detail. It unwinds like an error (every frame drops what it holds), then the run
+        /// ends with that code and prints nothing.
+        Exit = 14 => "exit",
     }
 }
 

@@ -28,12 +28,12 @@ use std::mem::MaybeUninit;
 
 use datalove_rti::call;
 use datalove_rti::rider_helpers::{
-    check, compare_values, drop_value, expect_kind, init_value, int_range, make_string, read_int,
-    write_int, Failure, ValuePtr,
+    check, compare_values, drop_value, expect_kind, init_value, int_range, make_string, new_string,
+    read_int, write_int, Failure, ValuePtr,
 };
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
-use datalove_rti::{same_tydesc, TyDesc, TyKind};
+use datalove_rti::{same_tydesc, ErrorKind, TyDesc, TyKind};
 
 include!(concat!(env!("OUT_DIR"), "/datalove_rider.rs"));
 
@@ -787,6 +787,401 @@ datalove_rti::natives! {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Strings: splitting, joining, trimming, replacing (issue 17)
+// ---------------------------------------------------------------------------------------
+
+/// Writes a new list of `list_td` (a `[string]`) holding `pieces` at `out`. On a failure
+/// the part already built is destroyed and `out` is left uninitialized.
+///
+/// # Safety
+/// `rt` live; `list_td` well formed; `out` room for a list.
+unsafe fn write_string_list<'p>(
+    rt: RtHandle,
+    pieces: impl IntoIterator<Item = &'p str>,
+    out: &mut MaybeUninit<rtdt::List>,
+    list_td: &TyDesc,
+) -> Result<(), Failure> {
+    let elem_td = list_elem(list_td)?;
+    expect_kind(elem_td, TyKind::String)?;
+    check(rt, call::dtlv_rti_list_new(rt, elem_td, 0, out))?;
+    for piece in pieces {
+        let pushed = new_string(rt, piece).and_then(|mut s| {
+            let slot: *mut rtdt::String = &mut s;
+            check(
+                rt,
+                call::dtlv_rti_list_push(rt, out.assume_init_mut(), elem_td, slot.cast()),
+            )
+        });
+        if let Err(failure) = pushed {
+            call::dtlv_rti_drop(rt, out.as_mut_ptr().cast(), list_td);
+            return Err(failure);
+        }
+    }
+    Ok(())
+}
+
+datalove_rti::natives! {
+    /// The pieces between the matches of `sep`; an empty separator is refused (it would
+    /// match between every two characters).
+    fn dlr_std__string_split(
+        rt,
+        s: &rtdt::String, _s_td,
+        sep: &rtdt::String, _sep_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        if sep.is_empty() {
+            return Err(Failure::failed("the separator is empty"));
+        }
+        write_string_list(rt, s.as_str().split(sep.as_str()), result_out, result_td)
+    }
+}
+
+datalove_rti::natives! {
+    /// The words: the non-empty pieces between runs of Unicode whitespace.
+    fn dlr_std__string_split_whitespace(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        write_string_list(rt, s.as_str().split_whitespace(), result_out, result_td)
+    }
+}
+
+datalove_rti::natives! {
+    /// The parts with `sep` between each two.
+    fn dlr_std__string_join(
+        rt,
+        parts: &rtdt::List, parts_td,
+        sep: &rtdt::String, _sep_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        let elem_td = list_elem(parts_td)?;
+        expect_kind(elem_td, TyKind::String)?;
+        let mut text = std::string::String::new();
+        for i in 0..parts.len() {
+            if i > 0 {
+                text.push_str(sep.as_str());
+            }
+            let part = &*element(rt, parts, elem_td, i).cast::<rtdt::String>();
+            text.push_str(part.as_str());
+        }
+        make_string(rt, &text, result_out)
+    }
+}
+
+/// The defining part of a trimming native: `s` with `trim` applied.
+///
+/// # Safety
+/// `rt` live; `out` room for a string.
+unsafe fn trimmed(
+    rt: RtHandle,
+    s: &rtdt::String,
+    trim: fn(&str) -> &str,
+    out: &mut MaybeUninit<rtdt::String>,
+) -> Result<(), Failure> {
+    make_string(rt, trim(s.as_str()), out)
+}
+
+datalove_rti::natives! {
+    /// Without Unicode whitespace at either end.
+    fn dlr_std__string_trim(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        trimmed(rt, s, str::trim, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// Without Unicode whitespace at the start.
+    fn dlr_std__string_trim_start(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        trimmed(rt, s, str::trim_start, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// Without Unicode whitespace at the end.
+    fn dlr_std__string_trim_end(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        trimmed(rt, s, str::trim_end, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    fn dlr_std__string_starts_with(
+        rt,
+        s: &rtdt::String, _s_td,
+        prefix: &rtdt::String, _prefix_td,
+        result_out: &mut MaybeUninit<bool>, _result_td,
+    ) {
+        result_out.write(s.as_str().starts_with(prefix.as_str()));
+        Ok(())
+    }
+}
+
+datalove_rti::natives! {
+    fn dlr_std__string_ends_with(
+        rt,
+        s: &rtdt::String, _s_td,
+        suffix: &rtdt::String, _suffix_td,
+        result_out: &mut MaybeUninit<bool>, _result_td,
+    ) {
+        result_out.write(s.as_str().ends_with(suffix.as_str()));
+        Ok(())
+    }
+}
+
+datalove_rti::natives! {
+    /// Every match of `from`, left to right without overlaps, replaced by `to`; an empty
+    /// `from` is refused.
+    fn dlr_std__string_replace(
+        rt,
+        s: &rtdt::String, _s_td,
+        from: &rtdt::String, _from_td,
+        to: &rtdt::String, _to_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        if from.is_empty() {
+            return Err(Failure::failed("the text to replace is empty"));
+        }
+        make_string(
+            rt,
+            &s.as_str().replace(from.as_str(), to.as_str()),
+            result_out,
+        )
+    }
+}
+
+datalove_rti::natives! {
+    /// `n` copies of `s` end to end; fails, without allocating, when they cannot fit.
+    fn dlr_std__string_repeat(
+        rt,
+        s: &rtdt::String, _s_td,
+        n: &rtdt::Index, _n_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        let text = s.as_str();
+        let total = usize::try_from(n.0)
+            .ok()
+            .and_then(|n| n.checked_mul(text.len()))
+            .filter(|&total| total <= isize::MAX as usize);
+        let Some(total) = total else {
+            return Err(Failure::failed(format!(
+                "{} copies of a string of {} bytes do not fit in memory",
+                n.0,
+                text.len()
+            )));
+        };
+        let mut repeated = std::string::String::new();
+        repeated.try_reserve_exact(total).map_err(|_| {
+            Failure::failed(format!("out of memory making a string of {total} bytes"))
+        })?;
+        for _ in 0..n.0.min(total as u64) {
+            repeated.push_str(text);
+        }
+        make_string(rt, &repeated, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// Each character as a string of its own.
+    fn dlr_std__string_chars(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        let text = s.as_str();
+        let pieces = text
+            .char_indices()
+            .map(|(at, c)| &text[at..at + c.len_utf8()]);
+        write_string_list(rt, pieces, result_out, result_td)
+    }
+}
+
+datalove_rti::natives! {
+    /// The UTF-8 bytes.
+    fn dlr_std__string_bytes(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        let elem_td = list_elem(result_td)?;
+        expect_kind(elem_td, TyKind::U8)?;
+        let bytes = s.as_str().as_bytes();
+        check(
+            rt,
+            call::dtlv_rti_list_new(rt, elem_td, bytes.len(), result_out),
+        )?;
+        for &b in bytes {
+            let mut byte = b;
+            let slot: *mut u8 = &mut byte;
+            let status =
+                call::dtlv_rti_list_push(rt, result_out.assume_init_mut(), elem_td, slot.cast());
+            if let Err(failure) = check(rt, status) {
+                call::dtlv_rti_drop(rt, result_out.as_mut_ptr().cast(), result_td);
+                return Err(failure);
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Input and output (issue 17)
+// ---------------------------------------------------------------------------------------
+
+/// The system's reason for an I/O failure, without Rust's ` (os error N)` suffix, so an
+/// error line reads `... "data.txt": No such file or directory`.
+fn io_reason(error: &std::io::Error) -> std::string::String {
+    let text = error.to_string();
+    match text.find(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_owned(),
+        _ => text,
+    }
+}
+
+/// `bytes` as text; `what` names where they came from in the failure.
+fn utf8_text(bytes: Vec<u8>, what: &str) -> Result<std::string::String, Failure> {
+    std::string::String::from_utf8(bytes).map_err(|e| {
+        Failure::failed(format!(
+            "{what} is not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+datalove_rti::natives! {
+    /// The rest of standard input.
+    fn dlr_std__read_stdin(
+        rt,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Failure::failed(format!("cannot read stdin: {}", io_reason(&e))))?;
+        make_string(rt, &utf8_text(bytes, "stdin")?, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// The next line of standard input without its `\n` (or `\r\n`); none at the end of
+    /// input. A last line without a newline is a line.
+    fn dlr_std__read_line(
+        rt,
+        result_out: AnyOut<'_>, result_td,
+    ) {
+        use std::io::BufRead;
+        let (payload_td, offset) = option_payload(result_td)?;
+        expect_kind(payload_td, TyKind::String)?;
+        let mut bytes = Vec::new();
+        let read = std::io::stdin()
+            .lock()
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| Failure::failed(format!("cannot read stdin: {}", io_reason(&e))))?;
+        if read == 0 {
+            write_none(rt, &result_out, result_td);
+            return Ok(());
+        }
+        if bytes.ends_with(b"\n") {
+            bytes.pop();
+            if bytes.ends_with(b"\r") {
+                bytes.pop();
+            }
+        }
+        let text = utf8_text(bytes, "a line of stdin")?;
+        let slot = payload_slot(&result_out, offset).cast::<MaybeUninit<rtdt::String>>();
+        make_string(rt, &text, &mut *slot)?;
+        set_some(&result_out);
+        Ok(())
+    }
+}
+
+datalove_rti::natives! {
+    /// The whole file at `path` (relative to the working directory), as text.
+    fn dlr_std__read_file(
+        rt,
+        path: &rtdt::String, _path_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        let path = path.as_str();
+        let bytes = std::fs::read(path)
+            .map_err(|e| Failure::failed(format!("cannot read {path:?}: {}", io_reason(&e))))?;
+        make_string(rt, &utf8_text(bytes, &format!("{path:?}"))?, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// Creates or replaces the file at `path` with `text`.
+    fn dlr_std__write_file(
+        rt,
+        path: &rtdt::String, _path_td,
+        text: &rtdt::String, _text_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
+        let path = path.as_str();
+        std::fs::write(path, text.as_str().as_bytes())
+            .map_err(|e| Failure::failed(format!("cannot write {path:?}: {}", io_reason(&e))))
+    }
+}
+
+datalove_rti::natives! {
+    /// Writes `text` to stderr as it is, unbuffered (stdout, where `debuglog` goes, is
+    /// buffered: the two interleave in the order written only when stdout is flushed).
+    fn dlr_std__write_stderr(
+        rt,
+        text: &rtdt::String, _text_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
+        use std::io::Write;
+        std::io::stderr()
+            .write_all(text.as_str().as_bytes())
+            .map_err(|e| Failure::failed(format!("cannot write to stderr: {}", io_reason(&e))))
+    }
+}
+
+datalove_rti::natives! {
+    /// Ends the program with exit code `code`: raises the runtime's `exit` (which, like an
+    /// error, unwinds every frame, dropping what it holds; nothing is printed) and fails so
+    /// that the caller starts unwinding.
+    fn dlr_std__exit_program(
+        rt,
+        code: &u8, _code_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
+        call::dtlv_rti_raise(rt, ErrorKind::Exit, &code.to_string());
+        Err(Failure::failed(format!(
+            "the program asked to exit with {code}"
+        )))
+    }
+}
+
+datalove_rti::natives! {
+    /// The value as text, as `debuglog` writes it (the runtime's one formatter): what
+    /// `format`'s `{}` writes for a value that is not a number or a string.
+    fn dlr_std__format_value(
+        rt,
+        value: AnyRef<'_>, value_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        check(
+            rt,
+            call::dtlv_rti_format(rt, value.as_ptr().cast::<c_void>(), value_td, result_out),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -826,6 +1221,17 @@ mod tests {
         assert_eq!(fixed_text(f64::NEG_INFINITY, 3).as_deref(), Some("-inf"));
         assert_eq!(fixed_text(5e-324, 1074).map(|t| t.len()), Some(1076));
         assert_eq!(fixed_text(1.0, 1075), None);
+    }
+
+    #[test]
+    fn io_failures_read_as_one_clean_line() {
+        let missing = std::fs::read("/nonexistent/datalove/file").unwrap_err();
+        assert_eq!(io_reason(&missing), "No such file or directory");
+        let custom = std::io::Error::other("closed (for now)");
+        assert_eq!(io_reason(&custom), "closed (for now)");
+        assert_eq!(utf8_text(b"ok".to_vec(), "x").ok().as_deref(), Some("ok"));
+        let failure = utf8_text(b"ab\xffc".to_vec(), "\"bad.txt\"").unwrap_err();
+        assert_eq!(failure.message, "\"bad.txt\" is not UTF-8 (byte 2)");
     }
 
     #[test]
