@@ -903,8 +903,14 @@ impl Artifact {
         if let Some(limit) = settings.memory_limit {
             command.env(datalove_rt::MEMORY_LIMIT_ENV, limit.to_string());
         }
+        // The program reads the host's stdin as the in-process backends do (`io`); a
+        // capturing host gives it none.
         command
-            .stdin(Stdio::null())
+            .stdin(if capture {
+                Stdio::null()
+            } else {
+                Stdio::inherit()
+            })
             .stdout(if capture {
                 Stdio::piped()
             } else {

@@ -503,7 +503,15 @@ fn run_all() -> ExitCode {
                     stderr.push(format!("error: killed by signal {signal}"));
                     datalove_rt::EXIT_RUNTIME_ERROR
                 });
-                if code == datalove::EXIT_UNAVAILABLE {
+                // A program may exit with 3 itself (`io.exit(3)`): unavailable is 3 with
+                // the CLI's line saying so.
+                let unavailable_line = |l: &String| {
+                    l.starts_with(&format!(
+                        "error: backend `{}` is unavailable",
+                        backend.name()
+                    ))
+                };
+                if code == datalove::EXIT_UNAVAILABLE && stderr.iter().any(unavailable_line) {
                     unavailable.push((backend, stderr.join(" ")));
                 } else {
                     results.push((backend, elapsed, code, output.stdout, stderr));

@@ -43,8 +43,7 @@ fn check_of_a_missing_file_exits_2() {
 
 #[test]
 fn rider_path_supplies_rider_interfaces() {
-    let dir = std::env::temp_dir().join(format!("datalove-cli-riders-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = common::scratch_dir("cli-riders");
     std::fs::write(dir.join("extra.dli"), "native fun twice(x: u32): u32\n").expect("write");
     let module = scratch("twice.dfm", "require rider extra\nimport extra.twice as native_twice\nfun twice(x: u32): u32\n  ret native_twice(x)\nend fun\n");
     let script = scratch("use_twice.dfs", "import twice.twice\ndebuglog twice(21)\n");
@@ -93,7 +92,7 @@ fn check_of_a_file_that_is_not_utf8_is_s012_with_its_location() {
 /// on to a good interface of the same name in a later directory.
 #[test]
 fn a_rider_interface_that_is_not_utf8_stops_the_search() {
-    let base = std::env::temp_dir().join(format!("datalove-cli-dli-{}", std::process::id()));
+    let base = common::scratch_dir("cli-dli");
     let (bad, good) = (base.join("bad"), base.join("good"));
     std::fs::create_dir_all(&bad).expect("dir");
     std::fs::create_dir_all(&good).expect("dir");

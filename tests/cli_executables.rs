@@ -18,12 +18,11 @@ use datalove_test_support::riders::{cargo_command, run_cargo, BuildDirs};
 
 /// A fresh scratch directory for test `name`, its path holding a space and a colon.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("datalove-cli-exe-{}", std::process::id()))
-        .join(format!("{name} x:y"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    datalove_test_support::fresh_dir(
+        datalove_test_support::scratch_root()
+            .join("cli-exe")
+            .join(format!("{name} x:y")),
+    )
 }
 
 /// Runs an executable built for this machine, through its runner if it has one.

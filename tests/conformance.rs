@@ -44,6 +44,9 @@ const EXIT_UNAVAILABLE: i32 = 3;
 
 /// A run that takes longer than this is killed and fails the trial.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+/// What an open `#= stdin` block is called while it is read (no embedded file can be:
+/// a file's name may not start with `#`).
+const STDIN_PART: &str = "#= stdin";
 
 // ---------------------------------------------------------------------------------------
 // The case format
@@ -97,6 +100,8 @@ struct Case {
     excuses: BTreeMap<String, (Excuse, String)>,
     /// `#~ env NAME=VALUE`: runtime settings the run gets in its environment.
     env: Vec<(String, String)>,
+    /// `#= stdin` ... `#= end`: the run's standard input (none: empty).
+    stdin: Option<String>,
     /// Expectations that contradict each other: every trial fails with this (`BLESS=1`
     /// rewrites them).
     contradiction: Option<String>,
@@ -149,6 +154,7 @@ impl Case {
         let mut diagnostics = Vec::new();
         let mut excuses = BTreeMap::new();
         let mut env = Vec::new();
+        let mut stdin: Option<String> = None;
         for (index, part) in parts(text).enumerate() {
             let n = index + 1;
             let bad = |what: &str| format!("{}:{n}: {what}", path.display());
@@ -165,8 +171,19 @@ impl Case {
                 body.push('\n');
             } else if part == Part::Close {
                 let (file, body, _) = open_file.take().expect("a file is open");
-                files.push((file, body));
+                if file == STDIN_PART {
+                    stdin = Some(body);
+                } else {
+                    files.push((file, body));
+                }
             } else if let Part::Open(rest) = part {
+                if rest.trim() == "stdin" {
+                    if stdin.is_some() {
+                        return Err(bad("`#= stdin` is given twice"));
+                    }
+                    open_file = Some((STDIN_PART.to_string(), String::new(), n));
+                    continue;
+                }
                 let file = if let Some(f) = rest.strip_prefix("module ") {
                     let f = f.trim();
                     if !f.ends_with(".dfm") {
@@ -177,10 +194,14 @@ impl Case {
                     f.trim()
                 } else {
                     return Err(bad(
-                        "expected `#= module NAME.dfm`, `#= file NAME` or (after one) `#= end`",
+                        "expected `#= module NAME.dfm`, `#= file NAME`, `#= stdin` or (after one) `#= end`",
                     ));
                 };
-                if file.is_empty() || file.contains('/') || file.contains("..") {
+                if file.is_empty()
+                    || file.starts_with('#')
+                    || file.contains('/')
+                    || file.contains("..")
+                {
                     return Err(bad("an embedded file's name is a plain file name"));
                 }
                 if files.iter().any(|(f, _)| f == file) || file == format!("{name}.dfs") {
@@ -297,6 +318,7 @@ impl Case {
             end,
             excuses,
             env,
+            stdin,
             contradiction,
         })
     }
@@ -456,8 +478,12 @@ struct Setup {
     no_c_rider: Option<String>,
 }
 
-fn run_with_timeout(command: Command, timeout: Duration) -> std::io::Result<Observed> {
-    let captured = process::run_with_timeout(command, timeout)?;
+fn run_with_timeout(
+    command: Command,
+    input: Option<&[u8]>,
+    timeout: Duration,
+) -> std::io::Result<Observed> {
+    let captured = process::run_with_input(command, input, timeout)?;
     Ok(Observed {
         code: if captured.timed_out {
             None
@@ -531,7 +557,7 @@ impl Setup {
         let _ = std::fs::write(&program, "debuglog 1\n");
         let mut unavailable = BTreeMap::new();
         for backend in BACKENDS {
-            let observed = self.run(&program, &dir, backend, &[]);
+            let observed = self.run(&program, &dir, backend, &[], None);
             if let Some(reason) = observed.ok().and_then(|o| o.unavailable()) {
                 unavailable.insert(backend.to_string(), reason);
             }
@@ -545,6 +571,7 @@ impl Setup {
         dir: &Path,
         backend: &str,
         env: &[(String, String)],
+        input: Option<&[u8]>,
     ) -> std::io::Result<Observed> {
         let mut command = datalove::Target::current()
             .command(&self.datalove)
@@ -565,7 +592,7 @@ impl Setup {
             .env_remove("DATALOVE_MEMORY_LIMIT")
             .env_remove("RUST_BACKTRACE")
             .envs(env.iter().map(|(k, v)| (k, v)));
-        run_with_timeout(command, RUN_TIMEOUT)
+        run_with_timeout(command, input, RUN_TIMEOUT)
     }
 
     /// Writes the case and its embedded files into a fresh work directory and runs it.
@@ -590,7 +617,13 @@ impl Setup {
             }
         }
         let observed = self
-            .run(&program, &dir, backend, &case.env)
+            .run(
+                &program,
+                &dir,
+                backend,
+                &case.env,
+                case.stdin.as_deref().map(str::as_bytes),
+            )
             .map_err(|e| format!("cannot run {}: {e}", self.datalove.display()))?;
         Ok((observed, dir))
     }

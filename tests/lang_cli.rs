@@ -137,3 +137,105 @@ fn the_matrix_and_merge_sort_examples_agree_on_every_backend() {
         );
     }
 }
+
+/// `datalove ARGS` with `input` on its stdin.
+fn datalove_with_stdin(args: &[&str], input: &str) -> datalove_test_support::process::Captured {
+    let mut command = common::datalove();
+    command.args(args);
+    datalove_test_support::process::run_with_input(
+        command,
+        Some(input.as_bytes()),
+        std::time::Duration::from_secs(120),
+    )
+    .expect("datalove runs")
+}
+
+const WORDS: &str = "The cat and the hat.\nThe end, and (THE) cat!\n";
+const WORD_COUNTS: &str = "4 the\n2 and\n2 cat\n1 end\n1 hat\n";
+
+/// The word-frequency example of issue 17 counts the words of standard input on every
+/// available backend, leaking nothing.
+#[test]
+fn word_freq_counts_standard_input_on_every_backend() {
+    let path = format!("{}/examples/word_freq.dfs", env!("CARGO_MANIFEST_DIR"));
+    for backend in common::available(&common::BACKENDS) {
+        let out = datalove_with_stdin(
+            &["run", "--check-leaks", "--backend", backend, &path],
+            WORDS,
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), WORD_COUNTS, "{backend}");
+        assert!(out.stderr.is_empty(), "{backend}: {}", text(&out.stderr));
+    }
+}
+
+/// Given a file, it reads the file instead, and the backends agree; a missing file is
+/// the runtime error naming it.
+#[test]
+fn word_freq_reads_a_file_named_by_its_argument() {
+    let example = format!("{}/examples/word_freq.dfs", env!("CARGO_MANIFEST_DIR"));
+    let input = script("words.txt", WORDS);
+    let all = datalove(&[
+        "run",
+        "--check-leaks",
+        "--backend",
+        "all",
+        &example,
+        "--",
+        &input,
+    ]);
+    let stdout = text(&all.stdout);
+    assert_eq!(all.status.code(), Some(0), "{stdout}{}", text(&all.stderr));
+    assert!(stdout.contains(" available backends agree\n"), "{stdout}");
+    assert!(stdout.contains(&format!(")\n{WORD_COUNTS}")), "{stdout}");
+    let missing = script("absent.txt", "");
+    std::fs::remove_file(&missing).expect("remove");
+    let out = datalove(&["run", &example, "--", &missing]);
+    assert_eq!(out.status.code(), Some(101));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: native failure: std.read_file: cannot read {missing:?}: No such file or directory\n"
+        )
+    );
+}
+
+/// `io.eprint` and `io.eprintln` write to stderr, as they are, on every backend; stdout
+/// keeps what `debuglog` printed.
+#[test]
+fn eprint_writes_to_stderr_on_every_backend() {
+    let path = script(
+        "eprint.dfs",
+        "import io.eprint\nimport io.eprintln\ndebuglog 1\neprint(ref \"no newline, \")\n\
+         eprintln(ref \"then one\")\neprintln(ref \"\")\ndebuglog 2\n",
+    );
+    for backend in common::available(&common::BACKENDS) {
+        let out = datalove(&["run", "--check-leaks", "--backend", backend, &path]);
+        common::assert_ended(&out, backend, 0, "1\n2\n", "no newline, then one\n\n");
+    }
+}
+
+/// `io.exit(code)` ends the run with that code on every backend, after dropping what
+/// every frame holds, and `--backend all` does not take a 3 for an unavailable backend.
+#[test]
+fn exit_ends_the_run_with_its_code_on_every_backend() {
+    let path = script(
+        "exit.dfs",
+        "import io.exit\nfun leave(ref why: string, code: u8)\n  let held = [\"owned\", clone(why)]\n  \
+         debuglog why\n  exit(code)\n  debuglog \"not reached\"\nend fun\n\
+         let outer = \"kept\" ++ \" alive\"\nleave(ref \"leaving\", 3)\ndebuglog outer\n",
+    );
+    for backend in common::available(&common::BACKENDS) {
+        let out = datalove(&["run", "--check-leaks", "--backend", backend, &path]);
+        common::assert_ended(&out, backend, 3, "leaving\n", "");
+    }
+    let all = datalove(&["run", "--check-leaks", "--backend", "all", &path]);
+    let stdout = text(&all.stdout);
+    assert!(stdout.contains(" available backends agree\n"), "{stdout}");
+    assert!(!stdout.contains("unavailable: \n"), "{stdout}");
+}

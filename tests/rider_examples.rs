@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::text;
+use datalove_test_support::{fresh_dir, run_to_success};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,12 +19,11 @@ fn repo() -> &'static Path {
 
 /// A fresh directory of this test's own.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("rider-examples")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    fresh_dir(
+        Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("rider-examples")
+            .join(name),
+    )
 }
 
 fn datalove(args: &[&str]) -> Output {
@@ -102,19 +102,18 @@ fn c_rider_walkthrough() {
     let source = repo().join("examples/riders/cgreet");
     let riders = scratch("cgreet");
     let compiler = datalove::Target::current().c_compiler();
-    let out = compiler
-        .command()
-        .args([
-            "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
-        ])
-        .arg("-I")
-        .arg(repo().join("runtime/include"))
-        .arg(source.join("cgreet.c"))
-        .arg("-o")
-        .arg(riders.join("libdlr_cgreet.so"))
-        .output()
-        .expect("the C compiler runs");
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    run_to_success(
+        compiler
+            .command()
+            .args([
+                "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+            ])
+            .arg("-I")
+            .arg(repo().join("runtime/include"))
+            .arg(source.join("cgreet.c"))
+            .arg("-o")
+            .arg(riders.join("libdlr_cgreet.so")),
+    );
     std::fs::copy(source.join("rider.dli"), riders.join("cgreet.dli")).unwrap();
     run_everywhere(
         &riders,
@@ -135,16 +134,15 @@ fn rust_rider_walkthrough() {
     let target = datalove::Target::current();
     let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rider-examples-target");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["build", "--quiet", "--manifest-path"])
-        .arg(source.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target_dir)
-        .args(["--target", target.triple()])
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .expect("cargo runs");
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    run_to_success(
+        Command::new(cargo)
+            .args(["build", "--quiet", "--manifest-path"])
+            .arg(source.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target_dir)
+            .args(["--target", target.triple()])
+            .env_remove("CARGO_TARGET_DIR"),
+    );
     let riders = scratch("wordtools");
     std::fs::copy(
         target_dir

@@ -27,7 +27,7 @@ use crate::writer::*;
 
 use datalove_ir::lowering::{
     call_words, list_elem_inline, param_pass, program_words, result_pass, terminator_text,
-    CallWord, DescPlan, NativeLinks, Pass, ProgramWord, ResultPass, SlotHome,
+    CallWord, DescPlan, ListHeaderPlan, NativeLinks, Pass, ProgramWord, ResultPass, SlotHome,
 };
 use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 
@@ -37,13 +37,11 @@ fn list_part(list: &str, offset: usize, ctype: &str) -> String {
     format!("(*(const {ctype} *)((const uint8_t *){list} + {offset}))")
 }
 
-/// Element `i` (a C variable in bounds) of the list at `list` whose elements are the
-/// inline scalars of C type `ctype` ([`list_elem_inline`]), as a place.
-fn list_elem(list: &str, ctype: &str) -> String {
-    format!(
-        "(({ctype} *){})[i]",
-        list_part(list, LIST_PTR_OFFSET, "uint8_t *")
-    )
+/// Element `i` (a C variable in bounds) of a list whose elements are the inline
+/// scalars of C type `ctype` ([`list_elem_inline`]) and whose buffer is `ptr` (the
+/// header's cached `ptr`), as a place.
+fn list_elem(ptr: &str, ctype: &str) -> String {
+    format!("(({ctype} *){ptr})[i]")
 }
 
 /// The whole program as one C file. The order of its sections is decided here, once.
@@ -190,6 +188,10 @@ pub(crate) struct Fx<'a> {
     pub(crate) has_shadow: bool,
     pub(crate) unit_scratch: bool,
     pub(crate) w: CWriter,
+    /// Which lists keep `ptr` and `len` in C locals `lhK_ptr`, `lhK_len` (not
+    /// address-taken, so the C compiler keeps them in registers across element
+    /// stores), and where they are loaded (`Function::list_header_plan`).
+    pub(crate) list_plan: ListHeaderPlan,
 }
 
 fn emit_function(
@@ -238,6 +240,7 @@ fn emit_function(
         has_shadow: !shadow.is_empty(),
         unit_scratch: false,
         w: CWriter::new(),
+        list_plan: f.list_header_plan(),
     };
     // The body first: it decides which static descriptors the file needs.
     fx.w = CWriter::indented(1);
@@ -275,6 +278,10 @@ fn emit_function(
     }
     if fx.unit_scratch {
         out.stmt(format!("uint64_t {UNIT_SCRATCH} = 0"));
+    }
+    for k in 0..fx.list_plan.lists.len() {
+        out.stmt(format!("uint8_t *lh{k}_ptr = NULL"));
+        out.stmt(format!("uint64_t lh{k}_len = 0"));
     }
     emit_table(&fx.frame, fx.statics, &mut out);
     out.append(checks);
@@ -461,19 +468,49 @@ impl Fx<'_> {
             let dst = self.addr(*slot);
             self.memcpy(&dst, &arg_name(*param), &ty);
         }
+        let at_entry = self.list_plan.at_entry.clone();
+        self.reload_list_headers(&at_entry);
+    }
+
+    /// Loads the cached list headers `which` (indices into the plan's lists) into
+    /// their locals.
+    fn reload_list_headers(&mut self, which: &[usize]) {
+        for &k in which {
+            let l = self.addr(self.list_plan.lists[k]);
+            self.w.stmt(format!(
+                "lh{k}_ptr = {}",
+                list_part(&l, LIST_PTR_OFFSET, "uint8_t *")
+            ));
+            self.w.stmt(format!(
+                "lh{k}_len = {}",
+                list_part(&l, LIST_LEN_OFFSET, "uint64_t")
+            ));
+        }
+    }
+
+    /// The index of `list`'s cached header (every list read inline has one).
+    fn list_header(&self, list: SlotId) -> usize {
+        self.list_plan
+            .lists
+            .iter()
+            .position(|l| *l == list)
+            .expect("every list read inline has a cached header")
     }
 
     pub(crate) fn blocks(&mut self) {
         let f = self.func;
+        let plan = self.list_plan.clone();
         for (bi, block) in f.blocks.iter().enumerate() {
             self.w.label(BlockId(bi as u32));
-            for inst in &block.insts {
+            self.reload_list_headers(&plan.at_block[bi]);
+            for (ii, inst) in block.insts.iter().enumerate() {
                 let mut text = print_inst(self.program, f, &inst.kind);
                 if let Some(a) = inst.abandon {
                     text.push_str(&format!(" else abandon {a}"));
                 }
                 self.w.comment(text);
                 self.inst(&inst.kind, inst.abandon);
+                self.reload_list_headers(&plan.after_inst[bi][ii]);
             }
             self.w.comment(terminator_text(&block.term));
             self.terminator(&block.term);
@@ -639,9 +676,8 @@ impl Fx<'_> {
                 }
             }
             K::ListLen { dst, list } => {
-                let l = self.addr(*list);
-                let len = list_part(&l, LIST_LEN_OFFSET, "uint64_t");
-                self.write(*dst, &len);
+                let k = self.list_header(*list);
+                self.write(*dst, &format!("lh{k}_len"));
             }
             K::ListGet { dst, list, index } => {
                 let abandon = fallible();
@@ -650,17 +686,20 @@ impl Fx<'_> {
                 let ty = self.ty(*dst).clone();
                 self.w.open("");
                 self.w.stmt(format!("uint64_t i = {i}"));
-                self.w.stmt(format!(
-                    "uint64_t len = {}",
+                let len = if list_elem_inline(&ty) {
+                    format!("lh{}_len", self.list_header(*list))
+                } else {
                     list_part(&l, LIST_LEN_OFFSET, "uint64_t")
-                ));
+                };
+                self.w.stmt(format!("uint64_t len = {len}"));
                 self.fail_if(
                     "i >= len",
                     abandon,
                     Some(call(Entry::RaiseBounds, &["i", "len"])),
                 );
                 if list_elem_inline(&ty) {
-                    let elem = list_elem(&l, self.ctype(*dst));
+                    let k = self.list_header(*list);
+                    let elem = list_elem(&format!("lh{k}_ptr"), self.ctype(*dst));
                     self.write(*dst, &elem);
                 } else {
                     let ed = self.desc(&ty);
@@ -677,10 +716,12 @@ impl Fx<'_> {
                 let ty = self.ty(*value).clone();
                 self.w.open("");
                 self.w.stmt(format!("uint64_t i = {i}"));
-                self.w.stmt(format!(
-                    "uint64_t len = {}",
+                let len = if list_elem_inline(&ty) {
+                    format!("lh{}_len", self.list_header(*list))
+                } else {
                     list_part(&l, LIST_LEN_OFFSET, "uint64_t")
-                ));
+                };
+                self.w.stmt(format!("uint64_t len = {len}"));
                 if list_elem_inline(&ty) {
                     // A copy value: nothing to destroy when the index is refused.
                     self.fail_if(
@@ -689,7 +730,8 @@ impl Fx<'_> {
                         Some(call(Entry::RaiseBounds, &["i", "len"])),
                     );
                     let v = self.read(*value);
-                    let elem = list_elem(&l, self.ctype(*value));
+                    let k = self.list_header(*list);
+                    let elem = list_elem(&format!("lh{k}_ptr"), self.ctype(*value));
                     self.w.stmt(format!("{elem} = {v}"));
                 } else {
                     let ed = self.desc(&ty);

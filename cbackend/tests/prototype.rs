@@ -67,17 +67,12 @@ fn the_prototype_has_exactly_word_count_parameters() {
     common::write_headers(&dir);
     let c = dir.join("prototypes.c");
     std::fs::write(&c, &all).expect("write");
-    let output = datalove_cbackend::compiler()
-        .command()
-        .args(["-std=gnu11", "-fsyntax-only", "-Wall", "-Werror"])
-        .arg(format!("-I{}", dir.display()))
-        .arg(&c)
-        .output()
-        .expect("run cc");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    datalove_test_support::run_to_success(
+        datalove_cbackend::compiler()
+            .command()
+            .args(["-std=gnu11", "-fsyntax-only", "-Wall", "-Werror"])
+            .arg(format!("-I{}", dir.display()))
+            .arg(&c),
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }

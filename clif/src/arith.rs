@@ -5,7 +5,9 @@
 //! Failures branch to the instruction's abandon block after `raise_arith`; nothing traps.
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Type, Value};
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, InstructionData, Opcode, Signature, Type, Value,
+};
 use cranelift_module::{Linkage, Module};
 use datalove_ir::{BinaryOp, BlockId, CompareOp, UnaryOp};
 use datalove_rti::status::cast_ty;
@@ -86,6 +88,72 @@ impl<M: Module> Fx<'_, '_, M> {
             fx.arith_fail(of, abandon, ErrorKind::Overflow, aop, ty);
         };
         match op {
+            BinaryOp::Add | BinaryOp::Sub
+                if self.iconst_of(b).is_some()
+                    || (op == BinaryOp::Add && self.iconst_of(a).is_some()) =>
+            {
+                // A constant operand `c`: `x + c` or `x - c` overflows exactly when `x`
+                // is past a bound known now (`x > MAX - c` for `x + c`, c > 0, and so
+                // on). One compare of `x` with an immediate, made before the operation
+                // so that nothing but `x` need stay live, and a branch on it, where
+                // `*_overflow` would set a register from the flag and test it.
+                let (x, c) = match self.iconst_of(b) {
+                    Some(c) => (a, c as i128),
+                    None => (b, self.iconst_of(a).expect("a constant") as i128),
+                };
+                // Every bound below is within the kind's range.
+                let (min, max) = kind.int_range().expect("an integer kind");
+                // The signed constant as the operand's unsigned value for unsigned kinds.
+                let c = if signed { c } else { c.rem_euclid(max + 1) };
+                let delta = if op == BinaryOp::Add { c } else { -c };
+                let bound = if delta > 0 {
+                    Some((IntCC::SignedGreaterThan, max - delta))
+                } else if delta < 0 {
+                    Some((IntCC::SignedLessThan, min - delta))
+                } else {
+                    None
+                };
+                let imm = |bound: i128| {
+                    if signed {
+                        bound as i64
+                    } else {
+                        bound as u64 as i64
+                    }
+                };
+                if let Some((cc, bound)) = bound {
+                    let cc = match (signed, cc) {
+                        (true, cc) => cc,
+                        (false, IntCC::SignedGreaterThan) => IntCC::UnsignedGreaterThan,
+                        (false, _) => IntCC::UnsignedLessThan,
+                    };
+                    let of = if signed {
+                        self.b.ins().icmp_imm_s(cc, x, imm(bound))
+                    } else {
+                        self.b.ins().icmp_imm_u(cc, x, imm(bound))
+                    };
+                    overflow(self, of);
+                }
+                let ins = self.b.ins();
+                match op {
+                    BinaryOp::Add if x == a => ins.iadd(a, b),
+                    BinaryOp::Add => ins.iadd(b, a),
+                    _ => ins.isub(a, b),
+                }
+            }
+            BinaryOp::Add if !signed => {
+                // Unsigned: the sum wrapped below `b`. A compare the branch uses directly
+                // (`cmp`/`jb`), where `uadd_overflow` would set a register from the carry
+                // and test it.
+                let r = self.b.ins().iadd(a, b);
+                let of = self.b.ins().icmp(IntCC::UnsignedLessThan, r, b);
+                overflow(self, of);
+                r
+            }
+            BinaryOp::Sub if !signed => {
+                let of = self.b.ins().icmp(IntCC::UnsignedLessThan, a, b);
+                overflow(self, of);
+                self.b.ins().isub(a, b)
+            }
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
                 let ins = self.b.ins();
                 let (r, of) = match (op, signed) {
@@ -161,6 +229,23 @@ impl<M: Module> Fx<'_, '_, M> {
         let callee = self.module.declare_func_in_func(id, self.b.func);
         let call = self.b.ins().call(callee, &[a, b]);
         self.b.inst_results(call)[0]
+    }
+
+    /// The value of `v` when it is an integer constant (`iconst`), sign-extended from
+    /// its type's width.
+    fn iconst_of(&self, v: Value) -> Option<i64> {
+        let dfg = &self.b.func.dfg;
+        let inst = dfg.value_def(v).inst()?;
+        match dfg.insts[inst] {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => {
+                let shift = 64 - dfg.value_type(v).bits();
+                Some((imm.bits() << shift) >> shift)
+            }
+            _ => None,
+        }
     }
 
     /// `op x` on a scalar of kind `kind`.

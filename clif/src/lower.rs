@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, GlobalValue, InstBuilder, MemFlagsData, SigRef, Signature, StackSlot,
-    StackSlotData, StackSlotKind, Type, UserFuncName, Value,
+    types, AbiParam, AliasRegionData, Block, GlobalValue, InstBuilder, MemFlagsData, SigRef,
+    Signature, StackSlot, StackSlotData, StackSlotKind, Type, UserFuncName, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::Context;
@@ -34,10 +34,24 @@ pub fn trusted() -> MemFlagsData {
 }
 
 pub use datalove_ir::lowering::{
-    call_words, list_elem_inline, param_pass, program_words, result_pass, CallWord, Pass,
-    ProgramWord, ResultPass, SlotHome,
+    call_words, list_elem_inline, param_pass, program_words, result_pass, CallWord, ListHeaderPlan,
+    Pass, ProgramWord, ResultPass, SlotHome,
 };
 use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
+
+/// The alias region of the inline loads of a list's header (`ptr`, `len`): nothing
+/// compiled code stores is tagged with it, so only a store without a region (any store
+/// but an inline element's) or a call (every runtime entry, every program function,
+/// every native: all may grow or replace a list) ends what Cranelift knows of a
+/// header. An inline element store (region [`LIST_ELEMS_REGION`]) writes into a list's
+/// buffer, never into a header, so a header loaded before it is still valid after it:
+/// Cranelift's redundant-load elimination then reuses the `ptr` and `len` loaded before
+/// a loop inside it.
+pub const LIST_HEADER_REGION: u32 = 1;
+/// The alias region of the inline loads and stores of list elements of copy scalar
+/// types ([`list_elem_inline`]): every access compiled code makes to such an element
+/// is tagged with it (the runtime reaches them only inside calls).
+pub const LIST_ELEMS_REGION: u32 = 2;
 
 /// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
 /// one descriptor per type parameter) -> [scalar result]`.
@@ -83,6 +97,10 @@ pub struct Fx<'a, 'b, M: Module> {
     pub ret_ptr: Option<Value>,
     pub entry_sigs: HashMap<Entry, SigRef>,
     pub data_gvs: HashMap<DataId, GlobalValue>,
+    /// The lists whose `ptr` and `len` live in variables
+    /// (`Function::list_header_plan`): `(list, ptr, len)`.
+    pub list_headers: Vec<(SlotId, Variable, Variable)>,
+    pub list_plan: ListHeaderPlan,
     /// `(index of the first CLIF instruction, comment lines)`, for `emit clif`.
     pub comments: Vec<(usize, Vec<String>)>,
 }
@@ -137,19 +155,24 @@ pub fn lower_function<M: Module>(
         ret_ptr: None,
         entry_sigs: HashMap::new(),
         data_gvs: HashMap::new(),
+        list_headers: Vec::new(),
+        list_plan: ListHeaderPlan::default(),
         comments: Vec::new(),
     };
     fx.prologue(&params);
+    let plan = fx.list_plan.clone();
     for (bi, block) in f.blocks.iter().enumerate() {
         fx.b.switch_to_block(fx.blocks[bi]);
         let mut heading = Some(format!("b{bi}:"));
-        for inst in &block.insts {
+        fx.reload_list_headers(&plan.at_block[bi]);
+        for (ii, inst) in block.insts.iter().enumerate() {
             let mut text = print_inst(program, f, &inst.kind);
             if let Some(a) = inst.abandon {
                 text.push_str(&format!(" else abandon {a}"));
             }
             fx.comment(heading.take(), text);
             fx.inst(&inst.kind, inst.abandon);
+            fx.reload_list_headers(&plan.after_inst[bi][ii]);
         }
         fx.comment(
             heading.take(),
@@ -288,6 +311,19 @@ impl<M: Module> Fx<'_, '_, M> {
                 Pass::Address => self.copy_from(p.slot, *value),
             }
         }
+        // The cached list headers, loaded once here and again after whatever may
+        // change them.
+        self.list_plan = f.list_header_plan();
+        for list in self.list_plan.lists.clone() {
+            let ptr_var = self.b.declare_var(self.ptr);
+            let len_var = self.b.declare_var(self.ptr);
+            let zero = self.b.ins().iconst(self.ptr, 0);
+            self.b.def_var(ptr_var, zero);
+            self.b.def_var(len_var, zero);
+            self.list_headers.push((list, ptr_var, len_var));
+        }
+        let at_entry = self.list_plan.at_entry.clone();
+        self.reload_list_headers(&at_entry);
         let first = self.blocks[f.entry.index()];
         self.b.ins().jump(first, &[]);
     }
@@ -511,21 +547,64 @@ impl<M: Module> Fx<'_, '_, M> {
         }
     }
 
-    /// The length of the list at `l`, read in place (`LIST_LEN_OFFSET`).
-    fn list_len(&mut self, l: Value) -> Value {
-        self.b
-            .ins()
-            .load(self.ptr, trusted(), l, LIST_LEN_OFFSET as i32)
+    /// Trusted flags in the alias region `user_id` ([`LIST_HEADER_REGION`],
+    /// [`LIST_ELEMS_REGION`]).
+    fn region_flags(&mut self, user_id: u32) -> MemFlagsData {
+        let description = if user_id == LIST_HEADER_REGION {
+            "list header"
+        } else {
+            "list elements"
+        };
+        let region = self.b.func.dfg.alias_regions.insert(AliasRegionData {
+            user_id,
+            description: description.into(),
+        });
+        trusted().with_alias_region(Some(region))
     }
 
-    /// The address of element `i` (in bounds) of the list at `l` whose elements are of
-    /// the inline element type `elem` ([`list_elem_inline`]): `ptr + i * size`.
-    fn list_elem_addr(&mut self, l: Value, i: Value, elem: &IrType) -> Value {
+    /// Loads the `ptr` and `len` of the cached list headers `which` (indices into
+    /// `list_headers`) into their variables, where `Function::list_header_plan` says.
+    fn reload_list_headers(&mut self, which: &[usize]) {
+        if which.is_empty() {
+            return;
+        }
+        let flags = self.region_flags(LIST_HEADER_REGION);
+        for &k in which {
+            let (list, ptr_var, len_var) = self.list_headers[k];
+            let l = self.addr(list);
+            let p = self
+                .b
+                .ins()
+                .load(self.ptr, flags, l, LIST_PTR_OFFSET as i32);
+            let n = self
+                .b
+                .ins()
+                .load(self.ptr, flags, l, LIST_LEN_OFFSET as i32);
+            self.b.def_var(ptr_var, p);
+            self.b.def_var(len_var, n);
+        }
+    }
+
+    /// The cached header of `list`: `(ptr, len)`.
+    fn list_header(&mut self, list: SlotId) -> (Value, Value) {
+        let (_, p, n) = *self
+            .list_headers
+            .iter()
+            .find(|(l, _, _)| *l == list)
+            .expect("every list read inline has a cached header");
+        (self.b.use_var(p), self.b.use_var(n))
+    }
+
+    /// The length of `list` (`LIST_LEN_OFFSET`, cached).
+    fn list_len(&mut self, list: SlotId) -> Value {
+        self.list_header(list).1
+    }
+
+    /// The address of element `i` (in bounds) of `list` whose elements are of the
+    /// inline element type `elem` ([`list_elem_inline`]): `ptr + i * size`.
+    fn list_elem_addr(&mut self, list: SlotId, i: Value, elem: &IrType) -> Value {
         let size = elem.layout().expect("a concrete element").size as i64;
-        let base = self
-            .b
-            .ins()
-            .load(self.ptr, trusted(), l, LIST_PTR_OFFSET as i32);
+        let base = self.list_header(list).0;
         // Every scalar's size is a power of two.
         let off = match size {
             1 => i,
@@ -694,23 +773,32 @@ impl<M: Module> Fx<'_, '_, M> {
                 }
             }
             K::ListLen { dst, list } => {
-                let l = self.addr(*list);
-                let n = self.list_len(l);
+                let n = self.list_len(*list);
                 self.write(*dst, n);
             }
             K::ListGet { dst, list, index } => {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
+                let ty = self.slot_ty(*dst).clone();
                 let l = self.addr(*list);
-                let len = self.list_len(l);
+                let len = if list_elem_inline(&ty) {
+                    self.list_len(*list)
+                } else {
+                    let flags = self.region_flags(LIST_HEADER_REGION);
+                    self.b
+                        .ins()
+                        .load(self.ptr, flags, l, LIST_LEN_OFFSET as i32)
+                };
                 let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
                 self.fail_if(out, abandon, |fx| {
                     fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
                 });
-                let ty = self.slot_ty(*dst).clone();
                 if list_elem_inline(&ty) {
-                    let at = self.list_elem_addr(l, i, &ty);
-                    self.copy_from(*dst, at);
+                    let at = self.list_elem_addr(*list, i, &ty);
+                    let flags = self.region_flags(LIST_ELEMS_REGION);
+                    let t = scalar_type(self.kind(*dst));
+                    let v = self.b.ins().load(t, flags, at, 0);
+                    self.write(*dst, v);
                 } else {
                     let ed = self.desc(&ty);
                     let d = self.addr(*dst);
@@ -721,16 +809,25 @@ impl<M: Module> Fx<'_, '_, M> {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
                 let l = self.addr(*list);
-                let len = self.list_len(l);
                 let ty = self.slot_ty(*value).clone();
+                let len = if list_elem_inline(&ty) {
+                    self.list_len(*list)
+                } else {
+                    let flags = self.region_flags(LIST_HEADER_REGION);
+                    self.b
+                        .ins()
+                        .load(self.ptr, flags, l, LIST_LEN_OFFSET as i32)
+                };
                 if list_elem_inline(&ty) {
                     // A copy value: nothing to destroy when the index is refused.
                     let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
                     self.fail_if(out, abandon, |fx| {
                         fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
                     });
-                    let at = self.list_elem_addr(l, i, &ty);
-                    self.copy_into(at, *value);
+                    let at = self.list_elem_addr(*list, i, &ty);
+                    let flags = self.region_flags(LIST_ELEMS_REGION);
+                    let v = self.read(*value);
+                    self.b.ins().store(flags, v, at, 0);
                 } else {
                     // The value is moved in whatever the status: a refused one is destroyed.
                     let ed = self.desc(&ty);

@@ -1,10 +1,11 @@
 //! `format("n = {}, mean = {:.2}", n, mean)`: a string built from a literal template
 //! and values, which the type checker expands into `++` of the template's pieces and
 //! each value's text, written by the standard modules' conversion functions
-//! (`fixedint.to_string`, `floats.to_string`, `floats.to_string_fixed`), so every
-//! backend formats alike through the runtime.
+//! (`fixedint.to_string`, `floats.to_string`, `floats.to_string_fixed`, and for any
+//! other value `describe.to_string`, the runtime's formatter), so every backend formats
+//! alike through the runtime.
 //!
-//! The resolver loads `fixedint` and `floats` for a file that calls `format` (and does
+//! The resolver loads `fixedint`, `floats` and `describe` for a file that calls `format` (and does
 //! not define or import a `format` of its own).
 
 use super::ast::{self, ExprKind as A, Item, StmtKind as S};
@@ -14,7 +15,7 @@ use datalove_ir::diag::Span;
 pub const FORMAT: &str = "format";
 
 /// The modules whose functions `format` calls.
-pub const MODULES: &[&str] = &["fixedint", "floats"];
+pub const MODULES: &[&str] = &["fixedint", "floats", "describe"];
 
 /// One piece of a template.
 #[derive(Clone, Debug, PartialEq)]

@@ -13,6 +13,9 @@ enum Writer {
     /// is written as the `u64` it is).
     Int(Option<IrType>),
     Float,
+    /// Any other value: `describe.to_string`, the runtime's formatter (what `debuglog`
+    /// writes).
+    Any,
 }
 
 impl FnChecker<'_> {
@@ -120,7 +123,9 @@ impl FnChecker<'_> {
             (t, _) if t.is_float() => Some(Writer::Float),
             (_, Some(VarKind::Int)) => Some(Writer::Int(None)),
             (_, Some(VarKind::Float)) => Some(Writer::Float),
-            _ => None,
+            // A value whose type is still open is left to the error that reports it.
+            (_, Some(_)) => None,
+            _ => Some(Writer::Any),
         };
         let fixed = match piece {
             Piece::Fixed(n) => Some(*n),
@@ -143,7 +148,7 @@ impl FnChecker<'_> {
                 self.diagnostics.push(
                     Diagnostic::error("T010", at, format!("`format` cannot write {t}"))
                         .with_label(format!("this is {t}"))
-                        .with_note("`format` writes integers, `index`, floats and strings"),
+                        .with_note("`format` writes a value whose type is known"),
                 );
                 return self.format_error(at);
             }
@@ -165,6 +170,7 @@ impl FnChecker<'_> {
                 ("fixedint.to_string", value, None)
             }
             (Writer::Float, None) => ("floats.to_string", value, None),
+            (Writer::Any, _) => ("describe.to_string", value, None),
             (Writer::Float, Some(n)) => {
                 let digits = self.mk(ExprKind::Int(i128::from(n)), IrType::U32, at);
                 ("floats.to_string_fixed", value, Some(digits))

@@ -61,6 +61,7 @@ pub const LIBRARY: &[(&str, &str)] = &[
     ("math", include_str!("../../library/math.dfm")),
     ("describe", include_str!("../../library/describe.dfm")),
     ("env", include_str!("../../library/env.dfm")),
+    ("io", include_str!("../../library/io.dfm")),
 ];
 
 /// The interface of the `std` rider (`runtime/std/rider.dli`), built in.

@@ -313,15 +313,21 @@ impl Parser {
             if *self.peek() == Tok::Eof {
                 return items;
             }
-            let start = self.pos;
-            match self.item() {
-                Ok(item) => items.push(item),
-                Err(Failed) => {
-                    if self.pos == start {
-                        self.bump();
-                    }
-                    self.skip_line();
+            self.one_or_skip_line(&mut items, Self::item);
+        }
+    }
+
+    /// Parses one `T` with `parse` into `out`; after a failure, skips the rest of the line
+    /// (and at least one token), so that a caller's loop always moves on.
+    fn one_or_skip_line<T>(&mut self, out: &mut Vec<T>, parse: fn(&mut Self) -> PResult<T>) {
+        let start = self.pos;
+        match parse(self) {
+            Ok(one) => out.push(one),
+            Err(Failed) => {
+                if self.pos == start {
+                    self.bump();
                 }
+                self.skip_line();
             }
         }
     }
@@ -450,34 +456,41 @@ impl Parser {
         mode
     }
 
+    /// Reports `diagnostic` about a construct opened at `opened` and not closed as it
+    /// should be, with `note` at the opening.
+    fn unclosed(&mut self, diagnostic: Diagnostic, opened: Span, note: String) -> Failed {
+        self.diagnostics
+            .push(diagnostic.with_secondary(opened, note));
+        Failed
+    }
+
     /// `end KW`, closing a construct opened at `opened`.
     fn end(&mut self, kw: Kw, opened: Span) -> PResult<Span> {
+        let word = kw.word();
         if !self.at_kw(Kw::End) {
-            let span = self.span();
             let found = self.peek().describe();
-            self.diagnostics.push(
+            return Err(self.unclosed(
                 Diagnostic::error(
                     "S006",
-                    span,
-                    format!("expected `end {}`, found {found}", kw.word()),
-                )
-                .with_secondary(opened, format!("this `{}` is not closed", kw.word())),
-            );
-            return Err(Failed);
+                    self.span(),
+                    format!("expected `end {word}`, found {found}"),
+                ),
+                opened,
+                format!("this `{word}` is not closed"),
+            ));
         }
         let start = self.bump().span;
         if !self.at_kw(kw) {
-            let span = start.to(self.span());
             let found = self.peek().describe();
-            self.diagnostics.push(
+            return Err(self.unclosed(
                 Diagnostic::error(
                     "S007",
-                    span,
-                    format!("expected `end {}`, found `end` {found}", kw.word()),
-                )
-                .with_secondary(opened, format!("this `{}` is what is open", kw.word())),
-            );
-            return Err(Failed);
+                    start.to(self.span()),
+                    format!("expected `end {word}`, found `end` {found}"),
+                ),
+                opened,
+                format!("this `{word}` is what is open"),
+            ));
         }
         let span = start.to(self.bump().span);
         self.end_of_line()?;
@@ -568,16 +581,7 @@ impl Parser {
                 Tok::Kw(Kw::Fun) => return stmts,
                 _ => {}
             }
-            let start = self.pos;
-            match self.stmt() {
-                Ok(stmt) => stmts.push(stmt),
-                Err(Failed) => {
-                    if self.pos == start {
-                        self.bump();
-                    }
-                    self.skip_line();
-                }
-            }
+            self.one_or_skip_line(&mut stmts, Self::stmt);
         }
     }
 
@@ -768,7 +772,7 @@ impl Parser {
         let header = self.expr();
         let cond = self.block_header(header)?;
         let then_body = self.nested_block(keyword, &[Kw::End, Kw::Else])?;
-        if self.at_kw(Kw::Else) {
+        let (otherwise, end) = if self.at_kw(Kw::Else) {
             let else_span = self.bump().span;
             if self.at_kw(Kw::If) {
                 // `else if` is an `if` inside the `else`: one level deeper.
@@ -778,33 +782,20 @@ impl Parser {
                     kind: nested,
                     span: else_span.to(end),
                 }];
-                return Ok((
-                    StmtKind::If {
-                        cond,
-                        then_body,
-                        otherwise,
-                    },
-                    end,
-                ));
+                (otherwise, end)
+            } else {
+                self.end_of_line()?;
+                let otherwise = self.nested_block(else_span, &[Kw::End])?;
+                (otherwise, self.end(Kw::If, opened)?)
             }
-            self.end_of_line()?;
-            let otherwise = self.nested_block(else_span, &[Kw::End])?;
-            let end = self.end(Kw::If, opened)?;
-            return Ok((
-                StmtKind::If {
-                    cond,
-                    then_body,
-                    otherwise,
-                },
-                end,
-            ));
-        }
-        let end = self.end(Kw::If, opened)?;
+        } else {
+            (Vec::new(), self.end(Kw::If, opened)?)
+        };
         Ok((
             StmtKind::If {
                 cond,
                 then_body,
-                otherwise: Vec::new(),
+                otherwise,
             },
             end,
         ))
@@ -1172,16 +1163,21 @@ mod tests {
         file
     }
 
+    /// The expression of `text`'s one statement, a `debuglog`.
+    fn debuglog_expr(text: &str) -> Expr {
+        let mut f = parse_ok(text);
+        match f.items.remove(0) {
+            Item::Stmt(Stmt {
+                kind: StmtKind::Debuglog(e),
+                ..
+            }) => e,
+            other => panic!("not a debuglog: {other:?}"),
+        }
+    }
+
     #[test]
     fn negative_literal_and_precedence() {
-        let f = parse_ok("debuglog -7i32 + 2 * 3\n");
-        let Item::Stmt(Stmt {
-            kind: StmtKind::Debuglog(e),
-            ..
-        }) = &f.items[0]
-        else {
-            panic!("not a debuglog: {:?}", f.items[0]);
-        };
+        let e = debuglog_expr("debuglog -7i32 + 2 * 3\n");
         let ExprKind::Binary(BinOp::Add, lhs, rhs) = &e.kind else {
             panic!("not an add: {e:?}");
         };
@@ -1191,14 +1187,7 @@ mod tests {
 
     #[test]
     fn nested_tuple_fields() {
-        let f = parse_ok("debuglog t.0.1\n");
-        let Item::Stmt(Stmt {
-            kind: StmtKind::Debuglog(e),
-            ..
-        }) = &f.items[0]
-        else {
-            panic!("not a debuglog");
-        };
+        let e = debuglog_expr("debuglog t.0.1\n");
         let ExprKind::Field(inner, 1) = &e.kind else {
             panic!("not field 1: {e:?}");
         };

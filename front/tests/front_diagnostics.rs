@@ -181,7 +181,7 @@ fn s012_a_module_or_rider_interface_that_is_not_utf8() {
 /// be used: it is reported, not passed over for one in a later directory.
 #[test]
 fn the_module_search_stops_at_a_file_that_exists() {
-    let base = std::env::temp_dir().join(format!("datalove-search-{}", std::process::id()));
+    let base = datalove_test_support::scratch_dir("search");
     let (first, second) = (base.join("first"), base.join("second"));
     std::fs::create_dir_all(&first).unwrap();
     std::fs::create_dir_all(&second).unwrap();

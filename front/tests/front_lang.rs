@@ -231,7 +231,7 @@ fn format_mistakes_are_located() {
     assert_error("debuglog format()\n", "F012", 1, 10);
     assert_error("debuglog format(\"a}\")\n", "F012", 1, 17);
     assert_error("debuglog format(\"{:.2}\", 3)\n", "T010", 1, 26);
-    assert_error("debuglog format(\"{}\", [1])\n", "T010", 1, 23);
+    assert_error("debuglog format(\"{:.1}\", [1.5])\n", "T010", 1, 26);
     let f = assert_error("debuglog format(\"{}\", ref \"a\")\n", "F002", 1, 23);
     assert!(
         f.render()

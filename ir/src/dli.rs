@@ -270,6 +270,31 @@ impl Parser {
             .map_or(0, |t| t.end)
     }
 
+    /// Reports `message` at `span`, labelled `label`.
+    fn refuse(&mut self, code: &'static str, span: Span, message: String, label: &str) -> Reported {
+        self.diagnostics
+            .push(Diagnostic::error(code, span, message).with_label(label));
+        Reported
+    }
+
+    /// Reports `message` at `span`, where something is `done` ("declared") a second time,
+    /// pointing at the first time, at `first`, too.
+    fn twice(
+        &mut self,
+        code: &'static str,
+        span: Span,
+        message: String,
+        done: &str,
+        first: Span,
+    ) -> Reported {
+        self.diagnostics.push(
+            Diagnostic::error(code, span, message)
+                .with_label(format!("{done} again here"))
+                .with_secondary(first, format!("first {done} here")),
+        );
+        Reported
+    }
+
     fn unexpected(&mut self, expected: &str) -> Reported {
         let (found, label) = match self.peek() {
             Some(Token {
@@ -385,28 +410,22 @@ impl Parser {
             while !self.is_punct('>') {
                 let (tp, span) = self.expect_name("a type parameter name or `>`")?;
                 if builtin_type(&tp).is_some() {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            "L010",
-                            span,
-                            format!("type parameter `{tp}` has the name of a built-in type"),
-                        )
-                        .with_label("rename this type parameter"),
-                    );
-                    return Err(Reported);
+                    return Err(self.refuse(
+                        "L010",
+                        span,
+                        format!("type parameter `{tp}` has the name of a built-in type"),
+                        "rename this type parameter",
+                    ));
                 }
                 if let Some((_, first)) = type_params.iter().find(|(n, _)| *n == tp) {
                     let first = *first;
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            "L008",
-                            span,
-                            format!("type parameter `{tp}` is declared twice in `{name}`"),
-                        )
-                        .with_label("declared again here")
-                        .with_secondary(first, "first declared here"),
-                    );
-                    return Err(Reported);
+                    return Err(self.twice(
+                        "L008",
+                        span,
+                        format!("type parameter `{tp}` is declared twice in `{name}`"),
+                        "declared",
+                        first,
+                    ));
                 }
                 type_params.push((tp, span));
                 if self.is_punct(',') {
@@ -442,16 +461,13 @@ impl Parser {
             let ty = self.resolve(raw, &type_params)?;
             if let Some((_, first)) = params.iter().find(|(p, _)| p.name == pname) {
                 let first = *first;
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "L007",
-                        pspan,
-                        format!("parameter `{pname}` is declared twice in `{name}`"),
-                    )
-                    .with_label("declared again here")
-                    .with_secondary(first, "first declared here"),
-                );
-                return Err(Reported);
+                return Err(self.twice(
+                    "L007",
+                    pspan,
+                    format!("parameter `{pname}` is declared twice in `{name}`"),
+                    "declared",
+                    first,
+                ));
             }
             params.push((
                 NativeParam {
@@ -488,38 +504,29 @@ impl Parser {
                 self.expect_keyword("is")?;
                 let (class_name, class_span) = self.expect_name("a class")?;
                 let Some(index) = type_params.iter().position(|(n, _)| *n == tp) else {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            "L004",
-                            tp_span,
-                            format!("`{name}` has no type parameter `{tp}`"),
-                        )
-                        .with_label("not a type parameter of this native"),
-                    );
-                    return Err(Reported);
+                    return Err(self.refuse(
+                        "L004",
+                        tp_span,
+                        format!("`{name}` has no type parameter `{tp}`"),
+                        "not a type parameter of this native",
+                    ));
                 };
                 let Some(class) = TypeClass::from_name(&class_name) else {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            "L005",
-                            class_span,
-                            format!("unknown class `{class_name}`"),
-                        )
-                        .with_label("expected `any`, `fixedint` or `float`"),
-                    );
-                    return Err(Reported);
+                    return Err(self.refuse(
+                        "L005",
+                        class_span,
+                        format!("unknown class `{class_name}`"),
+                        "expected `any`, `fixedint` or `float`",
+                    ));
                 };
                 if let Some((_, first)) = classes[index] {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            "L009",
-                            tp_span,
-                            format!("type parameter `{tp}` is constrained twice"),
-                        )
-                        .with_label("constrained again here")
-                        .with_secondary(first, "first constrained here"),
-                    );
-                    return Err(Reported);
+                    return Err(self.twice(
+                        "L009",
+                        tp_span,
+                        format!("type parameter `{tp}` is constrained twice"),
+                        "constrained",
+                        first,
+                    ));
                 }
                 classes[index] = Some((class, tp_span));
                 if self.is_punct(',') {
@@ -576,15 +583,12 @@ impl Parser {
     fn ty(&mut self, depth: usize) -> PResult<RawType> {
         if depth >= MAX_TYPE_DEPTH {
             let span = self.here();
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "L011",
-                    span,
-                    format!("type nested more than {MAX_TYPE_DEPTH} levels deep"),
-                )
-                .with_label("nested too deeply"),
-            );
-            return Err(Reported);
+            return Err(self.refuse(
+                "L011",
+                span,
+                format!("type nested more than {MAX_TYPE_DEPTH} levels deep"),
+                "nested too deeply",
+            ));
         }
         let Some(token) = self.peek().cloned() else {
             return Err(self.unexpected("a type"));

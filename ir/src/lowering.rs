@@ -475,7 +475,150 @@ pub fn list_elem_inline(elem: &IrType) -> bool {
     elem.is_scalar() && *elem != IrType::Unit
 }
 
+/// Where compiled code keeps list headers in locals ([`Function::list_header_plan`]):
+/// each list slot that an inline element access or `len` reads has its `ptr` and `len`
+/// in locals, loaded from the header where they are live (read later on some path
+/// before anything may change the header): on entry (after the prologue), after each
+/// instruction that does not keep list headers ([`keeps_list_headers`]), and at the
+/// start of each abandon block (a failure path may have run anything). So the locals
+/// hold what memory holds wherever they are read, and a loop whose body only reads and
+/// writes elements loads the header once, before the loop, as a C compiler does for a
+/// local array.
+#[derive(Clone, Debug, Default)]
+pub struct ListHeaderPlan {
+    /// The cached lists; the other fields index into it.
+    pub lists: Vec<SlotId>,
+    /// Loaded on entry.
+    pub at_entry: Vec<usize>,
+    /// Loaded at the start of each block (abandon blocks only).
+    pub at_block: Vec<Vec<usize>>,
+    /// Loaded after each instruction of each block.
+    pub after_inst: Vec<Vec<Vec<usize>>>,
+}
+
+/// Whether instruction `kind` of `f` leaves every list header (`ptr`, `len`, `cap`) in
+/// memory as it was, on the path where it completes: it calls nothing that could reach
+/// a list (no runtime entry, program function or native) and writes no slot but a
+/// scalar one. Inline element reads and writes qualify (they write into a list's
+/// buffer, never into a header); so do scalar constants, moves, arithmetic, compares
+/// and casts. Everything else may grow, replace or move a list. Its failure path (a
+/// `raise_*` call, then the abandon block) is not covered: see
+/// [`Function::list_header_plan`].
+pub fn keeps_list_headers(f: &Function, kind: &InstKind) -> bool {
+    let scalar = |s: &SlotId| f.slot_type(*s).is_scalar();
+    match kind {
+        InstKind::Const { dst, .. } => scalar(dst),
+        InstKind::Copy { dst, src } | InstKind::Move { dst, src } => scalar(dst) && scalar(src),
+        InstKind::Unary { dst, src, .. } | InstKind::Cast { dst, src, .. } => {
+            scalar(dst) && scalar(src)
+        }
+        InstKind::Binary { dst, lhs, rhs, .. } | InstKind::Compare { dst, lhs, rhs, .. } => {
+            scalar(dst) && scalar(lhs) && scalar(rhs)
+        }
+        InstKind::ListLen { dst, .. } => scalar(dst),
+        InstKind::ListGet { dst, .. } => list_elem_inline(f.slot_type(*dst)),
+        InstKind::ListSet { value, .. } => list_elem_inline(f.slot_type(*value)),
+        InstKind::IsSome { dst, .. } => scalar(dst),
+        _ => false,
+    }
+}
+
 impl Function {
+    /// The lists whose header (`ptr`, `len`) compiled code keeps in locals rather
+    /// than reloading it at every inline access, and where it loads them
+    /// ([`ListHeaderPlan`]). Decided here for clif and cbackend alike.
+    pub fn list_header_plan(&self) -> ListHeaderPlan {
+        let cached_use = |kind: &InstKind| match kind {
+            InstKind::ListLen { list, .. } => Some(*list),
+            InstKind::ListGet { list, dst, .. } if list_elem_inline(self.slot_type(*dst)) => {
+                Some(*list)
+            }
+            InstKind::ListSet { list, value, .. } if list_elem_inline(self.slot_type(*value)) => {
+                Some(*list)
+            }
+            _ => None,
+        };
+        let mut lists: Vec<SlotId> = Vec::new();
+        for block in &self.blocks {
+            for inst in &block.insts {
+                if let Some(l) = cached_use(&inst.kind) {
+                    if !lists.contains(&l) {
+                        lists.push(l);
+                    }
+                }
+            }
+        }
+        let n = self.blocks.len();
+        let abandon_targets = self.abandon_targets();
+        let index = |l: SlotId| lists.iter().position(|x| *x == l).expect("cached");
+        // Backward liveness of the cached values: a use makes its list live, an
+        // instruction that may change headers ends every list's liveness (it is reloaded
+        // after it when live there), an abandon block reloads what is live in it.
+        let mut live_in: Vec<Vec<bool>> = vec![vec![false; lists.len()]; n];
+        let mut plan = ListHeaderPlan {
+            lists: lists.clone(),
+            at_entry: Vec::new(),
+            at_block: vec![Vec::new(); n],
+            after_inst: self
+                .blocks
+                .iter()
+                .map(|b| vec![Vec::new(); b.insts.len()])
+                .collect(),
+        };
+        if lists.is_empty() {
+            return plan;
+        }
+        loop {
+            let mut changed = false;
+            for bi in (0..n).rev() {
+                let block = &self.blocks[bi];
+                let mut live = vec![false; lists.len()];
+                for succ in block.term.successors() {
+                    for (k, l) in live_in[succ.index()].iter().enumerate() {
+                        live[k] |= *l;
+                    }
+                }
+                for (ii, inst) in block.insts.iter().enumerate().rev() {
+                    if !keeps_list_headers(self, &inst.kind) {
+                        plan.after_inst[bi][ii] = (0..lists.len()).filter(|k| live[*k]).collect();
+                        live = vec![false; lists.len()];
+                    }
+                    if let Some(l) = cached_use(&inst.kind) {
+                        live[index(l)] = true;
+                    }
+                }
+                if abandon_targets[bi] {
+                    plan.at_block[bi] = (0..lists.len()).filter(|k| live[*k]).collect();
+                    live = vec![false; lists.len()];
+                }
+                if live != live_in[bi] {
+                    live_in[bi] = live;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        plan.at_entry = (0..lists.len())
+            .filter(|k| live_in[self.entry.index()][*k])
+            .collect();
+        plan
+    }
+
+    /// The blocks some instruction abandons to.
+    pub fn abandon_targets(&self) -> Vec<bool> {
+        let mut targets = vec![false; self.blocks.len()];
+        for block in &self.blocks {
+            for inst in &block.insts {
+                if let Some(a) = inst.abandon {
+                    targets[a.index()] = true;
+                }
+            }
+        }
+        targets
+    }
+
     /// For each slot, whether compiled code needs its address to be its home: it is
     /// written through an address (a native's result or `mut`/`out` argument, a
     /// program function's `mut`/`out` argument or result through memory, a list entry
@@ -659,5 +802,94 @@ mod tests {
         assert_eq!(callees(&kept.functions[0]), [0, 1]);
         assert_eq!(callees(&kept.functions[2]), [0]);
         crate::verify::verify_program(&kept).expect("the kept program verifies");
+    }
+
+    /// `fill(mut xs: [u8], n: index)`: a loop storing `xs[i]`, then a call, then
+    /// `len(xs)`. The header is loaded on entry (the loop reads it before anything can
+    /// change it), not in the loop, and again after the call only.
+    #[test]
+    fn list_headers_are_loaded_where_live_and_kept_across_element_stores() {
+        use crate::program::{BinaryOp, CompareOp, ConstValue};
+        let mut pb = ProgramBuilder::new();
+        let list = IrType::List(Box::new(IrType::U8));
+        let other = pb.declare_function("other", vec![], vec![], IrType::Unit);
+        let fill = pb.declare_function(
+            "fill",
+            vec![],
+            vec![
+                ("xs".into(), ParamMode::Mut, list),
+                ("n".into(), ParamMode::In, IrType::Index),
+            ],
+            IrType::Unit,
+        );
+        {
+            let mut fb = pb.function(other);
+            fb.terminate(Terminator::Return(None));
+        }
+        let mut fb = pb.function(fill);
+        let (xs, n) = (fb.param(0), fb.param(1));
+        let i = fb.int(IrType::Index, 0);
+        let one = fb.int(IrType::Index, 1);
+        let zero = fb.constant(IrType::U8, ConstValue::Int(0));
+        let abandon = fb.abandon_block(&[]);
+        let (head, body, exit) = (fb.new_block(), fb.new_block(), fb.new_block());
+        fb.terminate(Terminator::Jump(head));
+        fb.switch_to(head);
+        let more = fb.compare(CompareOp::Lt, i, n);
+        fb.terminate(Terminator::Branch {
+            cond: more,
+            then_block: body,
+            else_block: exit,
+        });
+        fb.switch_to(body);
+        fb.inst(
+            InstKind::ListSet {
+                list: xs,
+                index: i,
+                value: zero,
+            },
+            Some(abandon),
+        );
+        let next = fb.binary(BinaryOp::Add, i, one, Some(abandon));
+        fb.inst(InstKind::Move { dst: i, src: next }, None);
+        fb.terminate(Terminator::Jump(head));
+        fb.switch_to(exit);
+        fb.call(None, other, vec![], &[], abandon);
+        let length = fb.new_slot(IrType::Index);
+        fb.inst(
+            InstKind::ListLen {
+                dst: length,
+                list: xs,
+            },
+            None,
+        );
+        fb.debuglog(length);
+        fb.terminate(Terminator::Return(None));
+        pb.set_entry(fill);
+        let program = pb.finish();
+        let f = &program.functions[fill.index()];
+        let plan = f.list_header_plan();
+        assert_eq!(plan.lists, [xs]);
+        assert_eq!(plan.at_entry, [0]);
+        assert!(plan.at_block.iter().all(Vec::is_empty));
+        let reloads: Vec<(usize, usize)> = plan
+            .after_inst
+            .iter()
+            .enumerate()
+            .flat_map(|(b, insts)| {
+                insts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, w)| !w.is_empty())
+                    .map(move |(i, _)| (b, i))
+            })
+            .collect();
+        // Only the call (the first instruction of the exit block) reloads.
+        assert_eq!(reloads, [(exit.index(), 0)]);
+        assert!(!keeps_list_headers(
+            f,
+            &f.blocks[exit.index()].insts[0].kind
+        ));
+        assert!(keeps_list_headers(f, &f.blocks[body.index()].insts[0].kind));
     }
 }

@@ -91,34 +91,21 @@ pub fn admit(program: &Program) -> Result<(), Refused> {
 pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
     let mut errors = Vec::new();
     match program.entry {
-        None => errors.push(VerifyError {
-            function: "<program>".into(),
-            block: None,
-            inst: None,
-            inst_name: None,
-            loc: None,
-            message: "the program has no entry function".into(),
-        }),
+        None => errors.push(whole_function_error(
+            "<program>",
+            "the program has no entry function".into(),
+        )),
         Some(entry) => match program.functions.get(entry.index()) {
-            None => errors.push(VerifyError {
-                function: "<program>".into(),
-                block: None,
-                inst: None,
-                inst_name: None,
-                loc: None,
-                message: format!("the entry {entry} does not exist"),
-            }),
+            None => errors.push(whole_function_error(
+                "<program>",
+                format!("the entry {entry} does not exist"),
+            )),
             Some(f) => {
                 if !f.params.is_empty() || !f.type_params.is_empty() || f.result != IrType::Unit {
-                    errors.push(VerifyError {
-                        function: f.name.clone(),
-                        block: None,
-                        inst: None,
-                        inst_name: None,
-                        loc: None,
-                        message: "the entry function must take no parameters and return unit"
-                            .into(),
-                    });
+                    errors.push(whole_function_error(
+                        &f.name,
+                        "the entry function must take no parameters and return unit".into(),
+                    ));
                 }
             }
         },
@@ -132,6 +119,18 @@ pub fn verify_program(program: &Program) -> Result<(), Vec<VerifyError>> {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+/// An error about a whole function (or, as `<program>`, the whole program), at no block.
+fn whole_function_error(function: &str, message: String) -> VerifyError {
+    VerifyError {
+        function: function.into(),
+        block: None,
+        inst: None,
+        inst_name: None,
+        loc: None,
+        message,
     }
 }
 
@@ -539,25 +538,60 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn list_elem(&mut self, at: At, list: SlotId) -> Option<IrType> {
-        match self.ty(list) {
-            IrType::List(e) => Some((**e).clone()),
-            other => {
-                let t = self.show(other);
-                self.error(at, format!("{list} is {t}, not a list"));
-                None
-            }
+    /// The part of `slot`'s type that `part` picks; an error saying `slot` is not `what`
+    /// when its type has none.
+    fn type_part(
+        &mut self,
+        at: At,
+        slot: SlotId,
+        what: &str,
+        part: fn(&IrType) -> Option<&IrType>,
+    ) -> Option<IrType> {
+        if let Some(p) = part(self.ty(slot)) {
+            return Some(p.clone());
         }
+        let t = self.show(self.ty(slot));
+        self.error(at, format!("{slot} is {t}, not {what}"));
+        None
+    }
+
+    fn list_elem(&mut self, at: At, list: SlotId) -> Option<IrType> {
+        self.type_part(at, list, "a list", |t| match t {
+            IrType::List(e) => Some(e),
+            _ => None,
+        })
     }
 
     fn option_payload(&mut self, at: At, src: SlotId) -> Option<IrType> {
-        match self.ty(src) {
-            IrType::Option(p) => Some((**p).clone()),
-            other => {
-                let t = self.show(other);
-                self.error(at, format!("{src} is {t}, not an option"));
-                None
-            }
+        self.type_part(at, src, "an option", |t| match t {
+            IrType::Option(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// Whether `callee`, which takes `takes`, is given as many `what`; an error when not.
+    fn count_fits<T, G>(
+        &mut self,
+        at: At,
+        callee: &str,
+        what: &str,
+        takes: &[T],
+        given: &[G],
+    ) -> bool {
+        let (takes, given) = (takes.len(), given.len());
+        if takes != given {
+            self.error(at, format!("{callee} takes {takes} {what}, given {given}"));
+        }
+        takes == given
+    }
+
+    /// An error when argument `i` is passed in another mode than its parameter's.
+    fn check_mode(&mut self, at: At, i: usize, given: ParamMode, param: &str, mode: ParamMode) {
+        if given != mode {
+            self.error(
+                at,
+                format!("argument {i} is passed {given}, but `{param}` is {mode}"),
+            );
         }
     }
 
@@ -578,16 +612,14 @@ impl<'a> Verifier<'a> {
         args: &[Arg],
     ) {
         let target = self.program.function(callee);
-        if type_args.len() != target.type_params.len() {
-            self.error(
-                at,
-                format!(
-                    "`{}` takes {} type arguments, given {}",
-                    target.name,
-                    target.type_params.len(),
-                    type_args.len()
-                ),
-            );
+        let callee_name = format!("`{}`", target.name);
+        if !self.count_fits(
+            at,
+            &callee_name,
+            "type arguments",
+            &target.type_params,
+            type_args,
+        ) {
             return;
         }
         for (ta, tp) in type_args.iter().zip(&target.type_params) {
@@ -608,28 +640,11 @@ impl<'a> Verifier<'a> {
                 );
             }
         }
-        if args.len() != target.params.len() {
-            self.error(
-                at,
-                format!(
-                    "`{}` takes {} arguments, given {}",
-                    target.name,
-                    target.params.len(),
-                    args.len()
-                ),
-            );
+        if !self.count_fits(at, &callee_name, "arguments", &target.params, args) {
             return;
         }
         for (i, (arg, param)) in args.iter().zip(&target.params).enumerate() {
-            if arg.mode != param.mode {
-                self.error(
-                    at,
-                    format!(
-                        "argument {i} is passed {}, but `{}` is {}",
-                        arg.mode, param.name, param.mode
-                    ),
-                );
-            }
+            self.check_mode(at, i, arg.mode, &param.name, param.mode);
             let want = target.slot_type(param.slot).substitute(type_args);
             self.expect(at, arg.slot, &want, &format!("argument {i}"));
         }
@@ -692,15 +707,13 @@ impl<'a> Verifier<'a> {
                 format!("native `{name}` takes {words} C words; at most {MAX_C_WORDS} are allowed"),
             );
         }
-        if args.len() != native.params().len() {
-            self.error(
-                at,
-                format!(
-                    "native `{name}` takes {} arguments, given {}",
-                    native.params().len(),
-                    args.len()
-                ),
-            );
+        if !self.count_fits(
+            at,
+            &format!("native `{name}`"),
+            "arguments",
+            native.params(),
+            args,
+        ) {
             return;
         }
         // Bind the native's type parameters: from the arguments, and from the call site.
@@ -716,15 +729,7 @@ impl<'a> Verifier<'a> {
             bindings[*n as usize] = Some(ty.clone());
         }
         for (i, (arg, param)) in args.iter().zip(native.params()).enumerate() {
-            if arg.mode != param.mode {
-                self.error(
-                    at,
-                    format!(
-                        "argument {i} is passed {}, but `{}` is {}",
-                        arg.mode, param.name, param.mode
-                    ),
-                );
-            }
+            self.check_mode(at, i, arg.mode, &param.name, param.mode);
             if !unify(&param.ty, self.ty(arg.slot), &mut bindings) {
                 let t = self.show(self.ty(arg.slot));
                 self.error(
@@ -1003,55 +1008,36 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn write(
-        &mut self,
-        at: At,
-        facts: &SlotFacts,
-        state: &mut State,
-        events: &mut Vec<(SlotId, bool)>,
-        slot: SlotId,
-    ) {
-        if facts.mode[slot.index()] == Some(ParamMode::Ref) {
-            self.error(
-                at,
-                format!("{slot} is a `ref` parameter and cannot be written"),
-            );
-        }
-        if state.init.get(slot.index()) && facts.owned[slot.index()] {
+    fn write(&mut self, at: At, flow: &mut Flow<'_>, slot: SlotId) {
+        self.refuse_ref(at, flow.facts, slot, "written");
+        if flow.state.init.get(slot.index()) && flow.facts.owned[slot.index()] {
             self.error(
                 at,
                 format!("{slot} is overwritten while it still owns a value"),
             );
         }
-        state.set(facts, slot, true, Some(events));
+        flow.state.set(flow.facts, slot, true, Some(flow.events));
     }
 
     /// Moves a value out of `slot` (a copy value stays).
-    fn take(
-        &mut self,
-        at: At,
-        facts: &SlotFacts,
-        state: &mut State,
-        events: &mut Vec<(SlotId, bool)>,
-        slot: SlotId,
-    ) {
-        self.read(at, state, slot);
-        if facts.owned[slot.index()] {
-            if facts.mode[slot.index()] == Some(ParamMode::Ref) {
-                self.error(
-                    at,
-                    format!("{slot} is a `ref` parameter and cannot be moved from"),
-                );
-            }
-            state.set(facts, slot, false, Some(events));
+    fn take(&mut self, at: At, flow: &mut Flow<'_>, slot: SlotId) {
+        self.read(at, flow.state, slot);
+        if flow.facts.owned[slot.index()] {
+            self.refuse_ref(at, flow.facts, slot, "moved from");
+            flow.state.set(flow.facts, slot, false, Some(flow.events));
         }
     }
 
     fn mutate(&mut self, at: At, facts: &SlotFacts, slot: SlotId) {
+        self.refuse_ref(at, facts, slot, "changed");
+    }
+
+    /// An error when `slot` is a `ref` parameter, which cannot be `done` to.
+    fn refuse_ref(&mut self, at: At, facts: &SlotFacts, slot: SlotId, done: &str) {
         if facts.mode[slot.index()] == Some(ParamMode::Ref) {
             self.error(
                 at,
-                format!("{slot} is a `ref` parameter and cannot be changed"),
+                format!("{slot} is a `ref` parameter and cannot be {done}"),
             );
         }
     }
@@ -1066,6 +1052,11 @@ impl<'a> Verifier<'a> {
         kind: &InstKind,
     ) {
         use InstKind::*;
+        let flow = &mut Flow {
+            facts,
+            state,
+            events,
+        };
         // Reads and moves first, then the writes.
         let mut writes: Vec<SlotId> = Vec::new();
         match kind {
@@ -1077,71 +1068,68 @@ impl<'a> Verifier<'a> {
             | IsSome { dst, src }
             | TupleField { dst, src, .. }
             | ListLen { dst, list: src, .. } => {
-                self.read(at, state, *src);
+                self.read(at, flow.state, *src);
                 writes.push(*dst);
             }
             Move { dst, src } | Unwrap { dst, src } => {
-                self.take(at, facts, state, events, *src);
+                self.take(at, flow, *src);
                 writes.push(*dst);
             }
             Drop { slot } => {
-                if facts.mode[slot.index()] == Some(ParamMode::Ref) {
-                    self.error(
-                        at,
-                        format!("{slot} is a `ref` parameter and cannot be dropped"),
-                    );
-                }
-                self.read(at, state, *slot);
-                state.set(facts, *slot, false, Some(events));
+                self.refuse_ref(at, flow.facts, *slot, "dropped");
+                self.read(at, flow.state, *slot);
+                flow.state.set(flow.facts, *slot, false, Some(flow.events));
             }
             Binary { dst, lhs, rhs, .. }
             | Compare { dst, lhs, rhs, .. }
             | Concat { dst, lhs, rhs } => {
-                self.read(at, state, *lhs);
-                self.read(at, state, *rhs);
+                self.read(at, flow.state, *lhs);
+                self.read(at, flow.state, *rhs);
                 writes.push(*dst);
             }
             MakeTuple { dst, fields: parts } | MakeList { dst, elems: parts } => {
                 for p in parts {
-                    self.take(at, facts, state, events, *p);
+                    self.take(at, flow, *p);
                 }
                 writes.push(*dst);
             }
             Unpack { src, dsts } => {
-                self.take(at, facts, state, events, *src);
+                self.take(at, flow, *src);
                 writes.extend(dsts);
             }
             ListGet { dst, list, index } => {
-                self.read(at, state, *list);
-                self.read(at, state, *index);
+                self.read(at, flow.state, *list);
+                self.read(at, flow.state, *index);
                 writes.push(*dst);
             }
             ListSet { list, index, value } => {
-                self.read(at, state, *list);
-                self.read(at, state, *index);
-                self.take(at, facts, state, events, *value);
-                self.mutate(at, facts, *list);
+                self.read(at, flow.state, *list);
+                self.read(at, flow.state, *index);
+                self.take(at, flow, *value);
+                self.mutate(at, flow.facts, *list);
             }
             ListPush { list, value } => {
-                self.read(at, state, *list);
-                self.take(at, facts, state, events, *value);
-                self.mutate(at, facts, *list);
+                self.read(at, flow.state, *list);
+                self.take(at, flow, *value);
+                self.mutate(at, flow.facts, *list);
             }
             MakeSome { dst, value } | MakeData { dst, value } => {
-                self.take(at, facts, state, events, *value);
+                self.take(at, flow, *value);
                 writes.push(*dst);
             }
             Call { dst, args, .. } | CallNative { dst, args, .. } => {
                 for arg in args {
                     match arg.mode {
-                        ParamMode::In => self.take(at, facts, state, events, arg.slot),
-                        ParamMode::Ref => self.read(at, state, arg.slot),
+                        ParamMode::In => self.take(at, flow, arg.slot),
+                        ParamMode::Ref => self.read(at, flow.state, arg.slot),
                         ParamMode::Mut => {
-                            self.read(at, state, arg.slot);
-                            self.mutate(at, facts, arg.slot);
+                            self.read(at, flow.state, arg.slot);
+                            self.mutate(at, flow.facts, arg.slot);
                         }
                         ParamMode::Out => {
-                            if state.init.get(arg.slot.index()) && facts.owned[arg.slot.index()] {
+                            if flow.state.init.get(arg.slot.index())
+                                && flow.facts.owned[arg.slot.index()]
+                            {
                                 self.error(
                                     at,
                                     format!(
@@ -1151,17 +1139,18 @@ impl<'a> Verifier<'a> {
                                 );
                             }
                             // Emptied first, so the write below is not an overwrite.
-                            state.set(facts, arg.slot, false, Some(events));
+                            flow.state
+                                .set(flow.facts, arg.slot, false, Some(flow.events));
                             writes.push(arg.slot);
                         }
                     }
                 }
                 writes.extend(dst);
             }
-            Debuglog { src } => self.read(at, state, *src),
+            Debuglog { src } => self.read(at, flow.state, *src),
         }
         for w in writes {
-            self.write(at, facts, state, events, w);
+            self.write(at, flow, w);
         }
     }
 
@@ -1451,6 +1440,14 @@ impl Class {
 }
 
 /// Per-slot facts, computed once per function.
+/// What one instruction's step reads and changes: the function's slot facts, the state
+/// and the (slot, initialized) events it records.
+struct Flow<'f> {
+    facts: &'f SlotFacts,
+    state: &'f mut State,
+    events: &'f mut Vec<(SlotId, bool)>,
+}
+
 struct SlotFacts {
     owned: Vec<bool>,
     mode: Vec<Option<ParamMode>>,

@@ -83,6 +83,7 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_ERROR_OUTPUT 11u
 #define DTLV_ERROR_NATIVE_CRASH 12u
 #define DTLV_ERROR_CRASH 13u
+#define DTLV_ERROR_EXIT 14u
 
 /* Arithmetic operations (dtlv_rti_raise_arith), datalove_rti::ArithOp. */
 #define DTLV_ARITH_ADD 0u

@@ -134,12 +134,63 @@ pub fn program_from_text(script: &str) -> Program {
     }
 }
 
+/// This test process's scratch root, `$TMPDIR/datalove-tests-PID`: made on first use and
+/// removed when the process exits, so a test run leaves nothing behind in the system's
+/// temporary directory. Roots left by test processes that no longer run (killed ones)
+/// are removed when the next one starts.
+pub fn scratch_root() -> &'static Path {
+    SCRATCH_ROOT.get_or_init(|| {
+        let base = std::env::temp_dir();
+        remove_stale_roots(&base);
+        let root = fresh_dir(base.join(format!("{SCRATCH_PREFIX}{}", std::process::id())));
+        // SAFETY: `remove_scratch_root` is an `extern "C" fn()` that only reads a
+        // `OnceLock` already set and removes files; it may run at any exit.
+        unsafe { libc::atexit(remove_scratch_root) };
+        root
+    })
+}
+
+const SCRATCH_PREFIX: &str = "datalove-tests-";
+static SCRATCH_ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+extern "C" fn remove_scratch_root() {
+    if let Some(root) = SCRATCH_ROOT.get() {
+        let _ = std::fs::remove_dir_all(root);
+    }
+}
+
+/// Removes the scratch roots in `base` whose process has ended.
+fn remove_stale_roots(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(SCRATCH_PREFIX)) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The scratch directory `name` (which may hold `/`) under this process's root,
+/// created; what is in it stays (tests of one process may share it).
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = scratch_root().join(name);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
 /// A fresh scratch directory for test `name` of suite `suite`.
 pub fn scratch(suite: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "datalove-{suite}-test-{}-{name}",
-        std::process::id()
-    ));
+    fresh_dir(scratch_root().join(format!("{suite}-{name}")))
+}
+
+/// `dir`, emptied of anything an earlier run left there (or made).
+pub fn fresh_dir(dir: PathBuf) -> PathBuf {
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
 }
@@ -157,6 +208,27 @@ pub fn run_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Runs `command` to its end and returns what it printed; panics, showing the command
+/// line and its output, unless it started and exited 0.
+pub fn run_to_success(command: &mut Command) -> std::process::Output {
+    let shown = std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+    assert!(
+        output.status.success(),
+        "{shown} failed: {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// Builds the C rider `rider` from `source` (against the ABI header) into
 /// `dir/libdlr_<rider>.so` with the target's C compiler; the source file is removed.
 pub fn build_c_rider(dir: &Path, rider: &str, source: &str) {
@@ -164,19 +236,13 @@ pub fn build_c_rider(dir: &Path, rider: &str, source: &str) {
     let c_file = dir.join(format!("{rider}.c"));
     std::fs::write(&c_file, source).expect("write the rider's C");
     let library = dir.join(format!("libdlr_{rider}.so"));
-    let output = datalove_toolchain::CCompiler::from_env()
-        .command()
-        .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(&library)
-        .arg(&c_file)
-        .arg(format!("-I{}", include_dir().display()))
-        .output()
-        .expect("run the C compiler");
-    assert!(
-        output.status.success(),
-        "building {}: {}",
-        library.display(),
-        String::from_utf8_lossy(&output.stderr)
+    run_to_success(
+        datalove_toolchain::CCompiler::from_env()
+            .command()
+            .args(["-shared", "-fPIC", "-O1", "-o"])
+            .arg(&library)
+            .arg(&c_file)
+            .arg(format!("-I{}", include_dir().display())),
     );
     let _ = std::fs::remove_file(&c_file);
 }
@@ -306,5 +372,26 @@ pub fn check_executable_cases<E: std::fmt::Display>(
         assert_eq!(ran.stdout, case.stdout, "{suite} {}: stdout", case.name);
         assert_eq!(ran.stderr, case.stderr, "{suite} {}: stderr", case.name);
         assert_eq!(ran.exit, case.exit, "{suite} {}: exit code", case.name);
+    }
+}
+
+#[cfg(test)]
+mod scratch_tests {
+    use super::*;
+
+    /// A root whose process has ended is removed; this process's own root stays.
+    #[test]
+    fn stale_scratch_roots_are_removed_and_live_ones_kept() {
+        let root = scratch_root();
+        let base = root
+            .parent()
+            .expect("the root is in the temporary directory");
+        // Above any Linux pid_max, so no process has it.
+        let stale = base.join(format!("{SCRATCH_PREFIX}4000000000"));
+        std::fs::create_dir_all(stale.join("inside")).unwrap();
+        remove_stale_roots(base);
+        assert!(!stale.exists(), "{} is left", stale.display());
+        assert!(root.is_dir(), "{} was removed", root.display());
+        assert!(scratch_dir("a/b").starts_with(root));
     }
 }

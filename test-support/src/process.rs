@@ -17,12 +17,37 @@ pub struct Captured {
 }
 
 /// Runs `command` (stdin empty), killing it after `timeout`.
-pub fn run_with_timeout(mut command: Command, timeout: Duration) -> std::io::Result<Captured> {
+pub fn run_with_timeout(command: Command, timeout: Duration) -> std::io::Result<Captured> {
+    run_with_input(command, None, timeout)
+}
+
+/// Runs `command` with `input` as its stdin (none: empty), killing it after `timeout`.
+/// A program that stops reading early is no error.
+pub fn run_with_input(
+    mut command: Command,
+    input: Option<&[u8]>,
+    timeout: Duration,
+) -> std::io::Result<Captured> {
     command
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = command.spawn()?;
+    let writer = match (child.stdin.take(), input) {
+        (Some(mut pipe), Some(input)) => {
+            let input = input.to_vec();
+            Some(std::thread::spawn(move || {
+                use std::io::Write;
+                // Dropping the pipe afterwards is the end of input.
+                let _ = pipe.write_all(&input);
+            }))
+        }
+        _ => None,
+    };
     let mut out_pipe = child.stdout.take().expect("piped stdout");
     let mut err_pipe = child.stderr.take().expect("piped stderr");
     let out_reader = std::thread::spawn(move || {
@@ -48,6 +73,9 @@ pub fn run_with_timeout(mut command: Command, timeout: Duration) -> std::io::Res
         }
         std::thread::sleep(Duration::from_millis(2));
     };
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
     Ok(Captured {
         status,
         stdout: out_reader.join().unwrap_or_default(),

@@ -50,11 +50,10 @@ pub fn assert_diagnostic(out: &Output, code: &str, location: &str) {
     assert!(stderr.contains(location), "{location}: {stderr}");
 }
 
-/// The scratch directory `name` of this test process, created.
+/// The scratch directory `name` of this test process, created (removed when the
+/// process exits: `datalove_test_support::scratch_root`).
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("datalove-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    datalove_test_support::scratch_dir(name)
 }
 
 /// `text` written as `name` (which may name subdirectories) in scratch directory `dir`.

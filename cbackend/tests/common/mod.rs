@@ -5,9 +5,7 @@
 use std::path::{Path, PathBuf};
 
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("datalove-c-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    datalove_test_support::scratch_dir(&format!("c-test-{name}"))
 }
 
 /// Writes the two headers the emitted C includes into `dir`.
@@ -30,20 +28,15 @@ pub fn compile_and_run(dir: &Path, source: &str) -> String {
     let c = dir.join("t.c");
     std::fs::write(&c, source).expect("write the C");
     let exe = dir.join("t");
-    let output = datalove_cbackend::compiler()
-        .command()
-        .args(datalove_cbackend::C_FLAGS)
-        .arg(format!("-I{}", dir.display()))
-        .arg("-o")
-        .arg(&exe)
-        .arg(&c)
-        .arg("-lm")
-        .output()
-        .expect("run cc");
-    assert!(
-        output.status.success(),
-        "the C compiles:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    datalove_test_support::run_to_success(
+        datalove_cbackend::compiler()
+            .command()
+            .args(datalove_cbackend::C_FLAGS)
+            .arg(format!("-I{}", dir.display()))
+            .arg("-o")
+            .arg(&exe)
+            .arg(&c)
+            .arg("-lm"),
     );
     let run = datalove_test_support::run_command(&exe)
         .output()

@@ -213,7 +213,7 @@ pub const DIAGNOSTIC_CASES: &[(&str, &str, u32, u32)] = &[
     ("T007", "let n = 3\ndebuglog n[0]\n", 2, 10),
     ("T008", "let t = (1, 2)\ndebuglog t.2\n", 2, 10),
     ("T009", "debuglog \"1\" as u8\n", 1, 10),
-    ("T010", "debuglog format(\"{}\", true)\n", 1, 23),
+    ("T010", "debuglog format(\"{:.1}\", true)\n", 1, 26),
     ("F012", "debuglog format(\"{} {}\", 1)\n", 1, 10),
     ("F003", "fun f()\nend fun\ndebuglog f\n", 3, 10),
     ("F004", "fun f(): u8\n  debuglog 1\nend fun\n", 3, 1),

@@ -17,12 +17,11 @@ fn repo() -> PathBuf {
 
 /// A fresh directory of this test's own.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("c-header")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    datalove_test_support::fresh_dir(
+        Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("c-header")
+            .join(name),
+    )
 }
 
 /// Compiles `source` to an object with every warning an error, the ABI header and

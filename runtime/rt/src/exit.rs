@@ -3,6 +3,8 @@
 //!
 //! - No error and no leak (or leak checking off): nothing printed, exit [`EXIT_OK`] (0).
 //! - A runtime error: `error: <kind>: <detail>`, exit [`EXIT_RUNTIME_ERROR`] (101).
+//! - The program asked to end (`io.exit(code)`, an [`ErrorKind::Exit`]): nothing
+//!   printed, exit `code`.
 //! - Leak checking on and allocations still live: `error: leak: N allocations still
 //!   live` (`1 allocation still live` for one), exit 101. After a runtime error the
 //!   leak line follows the error line: error paths must leak nothing either.
@@ -70,6 +72,16 @@ pub fn leak_error(stats: AllocStats) -> Option<RuntimeError> {
     leak_detail(stats).map(|detail| RuntimeError::new(ErrorKind::Leak, detail))
 }
 
+/// The exit code a program asked for (`io.exit`: an [`ErrorKind::Exit`] whose detail is
+/// the code), or `None` for an error.
+pub fn exit_request(error: &RuntimeError) -> Option<i32> {
+    if error.kind == ErrorKind::Exit {
+        error.detail.parse().ok()
+    } else {
+        None
+    }
+}
+
 /// Decides a run's outcome from its error, its allocation counts and whether leaks are
 /// checked.
 pub fn decide_outcome(
@@ -78,8 +90,12 @@ pub fn decide_outcome(
     check_leaks: bool,
 ) -> Outcome {
     let mut lines = Vec::new();
+    let mut asked = None;
     if let Some(error) = error {
-        lines.push(format!("error: {error}"));
+        match exit_request(error) {
+            Some(code) => asked = Some(code),
+            None => lines.push(format!("error: {error}")),
+        }
     }
     if check_leaks {
         if let Some(leak) = leak_error(stats) {
@@ -88,7 +104,7 @@ pub fn decide_outcome(
     }
     Outcome {
         exit_code: if lines.is_empty() {
-            EXIT_OK
+            asked.unwrap_or(EXIT_OK)
         } else {
             EXIT_RUNTIME_ERROR
         },

@@ -42,13 +42,9 @@ fn float_cmp(a: f64, b: f64) -> Ordering {
     }
 }
 
+/// [`float_cmp`] of two `f32`s: widening to `f64` is exact and keeps their order.
 fn float32_cmp(a: f32, b: f32) -> Ordering {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        (false, false) => a.total_cmp(&b),
-    }
+    float_cmp(f64::from(a), f64::from(b))
 }
 
 /// Escapes a string nested in an aggregate.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 
-use common::{c_program, include_dir, program, run, tmp_dir};
+use common::{c_program, tmp_dir};
 use datalove_rti::header::RtHeader;
 use datalove_rti::rtdt::{Data, Index, List, String as RtString};
 use datalove_rti::status::*;
@@ -17,6 +17,7 @@ use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::{
     AllocStats, ArithOp, Entry, ErrorKind, RtiTable, TyDesc, TyField, TyKind, Word, ABI_VERSION,
 };
+use datalove_test_support::{include_dir, run_command, run_to_success};
 
 /// A Rust variant's name as the C header spells it: `NativeFailure` -> `NATIVE_FAILURE`.
 fn screaming(name: &str) -> String {
@@ -168,9 +169,9 @@ fn every_size_offset_and_constant_in_the_header_matches_rust() {
         ));
     }
     src.push_str("    return 0;\n}\n");
-    let (cc, exe) = c_program(&dir, "layout", &src);
-    run(cc);
-    let out = run(program(&exe));
+    let (mut cc, exe) = c_program(&dir, "layout", &src);
+    run_to_success(&mut cc);
+    let out = run_to_success(&mut run_command(&exe));
     let printed: BTreeMap<String, u64> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -262,7 +263,7 @@ fn build_program(dir: &Path) -> PathBuf {
         "-lm",
         "-lc",
     ]);
-    run(cc);
+    run_to_success(&mut cc);
     exe
 }
 
@@ -273,7 +274,7 @@ struct Ran {
 }
 
 fn run_program(exe: &Path, args: &[&str], check_leaks: bool) -> Ran {
-    let mut cmd = program(exe);
+    let mut cmd = run_command(exe);
     cmd.args(args);
     if check_leaks {
         cmd.env("DATALOVE_CHECK_LEAKS", "1");

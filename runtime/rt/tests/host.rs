@@ -20,6 +20,20 @@ fn stats(live: usize) -> AllocStats {
 }
 
 #[test]
+fn an_exit_request_ends_with_its_code_and_prints_nothing() {
+    let exit = RuntimeError::new(ErrorKind::Exit, "3");
+    let o = decide_outcome(Some(&exit), stats(0), true);
+    assert_eq!((o.exit_code, o.stderr_text()), (3, String::new()));
+    assert_eq!(decide_outcome(Some(&exit), stats(0), false).exit_code, 3);
+    // A leak is still one, and still fails the run.
+    let o = decide_outcome(Some(&exit), stats(1), true);
+    assert_eq!(
+        (o.exit_code, o.stderr_lines),
+        (101, vec!["error: leak: 1 allocation still live".to_owned()])
+    );
+}
+
+#[test]
 fn the_exit_decision_covers_success_error_and_leaks() {
     let error = RuntimeError::new(ErrorKind::Overflow, "i32 addition");
     assert_eq!(

@@ -2,14 +2,15 @@
 
 mod common;
 
+use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
 use common::{list_of, mut_ptr, scalar, Fixture};
 use datalove_rti::call;
-use datalove_rti::rtdt::{self, List};
-use datalove_rti::status::{STATUS_EMPTY, STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::rtdt::{self, List, RtHandle};
+use datalove_rti::status::{RtStatus, STATUS_EMPTY, STATUS_OK, STATUS_OUT_OF_BOUNDS};
 use datalove_rti::tydesc::{OwnedTyDesc, STRING_TYDESC};
-use datalove_rti::TyKind;
+use datalove_rti::{TyDesc, TyKind};
 
 fn strings(fx: &Fixture, texts: &[&str]) -> List {
     let values: Vec<rtdt::String> = texts.iter().map(|t| fx.string(t)).collect();
@@ -23,6 +24,22 @@ fn texts(fx: &Fixture, list: &List) -> Vec<String> {
             (*p.cast::<rtdt::String>()).as_str().to_owned()
         })
         .collect()
+}
+
+/// `list_set` or `list_insert`: each moves a value into a list at an index.
+type Placing = unsafe fn(RtHandle, &mut List, &TyDesc, usize, *mut c_void) -> RtStatus;
+
+/// Moves the string `value` into `list` at `index` with `entry`, handing it over (the
+/// runtime owns or destroys it).
+fn place(
+    fx: &Fixture,
+    entry: Placing,
+    list: &mut List,
+    index: usize,
+    value: rtdt::String,
+) -> RtStatus {
+    let mut value = std::mem::ManuallyDrop::new(value);
+    unsafe { entry(fx.h(), list, &STRING_TYDESC, index, mut_ptr(&mut *value)) }
 }
 
 fn drop_list(fx: &Fixture, list: List) {
@@ -134,24 +151,21 @@ fn list_at_lends_in_place_and_is_null_past_the_end() {
 fn list_set_replaces_and_a_refused_set_destroys_the_value() {
     let fx = Fixture::new();
     let mut list = strings(&fx, &["a", "b"]);
-    unsafe {
-        let mut v = std::mem::ManuallyDrop::new(fx.string("B"));
-        assert_eq!(
-            call::dtlv_rti_list_set(fx.h(), &mut list, &STRING_TYDESC, 1, mut_ptr(&mut *v)),
-            STATUS_OK
-        );
-        assert_eq!(texts(&fx, &list), ["a", "B"]);
-        assert_eq!(fx.live(), 3, "the old element was dropped");
+    assert_eq!(
+        place(&fx, call::dtlv_rti_list_set, &mut list, 1, fx.string("B")),
+        STATUS_OK
+    );
+    assert_eq!(texts(&fx, &list), ["a", "B"]);
+    assert_eq!(fx.live(), 3, "the old element was dropped");
 
-        let mut v = std::mem::ManuallyDrop::new(fx.string("lost"));
-        assert_eq!(fx.live(), 4);
-        fx.assert_refused(
-            call::dtlv_rti_list_set(fx.h(), &mut list, &STRING_TYDESC, 5, mut_ptr(&mut *v)),
-            STATUS_OUT_OF_BOUNDS,
-            "index 5 out of bounds for length 2",
-        );
-        assert_eq!(fx.live(), 3, "the refused value was destroyed");
-    }
+    let lost = fx.string("lost");
+    assert_eq!(fx.live(), 4);
+    fx.assert_refused(
+        place(&fx, call::dtlv_rti_list_set, &mut list, 5, lost),
+        STATUS_OUT_OF_BOUNDS,
+        "index 5 out of bounds for length 2",
+    );
+    assert_eq!(fx.live(), 3, "the refused value was destroyed");
     drop_list(&fx, list);
     fx.done();
 }
@@ -160,32 +174,18 @@ fn list_set_replaces_and_a_refused_set_destroys_the_value() {
 fn list_insert_shifts_appends_at_len_and_destroys_a_refused_value() {
     let fx = Fixture::new();
     let mut list = strings(&fx, &["a", "c"]);
-    unsafe {
-        let mut v = std::mem::ManuallyDrop::new(fx.string("b"));
-        assert_eq!(
-            call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 1, mut_ptr(&mut *v)),
-            STATUS_OK
-        );
-        let mut v = std::mem::ManuallyDrop::new(fx.string("d"));
-        assert_eq!(
-            call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 3, mut_ptr(&mut *v)),
-            STATUS_OK
-        );
-        let mut v = std::mem::ManuallyDrop::new(fx.string("_"));
-        assert_eq!(
-            call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 0, mut_ptr(&mut *v)),
-            STATUS_OK
-        );
-        assert_eq!(texts(&fx, &list), ["_", "a", "b", "c", "d"]);
-        let live = fx.live();
-        let mut v = std::mem::ManuallyDrop::new(fx.string("far"));
-        fx.assert_refused(
-            call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 7, mut_ptr(&mut *v)),
-            STATUS_OUT_OF_BOUNDS,
-            "index 7 out of bounds for length 5",
-        );
-        assert_eq!(fx.live(), live, "the refused value was destroyed");
-    }
+    let insert: Placing = call::dtlv_rti_list_insert;
+    assert_eq!(place(&fx, insert, &mut list, 1, fx.string("b")), STATUS_OK);
+    assert_eq!(place(&fx, insert, &mut list, 3, fx.string("d")), STATUS_OK);
+    assert_eq!(place(&fx, insert, &mut list, 0, fx.string("_")), STATUS_OK);
+    assert_eq!(texts(&fx, &list), ["_", "a", "b", "c", "d"]);
+    let live = fx.live();
+    fx.assert_refused(
+        place(&fx, insert, &mut list, 7, fx.string("far")),
+        STATUS_OUT_OF_BOUNDS,
+        "index 7 out of bounds for length 5",
+    );
+    assert_eq!(fx.live(), live, "the refused value was destroyed");
     drop_list(&fx, list);
     fx.done();
 }
@@ -196,11 +196,9 @@ fn a_refused_push_into_a_bad_index_returns_live_allocations_to_zero() {
     let mut out = MaybeUninit::uninit();
     unsafe { call::dtlv_rti_list_new(fx.h(), &STRING_TYDESC, 0, &mut out) };
     let mut list = unsafe { out.assume_init() };
-    let mut v = std::mem::ManuallyDrop::new(fx.string("doomed"));
+    let doomed = fx.string("doomed");
     assert_eq!(fx.live(), 1);
-    let status = unsafe {
-        call::dtlv_rti_list_insert(fx.h(), &mut list, &STRING_TYDESC, 1, mut_ptr(&mut *v))
-    };
+    let status = place(&fx, call::dtlv_rti_list_insert, &mut list, 1, doomed);
     assert_eq!(status, STATUS_OUT_OF_BOUNDS);
     assert_eq!(fx.live(), 0);
     drop_list(&fx, list);

@@ -4,9 +4,10 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{c_compiler, run, tmp_dir};
+use common::{c_compiler, tmp_dir};
 use datalove_rt::{LoadError, RiderLibrary};
 use datalove_rti::ABI_VERSION;
+use datalove_test_support::run_to_success;
 
 /// Builds `libdlr_<rider>.so` from `source` in the fresh directory `name`: (the
 /// directory, the library). `None` without a C compiler (said on stderr).
@@ -23,7 +24,7 @@ fn rider_library(name: &str, rider: &str, source: &str) -> Option<(PathBuf, Path
         .arg(&c_file)
         .arg("-o")
         .arg(&lib);
-    run(cc);
+    run_to_success(&mut cc);
     Some((dir, lib))
 }
 

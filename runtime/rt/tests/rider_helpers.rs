@@ -92,10 +92,7 @@ fn a_guarded_native_reports_through_native_failed() {
     assert_eq!(parse("-12"), STATUS_OK);
     assert_eq!(parse("300"), STATUS_FAILED);
     assert_eq!(out, -12, "written once, nothing written on failure");
-    assert_eq!(
-        fx.rt.take_error().unwrap().to_string(),
-        "native failure: test.parse: 300 does not fit in i8"
-    );
+    fx.assert_error("native failure: test.parse: 300 does not fit in i8");
     fx.done();
 }
 

@@ -59,15 +59,9 @@ fn native_failed_carries_the_message_clears_it_and_abandons() {
 fn native_failed_without_a_message_names_the_status() {
     let fx = Fixture::new();
     unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "f", STATUS_EMPTY) };
-    assert_eq!(
-        fx.rt.take_error().unwrap().to_string(),
-        "native failure: r.f: empty"
-    );
+    fx.assert_error("native failure: r.f: empty");
     unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "g", 77) };
-    assert_eq!(
-        fx.rt.take_error().unwrap().to_string(),
-        "native failure: r.g: unknown failure status"
-    );
+    fx.assert_error("native failure: r.g: unknown failure status");
     unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "h", STATUS_PANICKED) };
     assert_eq!(fx.rt.take_error().unwrap().detail, "r.h: panicked");
     fx.done();
@@ -91,10 +85,7 @@ fn the_first_error_wins() {
     assert_eq!(fx.rt.take_error(), None);
     // After taking, a new error is recorded again.
     unsafe { call::dtlv_rti_raise_stack_overflow(fx.h()) };
-    assert_eq!(
-        fx.rt.take_error().unwrap().to_string(),
-        "stack overflow: out of stack space"
-    );
+    fx.assert_error("stack overflow: out of stack space");
     fx.done();
 }
 
@@ -108,10 +99,7 @@ fn raise_records_kind_and_detail() {
     );
     // An unknown kind is still an error, never ignored.
     unsafe { (call::table(fx.h()).raise)(fx.rt.handle(), 999, b"x".as_ptr(), 1) };
-    assert_eq!(
-        fx.rt.take_error().unwrap().to_string(),
-        "native failure: unknown error kind 999: x"
-    );
+    fx.assert_error("native failure: unknown error kind 999: x");
     fx.done();
 }
 
@@ -176,7 +164,7 @@ fn raise_arith_words_each_error() {
     ];
     for (kind, op, ty, text) in cases {
         unsafe { (call::table(fx.h()).raise_arith)(fx.rt.handle(), kind as u32, op as u32, ty) };
-        assert_eq!(fx.rt.take_error().unwrap().to_string(), text);
+        fx.assert_error(text);
     }
     unsafe { call::dtlv_rti_raise_arith(fx.h(), ErrorKind::Overflow, ArithOp::Sub, TyKind::I16) };
     assert_eq!(fx.rt.take_error().unwrap().detail, "i16 subtraction");
@@ -240,10 +228,7 @@ fn shadow_stack_exhaustion_raises_and_returns_null() {
         );
     }
     assert!(fx.rt.abandoning());
-    assert_eq!(
-        fx.rt.take_error().unwrap().to_string(),
-        "shadow stack exhausted: limit of 64 bytes reached"
-    );
+    fx.assert_error("shadow stack exhausted: limit of 64 bytes reached");
     unsafe {
         assert!(
             call::dtlv_rti_shadow_push(fx.h(), 1, 3).is_null(),
@@ -431,10 +416,7 @@ fn a_stack_overflow_with_no_depth_left_names_the_depth_limit() {
         (*fx.rt.handle()).depth_left = 0;
         call::dtlv_rti_raise_stack_overflow(fx.h());
     }
-    assert_eq!(
-        fx.rt.take_error().unwrap().to_string(),
-        "stack overflow: call depth limit of 1000000 reached"
-    );
+    fx.assert_error("stack overflow: call depth limit of 1000000 reached");
     // Taking the error gives the next run the whole depth again.
     assert_eq!(unsafe { (*fx.rt.handle()).depth_left }, limit);
     fx.done();

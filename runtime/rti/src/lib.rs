@@ -9,6 +9,41 @@
 //! This crate depends on nothing, so a rider that depends on it alone links nothing of
 //! the runtime. The C view of the same ABI is `runtime/include/datalove_rti.h`.
 
+/// Declares an enum whose discriminants are part of the ABI once: each variant with its
+/// number and the words it is spelled with, from which `from_u32` (the variant a number
+/// names, if any) and `name` are derived.
+macro_rules! abi_enum {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident {
+            $($(#[$variant_attr:meta])* $variant:ident = $value:literal => $words:literal,)*
+        }
+    ) => {
+        $(#[$attr])*
+        #[repr(u32)]
+        pub enum $name {
+            $($(#[$variant_attr])* $variant = $value,)*
+        }
+
+        impl $name {
+            /// The variant numbered `value`, if there is one.
+            pub fn from_u32(value: u32) -> Option<$name> {
+                match value {
+                    $($value => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// The words this variant is spelled with.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $words,)*
+                }
+            }
+        }
+    };
+}
+
 pub mod call;
 pub mod header;
 pub mod layout;

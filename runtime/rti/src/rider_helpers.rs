@@ -222,6 +222,60 @@ pub unsafe fn guard_failure(rt: RtHandle, body: impl FnOnce() -> Result<(), Fail
     }
 }
 
+/// Defines natives in the native-call ABI's shape, each body run inside
+/// [`guard_failure`], so a rider writes only what its natives do:
+///
+/// ```no_run
+/// use std::mem::MaybeUninit;
+/// use datalove_rti::rider_helpers::write_int;
+/// use datalove_rti::rtdt::{self, AnyOut};
+///
+/// datalove_rti::natives! {
+///     /// The length in bytes.
+///     fn dlr_std__string_len(
+///         rt,
+///         s: &rtdt::String, _s_td,
+///         result_out: &mut MaybeUninit<rtdt::Index>, _result_td,
+///     ) {
+///         result_out.write(rtdt::Index(s.len() as u64));
+///         Ok(())
+///     }
+///
+///     /// `0` of the integer type `T`, named by a trailing descriptor.
+///     fn dlr_std__zero(rt, result_out: AnyOut<'_>, result_td; _t_td) {
+///         write_int(&result_out, result_td, 0)
+///     }
+/// }
+/// ```
+///
+/// Each one becomes `#[no_mangle] pub unsafe extern "C-unwind" fn` taking the handle,
+/// every parameter followed by its descriptor (`&TyDesc`), the result slot and its
+/// descriptor, then the trailing descriptors named after `;`, and returning the
+/// [`RtStatus`] of `guard_failure(rt, move || body)`.
+#[macro_export]
+macro_rules! natives {
+    ($(
+        $(#[$attr:meta])*
+        fn $name:ident(
+            $rt:ident
+            $(, $arg:ident: $ty:ty, $td:ident)*
+            $(; $($trailing:ident),+)?
+            $(,)?
+        ) $body:block
+    )*) => {$(
+        $(#[$attr])*
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C-unwind" fn $name(
+            $rt: $crate::rtdt::RtHandle,
+            $($arg: $ty, $td: &$crate::TyDesc,)*
+            $($($trailing: &$crate::TyDesc,)+)?
+        ) -> $crate::RtStatus {
+            $crate::rider_helpers::guard_failure($rt, move || $body)
+        }
+    )*};
+}
+
 /// Sets the error message without any chance of unwinding: a table that is refused
 /// (another ABI) gets no message, and the status alone tells the failure.
 unsafe fn set_message_quietly(rt: RtHandle, message: &str) {

@@ -35,22 +35,37 @@ pub struct String {
     cap: usize,
 }
 
-impl String {
-    /// The empty string; owns nothing.
-    pub const EMPTY: String = String {
-        ptr: std::ptr::null_mut(),
-        len: 0,
-        cap: 0,
+/// What a `{ ptr, len, cap }` head answers alike for a string and a list: the empty
+/// one, its length and its raw parts.
+macro_rules! buffer_head {
+    ($name:ident) => {
+        impl $name {
+            /// The empty one; owns nothing.
+            pub const EMPTY: $name = $name {
+                ptr: std::ptr::null_mut(),
+                len: 0,
+                cap: 0,
+            };
+
+            pub fn len(&self) -> usize {
+                self.len
+            }
+
+            pub fn is_empty(&self) -> bool {
+                self.len == 0
+            }
+
+            pub fn raw_parts(&self) -> (*mut u8, usize, usize) {
+                (self.ptr, self.len, self.cap)
+            }
+        }
     };
+}
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
+buffer_head!(String);
+buffer_head!(List);
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
+impl String {
     pub fn as_bytes(&self) -> &[u8] {
         if self.len == 0 {
             &[]
@@ -68,10 +83,6 @@ impl String {
 
     /// The raw parts, for the runtime that owns the buffer.
     pub fn into_raw_parts(self) -> (*mut u8, usize, usize) {
-        (self.ptr, self.len, self.cap)
-    }
-
-    pub fn raw_parts(&self) -> (*mut u8, usize, usize) {
         (self.ptr, self.len, self.cap)
     }
 
@@ -102,24 +113,6 @@ const _: () = {
 };
 
 impl List {
-    pub const EMPTY: List = List {
-        ptr: std::ptr::null_mut(),
-        len: 0,
-        cap: 0,
-    };
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    pub fn raw_parts(&self) -> (*mut u8, usize, usize) {
-        (self.ptr, self.len, self.cap)
-    }
-
     /// # Safety
     /// As for [`String::from_raw_parts`], with `cap` counted in elements.
     pub unsafe fn from_raw_parts(ptr: *mut u8, len: usize, cap: usize) -> List {

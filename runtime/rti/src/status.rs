@@ -33,122 +33,56 @@ pub fn status_name(status: RtStatus) -> &'static str {
     }
 }
 
-/// The kind of a runtime error: the `<kind>` of `error: <kind>: <detail>`.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// A native returned a failure status.
-    NativeFailure = 1,
-    /// Checked integer arithmetic or a checked cast left the type's range.
-    Overflow = 2,
-    DivisionByZero = 3,
-    IndexOutOfBounds = 4,
-    StackOverflow = 5,
-    ShadowStackExhausted = 6,
-    /// A float that is NaN or out of range converted to an integer.
-    InvalidCast = 7,
-    /// `unwrap` of a none.
-    UnwrapNone = 8,
-    /// The program ended with allocations still live (reported only when leak checking
-    /// is on; never raised by compiled code).
-    Leak = 9,
-    /// An allocation the system (or the runtime's memory limit) refused. The program
-    /// ends at once: nothing after it runs, so nothing is dropped.
-    OutOfMemory = 10,
-    /// Writing the program's output failed (stdout closed, disk full).
-    Output = 11,
-    /// A native died by a fatal signal (SIGSEGV, SIGABRT, ...), reported by the host's or
-    /// the executable's signal handler; the program ends at once.
-    NativeCrash = 12,
-    /// A fatal signal outside any native (a bug of ours): reported the same way.
-    Crash = 13,
-}
-
-impl ErrorKind {
-    pub fn from_u32(value: u32) -> Option<ErrorKind> {
-        use ErrorKind::*;
-        Some(match value {
-            1 => NativeFailure,
-            2 => Overflow,
-            3 => DivisionByZero,
-            4 => IndexOutOfBounds,
-            5 => StackOverflow,
-            6 => ShadowStackExhausted,
-            7 => InvalidCast,
-            8 => UnwrapNone,
-            9 => Leak,
-            10 => OutOfMemory,
-            11 => Output,
-            12 => NativeCrash,
-            13 => Crash,
-            _ => return None,
-        })
-    }
-
-    /// The words printed after `error: `.
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorKind::NativeFailure => "native failure",
-            ErrorKind::Overflow => "overflow",
-            ErrorKind::DivisionByZero => "division by zero",
-            ErrorKind::IndexOutOfBounds => "index out of bounds",
-            ErrorKind::StackOverflow => "stack overflow",
-            ErrorKind::ShadowStackExhausted => "shadow stack exhausted",
-            ErrorKind::InvalidCast => "invalid cast",
-            ErrorKind::UnwrapNone => "unwrap of none",
-            ErrorKind::Leak => "leak",
-            ErrorKind::OutOfMemory => "out of memory",
-            ErrorKind::Output => "output failed",
-            ErrorKind::NativeCrash => "native crashed",
-            ErrorKind::Crash => "crashed",
-        }
+abi_enum! {
+    /// The kind of a runtime error: the `<kind>` of `error: <kind>: <detail>`.
+    /// Its `name` is the words printed after `error: `.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum ErrorKind {
+        /// A native returned a failure status.
+        NativeFailure = 1 => "native failure",
+        /// Checked integer arithmetic or a checked cast left the type's range.
+        Overflow = 2 => "overflow",
+        DivisionByZero = 3 => "division by zero",
+        IndexOutOfBounds = 4 => "index out of bounds",
+        StackOverflow = 5 => "stack overflow",
+        ShadowStackExhausted = 6 => "shadow stack exhausted",
+        /// A float that is NaN or out of range converted to an integer.
+        InvalidCast = 7 => "invalid cast",
+        /// `unwrap` of a none.
+        UnwrapNone = 8 => "unwrap of none",
+        /// The program ended with allocations still live (reported only when leak checking
+        /// is on; never raised by compiled code).
+        Leak = 9 => "leak",
+        /// An allocation the system (or the runtime's memory limit) refused. The program
+        /// ends at once: nothing after it runs, so nothing is dropped.
+        OutOfMemory = 10 => "out of memory",
+        /// Writing the program's output failed (stdout closed, disk full).
+        Output = 11 => "output failed",
+        /// A native died by a fatal signal (SIGSEGV, SIGABRT, ...), reported by the host's or
+        /// the executable's signal handler; the program ends at once.
+        NativeCrash = 12 => "native crashed",
+        /// A fatal signal outside any native (a bug of ours): reported the same way.
+        Crash = 13 => "crashed",
+        /// Not an error: the program asked to end (`io.exit`), with the exit code as the
+        /// detail. It unwinds like an error (every frame drops what it holds), then the run
+        /// ends with that code and prints nothing.
+        Exit = 14 => "exit",
     }
 }
 
-/// The operation an arithmetic error came from (`dtlv_rti_raise_arith`).
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ArithOp {
-    Add = 0,
-    Sub = 1,
-    Mul = 2,
-    Div = 3,
-    Rem = 4,
-    Neg = 5,
-    Shl = 6,
-    Shr = 7,
-    Cast = 8,
-}
-
-impl ArithOp {
-    pub fn from_u32(value: u32) -> Option<ArithOp> {
-        use ArithOp::*;
-        Some(match value {
-            0 => Add,
-            1 => Sub,
-            2 => Mul,
-            3 => Div,
-            4 => Rem,
-            5 => Neg,
-            6 => Shl,
-            7 => Shr,
-            8 => Cast,
-            _ => return None,
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ArithOp::Add => "addition",
-            ArithOp::Sub => "subtraction",
-            ArithOp::Mul => "multiplication",
-            ArithOp::Div => "division",
-            ArithOp::Rem => "remainder",
-            ArithOp::Neg => "negation",
-            ArithOp::Shl => "shift left",
-            ArithOp::Shr => "shift right",
-            ArithOp::Cast => "conversion",
-        }
+abi_enum! {
+    /// The operation an arithmetic error came from (`dtlv_rti_raise_arith`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum ArithOp {
+        Add = 0 => "addition",
+        Sub = 1 => "subtraction",
+        Mul = 2 => "multiplication",
+        Div = 3 => "division",
+        Rem = 4 => "remainder",
+        Neg = 5 => "negation",
+        Shl = 6 => "shift left",
+        Shr = 7 => "shift right",
+        Cast = 8 => "conversion",
     }
 }
 

@@ -2,28 +2,31 @@
 
 use crate::layout::{compute_layout, Layout};
 
-/// The kind of value a descriptor describes. The discriminants are part of the ABI.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TyKind {
-    Unit = 0,
-    Bool = 1,
-    U8 = 2,
-    U16 = 3,
-    U32 = 4,
-    U64 = 5,
-    I8 = 6,
-    I16 = 7,
-    I32 = 8,
-    I64 = 9,
-    F32 = 10,
-    F64 = 11,
-    Index = 12,
-    String = 13,
-    List = 14,
-    Option = 15,
-    Tuple = 16,
-    Data = 17,
+abi_enum! {
+    /// The kind of value a descriptor describes. The discriminants are part of the ABI.
+    /// Its `name` is the surface-language spelling of a scalar kind (and the head word of
+    /// the others).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum TyKind {
+        Unit = 0 => "unit",
+        Bool = 1 => "bool",
+        U8 = 2 => "u8",
+        U16 = 3 => "u16",
+        U32 = 4 => "u32",
+        U64 = 5 => "u64",
+        I8 = 6 => "i8",
+        I16 = 7 => "i16",
+        I32 = 8 => "i32",
+        I64 = 9 => "i64",
+        F32 = 10 => "f32",
+        F64 = 11 => "f64",
+        Index = 12 => "index",
+        String = 13 => "string",
+        List = 14 => "list",
+        Option = 15 => "option",
+        Tuple = 16 => "tuple",
+        Data = 17 => "data",
+    }
 }
 
 impl TyKind {
@@ -82,55 +85,6 @@ impl TyKind {
             TyKind::I16 => (i16::MIN as i128, i16::MAX as i128),
             TyKind::I32 => (i32::MIN as i128, i32::MAX as i128),
             TyKind::I64 => (i64::MIN as i128, i64::MAX as i128),
-            _ => return None,
-        })
-    }
-
-    /// The surface-language spelling of a scalar kind (and the head word of the others).
-    pub fn name(self) -> &'static str {
-        match self {
-            TyKind::Unit => "unit",
-            TyKind::Bool => "bool",
-            TyKind::U8 => "u8",
-            TyKind::U16 => "u16",
-            TyKind::U32 => "u32",
-            TyKind::U64 => "u64",
-            TyKind::I8 => "i8",
-            TyKind::I16 => "i16",
-            TyKind::I32 => "i32",
-            TyKind::I64 => "i64",
-            TyKind::F32 => "f32",
-            TyKind::F64 => "f64",
-            TyKind::Index => "index",
-            TyKind::String => "string",
-            TyKind::List => "list",
-            TyKind::Option => "option",
-            TyKind::Tuple => "tuple",
-            TyKind::Data => "data",
-        }
-    }
-
-    pub fn from_u32(value: u32) -> Option<TyKind> {
-        use TyKind::*;
-        Some(match value {
-            0 => Unit,
-            1 => Bool,
-            2 => U8,
-            3 => U16,
-            4 => U32,
-            5 => U64,
-            6 => I8,
-            7 => I16,
-            8 => I32,
-            9 => I64,
-            10 => F32,
-            11 => F64,
-            12 => Index,
-            13 => String,
-            14 => List,
-            15 => Option,
-            16 => Tuple,
-            17 => Data,
             _ => return None,
         })
     }

@@ -6,11 +6,12 @@
 //! this rider was built for (`datalove_rti::export_rider!(std)`, as
 //! `dtlv_rider_abi_version_std`).
 //!
-//! Every native runs its body inside [`guard_failure`]: a failure returns its status with
-//! a message set through the runtime table, a panic becomes `STATUS_PANICKED` with the
-//! panic's message, and nothing unwinds out. The runtime is reached only through the
-//! table `rt` points at ([`datalove_rti::call`] and [`datalove_rti::rider_helpers`]); the
-//! cdylib links nothing of the runtime.
+//! Every native is defined with [`datalove_rti::natives!`], which runs its body inside
+//! [`guard_failure`](datalove_rti::rider_helpers::guard_failure): a failure returns its
+//! status with a message set through the runtime table, a panic becomes
+//! `STATUS_PANICKED` with the panic's message, and nothing unwinds out. The runtime is
+//! reached only through the table `rt` points at ([`datalove_rti::call`] and
+//! [`datalove_rti::rider_helpers`]); the cdylib links nothing of the runtime.
 //!
 //! # Safety
 //!
@@ -27,12 +28,12 @@ use std::mem::MaybeUninit;
 
 use datalove_rti::call;
 use datalove_rti::rider_helpers::{
-    check, compare_values, drop_value, expect_kind, guard_failure, init_value, int_range,
-    make_string, read_int, write_int, Failure, ValuePtr,
+    check, compare_values, drop_value, expect_kind, init_value, int_range, make_string, new_string,
+    read_int, write_int, Failure, ValuePtr,
 };
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
-use datalove_rti::{same_tydesc, TyDesc, TyKind};
+use datalove_rti::{same_tydesc, ErrorKind, TyDesc, TyKind};
 
 include!(concat!(env!("OUT_DIR"), "/datalove_rider.rs"));
 
@@ -169,15 +170,9 @@ unsafe fn element(rt: RtHandle, xs: &rtdt::List, elem_td: &TyDesc, i: usize) -> 
 // Integers
 // ---------------------------------------------------------------------------------------
 
-/// `0` of the fixed-width integer type the call site asks for (its trailing descriptor).
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__fixedint_zero(
-    rt: RtHandle,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-    t_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// `0` of the fixed-width integer type the call site asks for (its trailing descriptor).
+    fn dlr_std__fixedint_zero(rt, result_out: AnyOut<'_>, result_td; t_td) {
         expect_fixedint(t_td)?;
         if !same_tydesc(t_td, result_td) {
             return Err(Failure::type_mismatch(format!(
@@ -187,58 +182,41 @@ pub unsafe extern "C-unwind" fn dlr_std__fixedint_zero(
             )));
         }
         write_int(&result_out, result_td, 0)
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Strings
 // ---------------------------------------------------------------------------------------
 
-/// The length in bytes.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__string_len(
-    rt: RtHandle,
-    s: &rtdt::String,
-    _s_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::Index>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// The length in bytes.
+    fn dlr_std__string_len(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::Index>, _result_td,
+    ) {
         result_out.write(rtdt::Index(s.len() as u64));
         Ok(())
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__string_concat(
-    rt: RtHandle,
-    a: &rtdt::String,
-    _a_td: &TyDesc,
-    b: &rtdt::String,
-    _b_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    fn dlr_std__string_concat(
+        rt,
+        a: &rtdt::String, _a_td,
+        b: &rtdt::String, _b_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         check(rt, call::dtlv_rti_string_concat(rt, a, b, result_out))
-    })
-}
+    }
 
-/// Bytes `start..end`; fails past the end, for `start > end`, or off a char boundary.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C-unwind" fn dlr_std__string_slice(
-    rt: RtHandle,
-    s: &rtdt::String,
-    _s_td: &TyDesc,
-    start: &rtdt::Index,
-    _start_td: &TyDesc,
-    end: &rtdt::Index,
-    _end_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Bytes `start..end`; fails past the end, for `start > end`, or off a char boundary.
+    fn dlr_std__string_slice(
+        rt,
+        s: &rtdt::String, _s_td,
+        start: &rtdt::Index, _start_td,
+        end: &rtdt::Index, _end_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         let text = s.as_str();
         let (a, b) = (start.0, end.0);
         if a > b {
@@ -261,21 +239,15 @@ pub unsafe extern "C-unwind" fn dlr_std__string_slice(
             }
         }
         check(rt, call::dtlv_rti_string_slice(rt, s, a, b, result_out))
-    })
-}
+    }
 
-/// The byte offset of the first occurrence of `needle`, or none.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__string_find(
-    rt: RtHandle,
-    s: &rtdt::String,
-    _s_td: &TyDesc,
-    needle: &rtdt::String,
-    _needle_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// The byte offset of the first occurrence of `needle`, or none.
+    fn dlr_std__string_find(
+        rt,
+        s: &rtdt::String, _s_td,
+        needle: &rtdt::String, _needle_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
         let (payload_td, offset) = option_payload(result_td)?;
         expect_kind(payload_td, TyKind::Index)?;
         match s.as_str().find(needle.as_str()) {
@@ -286,89 +258,65 @@ pub unsafe extern "C-unwind" fn dlr_std__string_find(
             None => write_none(rt, &result_out, result_td),
         }
         Ok(())
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__string_contains(
-    rt: RtHandle,
-    s: &rtdt::String,
-    _s_td: &TyDesc,
-    needle: &rtdt::String,
-    _needle_td: &TyDesc,
-    result_out: &mut MaybeUninit<bool>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    fn dlr_std__string_contains(
+        rt,
+        s: &rtdt::String, _s_td,
+        needle: &rtdt::String, _needle_td,
+        result_out: &mut MaybeUninit<bool>, _result_td,
+    ) {
         result_out.write(s.as_str().contains(needle.as_str()));
         Ok(())
-    })
-}
+    }
 
-/// Upper case, by Unicode's full case mapping (`ß` becomes `SS`).
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__string_to_upper(
-    rt: RtHandle,
-    s: &rtdt::String,
-    _s_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Upper case, by Unicode's full case mapping (`ß` becomes `SS`).
+    fn dlr_std__string_to_upper(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         make_string(rt, &s.as_str().to_uppercase(), result_out)
-    })
-}
+    }
 
-/// Lower case, by Unicode's full case mapping.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__string_to_lower(
-    rt: RtHandle,
-    s: &rtdt::String,
-    _s_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Lower case, by Unicode's full case mapping.
+    fn dlr_std__string_to_lower(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         make_string(rt, &s.as_str().to_lowercase(), result_out)
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Conversions
 // ---------------------------------------------------------------------------------------
 
-/// Decimal, with a `-` for a negative value.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__int_to_string(
-    rt: RtHandle,
-    value: AnyRef<'_>,
-    value_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// Decimal, with a `-` for a negative value.
+    fn dlr_std__int_to_string(
+        rt,
+        value: AnyRef<'_>, value_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         expect_fixedint(value_td)?;
         let v = read_int(&value, value_td)?;
         make_string(rt, &v.to_string(), result_out)
-    })
-}
+    }
 
-/// The runtime's float format, the one `debuglog` uses, so every backend agrees.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__float_to_string(
-    rt: RtHandle,
-    value: AnyRef<'_>,
-    value_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// The runtime's float format, the one `debuglog` uses, so every backend agrees.
+    fn dlr_std__float_to_string(
+        rt,
+        value: AnyRef<'_>, value_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         expect_float(value_td)?;
         check(
             rt,
             call::dtlv_rti_format(rt, value.as_ptr().cast::<c_void>(), value_td, result_out),
         )
-    })
+    }
 }
 
 /// The most digits `float_to_string_fixed` writes after the point: every `f64` (and so
@@ -390,18 +338,14 @@ pub fn fixed_text(value: f64, digits: u32) -> Option<std::string::String> {
     })
 }
 
-/// `value` with `digits` digits after the point (see [`fixed_text`]).
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__float_to_string_fixed(
-    rt: RtHandle,
-    value: AnyOwned<'_>,
-    value_td: &TyDesc,
-    digits: &u32,
-    _digits_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// `value` with `digits` digits after the point (see [`fixed_text`]).
+    fn dlr_std__float_to_string_fixed(
+        rt,
+        value: AnyOwned<'_>, value_td,
+        digits: &u32, _digits_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         expect_float(value_td)?;
         // An f32 widens to f64 exactly, so its expansion is the f32's own.
         let v = match value_td.kind {
@@ -415,7 +359,7 @@ pub unsafe extern "C-unwind" fn dlr_std__float_to_string_fixed(
             ))
         })?;
         make_string(rt, &text, result_out)
-    })
+    }
 }
 
 /// The integer `s` spells in decimal (an optional `+` or `-`, then digits, nothing
@@ -426,17 +370,14 @@ pub fn parse_int_text(text: &str, kind: TyKind) -> Option<i128> {
     (lo..=hi).contains(&v).then_some(v)
 }
 
-/// `T` is undetermined: the call site's trailing descriptor says which integer to parse.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__parse_int(
-    rt: RtHandle,
-    s: &rtdt::String,
-    _s_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-    t_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// `T` is undetermined: the call site's trailing descriptor says which integer to parse.
+    fn dlr_std__parse_int(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: AnyOut<'_>, result_td
+        ; t_td
+    ) {
         expect_fixedint(t_td)?;
         let (payload_td, offset) = option_payload(result_td)?;
         if !same_tydesc(payload_td, t_td) {
@@ -454,20 +395,15 @@ pub unsafe extern "C-unwind" fn dlr_std__parse_int(
             None => write_none(rt, &result_out, result_td),
         }
         Ok(())
-    })
-}
+    }
 
-/// The float `s` spells (Rust's syntax: `1.5`, `-2e10`, `inf`, `NaN`), or none.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__parse_float(
-    rt: RtHandle,
-    s: &rtdt::String,
-    _s_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-    t_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// The float `s` spells (Rust's syntax: `1.5`, `-2e10`, `inf`, `NaN`), or none.
+    fn dlr_std__parse_float(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: AnyOut<'_>, result_td
+        ; t_td
+    ) {
         expect_float(t_td)?;
         let (payload_td, offset) = option_payload(result_td)?;
         if !same_tydesc(payload_td, t_td) {
@@ -495,58 +431,44 @@ pub unsafe extern "C-unwind" fn dlr_std__parse_float(
             None => write_none(rt, &result_out, result_td),
         }
         Ok(())
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Lists
 // ---------------------------------------------------------------------------------------
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__list_len(
-    rt: RtHandle,
-    xs: &rtdt::List,
-    _xs_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::Index>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    fn dlr_std__list_len(
+        rt,
+        xs: &rtdt::List, _xs_td,
+        result_out: &mut MaybeUninit<rtdt::Index>, _result_td,
+    ) {
         result_out.write(rtdt::Index(call::dtlv_rti_list_len(rt, xs) as u64));
         Ok(())
-    })
-}
+    }
 
-/// Moves `value` onto the end.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__list_push(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    value: AnyOwned<'_>,
-    value_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Moves `value` onto the end.
+    fn dlr_std__list_push(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        value: AnyOwned<'_>, value_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         let elem_td = list_elem(xs_td)?;
         expect_same(rt, &value, value_td, elem_td)?;
         check(
             rt,
             call::dtlv_rti_list_push(rt, xs, elem_td, value.as_ptr().cast()),
         )
-    })
-}
+    }
 
-/// Moves the last element out, or none for an empty list.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__list_pop(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Moves the last element out, or none for an empty list.
+    fn dlr_std__list_pop(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
         let elem_td = list_elem(xs_td)?;
         let (payload_td, offset) = option_payload(result_td)?;
         if !same_tydesc(payload_td, elem_td) {
@@ -564,21 +486,15 @@ pub unsafe extern "C-unwind" fn dlr_std__list_pop(
         check(rt, call::dtlv_rti_list_pop(rt, xs, elem_td, slot.cast()))?;
         set_some(&result_out);
         Ok(())
-    })
-}
+    }
 
-/// A clone of element `i`; fails past the end.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__list_get(
-    rt: RtHandle,
-    xs: &rtdt::List,
-    xs_td: &TyDesc,
-    i: &rtdt::Index,
-    _i_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// A clone of element `i`; fails past the end.
+    fn dlr_std__list_get(
+        rt,
+        xs: &rtdt::List, xs_td,
+        i: &rtdt::Index, _i_td,
+        result_out: AnyOut<'_>, _result_td,
+    ) {
         let elem_td = list_elem(xs_td)?;
         let len = xs.len();
         if i.0 >= len as u64 {
@@ -588,25 +504,17 @@ pub unsafe extern "C-unwind" fn dlr_std__list_get(
             rt,
             call::dtlv_rti_list_get(rt, xs, elem_td, position(i), result_out.as_ptr().cast()),
         )
-    })
-}
+    }
 
-/// Moves `value` into element `i`, dropping the old one; past the end the value is
-/// destroyed (by the runtime) and the call fails.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C-unwind" fn dlr_std__list_set(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    i: &rtdt::Index,
-    _i_td: &TyDesc,
-    value: AnyOwned<'_>,
-    value_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Moves `value` into element `i`, dropping the old one; past the end the value is
+    /// destroyed (by the runtime) and the call fails.
+    fn dlr_std__list_set(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        i: &rtdt::Index, _i_td,
+        value: AnyOwned<'_>, value_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         let elem_td = list_elem(xs_td)?;
         expect_same(rt, &value, value_td, elem_td)?;
         let len = xs.len();
@@ -615,25 +523,17 @@ pub unsafe extern "C-unwind" fn dlr_std__list_set(
             return Err(index_out_of_bounds(i.0, len));
         }
         check(rt, status)
-    })
-}
+    }
 
-/// Moves `value` in before element `i` (`i` = length appends); past that the value is
-/// destroyed (by the runtime) and the call fails.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C-unwind" fn dlr_std__list_insert(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    i: &rtdt::Index,
-    _i_td: &TyDesc,
-    value: AnyOwned<'_>,
-    value_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Moves `value` in before element `i` (`i` = length appends); past that the value is
+    /// destroyed (by the runtime) and the call fails.
+    fn dlr_std__list_insert(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        i: &rtdt::Index, _i_td,
+        value: AnyOwned<'_>, value_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         let elem_td = list_elem(xs_td)?;
         expect_same(rt, &value, value_td, elem_td)?;
         let len = xs.len();
@@ -646,21 +546,15 @@ pub unsafe extern "C-unwind" fn dlr_std__list_insert(
             )));
         }
         check(rt, status)
-    })
-}
+    }
 
-/// Moves element `i` out, closing the gap; fails past the end.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__list_remove(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    i: &rtdt::Index,
-    _i_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Moves element `i` out, closing the gap; fails past the end.
+    fn dlr_std__list_remove(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        i: &rtdt::Index, _i_td,
+        result_out: AnyOut<'_>, _result_td,
+    ) {
         let elem_td = list_elem(xs_td)?;
         let len = xs.len();
         if i.0 >= len as u64 {
@@ -670,19 +564,14 @@ pub unsafe extern "C-unwind" fn dlr_std__list_remove(
             rt,
             call::dtlv_rti_list_remove(rt, xs, elem_td, position(i), result_out.as_ptr().cast()),
         )
-    })
-}
+    }
 
-/// Reverses in place.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__list_reverse(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Reverses in place.
+    fn dlr_std__list_reverse(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         let elem_td = list_elem(xs_td)?;
         let len = xs.len();
         if elem_td.size == 0 {
@@ -694,19 +583,14 @@ pub unsafe extern "C-unwind" fn dlr_std__list_reverse(
             std::ptr::swap_nonoverlapping(a, b, elem_td.size);
         }
         Ok(())
-    })
-}
+    }
 
-/// Sorts in place, stably, by the runtime's order (`cmp`), so every backend sorts alike.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__list_sort(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// Sorts in place, stably, by the runtime's order (`cmp`), so every backend sorts alike.
+    fn dlr_std__list_sort(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         let elem_td = list_elem(xs_td)?;
         let len = xs.len();
         let size = elem_td.size;
@@ -724,21 +608,15 @@ pub unsafe extern "C-unwind" fn dlr_std__list_sort(
         }
         std::ptr::copy_nonoverlapping(scratch.as_ptr(), base, len * size);
         Ok(())
-    })
-}
+    }
 
-/// A list of `n` clones of `value` (which becomes the last element).
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__list_filled(
-    rt: RtHandle,
-    n: &rtdt::Index,
-    _n_td: &TyDesc,
-    value: AnyOwned<'_>,
-    value_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::List>,
-    result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// A list of `n` clones of `value` (which becomes the last element).
+    fn dlr_std__list_filled(
+        rt,
+        n: &rtdt::Index, _n_td,
+        value: AnyOwned<'_>, value_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
         let elem_td = match list_elem(result_td) {
             Ok(td) => td,
             Err(failure) => {
@@ -758,7 +636,7 @@ pub unsafe extern "C-unwind" fn dlr_std__list_filled(
             rt,
             call::dtlv_rti_list_filled(rt, elem_td, len, value.as_ptr().cast(), result_out),
         )
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -767,23 +645,14 @@ pub unsafe extern "C-unwind" fn dlr_std__list_filled(
 
 macro_rules! unary_f64 {
     ($($(#[$doc:meta])* $name:ident = $f:expr;)*) => {
-        $(
+        datalove_rti::natives! {$(
             $(#[$doc])*
-            #[no_mangle]
-            pub unsafe extern "C-unwind" fn $name(
-                rt: RtHandle,
-                x: &f64,
-                _x_td: &TyDesc,
-                result_out: &mut MaybeUninit<f64>,
-                _result_td: &TyDesc,
-            ) -> u8 {
-                guard_failure(rt, || {
-                    let f: fn(f64) -> f64 = $f;
-                    result_out.write(f(*x));
-                    Ok(())
-                })
+            fn $name(rt, x: &f64, _x_td, result_out: &mut MaybeUninit<f64>, _result_td) {
+                let f: fn(f64) -> f64 = $f;
+                result_out.write(f(*x));
+                Ok(())
             }
-        )*
+        )*}
     };
 }
 
@@ -801,33 +670,20 @@ unary_f64! {
     dlr_std__fabs = f64::abs;
 }
 
-/// `x` to the power `y`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__pow(
-    rt: RtHandle,
-    x: &f64,
-    _x_td: &TyDesc,
-    y: &f64,
-    _y_td: &TyDesc,
-    result_out: &mut MaybeUninit<f64>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// `x` to the power `y`.
+    fn dlr_std__pow(
+        rt,
+        x: &f64, _x_td,
+        y: &f64, _y_td,
+        result_out: &mut MaybeUninit<f64>, _result_td,
+    ) {
         result_out.write(x.powf(*y));
         Ok(())
-    })
-}
+    }
 
-/// The absolute value; fails for the minimum signed value, whose has none in its type.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__abs(
-    rt: RtHandle,
-    x: AnyOwned<'_>,
-    x_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// The absolute value; fails for the minimum signed value, whose has none in its type.
+    fn dlr_std__abs(rt, x: AnyOwned<'_>, x_td, result_out: AnyOut<'_>, result_td) {
         expect_fixedint(x_td)?;
         let v = read_int(&x, x_td)?;
         let (lo, _) = int_range(x_td.kind).unwrap_or((0, 0));
@@ -838,7 +694,7 @@ pub unsafe extern "C-unwind" fn dlr_std__abs(
             )));
         }
         write_int(&result_out, result_td, v.abs())
-    })
+    }
 }
 
 /// Keeps one of two owned values (`pick_first` decides from their order), moving it to
@@ -879,74 +735,451 @@ unsafe fn keep_one(
     Ok(())
 }
 
-/// The smaller by the runtime's order (`a` on a tie); the other is destroyed.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__min(
-    rt: RtHandle,
-    a: AnyOwned<'_>,
-    a_td: &TyDesc,
-    b: AnyOwned<'_>,
-    b_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// The smaller by the runtime's order (`a` on a tie); the other is destroyed.
+    fn dlr_std__min(
+        rt,
+        a: AnyOwned<'_>, a_td,
+        b: AnyOwned<'_>, b_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
         keep_one(rt, a, a_td, b, b_td, result_out, result_td, |o| {
             o != Ordering::Greater
         })
-    })
-}
+    }
 
-/// The larger by the runtime's order (`b` on a tie); the other is destroyed.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__max(
-    rt: RtHandle,
-    a: AnyOwned<'_>,
-    a_td: &TyDesc,
-    b: AnyOwned<'_>,
-    b_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+    /// The larger by the runtime's order (`b` on a tie); the other is destroyed.
+    fn dlr_std__max(
+        rt,
+        a: AnyOwned<'_>, a_td,
+        b: AnyOwned<'_>, b_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
         keep_one(rt, a, a_td, b, b_td, result_out, result_td, |o| {
             o == Ordering::Greater
         })
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // The program
 // ---------------------------------------------------------------------------------------
 
-/// The program's arguments, as the runtime holds them.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__program_args(
-    rt: RtHandle,
-    result_out: &mut MaybeUninit<rtdt::List>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// The program's arguments, as the runtime holds them.
+    fn dlr_std__program_args(rt, result_out: &mut MaybeUninit<rtdt::List>, _result_td) {
         check(rt, call::dtlv_rti_program_args(rt, result_out))
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Reflection
 // ---------------------------------------------------------------------------------------
 
-/// The value's type as text, as the runtime spells it: `u8`, `[string]`, `?(i32, f64)`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_std__describe(
-    rt: RtHandle,
-    _value: AnyRef<'_>,
-    value_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> u8 {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// The value's type as text, as the runtime spells it: `u8`, `[string]`, `?(i32, f64)`.
+    fn dlr_std__describe(
+        rt,
+        _value: AnyRef<'_>, value_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         check(rt, call::dtlv_rti_type_name(rt, value_td, result_out))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Strings: splitting, joining, trimming, replacing (issue 17)
+// ---------------------------------------------------------------------------------------
+
+/// Writes a new list of `list_td` (a `[string]`) holding `pieces` at `out`. On a failure
+/// the part already built is destroyed and `out` is left uninitialized.
+///
+/// # Safety
+/// `rt` live; `list_td` well formed; `out` room for a list.
+unsafe fn write_string_list<'p>(
+    rt: RtHandle,
+    pieces: impl IntoIterator<Item = &'p str>,
+    out: &mut MaybeUninit<rtdt::List>,
+    list_td: &TyDesc,
+) -> Result<(), Failure> {
+    let elem_td = list_elem(list_td)?;
+    expect_kind(elem_td, TyKind::String)?;
+    check(rt, call::dtlv_rti_list_new(rt, elem_td, 0, out))?;
+    for piece in pieces {
+        let pushed = new_string(rt, piece).and_then(|mut s| {
+            let slot: *mut rtdt::String = &mut s;
+            check(
+                rt,
+                call::dtlv_rti_list_push(rt, out.assume_init_mut(), elem_td, slot.cast()),
+            )
+        });
+        if let Err(failure) = pushed {
+            call::dtlv_rti_drop(rt, out.as_mut_ptr().cast(), list_td);
+            return Err(failure);
+        }
+    }
+    Ok(())
+}
+
+datalove_rti::natives! {
+    /// The pieces between the matches of `sep`; an empty separator is refused (it would
+    /// match between every two characters).
+    fn dlr_std__string_split(
+        rt,
+        s: &rtdt::String, _s_td,
+        sep: &rtdt::String, _sep_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        if sep.is_empty() {
+            return Err(Failure::failed("the separator is empty"));
+        }
+        write_string_list(rt, s.as_str().split(sep.as_str()), result_out, result_td)
+    }
+}
+
+datalove_rti::natives! {
+    /// The words: the non-empty pieces between runs of Unicode whitespace.
+    fn dlr_std__string_split_whitespace(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        write_string_list(rt, s.as_str().split_whitespace(), result_out, result_td)
+    }
+}
+
+datalove_rti::natives! {
+    /// The parts with `sep` between each two.
+    fn dlr_std__string_join(
+        rt,
+        parts: &rtdt::List, parts_td,
+        sep: &rtdt::String, _sep_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        let elem_td = list_elem(parts_td)?;
+        expect_kind(elem_td, TyKind::String)?;
+        let mut text = std::string::String::new();
+        for i in 0..parts.len() {
+            if i > 0 {
+                text.push_str(sep.as_str());
+            }
+            let part = &*element(rt, parts, elem_td, i).cast::<rtdt::String>();
+            text.push_str(part.as_str());
+        }
+        make_string(rt, &text, result_out)
+    }
+}
+
+/// The defining part of a trimming native: `s` with `trim` applied.
+///
+/// # Safety
+/// `rt` live; `out` room for a string.
+unsafe fn trimmed(
+    rt: RtHandle,
+    s: &rtdt::String,
+    trim: fn(&str) -> &str,
+    out: &mut MaybeUninit<rtdt::String>,
+) -> Result<(), Failure> {
+    make_string(rt, trim(s.as_str()), out)
+}
+
+datalove_rti::natives! {
+    /// Without Unicode whitespace at either end.
+    fn dlr_std__string_trim(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        trimmed(rt, s, str::trim, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// Without Unicode whitespace at the start.
+    fn dlr_std__string_trim_start(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        trimmed(rt, s, str::trim_start, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// Without Unicode whitespace at the end.
+    fn dlr_std__string_trim_end(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        trimmed(rt, s, str::trim_end, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    fn dlr_std__string_starts_with(
+        rt,
+        s: &rtdt::String, _s_td,
+        prefix: &rtdt::String, _prefix_td,
+        result_out: &mut MaybeUninit<bool>, _result_td,
+    ) {
+        result_out.write(s.as_str().starts_with(prefix.as_str()));
+        Ok(())
+    }
+}
+
+datalove_rti::natives! {
+    fn dlr_std__string_ends_with(
+        rt,
+        s: &rtdt::String, _s_td,
+        suffix: &rtdt::String, _suffix_td,
+        result_out: &mut MaybeUninit<bool>, _result_td,
+    ) {
+        result_out.write(s.as_str().ends_with(suffix.as_str()));
+        Ok(())
+    }
+}
+
+datalove_rti::natives! {
+    /// Every match of `from`, left to right without overlaps, replaced by `to`; an empty
+    /// `from` is refused.
+    fn dlr_std__string_replace(
+        rt,
+        s: &rtdt::String, _s_td,
+        from: &rtdt::String, _from_td,
+        to: &rtdt::String, _to_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        if from.is_empty() {
+            return Err(Failure::failed("the text to replace is empty"));
+        }
+        make_string(
+            rt,
+            &s.as_str().replace(from.as_str(), to.as_str()),
+            result_out,
+        )
+    }
+}
+
+datalove_rti::natives! {
+    /// `n` copies of `s` end to end; fails, without allocating, when they cannot fit.
+    fn dlr_std__string_repeat(
+        rt,
+        s: &rtdt::String, _s_td,
+        n: &rtdt::Index, _n_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        let text = s.as_str();
+        let total = usize::try_from(n.0)
+            .ok()
+            .and_then(|n| n.checked_mul(text.len()))
+            .filter(|&total| total <= isize::MAX as usize);
+        let Some(total) = total else {
+            return Err(Failure::failed(format!(
+                "{} copies of a string of {} bytes do not fit in memory",
+                n.0,
+                text.len()
+            )));
+        };
+        let mut repeated = std::string::String::new();
+        repeated.try_reserve_exact(total).map_err(|_| {
+            Failure::failed(format!("out of memory making a string of {total} bytes"))
+        })?;
+        for _ in 0..n.0.min(total as u64) {
+            repeated.push_str(text);
+        }
+        make_string(rt, &repeated, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// Each character as a string of its own.
+    fn dlr_std__string_chars(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        let text = s.as_str();
+        let pieces = text
+            .char_indices()
+            .map(|(at, c)| &text[at..at + c.len_utf8()]);
+        write_string_list(rt, pieces, result_out, result_td)
+    }
+}
+
+datalove_rti::natives! {
+    /// The UTF-8 bytes.
+    fn dlr_std__string_bytes(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        let elem_td = list_elem(result_td)?;
+        expect_kind(elem_td, TyKind::U8)?;
+        let bytes = s.as_str().as_bytes();
+        check(
+            rt,
+            call::dtlv_rti_list_new(rt, elem_td, bytes.len(), result_out),
+        )?;
+        for &b in bytes {
+            let mut byte = b;
+            let slot: *mut u8 = &mut byte;
+            let status =
+                call::dtlv_rti_list_push(rt, result_out.assume_init_mut(), elem_td, slot.cast());
+            if let Err(failure) = check(rt, status) {
+                call::dtlv_rti_drop(rt, result_out.as_mut_ptr().cast(), result_td);
+                return Err(failure);
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Input and output (issue 17)
+// ---------------------------------------------------------------------------------------
+
+/// The system's reason for an I/O failure, without Rust's ` (os error N)` suffix, so an
+/// error line reads `... "data.txt": No such file or directory`.
+fn io_reason(error: &std::io::Error) -> std::string::String {
+    let text = error.to_string();
+    match text.find(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_owned(),
+        _ => text,
+    }
+}
+
+/// `bytes` as text; `what` names where they came from in the failure.
+fn utf8_text(bytes: Vec<u8>, what: &str) -> Result<std::string::String, Failure> {
+    std::string::String::from_utf8(bytes).map_err(|e| {
+        Failure::failed(format!(
+            "{what} is not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
     })
+}
+
+datalove_rti::natives! {
+    /// The rest of standard input.
+    fn dlr_std__read_stdin(
+        rt,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Failure::failed(format!("cannot read stdin: {}", io_reason(&e))))?;
+        make_string(rt, &utf8_text(bytes, "stdin")?, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// The next line of standard input without its `\n` (or `\r\n`); none at the end of
+    /// input. A last line without a newline is a line.
+    fn dlr_std__read_line(
+        rt,
+        result_out: AnyOut<'_>, result_td,
+    ) {
+        use std::io::BufRead;
+        let (payload_td, offset) = option_payload(result_td)?;
+        expect_kind(payload_td, TyKind::String)?;
+        let mut bytes = Vec::new();
+        let read = std::io::stdin()
+            .lock()
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| Failure::failed(format!("cannot read stdin: {}", io_reason(&e))))?;
+        if read == 0 {
+            write_none(rt, &result_out, result_td);
+            return Ok(());
+        }
+        if bytes.ends_with(b"\n") {
+            bytes.pop();
+            if bytes.ends_with(b"\r") {
+                bytes.pop();
+            }
+        }
+        let text = utf8_text(bytes, "a line of stdin")?;
+        let slot = payload_slot(&result_out, offset).cast::<MaybeUninit<rtdt::String>>();
+        make_string(rt, &text, &mut *slot)?;
+        set_some(&result_out);
+        Ok(())
+    }
+}
+
+datalove_rti::natives! {
+    /// The whole file at `path` (relative to the working directory), as text.
+    fn dlr_std__read_file(
+        rt,
+        path: &rtdt::String, _path_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        let path = path.as_str();
+        let bytes = std::fs::read(path)
+            .map_err(|e| Failure::failed(format!("cannot read {path:?}: {}", io_reason(&e))))?;
+        make_string(rt, &utf8_text(bytes, &format!("{path:?}"))?, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// Creates or replaces the file at `path` with `text`.
+    fn dlr_std__write_file(
+        rt,
+        path: &rtdt::String, _path_td,
+        text: &rtdt::String, _text_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
+        let path = path.as_str();
+        std::fs::write(path, text.as_str().as_bytes())
+            .map_err(|e| Failure::failed(format!("cannot write {path:?}: {}", io_reason(&e))))
+    }
+}
+
+datalove_rti::natives! {
+    /// Writes `text` to stderr as it is, unbuffered (stdout, where `debuglog` goes, is
+    /// buffered: the two interleave in the order written only when stdout is flushed).
+    fn dlr_std__write_stderr(
+        rt,
+        text: &rtdt::String, _text_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
+        use std::io::Write;
+        std::io::stderr()
+            .write_all(text.as_str().as_bytes())
+            .map_err(|e| Failure::failed(format!("cannot write to stderr: {}", io_reason(&e))))
+    }
+}
+
+datalove_rti::natives! {
+    /// Ends the program with exit code `code`: raises the runtime's `exit` (which, like an
+    /// error, unwinds every frame, dropping what it holds; nothing is printed) and fails so
+    /// that the caller starts unwinding.
+    fn dlr_std__exit_program(
+        rt,
+        code: &u8, _code_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
+        call::dtlv_rti_raise(rt, ErrorKind::Exit, &code.to_string());
+        Err(Failure::failed(format!(
+            "the program asked to exit with {code}"
+        )))
+    }
+}
+
+datalove_rti::natives! {
+    /// The value as text, as `debuglog` writes it (the runtime's one formatter): what
+    /// `format`'s `{}` writes for a value that is not a number or a string.
+    fn dlr_std__format_value(
+        rt,
+        value: AnyRef<'_>, value_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        check(
+            rt,
+            call::dtlv_rti_format(rt, value.as_ptr().cast::<c_void>(), value_td, result_out),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -988,6 +1221,17 @@ mod tests {
         assert_eq!(fixed_text(f64::NEG_INFINITY, 3).as_deref(), Some("-inf"));
         assert_eq!(fixed_text(5e-324, 1074).map(|t| t.len()), Some(1076));
         assert_eq!(fixed_text(1.0, 1075), None);
+    }
+
+    #[test]
+    fn io_failures_read_as_one_clean_line() {
+        let missing = std::fs::read("/nonexistent/datalove/file").unwrap_err();
+        assert_eq!(io_reason(&missing), "No such file or directory");
+        let custom = std::io::Error::other("closed (for now)");
+        assert_eq!(io_reason(&custom), "closed (for now)");
+        assert_eq!(utf8_text(b"ok".to_vec(), "x").ok().as_deref(), Some("ok"));
+        let failure = utf8_text(b"ab\xffc".to_vec(), "\"bad.txt\"").unwrap_err();
+        assert_eq!(failure.message, "\"bad.txt\" is not UTF-8 (byte 2)");
     }
 
     #[test]

@@ -187,6 +187,83 @@ unsafe fn place<T>(
     )
 }
 
+/// Calls `dlr_std__list_push` to move `value` (of type `td`) onto `xs` (of type
+/// `list_td`), handing the value over.
+unsafe fn push<T>(t: &Rt, xs: &mut rtdt::List, list_td: &TyDesc, value: T, td: &TyDesc) -> u8 {
+    let mut value = std::mem::ManuallyDrop::new(value);
+    let mut done = MaybeUninit::uninit();
+    dlr_std__list_push(
+        t.h(),
+        xs,
+        list_td,
+        any_owned(&mut *value),
+        td,
+        &mut done,
+        &UNIT_TYDESC,
+    )
+}
+
+/// Calls `dlr_std__list_remove` to move element `i` (of type `td`) out of `xs`: the
+/// status and the result slot.
+unsafe fn remove<T>(
+    t: &Rt,
+    xs: &mut rtdt::List,
+    list_td: &TyDesc,
+    i: u64,
+    td: &TyDesc,
+) -> (u8, MaybeUninit<T>) {
+    let mut removed = MaybeUninit::uninit();
+    let status = dlr_std__list_remove(
+        t.h(),
+        xs,
+        list_td,
+        &ix(i),
+        &INDEX_TYDESC,
+        any_out(&mut removed),
+        td,
+    );
+    (status, removed)
+}
+
+/// `dlr_std__min` or `dlr_std__max`: each keeps one of two owned values.
+type Pick = unsafe extern "C-unwind" fn(
+    RtHandle,
+    AnyOwned<'_>,
+    &TyDesc,
+    AnyOwned<'_>,
+    &TyDesc,
+    AnyOut<'_>,
+    &TyDesc,
+) -> u8;
+
+/// Calls `native` on `a` and `b` (both of type `td`, as is the result), handing both
+/// over: the status and the result slot.
+unsafe fn pick<T>(t: &Rt, native: Pick, a: T, b: T, td: &TyDesc) -> (u8, MaybeUninit<T>) {
+    let (mut a, mut b) = (
+        std::mem::ManuallyDrop::new(a),
+        std::mem::ManuallyDrop::new(b),
+    );
+    let mut out = MaybeUninit::uninit();
+    let status = native(
+        t.h(),
+        any_owned(&mut *a),
+        td,
+        any_owned(&mut *b),
+        td,
+        any_out(&mut out),
+        td,
+    );
+    (status, out)
+}
+
+/// Calls `dlr_std__abs` on `x` (of type `td`, as is the result): the status and the
+/// result slot.
+unsafe fn abs<T>(t: &Rt, mut x: T, td: &TyDesc) -> (u8, MaybeUninit<T>) {
+    let mut out = MaybeUninit::uninit();
+    let status = dlr_std__abs(t.h(), any_owned(&mut x), td, any_out(&mut out), td);
+    (status, out)
+}
+
 /// An option result slot: (tag, payload bytes at the descriptor's offset).
 #[repr(C, align(8))]
 struct OptSlot([u8; 64]);
@@ -425,35 +502,28 @@ fn parsing() {
             t.free(text_s);
         }
 
+        // `dlr_std__parse_float` of `text` as `t_td`, into a fresh slot of type `opt`.
+        let parse_float = |text: &rtdt::String, opt: &TyDesc, t_td: &TyDesc| {
+            let mut slot = OptSlot::new();
+            let status = dlr_std__parse_float(t.h(), text, s, slot.out(), opt, t_td);
+            (status, slot)
+        };
         let opt = option_of(TyKind::F64);
         let text = t.s("2.5e3");
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__parse_float(t.h(), &text, s, slot.out(), &opt, &F64_TYDESC),
-            STATUS_OK
-        );
+        let (status, slot) = parse_float(&text, &opt, &F64_TYDESC);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(slot.get::<f64>(&opt), Some(2500.0));
         let opt32 = option_of(TyKind::F32);
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__parse_float(t.h(), &text, s, slot.out(), &opt32, &F32_TYDESC),
-            STATUS_OK
-        );
+        let (status, slot) = parse_float(&text, &opt32, &F32_TYDESC);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(slot.get::<f32>(&opt32), Some(2500.0));
         t.free(text);
         let bad = t.s("2.5.3");
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__parse_float(t.h(), &bad, s, slot.out(), &opt, &F64_TYDESC),
-            STATUS_OK
-        );
+        let (status, slot) = parse_float(&bad, &opt, &F64_TYDESC);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(slot.get::<f64>(&opt), None);
         // A trailing descriptor that disagrees with the result slot is refused.
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__parse_float(t.h(), &bad, s, slot.out(), &opt, &F32_TYDESC),
-            STATUS_TYPE_MISMATCH
-        );
+        assert_eq!(parse_float(&bad, &opt, &F32_TYDESC).0, STATUS_TYPE_MISMATCH);
         t.free(bad);
     }
 }
@@ -487,19 +557,7 @@ fn lists_of_scalars() {
         );
 
         let mut done = MaybeUninit::uninit();
-        let mut v = 40i32;
-        assert_eq!(
-            dlr_std__list_push(
-                t.h(),
-                &mut xs,
-                &list_td,
-                any_owned(&mut v),
-                e,
-                &mut done,
-                unit
-            ),
-            STATUS_OK
-        );
+        assert_eq!(push(&t, &mut xs, &list_td, 40i32, e), STATUS_OK);
         assert_eq!(
             place(&t, dlr_std__list_set, &mut xs, &list_td, 0, 5i32, e),
             STATUS_OK
@@ -520,30 +578,11 @@ fn lists_of_scalars() {
         );
         assert_eq!(t.elements::<i32>(&xs, e), [5, 15, 20, 30, 40]);
 
-        let mut removed = MaybeUninit::<i32>::uninit();
-        assert_eq!(
-            dlr_std__list_remove(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(2),
-                idx,
-                any_out(&mut removed),
-                e
-            ),
-            STATUS_OK
-        );
+        let (status, removed) = remove::<i32>(&t, &mut xs, &list_td, 2, e);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(removed.assume_init(), 20);
         t.assert_refused(
-            dlr_std__list_remove(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(4),
-                idx,
-                any_out(&mut removed),
-                e,
-            ),
+            remove::<i32>(&t, &mut xs, &list_td, 4, e).0,
             STATUS_OUT_OF_BOUNDS,
             "index 4 out of bounds for length 4",
         );
@@ -554,16 +593,7 @@ fn lists_of_scalars() {
         );
         assert_eq!(t.elements::<i32>(&xs, e), [40, 30, 15, 5]);
 
-        let mut v = -3i32;
-        dlr_std__list_push(
-            t.h(),
-            &mut xs,
-            &list_td,
-            any_owned(&mut v),
-            e,
-            &mut done,
-            unit,
-        );
+        push(&t, &mut xs, &list_td, -3i32, e);
         assert_eq!(
             dlr_std__list_sort(t.h(), &mut xs, &list_td, &mut done, unit),
             STATUS_OK
@@ -588,17 +618,8 @@ fn lists_of_scalars() {
         assert_eq!(slot.get::<i32>(&opt), None);
 
         // A value of another type than the list's is refused.
-        let mut wrong = 1u8;
         t.assert_refused(
-            dlr_std__list_push(
-                t.h(),
-                &mut xs,
-                &list_td,
-                any_owned(&mut wrong),
-                &U8_TYDESC,
-                &mut done,
-                unit,
-            ),
+            push(&t, &mut xs, &list_td, 1u8, &U8_TYDESC),
             STATUS_TYPE_MISMATCH,
             "a u8 value where the list holds i32",
         );
@@ -648,19 +669,8 @@ fn lists_of_strings_move_and_destroy_their_values() {
             STATUS_OK
         );
         assert_eq!(t.take(got), "kiwi");
-        let mut removed = MaybeUninit::<rtdt::String>::uninit();
-        assert_eq!(
-            dlr_std__list_remove(
-                t.h(),
-                &mut xs,
-                &list_td,
-                &ix(1),
-                idx,
-                any_out(&mut removed),
-                s
-            ),
-            STATUS_OK
-        );
+        let (status, removed) = remove(&t, &mut xs, &list_td, 1, s);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(t.take(removed), "fig");
         assert_eq!(t.strings(&xs), ["kiwi", "banana", "apple"]);
         t.drop_list(xs, &list_td);
@@ -706,42 +716,14 @@ fn math() {
 fn abs_fails_for_the_minimum() {
     let t = Rt::new();
     unsafe {
-        let mut x = -5i32;
-        let mut out = MaybeUninit::<i32>::uninit();
-        assert_eq!(
-            dlr_std__abs(
-                t.h(),
-                any_owned(&mut x),
-                &I32_TYDESC,
-                any_out(&mut out),
-                &I32_TYDESC
-            ),
-            STATUS_OK
-        );
+        let (status, out) = abs(&t, -5i32, &I32_TYDESC);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(out.assume_init(), 5);
-        let mut x = 200u8;
-        let mut out = MaybeUninit::<u8>::uninit();
-        assert_eq!(
-            dlr_std__abs(
-                t.h(),
-                any_owned(&mut x),
-                &U8_TYDESC,
-                any_out(&mut out),
-                &U8_TYDESC
-            ),
-            STATUS_OK
-        );
+        let (status, out) = abs(&t, 200u8, &U8_TYDESC);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(out.assume_init(), 200);
-        let mut x = i8::MIN;
-        let mut out = MaybeUninit::<i8>::uninit();
         t.assert_refused(
-            dlr_std__abs(
-                t.h(),
-                any_owned(&mut x),
-                &I8_TYDESC,
-                any_out(&mut out),
-                &I8_TYDESC,
-            ),
+            abs(&t, i8::MIN, &I8_TYDESC).0,
             STATUS_FAILED,
             "abs of -128 overflows i8",
         );
@@ -753,62 +735,19 @@ fn min_and_max_keep_one_and_destroy_the_other() {
     let t = Rt::new();
     let s = &STRING_TYDESC;
     unsafe {
-        let (mut a, mut b) = (3i64, -4i64);
-        let mut out = MaybeUninit::<i64>::uninit();
+        let (a, b) = (3i64, -4i64);
         let e = &I64_TYDESC;
-        assert_eq!(
-            dlr_std__min(
-                t.h(),
-                any_owned(&mut a),
-                e,
-                any_owned(&mut b),
-                e,
-                any_out(&mut out),
-                e
-            ),
-            STATUS_OK
-        );
+        let (status, out) = pick(&t, dlr_std__min, a, b, e);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(out.assume_init(), -4);
-        assert_eq!(
-            dlr_std__max(
-                t.h(),
-                any_owned(&mut a),
-                e,
-                any_owned(&mut b),
-                e,
-                any_out(&mut out),
-                e
-            ),
-            STATUS_OK
-        );
+        let (status, out) = pick(&t, dlr_std__max, a, b, e);
+        assert_eq!(status, STATUS_OK);
         assert_eq!(out.assume_init(), 3);
 
-        type Pick = unsafe extern "C-unwind" fn(
-            RtHandle,
-            AnyOwned<'_>,
-            &TyDesc,
-            AnyOwned<'_>,
-            &TyDesc,
-            AnyOut<'_>,
-            &TyDesc,
-        ) -> u8;
         let picks: [(Pick, &str); 2] = [(dlr_std__min, "apple"), (dlr_std__max, "pear")];
         for (native, expected) in picks {
-            let mut a = t.s("pear");
-            let mut b = t.s("apple");
-            let mut out = MaybeUninit::<rtdt::String>::uninit();
-            assert_eq!(
-                native(
-                    t.h(),
-                    any_owned(&mut a),
-                    s,
-                    any_owned(&mut b),
-                    s,
-                    any_out(&mut out),
-                    s
-                ),
-                STATUS_OK
-            );
+            let (status, out) = pick(&t, native, t.s("pear"), t.s("apple"), s);
+            assert_eq!(status, STATUS_OK);
             // Both arguments were handed over; the loser was destroyed (no leak).
             assert_eq!(t.take(out), expected);
         }

@@ -29,8 +29,8 @@ use std::mem::MaybeUninit;
 
 use datalove_rti::call;
 use datalove_rti::rider_helpers::{
-    check, clone_value, data_borrow, drop_string, drop_value, format_value, guard_failure,
-    init_value, make_string, read_int, write_int, Failure, StringMut,
+    check, clone_value, data_borrow, drop_string, drop_value, format_value, init_value,
+    make_string, read_int, write_int, Failure, StringMut,
 };
 use datalove_rti::rtdt::{self, AnyMut, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::tydesc::{kind_layout, I64_TYDESC, STRING_TYDESC, U16_TYDESC};
@@ -340,15 +340,13 @@ mod apply {
 
 macro_rules! probe_args {
     ($symbol:ident, $native:literal; $($p:ident $p_td:ident: $kind:ident),* $(,)?) => {
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments, unused_mut, unused_assignments, unused_variables)]
-        pub unsafe extern "C-unwind" fn $symbol(
-            rt: RtHandle,
-            $($p: arg_type!($kind), $p_td: &TyDesc,)*
-            result_out: &mut MaybeUninit<rtdt::String>,
-            result_td: &TyDesc,
-        ) -> RtStatus {
-            guard_failure(rt, move || {
+        datalove_rti::natives! {
+            #[allow(unused_mut, unused_assignments, unused_variables)]
+            fn $symbol(
+                rt,
+                $($p: arg_type!($kind), $p_td,)*
+                result_out: &mut MaybeUninit<rtdt::String>, result_td,
+            ) {
                 let mut args = Args::new(rt, $native);
                 args.check_result(result_td)?;
                 // Every descriptor first, so a wrong one fails before anything is changed.
@@ -366,7 +364,7 @@ macro_rules! probe_args {
                     args.text.push_str("no arguments");
                 }
                 make_string(rt, &args.text, result_out)
-            })
+            }
         }
     };
 }
@@ -565,45 +563,28 @@ unsafe fn expect_fields(native: &str, tuple: &TyDesc, parts: &[&TyDesc]) -> Resu
 // The widest call and return-position type parameters
 // ---------------------------------------------------------------------------------------
 
-/// `sum(a_i * (i + 1))` as a `T`: every argument counts, each at its own weight, so a
-/// swapped or dropped word changes the answer. Fails when the sum does not fit in `T`.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_max_words(
-    rt: RtHandle,
-    a0: &u8,
-    _a0_td: &TyDesc,
-    a1: &u8,
-    _a1_td: &TyDesc,
-    a2: &u8,
-    _a2_td: &TyDesc,
-    a3: &u8,
-    _a3_td: &TyDesc,
-    a4: &u8,
-    _a4_td: &TyDesc,
-    a5: &u8,
-    _a5_td: &TyDesc,
-    a6: &u8,
-    _a6_td: &TyDesc,
-    a7: &u8,
-    _a7_td: &TyDesc,
-    a8: &u8,
-    _a8_td: &TyDesc,
-    a9: &u8,
-    _a9_td: &TyDesc,
-    a10: &u8,
-    _a10_td: &TyDesc,
-    a11: &u8,
-    _a11_td: &TyDesc,
-    a12: &u8,
-    _a12_td: &TyDesc,
-    a13: &u8,
-    _a13_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-    t_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// `sum(a_i * (i + 1))` as a `T`: every argument counts, each at its own weight, so a
+    /// swapped or dropped word changes the answer. Fails when the sum does not fit in `T`.
+    fn dlr_probe__probe_max_words(
+        rt,
+        a0: &u8, _a0_td,
+        a1: &u8, _a1_td,
+        a2: &u8, _a2_td,
+        a3: &u8, _a3_td,
+        a4: &u8, _a4_td,
+        a5: &u8, _a5_td,
+        a6: &u8, _a6_td,
+        a7: &u8, _a7_td,
+        a8: &u8, _a8_td,
+        a9: &u8, _a9_td,
+        a10: &u8, _a10_td,
+        a11: &u8, _a11_td,
+        a12: &u8, _a12_td,
+        a13: &u8, _a13_td,
+        result_out: AnyOut<'_>, result_td
+        ; t_td
+    ) {
         expect_same(
             "probe_max_words",
             "trailing descriptor T against the result",
@@ -618,17 +599,9 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_max_words(
             .sum();
         write_int(&result_out, result_td, sum)
             .map_err(|f| Failure::failed(format!("probe_max_words: {}", f.message)))
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_default(
-    rt: RtHandle,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-    t_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_default(rt, result_out: AnyOut<'_>, result_td; t_td) {
         expect_same(
             "probe_default",
             "trailing descriptor T against the result",
@@ -637,17 +610,9 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_default(
         )?;
         init_value(rt, &result_out, t_td);
         Ok(())
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_sample(
-    rt: RtHandle,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-    t_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_sample(rt, result_out: AnyOut<'_>, result_td; t_td) {
         expect_same(
             "probe_sample",
             "trailing descriptor T against the result",
@@ -655,100 +620,63 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_sample(
             result_td,
         )?;
         write_sample(rt, result_out.as_ptr(), t_td)
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_pair(
-    rt: RtHandle,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-    a_td: &TyDesc,
-    b_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_pair(rt, result_out: AnyOut<'_>, result_td; a_td, b_td) {
         expect_fields("probe_pair", result_td, &[a_td, b_td])?;
         write_sample(rt, result_out.as_ptr(), result_td)
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_triple(
-    rt: RtHandle,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-    a_td: &TyDesc,
-    b_td: &TyDesc,
-    c_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_triple(rt, result_out: AnyOut<'_>, result_td; a_td, b_td, c_td) {
         expect_fields("probe_triple", result_td, &[a_td, b_td, c_td])?;
         write_sample(rt, result_out.as_ptr(), result_td)
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Failing and panicking
 // ---------------------------------------------------------------------------------------
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_fail(
-    rt: RtHandle,
-    why: &rtdt::String,
-    _why_td: &TyDesc,
-    _result_out: &mut MaybeUninit<i32>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || Err(Failure::failed(why.as_str())))
-}
+datalove_rti::natives! {
+    fn dlr_probe__probe_fail(
+        rt,
+        why: &rtdt::String, _why_td,
+        _result_out: &mut MaybeUninit<i32>, _result_td,
+    ) {
+        Err(Failure::failed(why.as_str()))
+    }
 
-/// Takes `s` and `xs` over `in`, drops both (they are the native's whatever it
-/// returns), then fails with `why`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_fail_owned(
-    rt: RtHandle,
-    s: &mut rtdt::String,
-    s_td: &TyDesc,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    why: &rtdt::String,
-    _why_td: &TyDesc,
-    _result_out: &mut MaybeUninit<i32>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// Takes `s` and `xs` over `in`, drops both (they are the native's whatever it
+    /// returns), then fails with `why`.
+    fn dlr_probe__probe_fail_owned(
+        rt,
+        s: &mut rtdt::String, s_td,
+        xs: &mut rtdt::List, xs_td,
+        why: &rtdt::String, _why_td,
+        _result_out: &mut MaybeUninit<i32>, _result_td,
+    ) {
         drop_value(rt, &(s as *mut rtdt::String as *mut u8), s_td);
         drop_value(rt, &(xs as *mut rtdt::List as *mut u8), xs_td);
         Err(Failure::failed(why.as_str()))
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_panic(
-    rt: RtHandle,
-    _result_out: &mut MaybeUninit<i32>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || panic!("probe_panic was asked to panic"))
-}
+    fn dlr_probe__probe_panic(rt, _result_out: &mut MaybeUninit<i32>, _result_td) {
+        panic!("probe_panic was asked to panic")
+    }
 
-/// Pushes 99 onto the caller's list (the runtime's now, whatever happens), then panics.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_panic_after_push(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    _result_out: &mut MaybeUninit<i32>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// Pushes 99 onto the caller's list (the runtime's now, whatever happens), then panics.
+    fn dlr_probe__probe_panic_after_push(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        _result_out: &mut MaybeUninit<i32>, _result_td,
+    ) {
         let mut value = 99u8;
         check(
             rt,
             call::dtlv_rti_list_push(rt, xs, xs_td.elem(), (&mut value as *mut u8).cast()),
         )?;
         panic!("after pushing 99 the list has {} elements", xs.len())
-    })
+    }
 }
 
 /// Fails with a message no error line may print raw: two lines, a tab, a NUL and two
@@ -765,34 +693,25 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_fail_bytes(
     datalove_rti::status::STATUS_FAILED
 }
 
-/// Panics with a message of two lines.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_panic_lines(
-    rt: RtHandle,
-    _result_out: &mut MaybeUninit<i32>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || panic!("first line\nsecond line"))
-}
+datalove_rti::natives! {
+    /// Panics with a message of two lines.
+    fn dlr_probe__probe_panic_lines(rt, _result_out: &mut MaybeUninit<i32>, _result_td) {
+        panic!("first line\nsecond line")
+    }
 
-/// Raises `why` as an index-out-of-bounds error through the runtime, then writes its
-/// result and `note` and returns OK anyway: the caller must treat it as a failure and
-/// drop both strings.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_raise_ok(
-    rt: RtHandle,
-    why: &rtdt::String,
-    _why_td: &TyDesc,
-    note: &mut MaybeUninit<rtdt::String>,
-    _note_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// Raises `why` as an index-out-of-bounds error through the runtime, then writes its
+    /// result and `note` and returns OK anyway: the caller must treat it as a failure and
+    /// drop both strings.
+    fn dlr_probe__probe_raise_ok(
+        rt,
+        why: &rtdt::String, _why_td,
+        note: &mut MaybeUninit<rtdt::String>, _note_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         call::dtlv_rti_raise(rt, datalove_rti::ErrorKind::IndexOutOfBounds, why.as_str());
         make_string(rt, "a note nobody reads", note)?;
         make_string(rt, "a result nobody reads", result_out)
-    })
+    }
 }
 
 /// Writes to an address nothing is mapped at: SIGSEGV, here, in this native's own code.
@@ -820,18 +739,14 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_abort(
 // Calling back into the runtime
 // ---------------------------------------------------------------------------------------
 
-/// The parts joined by `sep`, built with `string_from_bytes` and `string_push`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_join(
-    rt: RtHandle,
-    parts: &rtdt::List,
-    parts_td: &TyDesc,
-    sep: &rtdt::String,
-    _sep_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    /// The parts joined by `sep`, built with `string_from_bytes` and `string_push`.
+    fn dlr_probe__probe_join(
+        rt,
+        parts: &rtdt::List, parts_td,
+        sep: &rtdt::String, _sep_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         expect_same(
             "probe_join",
             "the parts' element",
@@ -853,23 +768,16 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_join(
             )?;
         }
         Ok(())
-    })
-}
+    }
 
-/// Pushes `from`, `from + 1`, ..., `to - 1`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_push_range(
-    rt: RtHandle,
-    xs: &mut rtdt::List,
-    xs_td: &TyDesc,
-    from: &u32,
-    _from_td: &TyDesc,
-    to: &u32,
-    _to_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// Pushes `from`, `from + 1`, ..., `to - 1`.
+    fn dlr_probe__probe_push_range(
+        rt,
+        xs: &mut rtdt::List, xs_td,
+        from: &u32, _from_td,
+        to: &u32, _to_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         for mut v in *from..*to {
             check(
                 rt,
@@ -877,22 +785,16 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_push_range(
             )?;
         }
         Ok(())
-    })
-}
+    }
 
-/// `[data(n), data(s), data([n, n + 1])]`: a packed scalar, a boxed string and a boxed
-/// list whose descriptor the runtime interned.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_make_data(
-    rt: RtHandle,
-    n: &i64,
-    _n_td: &TyDesc,
-    s: &rtdt::String,
-    s_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::List>,
-    result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// `[data(n), data(s), data([n, n + 1])]`: a packed scalar, a boxed string and a boxed
+    /// list whose descriptor the runtime interned.
+    fn dlr_probe__probe_make_data(
+        rt,
+        n: &i64, _n_td,
+        s: &rtdt::String, s_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
         let data_td = result_td.elem();
         check(rt, call::dtlv_rti_list_new(rt, data_td, 3, result_out))?;
         let list = result_out.assume_init_mut();
@@ -935,33 +837,24 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_make_data(
             )?;
         }
         push_data(numbers.as_mut_ptr().cast(), list_td)
-    })
-}
+    }
 
-/// Writes `text ++ "!"` into `s`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_set_string(
-    rt: RtHandle,
-    s: &mut MaybeUninit<rtdt::String>,
-    _s_td: &TyDesc,
-    text: &rtdt::String,
-    _text_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || make_string(rt, &format!("{}!", text.as_str()), s))
-}
+    /// Writes `text ++ "!"` into `s`.
+    fn dlr_probe__probe_set_string(
+        rt,
+        s: &mut MaybeUninit<rtdt::String>, _s_td,
+        text: &rtdt::String, _text_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
+        make_string(rt, &format!("{}!", text.as_str()), s)
+    }
 
-/// `t.0 + 1` and `t.1 ++ "+"`, in place, through the tuple's field offsets.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_bump_pair(
-    rt: RtHandle,
-    t: AnyMut<'_>,
-    t_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// `t.0 + 1` and `t.1 ++ "+"`, in place, through the tuple's field offsets.
+    fn dlr_probe__probe_bump_pair(
+        rt,
+        t: AnyMut<'_>, t_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         let fields = t_td.fields();
         if t_td.kind != TyKind::Tuple
             || fields.len() != 2
@@ -977,19 +870,14 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_bump_pair(
         number.write_unaligned(number.read_unaligned().wrapping_add(1));
         let text = &mut *t.as_ptr().add(fields[1].offset).cast::<rtdt::String>();
         StringMut::new(rt, text).push_str("+")
-    })
-}
+    }
 
-/// `none` becomes `some(0)`, `some(v)` becomes `some(v + 1)` (failing past `i64`'s top).
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_bump_opt(
-    rt: RtHandle,
-    o: AnyMut<'_>,
-    o_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// `none` becomes `some(0)`, `some(v)` becomes `some(v + 1)` (failing past `i64`'s top).
+    fn dlr_probe__probe_bump_opt(
+        rt,
+        o: AnyMut<'_>, o_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         if o_td.kind != TyKind::Option || o_td.elem().kind != TyKind::I64 {
             return Err(Failure::type_mismatch(format!(
                 "probe_bump_opt: argument o should be described as ?i64, but its descriptor says {}",
@@ -1009,67 +897,49 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_bump_opt(
             payload.write_unaligned(next);
         }
         Ok(())
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Generic: any type, through its descriptor
 // ---------------------------------------------------------------------------------------
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_describe(
-    rt: RtHandle,
-    x: AnyRef<'_>,
-    x_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+datalove_rti::natives! {
+    fn dlr_probe__probe_describe(
+        rt,
+        x: AnyRef<'_>, x_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         let mut text = String::new();
         walk(rt, x.as_ptr(), x_td, &mut text)?;
         make_string(rt, &text, result_out)
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_type_name(
-    rt: RtHandle,
-    _x: AnyRef<'_>,
-    x_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_type_name(
+        rt,
+        _x: AnyRef<'_>, x_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         check(rt, call::dtlv_rti_type_name(rt, x_td, result_out))
-    })
-}
+    }
 
-/// The size `x`'s descriptor gives; its address escapes to here, so every backend must
-/// keep the whole value in memory.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_size_of(
-    rt: RtHandle,
-    x: AnyRef<'_>,
-    x_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::Index>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// The size `x`'s descriptor gives; its address escapes to here, so every backend must
+    /// keep the whole value in memory.
+    fn dlr_probe__probe_size_of(
+        rt,
+        x: AnyRef<'_>, x_td,
+        result_out: &mut MaybeUninit<rtdt::Index>, _result_td,
+    ) {
         std::hint::black_box(x);
         result_out.write(rtdt::Index(x_td.size as u64));
         Ok(())
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_len(
-    rt: RtHandle,
-    xs: &rtdt::List,
-    xs_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::Index>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_len(
+        rt,
+        xs: &rtdt::List, xs_td,
+        result_out: &mut MaybeUninit<rtdt::Index>, _result_td,
+    ) {
         if xs_td.kind != TyKind::List {
             return Err(Failure::type_mismatch(format!(
                 "probe_len: argument xs should be a list, but its descriptor says {}",
@@ -1078,18 +948,13 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_len(
         }
         result_out.write(rtdt::Index(call::dtlv_rti_list_len(rt, xs) as u64));
         Ok(())
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_first(
-    rt: RtHandle,
-    xs: &rtdt::List,
-    xs_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_first(
+        rt,
+        xs: &rtdt::List, xs_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
         if result_td.kind != TyKind::Option {
             return Err(Failure::type_mismatch(format!(
                 "probe_first: the result should be an option, but its descriptor says {}",
@@ -1111,21 +976,15 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_first(
             out.write(1);
         }
         Ok(())
-    })
-}
+    }
 
-/// `n` clones of `x`, built with `list_new`, `clone` and `list_push`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_repeat(
-    rt: RtHandle,
-    x: AnyRef<'_>,
-    x_td: &TyDesc,
-    n: &rtdt::Index,
-    _n_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::List>,
-    result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// `n` clones of `x`, built with `list_new`, `clone` and `list_push`.
+    fn dlr_probe__probe_repeat(
+        rt,
+        x: AnyRef<'_>, x_td,
+        n: &rtdt::Index, _n_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
         expect_same(
             "probe_repeat",
             "the result's element against x",
@@ -1144,21 +1003,15 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_repeat(
             check(rt, call::dtlv_rti_list_push(rt, list, x_td, value.cast()))?;
         }
         Ok(())
-    })
-}
+    }
 
-/// The payload of `o` if it has one (and `fallback` is dropped), else `fallback`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_unwrap_or(
-    rt: RtHandle,
-    o: AnyOwned<'_>,
-    o_td: &TyDesc,
-    fallback: AnyOwned<'_>,
-    fallback_td: &TyDesc,
-    result_out: AnyOut<'_>,
-    result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// The payload of `o` if it has one (and `fallback` is dropped), else `fallback`.
+    fn dlr_probe__probe_unwrap_or(
+        rt,
+        o: AnyOwned<'_>, o_td,
+        fallback: AnyOwned<'_>, fallback_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
         if o_td.kind != TyKind::Option {
             return Err(Failure::type_mismatch(format!(
                 "probe_unwrap_or: argument o should be an option, but its descriptor says {}",
@@ -1189,56 +1042,39 @@ pub unsafe extern "C-unwind" fn dlr_probe__probe_unwrap_or(
             std::ptr::copy_nonoverlapping(fallback.as_ptr(), result_out.as_ptr(), size);
         }
         Ok(())
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_swap(
-    rt: RtHandle,
-    a: AnyMut<'_>,
-    a_td: &TyDesc,
-    b: AnyMut<'_>,
-    b_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_swap(
+        rt,
+        a: AnyMut<'_>, a_td,
+        b: AnyMut<'_>, b_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         expect_same("probe_swap", "a against b", a_td, b_td)?;
         std::ptr::swap_nonoverlapping(a.as_ptr(), b.as_ptr(), a_td.size);
         Ok(())
-    })
-}
+    }
 
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_copy_out(
-    rt: RtHandle,
-    x: AnyRef<'_>,
-    x_td: &TyDesc,
-    y: AnyOut<'_>,
-    y_td: &TyDesc,
-    _result_out: &mut MaybeUninit<()>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    fn dlr_probe__probe_copy_out(
+        rt,
+        x: AnyRef<'_>, x_td,
+        y: AnyOut<'_>, y_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
         expect_same("probe_copy_out", "x against y", x_td, y_td)?;
         clone_value(rt, &x, x_td, &y)
-    })
-}
+    }
 
-/// Describes a value handed over `in`, then drops it: it is the native's to destroy.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn dlr_probe__probe_take(
-    rt: RtHandle,
-    x: AnyOwned<'_>,
-    x_td: &TyDesc,
-    result_out: &mut MaybeUninit<rtdt::String>,
-    _result_td: &TyDesc,
-) -> RtStatus {
-    guard_failure(rt, || {
+    /// Describes a value handed over `in`, then drops it: it is the native's to destroy.
+    fn dlr_probe__probe_take(
+        rt,
+        x: AnyOwned<'_>, x_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
         let mut text = String::new();
         let walked = walk(rt, x.as_ptr(), x_td, &mut text);
         drop_value(rt, &x, x_td);
         walked?;
         make_string(rt, &format!("took {text}"), result_out)
-    })
+    }
 }

@@ -81,6 +81,12 @@ impl Fixture {
         assert_eq!(unsafe { call::dtlv_rti_error_message(self.h()) }, message);
     }
 
+    /// Takes the runtime error the test caused, which reads `text`.
+    pub fn assert_error(&self, text: &str) {
+        let error = self.rt.take_error().expect("a runtime error was recorded");
+        assert_eq!(error.to_string(), text);
+    }
+
     pub fn done(self) {
         let stats = self.rt.alloc_stats();
         assert_eq!(stats.live, 0, "allocations still live: {stats:?}");
@@ -120,10 +126,7 @@ pub fn list_of<T>(fx: &Fixture, td: &TyDesc, values: Vec<T>) -> rtdt::List {
 // ---- a C compiler ----
 
 pub fn tmp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("datalove-rt-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    datalove_test_support::scratch_dir(&format!("rt-{name}"))
 }
 
 /// The C compiler of the target the tests were built for (`datalove_toolchain`: its
@@ -141,40 +144,9 @@ pub fn c_program(dir: &Path, name: &str, source: &str) -> (Command, PathBuf) {
     let exe = dir.join(name);
     let mut cc = c_compiler(dir);
     cc.args(["-std=c11", "-Wall", "-Werror", "-I"])
-        .arg(include_dir())
+        .arg(datalove_test_support::include_dir())
         .arg(&c_file)
         .arg("-o")
         .arg(&exe);
     (cc, exe)
-}
-
-/// A command starting `exe` (built for the tests' target) through the target's runner.
-pub fn program(exe: &Path) -> Command {
-    datalove_toolchain::Target::current()
-        .command(exe)
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-pub fn include_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../include")
-}
-
-/// Runs a command, panicking with its output when it fails.
-pub fn run(mut cmd: Command) -> std::process::Output {
-    let shown = std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed: {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
