@@ -97,6 +97,7 @@
 //!     assert_eq!(result.stdout, b"144\n");
 //!     assert_eq!(result.outcome.exit_code, 0);
 //! }
+//! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
 mod call;
