@@ -147,6 +147,7 @@ fn compile_here(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result
     }
     let mut checked = typeck::check(&resolved, &mut diagnostics);
     if !diagnostics.is_empty() {
+        typeck::note_declarations(&sources, &mut diagnostics);
         return fail(sources, diagnostics);
     }
     ownership::check(&mut checked, &mut diagnostics);

@@ -24,7 +24,7 @@ use super::ast::{self, BinOp, ExprKind as A, Item, StmtKind as S};
 use super::hir::*;
 use super::resolve::{resolve_type, Callable, Resolved, Signature, ENTRY_NAME};
 use crate::{suggest, Help};
-use datalove_ir::diag::{Diagnostic, Span};
+use datalove_ir::diag::{Diagnostic, Sources, Span};
 use datalove_ir::program::{BinaryOp, CompareOp};
 use datalove_ir::types::{IrType, ParamMode, TypeClass};
 
@@ -35,6 +35,34 @@ const VAR_BASE: u32 = 1 << 31;
 const BUILTINS: &[&str] = &["len", "push", "is_some", "unwrap", "data", "clone"];
 
 /// Checks every function of the program; the root script's body becomes the entry.
+/// The label at a callee's declaration on an argument error; [`note_declarations`] adds
+/// a `note:` line with its location for each.
+fn declared_here(callee: &str) -> String {
+    format!("`{callee}` is declared here")
+}
+
+/// For each argument error, a `note:` line giving where the callee is declared
+/// (`file:line:col`): the label at the declaration shows it in the snippet, the note
+/// also when the declaration is in another file or far away.
+pub fn note_declarations(sources: &Sources, diagnostics: &mut [Diagnostic]) {
+    for d in diagnostics {
+        let notes: Vec<String> = d
+            .secondary
+            .iter()
+            .filter_map(|(span, label)| {
+                let callee = label
+                    .strip_prefix('`')?
+                    .strip_suffix("` is declared here")?;
+                Some(format!(
+                    "note: `{callee}` is declared at {}",
+                    sources.location(*span)
+                ))
+            })
+            .collect();
+        d.notes.extend(notes);
+    }
+}
+
 pub fn check(resolved: &Resolved, diagnostics: &mut Vec<Diagnostic>) -> HirProgram {
     let mut program = HirProgram::default();
     for (index, info) in resolved.functions.iter().enumerate() {
@@ -1465,8 +1493,7 @@ impl<'a> FnChecker<'a> {
             if !own {
                 continue;
             }
-            d.secondary
-                .push((declared, format!("`{}` is declared here", callee.name)));
+            d.secondary.push((declared, declared_here(&callee.name)));
             if let Some((module, import)) = &hidden_builtin {
                 d.secondary.push((
                     *import,

@@ -154,14 +154,21 @@ fn argument_errors_point_at_the_callee() {
         "F001",
         3,
         1,
-        &["1 | fun f(a: u8)", "`f` is declared here"],
+        &[
+            "1 | fun f(a: u8)",
+            "`f` is declared here",
+            "= note: `f` is declared at test.dfs:1:1",
+        ],
     );
     assert_help(
         "fun f(a: u8)\nend fun\nf(\"x\")\n",
         "T001",
         3,
         3,
-        &["`f` is declared here"],
+        &[
+            "`f` is declared here",
+            "= note: `f` is declared at test.dfs:1:1",
+        ],
     );
     // An error inside an argument is that expression's own, not the call's.
     let f = assert_error("fun f(a: u8)\nend fun\nf(nope)\n", "N001", 3, 3);
