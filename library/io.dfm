@@ -1,10 +1,13 @@
 # io: standard input, files and stderr. A failure (a missing file, text that is not
-# UTF-8) ends the program with a runtime error naming the path.
+# UTF-8) ends the program with a runtime error naming the path; the `try_` functions
+# give it as a value instead.
 require rider std
 import std.read_stdin
 import std.read_line as std_read_line
 import std.read_file as std_read_file
 import std.write_file as std_write_file
+import std.try_read_file as std_try_read_file
+import std.try_write_file as std_try_write_file
 import std.write_stderr
 import std.exit_program
 
@@ -27,6 +30,18 @@ end fun
 # Creates the file at `path`, or replaces what it held, with `text`.
 fun write_file(ref path: string, ref text: string)
   std_write_file(ref path, ref text)
+end fun
+
+# The whole file at `path`, or none when it cannot be read (missing, unreadable, not
+# UTF-8).
+fun try_read_file(ref path: string): ?string
+  ret std_try_read_file(ref path)
+end fun
+
+# Writes the file as `write_file` does: none when it was written, else why it was not
+# (the message `write_file` would fail with).
+fun try_write_file(ref path: string, ref text: string): ?string
+  ret std_try_write_file(ref path, ref text)
 end fun
 
 # Writes `text` to stderr as it is.

@@ -1083,16 +1083,13 @@ datalove_rti::natives! {
         result_out: AnyOut<'_>, result_td,
     ) {
         use std::io::BufRead;
-        let (payload_td, offset) = option_payload(result_td)?;
-        expect_kind(payload_td, TyKind::String)?;
         let mut bytes = Vec::new();
         let read = std::io::stdin()
             .lock()
             .read_until(b'\n', &mut bytes)
             .map_err(|e| Failure::failed(format!("cannot read stdin: {}", io_reason(&e))))?;
         if read == 0 {
-            write_none(rt, &result_out, result_td);
-            return Ok(());
+            return write_optional_string(rt, &result_out, result_td, None);
         }
         if bytes.ends_with(b"\n") {
             bytes.pop();
@@ -1101,10 +1098,7 @@ datalove_rti::natives! {
             }
         }
         let text = utf8_text(bytes, "a line of stdin")?;
-        let slot = payload_slot(&result_out, offset).cast::<MaybeUninit<rtdt::String>>();
-        make_string(rt, &text, &mut *slot)?;
-        set_some(&result_out);
-        Ok(())
+        write_optional_string(rt, &result_out, result_td, Some(&text))
     }
 }
 
@@ -1115,10 +1109,18 @@ datalove_rti::natives! {
         path: &rtdt::String, _path_td,
         result_out: &mut MaybeUninit<rtdt::String>, _result_td,
     ) {
-        let path = path.as_str();
-        let bytes = std::fs::read(path)
-            .map_err(|e| Failure::failed(format!("cannot read {path:?}: {}", io_reason(&e))))?;
-        make_string(rt, &utf8_text(bytes, &format!("{path:?}"))?, result_out)
+        make_string(rt, &read_text(path.as_str())?, result_out)
+    }
+}
+
+datalove_rti::natives! {
+    /// The file's text, or none when it cannot be read (missing, unreadable, not UTF-8).
+    fn dlr_std__try_read_file(
+        rt,
+        path: &rtdt::String, _path_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
+        write_optional_string(rt, &result_out, result_td, read_text(path.as_str()).ok().as_deref())
     }
 }
 
@@ -1130,10 +1132,56 @@ datalove_rti::natives! {
         text: &rtdt::String, _text_td,
         _result_out: &mut MaybeUninit<()>, _result_td,
     ) {
-        let path = path.as_str();
-        std::fs::write(path, text.as_str().as_bytes())
-            .map_err(|e| Failure::failed(format!("cannot write {path:?}: {}", io_reason(&e))))
+        write_text(path.as_str(), text.as_str())
     }
+}
+
+datalove_rti::natives! {
+    /// Writes the file as `write_file` does; none when written, else why it was not.
+    fn dlr_std__try_write_file(
+        rt,
+        path: &rtdt::String, _path_td,
+        text: &rtdt::String, _text_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
+        let failed = write_text(path.as_str(), text.as_str()).err();
+        write_optional_string(rt, &result_out, result_td, failed.as_ref().map(|f| f.message.as_str()))
+    }
+}
+
+/// The text of the file at `path`; a failure names the path and the reason.
+fn read_text(path: &str) -> Result<std::string::String, Failure> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::failed(format!("cannot read {path:?}: {}", io_reason(&e))))?;
+    utf8_text(bytes, &format!("{path:?}"))
+}
+
+/// Creates or replaces the file at `path` with `text`; a failure names the path.
+fn write_text(path: &str, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text.as_bytes())
+        .map_err(|e| Failure::failed(format!("cannot write {path:?}: {}", io_reason(&e))))
+}
+
+/// Writes `text` as an `?string` at `out`: some of it, or none.
+///
+/// # Safety
+/// `rt` live; `out` room for a value of `option_td`.
+unsafe fn write_optional_string(
+    rt: RtHandle,
+    out: &AnyOut<'_>,
+    option_td: &TyDesc,
+    text: Option<&str>,
+) -> Result<(), Failure> {
+    let (payload_td, offset) = option_payload(option_td)?;
+    expect_kind(payload_td, TyKind::String)?;
+    let Some(text) = text else {
+        write_none(rt, out, option_td);
+        return Ok(());
+    };
+    let slot = payload_slot(out, offset).cast::<MaybeUninit<rtdt::String>>();
+    make_string(rt, text, &mut *slot)?;
+    set_some(out);
+    Ok(())
 }
 
 datalove_rti::natives! {
