@@ -10,13 +10,17 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::default_libcall_names;
 use datalove_clif::{lower_program, ClifError, LowerOptions};
 use datalove_ir::Program;
 use datalove_rti::RtHeader;
 
 pub use datalove_ir::native::NativeResolver;
+
+/// The address space reserved for one program's code and data (far more than any
+/// program needs: a 10x benchmark program takes under a MiB).
+pub const JIT_ARENA_BYTES: usize = 128 << 20;
 
 /// Why the JIT could not take a program.
 #[derive(Debug)]
@@ -110,6 +114,15 @@ pub fn compile(
     builder.symbol_lookup_fn(Box::new(move |name| {
         symbols.get(name).map(|a| *a as *const u8)
     }));
+    // Code and data in one reserved region: a program's functions call each other and
+    // reach its descriptors PC-relatively (aarch64 `bl`: ±128 MiB, `adrp`: ±4 GiB), and
+    // separate mappings can land farther apart than that once the address space is
+    // fragmented (1 GiB program stacks, many modules in one process). Only reserved, not
+    // committed; where even the reservation is refused (`ulimit -v`), the JIT maps
+    // pages as it goes.
+    if let Ok(arena) = ArenaMemoryProvider::new_with_size(JIT_ARENA_BYTES) {
+        builder.memory_provider(Box::new(arena));
+    }
     let mut module = JITModule::new(builder);
     let lowered = match lower_program(&mut module, program, LowerOptions::default()) {
         Ok(l) => l,
