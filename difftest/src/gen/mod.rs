@@ -839,7 +839,15 @@ impl<'a> Generator<'a> {
                     self.ty_text(&ty),
                     call.text
                 )));
-                self.declare(name, ty, VarKind::Let, VState::Live);
+                // An owned result is never used again: `ret v ++ v ++ v` would triple
+                // a string at every level (3^23 copies for a depth of 23, the ending
+                // a timeout on every backend). It is still dropped at the end of scope.
+                let state = if ty.is_copy() {
+                    VState::Live
+                } else {
+                    VState::Moved
+                };
+                self.declare(name, ty, VarKind::Let, state);
             }
             None => body.push(Stmt::Line(call.text)),
         }
