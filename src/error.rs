@@ -69,13 +69,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The kind whose name is `name` (the words after `error: ` an executable prints).
-pub(crate) fn kind_named(name: &str) -> Option<ErrorKind> {
-    (1..=64)
-        .map_while(ErrorKind::from_u32)
-        .find(|kind| kind.name() == name)
-}
-
 /// The error an executable reported in its stderr line `error: <kind>: <detail>`, or
 /// `None` when no line has that shape.
 pub(crate) fn parse_error_line(lines: &[String]) -> Option<Result<RuntimeError, String>> {
@@ -85,6 +78,6 @@ pub(crate) fn parse_error_line(lines: &[String]) -> Option<Result<RuntimeError, 
         if kind == "rider" {
             return Some(Err(detail.to_string()));
         }
-        Some(Ok(RuntimeError::new(kind_named(kind)?, detail)))
+        Some(Ok(RuntimeError::new(ErrorKind::from_name(kind)?, detail)))
     })
 }

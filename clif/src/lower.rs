@@ -600,6 +600,20 @@ impl<M: Module> Fx<'_, '_, M> {
         self.list_header(list).1
     }
 
+    /// The length a bounds check of `list` (at address `addr`) compares with: the cached
+    /// header's for inline elements of type `elem`, else loaded afresh (the runtime
+    /// entry that follows reads the list itself).
+    fn bounds_len(&mut self, list: SlotId, addr: Value, elem: &IrType) -> Value {
+        if list_elem_inline(elem) {
+            self.list_len(list)
+        } else {
+            let flags = self.region_flags(LIST_HEADER_REGION);
+            self.b
+                .ins()
+                .load(self.ptr, flags, addr, LIST_LEN_OFFSET as i32)
+        }
+    }
+
     /// The address of element `i` (in bounds) of `list` whose elements are of the
     /// inline element type `elem` ([`list_elem_inline`]): `ptr + i * size`.
     fn list_elem_addr(&mut self, list: SlotId, i: Value, elem: &IrType) -> Value {
@@ -781,14 +795,7 @@ impl<M: Module> Fx<'_, '_, M> {
                 let i = self.read(*index);
                 let ty = self.slot_ty(*dst).clone();
                 let l = self.addr(*list);
-                let len = if list_elem_inline(&ty) {
-                    self.list_len(*list)
-                } else {
-                    let flags = self.region_flags(LIST_HEADER_REGION);
-                    self.b
-                        .ins()
-                        .load(self.ptr, flags, l, LIST_LEN_OFFSET as i32)
-                };
+                let len = self.bounds_len(*list, l, &ty);
                 let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
                 self.fail_if(out, abandon, |fx| {
                     fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
@@ -810,14 +817,7 @@ impl<M: Module> Fx<'_, '_, M> {
                 let i = self.read(*index);
                 let l = self.addr(*list);
                 let ty = self.slot_ty(*value).clone();
-                let len = if list_elem_inline(&ty) {
-                    self.list_len(*list)
-                } else {
-                    let flags = self.region_flags(LIST_HEADER_REGION);
-                    self.b
-                        .ins()
-                        .load(self.ptr, flags, l, LIST_LEN_OFFSET as i32)
-                };
+                let len = self.bounds_len(*list, l, &ty);
                 if list_elem_inline(&ty) {
                     // A copy value: nothing to destroy when the index is refused.
                     let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);

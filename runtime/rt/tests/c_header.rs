@@ -133,7 +133,7 @@ fn expectations() -> Vec<(String, u64)> {
     }
     // Every error kind (numbered from 1) and arithmetic operation (from 0), named as
     // the header spells its variant: `DivisionByZero` is `DTLV_ERROR_DIVISION_BY_ZERO`.
-    for kind in (1..).map_while(ErrorKind::from_u32) {
+    for &kind in ErrorKind::ALL {
         c(
             &format!("DTLV_ERROR_{}", screaming(&format!("{kind:?}"))),
             kind as u64,

@@ -26,6 +26,14 @@ macro_rules! abi_enum {
         }
 
         impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The variant spelled `words`, if there is one.
+            pub fn from_name(words: &str) -> Option<$name> {
+                Self::ALL.iter().copied().find(|v| v.name() == words)
+            }
+
             /// The variant numbered `value`, if there is one.
             pub fn from_u32(value: u32) -> Option<$name> {
                 match value {
