@@ -7,7 +7,8 @@
 //! holds its interface (`<dir>/<rider>.dli`, the rider's directory being `<dir>`, or
 //! `<dir>/<rider>/rider.dli`, the rider's directory being `<dir>/<rider>`), and its
 //! library is `libdlr_<rider>.so` in that same directory. The `std` rider's interface is
-//! built in; its directory is the first that holds `libdlr_std.so`.
+//! built in; its directory is the first that holds `libdlr_std.so` (or that directory's
+//! `deps/`, when cargo left a newer build there: `datalove_rt::artifact::newest_build_dir`).
 
 use std::path::{Path, PathBuf};
 
@@ -67,7 +68,7 @@ impl RiderPath {
                 .iter()
                 .find(|dir| dir.join(&file).is_file())
                 .map(|dir| RiderPlace {
-                    dir: dir.clone(),
+                    dir: datalove_rt::artifact::newest_build_dir(dir, &file),
                     interface: None,
                 });
         }

@@ -49,6 +49,20 @@ pub fn find_staticlib(profile_dir: &Path) -> Option<PathBuf> {
     best.map(|(_, p)| p)
 }
 
+/// Where the current build of library `file` found in `dir` is: `dir`, or its `deps/`
+/// when cargo left a newer copy there. Cargo copies a library up from `deps/` into the
+/// profile directory only when that package itself was asked for; building something
+/// that merely depends on it (`cargo test`, `cargo run -p datalove-benches`) refreshes
+/// `deps/` alone, so the profile directory's copy can be an old one.
+pub fn newest_build_dir(dir: &Path, file: &str) -> PathBuf {
+    let modified = |d: &Path| d.join(file).metadata().and_then(|m| m.modified()).ok();
+    let deps = dir.join("deps");
+    match (modified(dir), modified(&deps)) {
+        (Some(here), Some(there)) if there > here => deps,
+        _ => dir.to_path_buf(),
+    }
+}
+
 /// The staticlib for the running executable's own target. `Err` names every place
 /// looked in.
 pub fn staticlib_for_current_exe() -> Result<PathBuf, String> {
@@ -141,4 +155,40 @@ fn looks_like_triple(name: &str) -> bool {
         && ["-linux-", "-apple-", "-windows-", "-freebsd"]
             .iter()
             .any(|os| name.contains(os))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    /// Writes `path`, last modified at `at`.
+    fn write_at(path: &Path, at: SystemTime) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "lib").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+
+    #[test]
+    fn the_newer_of_a_profile_directory_and_its_deps_is_the_current_build() {
+        let dir = std::env::temp_dir().join(format!("datalove-artifact-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        let file = "libdlr_x.so";
+        // Only in the profile directory: it.
+        write_at(&dir.join(file), old);
+        assert_eq!(newest_build_dir(&dir, file), dir);
+        // A newer copy in deps/ (a build of a dependent): deps/.
+        write_at(&dir.join("deps").join(file), SystemTime::now());
+        assert_eq!(newest_build_dir(&dir, file), dir.join("deps"));
+        // The profile directory's copy the newer (the package built itself): it.
+        write_at(&dir.join(file), SystemTime::now() + Duration::from_secs(60));
+        assert_eq!(newest_build_dir(&dir, file), dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
