@@ -118,7 +118,7 @@ pub use datalove_ir as ir;
 pub use datalove_rti::ErrorKind;
 pub use datalove_toolchain::Target;
 pub use engine::{Capture, Engine, Func, Module, Sink};
-pub use error::{Error, RuntimeError};
+pub use error::{Error, RuntimeError, SourceLoc};
 pub use host::{HostFn, HostRider};
 pub use riders::{ProgramLoader, RiderPath, RiderPlace, STD_DLI as STD_RIDER_DLI};
 pub use run::{run, run_all, Backend, BuildError, Comparison, RunOptions, RunResult, Unavailable};
