@@ -49,8 +49,8 @@ pub struct RuntimeError {
     /// The calls the error propagated through, innermost first: the first
     /// [`CHAIN_SHOWN`] of them.
     pub calls: Vec<SourceLoc>,
-    /// How many more calls it propagated through (counted, not kept).
-    pub more_calls: usize,
+    /// How many more calls it propagated through (counted, not kept; saturating).
+    pub more_calls: u32,
 }
 
 impl RuntimeError {
@@ -75,7 +75,7 @@ impl RuntimeError {
     /// rest counted). `site` is `FILE:LINE:COL`; anything else is ignored.
     pub fn add_site(&mut self, site: &[u8]) {
         if self.location.is_some() && self.calls.len() == CHAIN_SHOWN {
-            self.more_calls += 1;
+            self.more_calls = self.more_calls.saturating_add(1);
             return;
         }
         let Some(loc) = std::str::from_utf8(site).ok().and_then(SourceLoc::parse) else {
