@@ -232,3 +232,37 @@ fn a_program_built_without_locations_reports_none() {
         assert_eq!(e.to_string(), "overflow: u8 addition", "{backend}");
     }
 }
+
+#[test]
+fn an_exhausted_shadow_stack_is_located_at_the_call_whose_frame_did_not_fit() {
+    // Each call of `down` keeps a local of its type parameter on the shadow stack.
+    let program = "\
+fun down<T>(x: T, n: u64): u64
+  let y = x
+  ret down(y, n + 1) + 1
+end fun
+debuglog down((1u64, 2u64, 3u64, 4u64), 0)
+";
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
+        let module = engine
+            .shadow_stack_size(4096)
+            .compile_str("shadow.dfs", program)
+            .expect("compiles");
+        let Err(Error::Runtime(e)) = module.run() else {
+            panic!("{backend}: no runtime error");
+        };
+        assert_eq!(e.kind, ErrorKind::ShadowStackExhausted, "{backend}: {e}");
+        assert_eq!(
+            e.location,
+            Some(SourceLoc::new("shadow.dfs", 3, 7)),
+            "{backend}"
+        );
+        assert_eq!(
+            e.calls.first(),
+            Some(&SourceLoc::new("shadow.dfs", 3, 7)),
+            "{backend}"
+        );
+        assert!(e.more_calls > 0, "{backend}: {e:?}");
+    }
+}
