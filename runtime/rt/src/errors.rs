@@ -74,16 +74,16 @@ impl RuntimeError {
     /// each later one a call it propagated through (the first [`CHAIN_SHOWN`] kept, the
     /// rest counted). `site` is `FILE:LINE:COL`; anything else is ignored.
     pub fn add_site(&mut self, site: &[u8]) {
-        if self.location.is_some() && self.calls.len() == CHAIN_SHOWN {
-            self.more_calls = self.more_calls.saturating_add(1);
-            return;
-        }
-        let Some(loc) = std::str::from_utf8(site).ok().and_then(SourceLoc::parse) else {
+        let Some((file, line, col)) = std::str::from_utf8(site).ok().and_then(SourceLoc::fields)
+        else {
             return;
         };
-        match self.location {
-            None => self.location = Some(loc),
-            Some(_) => self.calls.push(loc),
+        if self.location.is_none() {
+            self.location = Some(SourceLoc::new(file, line, col));
+        } else if self.calls.len() < CHAIN_SHOWN {
+            self.calls.push(SourceLoc::new(file, line, col));
+        } else {
+            self.more_calls = self.more_calls.saturating_add(1);
         }
     }
 
@@ -407,6 +407,7 @@ mod tests {
         assert_eq!(e.location, None);
         for _ in 0..CHAIN_SHOWN + 6 {
             e.add_site(b"p.dfs:3:9");
+            e.add_site(b"");
         }
         assert_eq!(e.location, Some(SourceLoc::new("p.dfs", 3, 9)));
         assert_eq!(e.calls.len(), CHAIN_SHOWN);

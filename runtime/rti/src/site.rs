@@ -30,11 +30,17 @@ impl SourceLoc {
     /// `FILE:LINE:COL` read back (the inverse of `Display`), or `None` when the text has
     /// not that shape.
     pub fn parse(text: &str) -> Option<SourceLoc> {
+        let (file, line, col) = SourceLoc::fields(text)?;
+        Some(SourceLoc::new(file, line, col))
+    }
+
+    /// The file, line and column of `FILE:LINE:COL`, read in place (nothing allocated).
+    pub fn fields(text: &str) -> Option<(&str, u32, u32)> {
         let mut fields = text.rsplitn(3, ':');
         let col = fields.next()?.parse().ok()?;
         let line = fields.next()?.parse().ok()?;
         let file = fields.next().filter(|f| !f.is_empty())?;
-        Some(SourceLoc::new(file, line, col))
+        Some((file, line, col))
     }
 }
 
