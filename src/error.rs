@@ -6,7 +6,7 @@ use std::fmt;
 use datalove_front::Failed;
 use datalove_rti::ErrorKind;
 
-pub use datalove_rt::RuntimeError;
+pub use datalove_rt::{RuntimeError, SourceLoc};
 
 use crate::run::Unavailable;
 use crate::CompileError;
@@ -69,15 +69,18 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The error an executable reported in its stderr line `error: <kind>: <detail>`, or
+/// The error an executable reported on stderr: its line `error: <kind>: <detail>[ at
+/// FILE:LINE:COL]` and the chain lines after it (`RuntimeError::parse_report`, the
+/// inverse of what `dtlv_rt_finish` prints), a rider problem (`error: rider: ...`), or
 /// `None` when no line has that shape.
 pub(crate) fn parse_error_line(lines: &[String]) -> Option<Result<RuntimeError, String>> {
-    lines.iter().find_map(|line| {
-        let rest = line.strip_prefix("error: ")?;
-        let (kind, detail) = rest.split_once(": ")?;
-        if kind == "rider" {
-            return Some(Err(detail.to_string()));
-        }
-        Some(Ok(RuntimeError::new(ErrorKind::from_name(kind)?, detail)))
-    })
+    let rider = lines
+        .iter()
+        .position(|line| line.starts_with("error: rider: "));
+    let runtime = RuntimeError::parse_report(lines);
+    match (rider, runtime) {
+        (Some(i), _) => Some(Err(lines[i]["error: rider: ".len()..].to_string())),
+        (None, Some(error)) => Some(Ok(error)),
+        (None, None) => None,
+    }
 }

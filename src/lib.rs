@@ -38,7 +38,7 @@
 //! A Rust closure as a native, and an overflow caught as a value:
 //!
 //! ```
-//! use datalove::{Backend, Engine, Error, ErrorKind, HostRider};
+//! use datalove::{Backend, Engine, Error, ErrorKind, HostRider, SourceLoc};
 //!
 //! let rider = HostRider::new("host", "native fun scale(x: u8): u8\n")
 //!     .unwrap()
@@ -57,12 +57,18 @@
 //! match bump.call((20,)) {
 //!     Err(Error::Runtime(e)) => {
 //!         assert_eq!(e.kind, ErrorKind::Overflow);
-//!         assert_eq!(e.to_string(), "overflow: u8 addition");
+//!         // Where: the addition in `bump`, line 3, column 7 of `prog.dfs`.
+//!         assert_eq!(e.location, Some(SourceLoc::new("prog.dfs", 3, 7)));
+//!         assert_eq!(e.to_string(), "overflow: u8 addition at prog.dfs:3:7");
 //!     }
 //!     other => panic!("{other:?}"),
 //! }
 //! match bump.call((100,)) {
-//!     Err(Error::Runtime(e)) => assert_eq!(e.to_string(), "native failure: host.scale: too big"),
+//!     Err(Error::Runtime(e)) => {
+//!         assert!(e.to_string().starts_with("native failure: host.scale: too big at "));
+//!         // The native call is in the module; the chain names the call in `bump`.
+//!         assert_eq!(e.calls.first(), Some(&SourceLoc::new("prog.dfs", 3, 7)));
+//!     }
 //!     other => panic!("{other:?}"),
 //! }
 //! ```
@@ -118,7 +124,7 @@ pub use datalove_ir as ir;
 pub use datalove_rti::ErrorKind;
 pub use datalove_toolchain::Target;
 pub use engine::{Capture, Engine, Func, Module, Sink};
-pub use error::{Error, RuntimeError};
+pub use error::{Error, RuntimeError, SourceLoc};
 pub use host::{HostFn, HostRider};
 pub use riders::{ProgramLoader, RiderPath, RiderPlace, STD_DLI as STD_RIDER_DLI};
 pub use run::{run, run_all, Backend, BuildError, Comparison, RunOptions, RunResult, Unavailable};

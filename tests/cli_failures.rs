@@ -130,8 +130,13 @@ fn the_depth_limit_is_set_on_the_command_line_for_every_backend() {
             .arg(&path)
             .output()
             .expect("datalove runs");
-        let overflow = "error: stack overflow: call depth limit of 100 reached\n";
-        assert_ended(&out, backend, 101, "99\n", overflow);
+        // At the call refused, then the calls it was made from: 16 shown, the rest counted.
+        let at = format!("{}:5:7", path.display());
+        let mut overflow =
+            format!("error: stack overflow: call depth limit of 100 reached at {at}\n");
+        overflow.push_str(&format!("  called from {at}\n").repeat(16));
+        overflow.push_str("  ... and 84 more calls\n");
+        assert_ended(&out, backend, 101, "99\n", &overflow);
     }
 }
 

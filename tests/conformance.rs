@@ -57,7 +57,9 @@ const STDIN_PART: &str = "#= stdin";
 enum End {
     /// Exit 0, nothing on stderr.
     Success,
-    /// Exit 101 with exactly this line on stderr (`error: <kind>: <detail>`).
+    /// Exit 101 with this line on stderr (`error: <kind>: <detail>`, then ` at LINE:COL`
+    /// or ` at FILE:LINE:COL` when the case states where), followed by nothing but the
+    /// chain of calls.
     RuntimeError(String),
     /// Exit 2 with exactly these diagnostics, in order: code and location.
     Compile(Vec<Diagnostic>),
@@ -363,8 +365,20 @@ impl Case {
             out.push('\n');
         }
         if observed.code == Some(EXIT_RUNTIME_ERROR) {
-            for line in observed.stderr_lines() {
-                let _ = writeln!(out, "#! {line}");
+            // The error line with its location; the chain of calls is not an expectation
+            // (every backend must agree on it all the same).
+            match observed.runtime_error(self) {
+                Some((line, _, others)) => {
+                    let _ = writeln!(out, "#! {line}");
+                    for other in others.iter().filter(|l| !is_chain_line(l)) {
+                        let _ = writeln!(out, "#! {other}");
+                    }
+                }
+                None => {
+                    for line in observed.stderr_lines() {
+                        let _ = writeln!(out, "#! {line}");
+                    }
+                }
             }
         } else if observed.code == Some(EXIT_COMPILE_ERROR) {
             for d in observed.diagnostics(self) {
@@ -409,7 +423,6 @@ impl Observed {
     /// after (` --> file:line:col`, or codespan's `┌─ file:line:col`). A location in the
     /// case's own file is written `line:col`, one in an embedded file `name:line:col`.
     fn diagnostics(&self, case: &Case) -> Vec<Diagnostic> {
-        let own = format!("{}.dfs", case.name);
         let lines: Vec<&str> = self.stderr.lines().collect();
         let mut out = Vec::new();
         for (i, line) in lines.iter().enumerate() {
@@ -424,16 +437,7 @@ impl Observed {
                 .map(|l| l.trim_start())
                 .and_then(|l| l.strip_prefix("-->").or_else(|| l.strip_prefix("┌─")))
                 .map(str::trim)
-                .and_then(|l| {
-                    let mut parts = l.rsplitn(3, ':');
-                    let (col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
-                    let file = Path::new(file).file_name()?.to_str()?.to_string();
-                    Some(if file == own {
-                        format!("{line}:{col}")
-                    } else {
-                        format!("{file}:{line}:{col}")
-                    })
-                })
+                .and_then(|l| case_location(case, l))
                 .unwrap_or_else(|| "?".to_string());
             out.push(Diagnostic {
                 code: code.to_string(),
@@ -441,6 +445,29 @@ impl Observed {
             });
         }
         out
+    }
+
+    /// The runtime error on stderr (`datalove::RuntimeError::parse_report`, the one
+    /// reading of what the CLI prints), its locations written as the case writes them
+    /// ([`case_location`]): `(error line, its location, other lines)`. The error line
+    /// ends ` at LOCATION` when the error has one; the other lines are the chain of calls
+    /// and anything else on stderr (a leak line), each as printed.
+    fn runtime_error(&self, case: &Case) -> Option<(String, Option<String>, Vec<String>)> {
+        let lines: Vec<String> = self.stderr_lines().iter().map(|l| l.to_string()).collect();
+        let error = datalove::RuntimeError::parse_report(&lines)?;
+        let location = error
+            .location
+            .as_ref()
+            .and_then(|l| case_location(case, &l.to_string()));
+        let mut line = format!("error: {}: {}", error.kind.name(), error.detail);
+        if let Some(at) = &location {
+            let _ = write!(line, " at {at}");
+        }
+        let printed = format!("error: {error}");
+        let at = lines.iter().position(|l| *l == printed)?;
+        let mut others = lines;
+        others.remove(at);
+        Some((line, location, others))
     }
 
     /// The backend says it cannot run programs here.
@@ -456,10 +483,25 @@ impl Observed {
 
     /// What must be the same on every backend that passes: stdout, the error lines or
     /// the whole diagnostic text (the work directory's path taken out), the exit code.
+    ///
+    /// One thing is taken out too: how many calls of the chain were only counted
+    /// (`  ... and N more calls`) when the native stack ran out (`stack overflow: out of
+    /// stack space`), which happens at a depth of each backend's own (its frame sizes,
+    /// `docs/abi.md` section 12), unlike the call-depth limit.
     fn comparable(&self, work_dir: &Path) -> Comparable {
-        let stderr = self
+        let mut stderr = self
             .stderr
             .replace(&work_dir.display().to_string(), "<case>");
+        if stderr.contains("error: stack overflow: out of stack space") {
+            stderr = stderr
+                .lines()
+                .map(|l| match l.strip_prefix("  ... and ") {
+                    Some(rest) if rest.ends_with(" more calls") => "  ... and N more calls",
+                    _ => l,
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
         (self.code, self.stdout.clone(), stderr)
     }
 }
@@ -629,6 +671,24 @@ impl Setup {
     }
 }
 
+/// A location `FILE:LINE:COL` as a case writes it: `LINE:COL` in the case itself,
+/// `NAME:LINE:COL` in a file it embeds (`NAME` without the work directory).
+fn case_location(case: &Case, location: &str) -> Option<String> {
+    let mut parts = location.rsplitn(3, ':');
+    let (col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+    let file = Path::new(file).file_name()?.to_str()?.to_string();
+    Some(if file == format!("{}.dfs", case.name) {
+        format!("{line}:{col}")
+    } else {
+        format!("{file}:{line}:{col}")
+    })
+}
+
+/// Whether a stderr line is one of a runtime error's chain of calls.
+fn is_chain_line(line: &str) -> bool {
+    line.starts_with("  called from ") || line.starts_with("  ... and ")
+}
+
 // ---------------------------------------------------------------------------------------
 // Judging
 // ---------------------------------------------------------------------------------------
@@ -692,7 +752,18 @@ fn judge(case: &Case, observed: &Observed) -> Result<(), String> {
             }
         }
         End::RuntimeError(line) => {
-            if stderr_lines != [line.as_str()] {
+            // The error line as expected: with its location when the case states one
+            // (`... at LINE:COL`), else without; after it only the chain of calls.
+            let matches = observed
+                .runtime_error(case)
+                .is_some_and(|(got, location, others)| {
+                    let without = match &location {
+                        Some(at) => got.strip_suffix(&format!(" at {at}")).unwrap_or(&got),
+                        None => &got,
+                    };
+                    (*line == got || *line == without) && others.iter().all(|l| is_chain_line(l))
+                });
+            if !matches {
                 problems.push(format!(
                     "stderr: expected exactly\n    {line}\n  got:\n    {}",
                     if stderr_lines.is_empty() {
@@ -767,6 +838,9 @@ struct Record {
     cell: Cell,
     /// For a passing trial: what every other passing backend must also have done.
     comparable: Option<Comparable>,
+    /// For a passing trial that ended in a runtime error: where it reported the error
+    /// (as the case writes locations), which every other passing backend must report.
+    location: Option<Option<String>>,
 }
 
 fn records() -> &'static Mutex<BTreeMap<String, BTreeMap<&'static str, Record>>> {
@@ -776,12 +850,29 @@ fn records() -> &'static Mutex<BTreeMap<String, BTreeMap<&'static str, Record>>>
 }
 
 fn record(case: &str, backend: &'static str, cell: Cell, comparable: Option<Comparable>) {
+    record_located(case, backend, cell, comparable, None)
+}
+
+fn record_located(
+    case: &str,
+    backend: &'static str,
+    cell: Cell,
+    comparable: Option<Comparable>,
+    location: Option<Option<String>>,
+) {
     records()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .entry(case.to_string())
         .or_default()
-        .insert(backend, Record { cell, comparable });
+        .insert(
+            backend,
+            Record {
+                cell,
+                comparable,
+                location,
+            },
+        );
 }
 
 /// Prints the matrix and the disagreements; returns (passed, failed, skipped), counting
@@ -817,6 +908,24 @@ fn print_matrix() -> (usize, usize, usize) {
             .iter()
             .filter_map(|(b, r)| r.comparable.as_ref().map(|c| (*b, c)))
             .collect();
+        // Every runtime-error case reports the same location on every backend (said
+        // apart from the stderr comparison below, which also covers the chain).
+        let located: Vec<(&str, &Option<String>)> = row
+            .iter()
+            .filter_map(|(b, r)| r.location.as_ref().map(|l| (*b, l)))
+            .collect();
+        let show = |l: &Option<String>| l.clone().unwrap_or_else(|| "no location".into());
+        if let Some((first, reference)) = located.first() {
+            for (b, l) in &located[1..] {
+                if l != reference {
+                    disagreements.push(format!(
+                        "{case}: {first} reports the runtime error at {}, {b} at {}",
+                        show(reference),
+                        show(l)
+                    ));
+                }
+            }
+        }
         if let Some((first, reference)) = passing.first() {
             for (b, c) in &passing[1..] {
                 if c != reference {
@@ -881,11 +990,16 @@ fn run_trial(setup: &Setup, case: &Case, backend: &'static str) -> Result<Comple
     let excuse = case.excuses.get(backend);
     match (verdict, excuse) {
         (Ok(()), None) => {
-            record(
+            let location = match case.end {
+                End::RuntimeError(_) => observed.runtime_error(case).map(|(_, l, _)| l),
+                _ => None,
+            };
+            record_located(
                 &case.name,
                 backend,
                 Cell::Pass,
                 Some(observed.comparable(&dir)),
+                location,
             );
             Ok(Completion::Completed)
         }

@@ -197,11 +197,17 @@ fn word_freq_reads_a_file_named_by_its_argument() {
     std::fs::remove_file(&missing).expect("remove");
     let out = datalove(&["run", &example, "--", &missing]);
     assert_eq!(out.status.code(), Some(101));
-    assert_eq!(
-        text(&out.stderr),
-        format!(
-            "error: native failure: std.read_file: cannot read {missing:?}: No such file or directory\n"
-        )
+    // At the native call in the standard module, called from the example.
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: native failure: std.read_file: cannot read {missing:?}: No such file or directory at <library>/io.dfm:"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("\n  called from {example}:")),
+        "{stderr}"
     );
 }
 

@@ -192,6 +192,9 @@ pub(crate) struct Fx<'a> {
     /// address-taken, so the C compiler keeps them in registers across element
     /// stores), and where they are loaded (`Function::list_header_plan`).
     pub(crate) list_plan: ListHeaderPlan,
+    /// The location of the instruction being emitted (`Program::error_site`): its
+    /// failure paths report it (`error_at`) before they take its abandon block.
+    pub(crate) site: Option<String>,
 }
 
 fn emit_function(
@@ -241,6 +244,7 @@ fn emit_function(
         unit_scratch: false,
         w: CWriter::new(),
         list_plan: f.list_header_plan(),
+        site: None,
     };
     // The body first: it decides which static descriptors the file needs.
     fx.w = CWriter::indented(1);
@@ -400,8 +404,18 @@ impl Fx<'_> {
         if let Some(raise) = raise {
             self.w.stmt(raise);
         }
-        self.w.goto(abandon);
+        self.take_abandon(abandon);
         self.w.close();
+    }
+
+    /// On a failure path: reports the instruction's site, when it has one
+    /// (`error_at`), and goes to the abandon block.
+    pub(crate) fn take_abandon(&mut self, abandon: BlockId) {
+        if let Some(site) = &self.site {
+            self.w
+                .stmt(call(Entry::ErrorAt, &[&bytes_and_len(site.as_bytes())]));
+        }
+        self.w.goto(abandon);
     }
 
     pub(crate) fn raise_arith(kind: ErrorKind, op: ArithOp, ty: u32) -> String {
@@ -509,6 +523,7 @@ impl Fx<'_> {
                     text.push_str(&format!(" else abandon {a}"));
                 }
                 self.w.comment(text);
+                self.site = self.program.error_site(inst);
                 self.inst(&inst.kind, inst.abandon);
                 self.reload_list_headers(&plan.after_inst[bi][ii]);
             }
@@ -845,7 +860,7 @@ impl Fx<'_> {
             let (at, td) = (self.addr(slot), self.slot_desc(slot));
             self.w.stmt(call(Entry::Drop, &[&at, &td]));
         }
-        self.w.goto(abandon);
+        self.take_abandon(abandon);
         self.w.close();
         self.w
             .stmt(format!("{} = depth - 1", runtime::depth_left()));

@@ -142,7 +142,7 @@ impl Fx<'_> {
             let (at, td) = (self.addr(slot), self.slot_desc(slot));
             self.w.stmt(call(Entry::Drop, &[&at, &td]));
         }
-        self.w.goto(abandon);
+        self.take_abandon(abandon);
         self.w.close();
         self.w.close();
     }

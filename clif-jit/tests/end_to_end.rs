@@ -75,7 +75,14 @@ fn a_failing_native_is_a_runtime_error_and_leaks_nothing() {
         "import m.fail\nimport m.seven\nlet s = \"held\" ++ \"!\"\ndebuglog seven()\ndebuglog fail()\ndebuglog s\n",
     ));
     assert_eq!(ran.stdout, "7\n");
-    assert_eq!(ran.stderr, ["error: native failure: t.t_fail: no luck"]);
+    // At the native call in the module, called from the script's line 5.
+    assert_eq!(
+        ran.stderr,
+        [
+            "error: native failure: t.t_fail: no luck at m.dfm:5:7",
+            "  called from main.dfs:5:10"
+        ]
+    );
     assert_eq!(ran.exit, 101);
 }
 
@@ -85,7 +92,10 @@ fn overflow_is_a_runtime_error() {
         "let a: i32 = 2147483647\nlet b: i32 = 1\ndebuglog 1\ndebuglog a + b\n",
     ));
     assert_eq!(ran.stdout, "1\n");
-    assert_eq!(ran.stderr, ["error: overflow: i32 addition"]);
+    assert_eq!(
+        ran.stderr,
+        ["error: overflow: i32 addition at main.dfs:4:10"]
+    );
     assert_eq!(ran.exit, 101);
 }
 
@@ -95,10 +105,12 @@ fn deep_recursion_is_a_stack_overflow_not_a_crash() {
         "fun down(s: string, n: u64): u64\n  ret down(s, n + 1) + 1\nend fun\ndebuglog down(\"owned\", 0)\n",
     ));
     assert_eq!(ran.stdout, "");
-    assert_eq!(
-        ran.stderr,
-        ["error: stack overflow: call depth limit of 1000000 reached"]
-    );
+    // At the call refused; 16 of the calls it was made from, the rest counted.
+    let mut expected =
+        vec!["error: stack overflow: call depth limit of 1000000 reached at main.dfs:2:7"];
+    expected.extend(["  called from main.dfs:2:7"; 16]);
+    expected.push("  ... and 999984 more calls");
+    assert_eq!(ran.stderr, expected);
     assert_eq!(ran.exit, 101);
 }
 

@@ -103,6 +103,9 @@ pub struct Fx<'a, 'b, M: Module> {
     pub list_plan: ListHeaderPlan,
     /// `(index of the first CLIF instruction, comment lines)`, for `emit clif`.
     pub comments: Vec<(usize, Vec<String>)>,
+    /// The location of the instruction being lowered (`Program::error_site`): its
+    /// failure paths report it (`error_at`) before they take its abandon block.
+    pub site: Option<String>,
 }
 
 fn stack_slot_data(size: usize, align: usize) -> StackSlotData {
@@ -158,6 +161,7 @@ pub fn lower_function<M: Module>(
         list_headers: Vec::new(),
         list_plan: ListHeaderPlan::default(),
         comments: Vec::new(),
+        site: None,
     };
     fx.prologue(&params);
     let plan = fx.list_plan.clone();
@@ -171,6 +175,7 @@ pub fn lower_function<M: Module>(
                 text.push_str(&format!(" else abandon {a}"));
             }
             fx.comment(heading.take(), text);
+            fx.site = program.error_site(inst);
             fx.inst(&inst.kind, inst.abandon);
             fx.reload_list_headers(&plan.after_inst[bi][ii]);
         }
@@ -389,9 +394,20 @@ impl<M: Module> Fx<'_, '_, M> {
         let cont = self.b.current_block().expect("a block");
         self.b.switch_to_block(fail);
         raise(self);
+        self.take_abandon(abandon);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Ends the current (failure-path) block: reports the instruction's site, when it
+    /// has one (`error_at`), and jumps to the IR block `abandon`.
+    pub fn take_abandon(&mut self, abandon: BlockId) {
+        if let Some(site) = self.site.clone() {
+            let (s, len) = self.bytes_addr(site.as_bytes());
+            let rt = self.rt;
+            self.call_rt(Entry::ErrorAt, &[rt, s, len]);
+        }
         let target = self.blocks[abandon.index()];
         self.b.ins().jump(target, &[]);
-        self.b.switch_to_block(cont);
     }
 
     // ---------------------------------------------------------------- slots
@@ -936,10 +952,14 @@ impl<M: Module> Fx<'_, '_, M> {
             self.write(d, r);
         }
         let abandoning = self.load_abandoning();
-        let target = self.blocks[abandon.index()];
-        let cont = self.b.create_block();
-        self.b.ins().brif(abandoning, target, &[], cont, &[]);
-        self.b.switch_to_block(cont);
+        if self.site.is_some() {
+            self.fail_if(abandoning, abandon, |_| {});
+        } else {
+            let target = self.blocks[abandon.index()];
+            let cont = self.b.create_block();
+            self.b.ins().brif(abandoning, target, &[], cont, &[]);
+            self.b.switch_to_block(cont);
+        }
     }
 
     /// The value of one word of a program call.

@@ -140,14 +140,20 @@ pub fn case_text(program: &TestProgram, finding: &Finding, provenance: &Provenan
     program.to_case(&header, &expected, &excuses)
 }
 
-/// `outcome` as a case can expect it: one error line at most, and no leak line.
+/// `outcome` as a case can expect it: one error line at most, without its location
+/// (the program's file is another in the case) or chain of calls, and no leak line.
 fn clean(outcome: &Outcome) -> Outcome {
     let errors: Vec<String> = outcome
         .stderr_lines
         .iter()
         .filter(|l| l.starts_with("error: ") && !l.starts_with("error: leak:"))
         .take(1)
-        .cloned()
+        .map(
+            |l| match datalove::RuntimeError::parse_report(std::slice::from_ref(l)) {
+                Some(e) => format!("error: {}: {}", e.kind.name(), e.detail),
+                None => l.clone(),
+            },
+        )
         .collect();
     Outcome {
         code: Some(if errors.is_empty() {

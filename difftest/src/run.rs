@@ -44,11 +44,18 @@ impl Outcome {
 
     /// A coarse class of the ending: `ok`, `error:<kind>`, `compile`, `malformed`
     /// (anything that is not one of the outcomes of DESIGN section 7: a panic, a
-    /// signal, a timeout, several error lines).
+    /// signal, a timeout, several error lines; lines after the error line other than its
+    /// chain of calls).
     pub fn class(&self) -> String {
         match (self.code, self.stderr_lines.as_slice()) {
             (Some(EXIT_OK), []) => "ok".into(),
-            (Some(EXIT_RUNTIME_ERROR), [line]) if line.starts_with("error: ") => {
+            // The error line, then only its chain of calls (`  called from ...`).
+            (Some(EXIT_RUNTIME_ERROR), [line, chain @ ..])
+                if line.starts_with("error: ")
+                    && chain.iter().all(|l| {
+                        l.starts_with("  called from ") || l.starts_with("  ... and ")
+                    }) =>
+            {
                 let kind = line["error: ".len()..].split(':').next().unwrap_or("");
                 format!("error:{kind}")
             }

@@ -219,7 +219,9 @@ impl Machine<'_> {
                 | Op::Debuglog { .. }
                 | Op::Call { .. }
                 | Op::Return { .. }
-                | Op::Abandon => match self.generic(ops.get_unchecked(pc), f, frame, base, ret) {
+                | Op::Abandon
+                | Op::Site { .. } => match self.generic(ops.get_unchecked(pc), f, frame, base, ret)
+                {
                     Flow::Next => {}
                     Flow::Goto(to) => {
                         pc = to;
@@ -1336,6 +1338,11 @@ impl Machine<'_> {
             Op::Abandon => {
                 pop_shadow();
                 return Flow::Return;
+            }
+            Op::Site { site, next } => {
+                let site = &f.sites[*site as usize];
+                (t.error_at)(rt, site.as_ptr(), site.len());
+                return Flow::Goto(*next as usize);
             }
 
             _ => unreachable!("a fast operation is run by the dispatch loop"),

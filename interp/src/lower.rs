@@ -130,6 +130,8 @@ pub fn lower_program(
             natives: &mut natives,
             resolve,
             ops: Vec::new(),
+            program,
+            sites: Vec::new(),
         };
         let ops = cx.lower()?;
         let entry_drops: Vec<(Opnd, DescRef)> = f
@@ -170,6 +172,7 @@ pub fn lower_program(
             shadow_locals,
             shadow_mark,
             entry_drops,
+            sites: std::mem::take(&mut cx.sites),
         });
     }
     Ok(Lowered {
@@ -189,6 +192,8 @@ pub(crate) struct FuncLowering<'a, 'r> {
     pub(crate) natives: &'a mut Vec<NativeName>,
     pub(crate) resolve: &'a mut NativeResolver<'r>,
     ops: Vec<Op>,
+    program: &'a Program,
+    sites: Vec<Box<[u8]>>,
 }
 
 impl FuncLowering<'_, '_> {
@@ -218,11 +223,22 @@ impl FuncLowering<'_, '_> {
     pub(crate) fn lower(&mut self) -> Result<Vec<Op>, InterpError> {
         let f = self.func;
         // Emit blocks in order with block ids as targets, then map them to op indices.
+        // A fallible instruction with a location fails to a stub of its own (targets
+        // numbered after the blocks), which reports the site and goes to the abandon
+        // block: nothing on the path that does not fail.
         let mut block_pc = vec![0u32; f.blocks.len()];
+        let mut stubs: Vec<(u32, u32)> = Vec::new();
         for (bi, block) in f.blocks.iter().enumerate() {
             block_pc[bi] = self.ops.len() as u32;
             for inst in &block.insts {
-                let fail = inst.abandon.map(|b| b.0).unwrap_or(u32::MAX);
+                let fail = match (inst.abandon, self.program.error_site(inst)) {
+                    (Some(b), Some(site)) => {
+                        self.sites.push(site.into_bytes().into_boxed_slice());
+                        stubs.push(((self.sites.len() - 1) as u32, b.0));
+                        (f.blocks.len() + stubs.len() - 1) as u32
+                    }
+                    (abandon, _) => abandon.map(|b| b.0).unwrap_or(u32::MAX),
+                };
                 self.inst(&inst.kind, fail)?;
             }
             let op = match &block.term {
@@ -250,6 +266,10 @@ impl FuncLowering<'_, '_> {
             };
             self.ops.push(op);
         }
+        for (site, next) in stubs {
+            block_pc.push(self.ops.len() as u32);
+            self.ops.push(Op::Site { site, next });
+        }
         let mut ops = std::mem::take(&mut self.ops);
         let map = |t: &mut u32| *t = block_pc[*t as usize];
         for op in &mut ops {
@@ -261,6 +281,7 @@ impl FuncLowering<'_, '_> {
                     map(then_pc);
                     map(else_pc);
                 }
+                Op::Site { next, .. } => map(next),
                 Op::Unary { fail, .. }
                 | Op::Binary { fail, .. }
                 | Op::Cast { fail, .. }

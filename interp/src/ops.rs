@@ -262,6 +262,13 @@ pub enum Op {
         src: Option<(Opnd, DescRef)>,
     },
     Abandon,
+    /// A failure path's stub (after every block): reports site `site` of the function
+    /// (`CFunc::sites`) to the runtime (`error_at`), then goes to the abandon target
+    /// `next`. A fallible operation with a location fails to its stub.
+    Site {
+        site: u32,
+        next: u32,
+    },
 
     // ---- the fast form (`crate::fast`): concrete scalars at direct frame offsets ----
     // Each replaces the generic operation(s) above when its operands are frame slots
@@ -924,6 +931,8 @@ pub struct CFunc {
     /// The owned `in` parameters, dropped when the function fails on entry (shadow
     /// stack exhausted) before its body could own them.
     pub entry_drops: Vec<(Opnd, DescRef)>,
+    /// The locations `Op::Site` reports (`Program::error_site`).
+    pub sites: Vec<Box<[u8]>>,
 }
 
 /// A native's names, for the error a failing status becomes.

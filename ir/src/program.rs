@@ -71,6 +71,20 @@ impl Program {
         self.entry.expect("program has no entry function")
     }
 
+    /// The text of where `inst` is, as a runtime error reports it (`FILE:LINE:COL`,
+    /// `datalove_rti::SourceLoc`), for a fallible instruction of a program that carries
+    /// locations; `None` otherwise. Every backend hands exactly this text to the runtime
+    /// (`error_at`) on the instruction's failure path, before its abandon block: for the
+    /// failing instruction (the arithmetic, the list access, the unwrap, the native call,
+    /// the call refused for stack overflow) it is the error's location, for a call the
+    /// error propagated out of it is one entry of the chain of calls.
+    pub fn error_site(&self, inst: &Inst) -> Option<String> {
+        inst.abandon?;
+        let loc = inst.loc?;
+        let file = self.files.get(loc.file as usize)?;
+        Some(datalove_rti::SourceLoc::new(file.name.as_str(), loc.line, loc.col).to_string())
+    }
+
     /// Every native call site in the program, in function and block order.
     pub fn native_calls(&self) -> impl Iterator<Item = &NativeContext> {
         self.functions.iter().flat_map(|f| {

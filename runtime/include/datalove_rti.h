@@ -258,6 +258,8 @@ struct dtlv_rti_table {
     dtlv_status_t (*program_args)(void *rt, dtlv_list_t *out);
     dtlv_status_t (*list_filled)(void *rt, const dtlv_tydesc_t *elem_td, size_t len, void *value,
                                  dtlv_list_t *out);
+    /* where the error being abandoned for passed: "FILE:LINE:COL" (compiled code only) */
+    void (*error_at)(void *rt, const uint8_t *site, size_t len);
 };
 
 /* The table behind `rt`. */
@@ -446,6 +448,10 @@ static inline dtlv_status_t dtlv_rti_program_args(void *rt, dtlv_list_t *out) {
 static inline dtlv_status_t dtlv_rti_list_filled(void *rt, const dtlv_tydesc_t *elem_td,
                                                  size_t len, void *value, dtlv_list_t *out) {
     return DTLV_RTI_TABLE(rt)->list_filled(rt, elem_td, len, value, out);
+}
+
+static inline void dtlv_rti_error_at(void *rt, const uint8_t *site, size_t len) {
+    DTLV_RTI_TABLE(rt)->error_at(rt, site, len);
 }
 
 /* A convenience for C riders: a failure status with a NUL-terminated message. */

@@ -305,6 +305,67 @@ pub struct ExecutableCase {
     pub exit: i32,
 }
 
+/// What a recursion at `$at` that reaches the default call-depth limit prints: the call
+/// refused, 16 of the calls it was made from, and a count of the rest.
+macro_rules! deep_overflow {
+    ($at:literal) => {
+        concat!(
+            "error: stack overflow: call depth limit of 1000000 reached at ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  called from ",
+            $at,
+            "\n",
+            "  ... and 999984 more calls\n"
+        )
+    };
+}
+
 /// The executable backends' shared cases: output, a failing native, overflow, deep
 /// recursion of generic and owning frames, generic code on descriptors.
 pub const EXECUTABLE_CASES: &[ExecutableCase] = &[
@@ -320,14 +381,14 @@ debuglog id([seven(), 8])\ndebuglog 2.5 * 4.0\ndebuglog 0.1 + 0.2\n",
         name: "fail",
         script: "import m.fail\nlet s = \"kept\" ++ \"!\"\ndebuglog 1\ndebuglog fail()\ndebuglog s\n",
         stdout: "1\n",
-        stderr: "error: native failure: t.t_fail: no luck\n",
+        stderr: "error: native failure: t.t_fail: no luck at m.dfm:5:7\n  called from main.dfs:4:10\n",
         exit: 101,
     },
     ExecutableCase {
         name: "overflow",
         script: "let a: u8 = 200\nlet b: u8 = 100\ndebuglog a + b\n",
         stdout: "",
-        stderr: "error: overflow: u8 addition\n",
+        stderr: "error: overflow: u8 addition at main.dfs:3:10\n",
         exit: 101,
     },
     ExecutableCase {
@@ -335,7 +396,7 @@ debuglog id([seven(), 8])\ndebuglog 2.5 * 4.0\ndebuglog 0.1 + 0.2\n",
         script: "fun down<T>(x: T, n: u64): u64\n  ret down(x, n + 1) + 1\nend fun\n\
 debuglog down(\"s\", 0)\n",
         stdout: "",
-        stderr: "error: stack overflow: call depth limit of 1000000 reached\n",
+        stderr: deep_overflow!("main.dfs:2:7"),
         exit: 101,
     },
     ExecutableCase {
@@ -343,7 +404,7 @@ debuglog down(\"s\", 0)\n",
         script: "fun down(n: u64, ref s: string): u64\n  let t = [s ++ \".\"]\n\
   ret down(n + 1, ref s) + len(t) as u64\nend fun\ndebuglog \"before\"\ndebuglog down(0, ref \"s\")\n",
         stdout: "before\n",
-        stderr: "error: stack overflow: call depth limit of 1000000 reached\n",
+        stderr: deep_overflow!("main.dfs:3:5"),
         exit: 101,
     },
     ExecutableCase {

@@ -28,17 +28,29 @@
 use std::cell::RefCell;
 use std::fmt;
 
+pub use datalove_rti::site::{SourceLoc, CHAIN_SHOWN};
 use datalove_rti::status::{status_name, ArithOp, ErrorKind, RtStatus};
 use datalove_rti::table::Rt;
 use datalove_rti::TyKind;
 
 use crate::state::Runtime;
 
-/// A runtime error: `error: <kind>: <detail>` is what the CLI and executables print.
+/// A runtime error: `error: <kind>: <detail>[ at FILE:LINE:COL]` is what the CLI and
+/// executables print, followed by one `  called from FILE:LINE:COL` line per call the
+/// error propagated through ([`RuntimeError::report_lines`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeError {
     pub kind: ErrorKind,
     pub detail: String,
+    /// The source location of the failing instruction, when the program carries
+    /// locations (programs built with the IR builder have none). Errors with no
+    /// instruction (out of memory, a leak, a fatal signal) have none.
+    pub location: Option<SourceLoc>,
+    /// The calls the error propagated through, innermost first: the first
+    /// [`CHAIN_SHOWN`] of them.
+    pub calls: Vec<SourceLoc>,
+    /// How many more calls it propagated through (counted, not kept; saturating).
+    pub more_calls: u32,
 }
 
 impl RuntimeError {
@@ -46,14 +58,95 @@ impl RuntimeError {
         RuntimeError {
             kind,
             detail: detail.into(),
+            location: None,
+            calls: Vec::new(),
+            more_calls: 0,
         }
+    }
+
+    /// With `location` as the failing instruction's.
+    pub fn at(mut self, location: SourceLoc) -> RuntimeError {
+        self.location = Some(location);
+        self
+    }
+
+    /// Records a site the error passed: the first is the failing instruction's location,
+    /// each later one a call it propagated through (the first [`CHAIN_SHOWN`] kept, the
+    /// rest counted). `site` is `FILE:LINE:COL`; anything else is ignored.
+    pub fn add_site(&mut self, site: &[u8]) {
+        let Some((file, line, col)) = std::str::from_utf8(site).ok().and_then(SourceLoc::fields)
+        else {
+            return;
+        };
+        if self.location.is_none() {
+            self.location = Some(SourceLoc::new(file, line, col));
+        } else if self.calls.len() < CHAIN_SHOWN {
+            self.calls.push(SourceLoc::new(file, line, col));
+        } else {
+            self.more_calls = self.more_calls.saturating_add(1);
+        }
+    }
+
+    /// The lines the CLI and executables print for it: `error: <Display>`, then
+    /// `  called from FILE:LINE:COL` for each call kept, then `  ... and N more calls`
+    /// when some were only counted.
+    pub fn report_lines(&self) -> Vec<String> {
+        let mut lines = vec![format!("error: {self}")];
+        lines.extend(self.calls.iter().map(|c| format!("{CALLED_FROM}{c}")));
+        if self.more_calls > 0 {
+            lines.push(format!("{MORE_CALLS}{} more calls", self.more_calls));
+        }
+        lines
+    }
+
+    /// The error [`report_lines`](Self::report_lines) printed, read back from those lines
+    /// (an executable's stderr): the first line that starts `error: ` and names a kind,
+    /// and the chain lines after it. `None` when there is no such line.
+    pub fn parse_report(lines: &[String]) -> Option<RuntimeError> {
+        let start = lines.iter().position(|l| {
+            l.strip_prefix("error: ")
+                .and_then(|rest| rest.split_once(": "))
+                .is_some_and(|(kind, _)| ErrorKind::from_name(kind).is_some())
+        })?;
+        let rest = &lines[start]["error: ".len()..];
+        let (kind, detail) = rest.split_once(": ")?;
+        let mut error = RuntimeError::new(ErrorKind::from_name(kind)?, detail);
+        if let Some((detail, site)) = detail.rsplit_once(LOCATION_SEPARATOR) {
+            if let Some(loc) = SourceLoc::parse(site) {
+                error.detail = detail.to_string();
+                error.location = Some(loc);
+            }
+        }
+        for line in &lines[start + 1..] {
+            if let Some(loc) = line.strip_prefix(CALLED_FROM).and_then(SourceLoc::parse) {
+                error.calls.push(loc);
+            } else if let Some(n) = line
+                .strip_prefix(MORE_CALLS)
+                .and_then(|r| r.strip_suffix(" more calls"))
+                .and_then(|n| n.parse().ok())
+            {
+                error.more_calls = n;
+            } else {
+                break;
+            }
+        }
+        Some(error)
     }
 }
 
-/// Exactly `<kind>: <detail>`.
+/// Between the detail and the location on the error line.
+const LOCATION_SEPARATOR: &str = " at ";
+const CALLED_FROM: &str = "  called from ";
+const MORE_CALLS: &str = "  ... and ";
+
+/// Exactly `<kind>: <detail>`, then ` at FILE:LINE:COL` when the location is known.
 impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind.name(), self.detail)
+        write!(f, "{}: {}", self.kind.name(), self.detail)?;
+        if let Some(loc) = &self.location {
+            write!(f, "{LOCATION_SEPARATOR}{loc}")?;
+        }
+        Ok(())
     }
 }
 
@@ -184,6 +277,15 @@ impl Runtime {
         }
     }
 
+    /// Records that the error being abandoned for passed `site` (`FILE:LINE:COL`): the
+    /// failing instruction's location first, then each call it propagated through
+    /// ([`RuntimeError::add_site`]). Nothing when no error is recorded.
+    pub fn error_at(&self, site: &[u8]) {
+        if let Some(error) = self.errors.error.borrow_mut().as_mut() {
+            error.add_site(site);
+        }
+    }
+
     /// Sets the message a failing native's error will carry.
     pub fn set_message(&self, message: impl AsRef<[u8]>) {
         let mut slot = self.errors.message.borrow_mut();
@@ -288,4 +390,52 @@ pub(crate) unsafe extern "C" fn raise_bounds(rt: Rt, index: u64, len: u64) {
 
 pub(crate) unsafe extern "C" fn raise_stack_overflow(rt: Rt) {
     Runtime::from_handle(rt).raise_stack_overflow();
+}
+
+pub(crate) unsafe extern "C" fn error_at(rt: Rt, site: *const u8, len: usize) {
+    Runtime::from_handle(rt).error_at(bytes(site, len));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_site_is_the_location_later_ones_the_chain_capped() {
+        let mut e = RuntimeError::new(ErrorKind::StackOverflow, "call depth limit of 3 reached");
+        e.add_site(b"not a site");
+        assert_eq!(e.location, None);
+        for _ in 0..CHAIN_SHOWN + 6 {
+            e.add_site(b"p.dfs:3:9");
+            e.add_site(b"");
+        }
+        assert_eq!(e.location, Some(SourceLoc::new("p.dfs", 3, 9)));
+        assert_eq!(e.calls.len(), CHAIN_SHOWN);
+        assert_eq!(e.more_calls, 5);
+        let lines = e.report_lines();
+        assert_eq!(
+            lines[0],
+            "error: stack overflow: call depth limit of 3 reached at p.dfs:3:9"
+        );
+        assert_eq!(lines[1], "  called from p.dfs:3:9");
+        assert_eq!(lines.last().unwrap(), "  ... and 5 more calls");
+        assert_eq!(lines.len(), 1 + CHAIN_SHOWN + 1);
+        assert_eq!(RuntimeError::parse_report(&lines), Some(e));
+    }
+
+    #[test]
+    fn an_error_without_location_prints_and_parses_as_before() {
+        let e = RuntimeError::new(ErrorKind::NativeFailure, "probe.fail: broke at a:b");
+        assert_eq!(
+            e.report_lines(),
+            vec!["error: native failure: probe.fail: broke at a:b"]
+        );
+        assert_eq!(RuntimeError::parse_report(&e.report_lines()), Some(e));
+        let lines = vec![
+            "noise".to_string(),
+            "error: leak: 1 allocation still live".into(),
+        ];
+        let leak = RuntimeError::parse_report(&lines).expect("a report");
+        assert_eq!((leak.kind, leak.location), (ErrorKind::Leak, None));
+    }
 }

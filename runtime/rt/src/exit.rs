@@ -2,7 +2,9 @@
 //! shared by in-process hosts (`Runtime::finish`) and executables (`dtlv_rt_finish`).
 //!
 //! - No error and no leak (or leak checking off): nothing printed, exit [`EXIT_OK`] (0).
-//! - A runtime error: `error: <kind>: <detail>`, exit [`EXIT_RUNTIME_ERROR`] (101).
+//! - A runtime error: `error: <kind>: <detail>` (then ` at FILE:LINE:COL` when its
+//!   location is known, and a `  called from FILE:LINE:COL` line per call of its chain:
+//!   `RuntimeError::report_lines`), exit [`EXIT_RUNTIME_ERROR`] (101).
 //! - The program asked to end (`io.exit(code)`, an [`ErrorKind::Exit`]): nothing
 //!   printed, exit `code`.
 //! - Leak checking on and allocations still live: `error: leak: N allocations still
@@ -94,7 +96,7 @@ pub fn decide_outcome(
     if let Some(error) = error {
         match exit_request(error) {
             Some(code) => asked = Some(code),
-            None => lines.push(format!("error: {error}")),
+            None => lines.extend(error.report_lines()),
         }
     }
     if check_leaks {

@@ -46,7 +46,7 @@ pub mod table;
 pub mod tydescs;
 pub mod values;
 
-pub use errors::RuntimeError;
+pub use errors::{RuntimeError, SourceLoc};
 pub use exit::{decide_outcome, rider_problem, Outcome, EXIT_OK, EXIT_RUNTIME_ERROR};
 pub use loader::{LoadError, RiderLibrary};
 pub use output::OutputMode;

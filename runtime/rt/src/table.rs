@@ -67,4 +67,5 @@ pub static TABLE: RtiTable = RtiTable {
 
     program_args: args::program_args,
     list_filled: lists::list_filled,
+    error_at: errors::error_at,
 };

@@ -267,4 +267,11 @@ rti_table! {
     /// too large for the address space is refused (`STATUS_FAILED`, message set, `out`
     /// unwritten).
     ListFilled list_filled(rt: Rt, elem_td: Td, len: usize, value: *mut c_void, out: *mut List) -> RtStatus;
+    /// Compiled code and the interpreter report where the error being abandoned for
+    /// passed: `site[..len]` is a location `FILE:LINE:COL` (`datalove_rti::site`). Called
+    /// on an instruction's failure path only, before its abandon block: the first site
+    /// after an error is raised is the failing instruction's location, each later one a
+    /// call the error propagated through (kept as the chain of calls). Ignored when no
+    /// error is recorded.
+    ErrorAt error_at(rt: Rt, site: *const u8, len: usize);
 }

@@ -1,0 +1,268 @@
+//! A runtime error carries the source location of the failing instruction and the calls
+//! it propagated through, the same on every backend: printed by the CLI (and by aot and
+//! c executables) as `error: <kind>: <detail> at FILE:LINE:COL` then `  called from
+//! FILE:LINE:COL` lines (16 at most, then a count), and as structured data in
+//! `datalove::RuntimeError` for an embedder (`location`, `calls`, `more_calls`).
+
+mod common;
+
+use std::path::Path;
+
+use common::{assert_ended, available, datalove, program_with_module, scratch_dir, BACKENDS};
+use datalove::ir::builder::ProgramBuilder;
+use datalove::ir::{BinaryOp, IrType, Terminator};
+use datalove::{Backend, Capture, Engine, Error, ErrorKind, RuntimeError, SourceLoc};
+
+const OVERFLOW: &str = "\
+fun add(a: u8, b: u8): u8
+  let s = \"kept\"
+  debuglog s
+  ret a + b
+end fun
+
+fun twice(a: u8): u8
+  ret add(a, a)
+end fun
+
+debuglog twice(100)
+debuglog twice(200)
+";
+
+/// `datalove run --backend B --check-leaks PATH` for every backend that runs here.
+fn run_everywhere(path: &Path, extra: &[&str]) -> Vec<(&'static str, std::process::Output)> {
+    available(&BACKENDS)
+        .into_iter()
+        .map(|backend| {
+            let out = datalove()
+                .args(["run", "--check-leaks", "--backend", backend])
+                .args(extra)
+                .arg(path)
+                .output()
+                .expect("datalove runs");
+            (backend, out)
+        })
+        .collect()
+}
+
+#[test]
+fn the_cli_prints_the_location_and_the_calls_on_every_backend() {
+    let path = scratch_dir("error-locations").join("overflow.dfs");
+    std::fs::write(&path, OVERFLOW).unwrap();
+    let p = path.display();
+    let expected = format!(
+        "error: overflow: u8 addition at {p}:4:7\n  called from {p}:8:7\n  called from {p}:12:10\n"
+    );
+    for (backend, out) in run_everywhere(&path, &[]) {
+        assert_ended(&out, backend, 101, "kept\n200\nkept\n", &expected);
+    }
+}
+
+#[test]
+fn a_relative_path_is_printed_as_given() {
+    let dir = scratch_dir("error-locations-relative");
+    std::fs::write(dir.join("prog.dfs"), "let x: u8 = 255\ndebuglog x + 1\n").unwrap();
+    for backend in available(&BACKENDS) {
+        let out = datalove()
+            .args(["run", "--backend", backend, "prog.dfs"])
+            .current_dir(&dir)
+            .output()
+            .expect("datalove runs");
+        assert_ended(
+            &out,
+            backend,
+            101,
+            "",
+            "error: overflow: u8 addition at prog.dfs:2:10\n",
+        );
+    }
+}
+
+#[test]
+fn a_deep_recursion_reports_the_refused_call_and_counts_the_calls_past_sixteen() {
+    let path = scratch_dir("error-locations").join("deep.dfs");
+    std::fs::write(
+        &path,
+        "fun down(n: u64): u64\n  ret down(n + 1) + 1\nend fun\ndebuglog down(0)\n",
+    )
+    .unwrap();
+    let p = path.display();
+    let mut expected =
+        format!("error: stack overflow: call depth limit of 5000 reached at {p}:2:7\n");
+    expected.push_str(&format!("  called from {p}:2:7\n").repeat(16));
+    // 5000 calls active: 4999 of them made from `down`, one from the top level.
+    expected.push_str("  ... and 4984 more calls\n");
+    for (backend, out) in run_everywhere(&path, &["--depth-limit", "5000"]) {
+        assert_ended(&out, backend, 101, "", &expected);
+    }
+}
+
+#[test]
+fn a_native_failure_is_located_at_the_native_call() {
+    let dir = scratch_dir("error-locations-native");
+    let program = program_with_module(
+        &dir,
+        "text.dfm",
+        "require rider std\nimport std.string_split\n\
+         fun pieces(ref s: string, ref sep: string): [string]\n  ret string_split(ref s, ref sep)\nend fun\n",
+        "import text.pieces\nlet s = \"a,b\"\nlet empty = \"\"\ndebuglog pieces(ref s, ref empty)\n",
+    );
+    let d = dir.display();
+    let expected = format!(
+        "error: native failure: std.string_split: the separator is empty at {d}/text.dfm:4:7\n  called from {d}/main.dfs:4:10\n"
+    );
+    for (backend, out) in run_everywhere(&program, &[]) {
+        assert_ended(&out, backend, 101, "", &expected);
+    }
+}
+
+/// The engines of every backend that can run here (aot and c need a C compiler).
+fn engines() -> Vec<(Engine, Capture)> {
+    Backend::ALL
+        .into_iter()
+        .filter_map(|backend| match Engine::new(backend) {
+            Ok(engine) => {
+                let capture = Capture::new();
+                Some((engine.check_leaks(true).output(capture.clone()), capture))
+            }
+            Err(Error::Unavailable(_)) => None,
+            Err(e) => panic!("{}: {e}", backend.name()),
+        })
+        .collect()
+}
+
+#[test]
+fn an_embedder_gets_the_location_and_calls_as_values_on_every_backend() {
+    for (engine, capture) in engines() {
+        let backend = engine.backend().name();
+        let module = engine
+            .compile_str("overflow.dfs", OVERFLOW)
+            .expect("compiles");
+        let Err(Error::Runtime(e)) = module.run() else {
+            panic!("{backend}: no runtime error");
+        };
+        let mut want = RuntimeError::new(ErrorKind::Overflow, "u8 addition").at(SourceLoc::new(
+            "overflow.dfs",
+            4,
+            7,
+        ));
+        want.calls = vec![
+            SourceLoc::new("overflow.dfs", 8, 7),
+            SourceLoc::new("overflow.dfs", 12, 10),
+        ];
+        assert_eq!(e, want, "{backend}");
+        assert_eq!(
+            e.to_string(),
+            "overflow: u8 addition at overflow.dfs:4:7",
+            "{backend}"
+        );
+        assert_eq!(
+            Error::Runtime(e).to_string(),
+            "overflow: u8 addition at overflow.dfs:4:7"
+        );
+        assert_eq!(capture.take_string(), "kept\n200\nkept\n", "{backend}");
+    }
+}
+
+#[test]
+fn a_deep_recursion_keeps_sixteen_calls_and_counts_the_rest_for_an_embedder() {
+    let program = "fun down(n: u64): u64\n  ret down(n + 1) + 1\nend fun\ndebuglog down(0)\n";
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
+        let module = engine
+            .depth_limit(300)
+            .compile_str("deep.dfs", program)
+            .expect("compiles");
+        let Err(Error::Runtime(e)) = module.run() else {
+            panic!("{backend}: no runtime error");
+        };
+        assert_eq!(e.kind, ErrorKind::StackOverflow, "{backend}");
+        assert_eq!(
+            e.location,
+            Some(SourceLoc::new("deep.dfs", 2, 7)),
+            "{backend}"
+        );
+        assert_eq!(
+            e.calls,
+            vec![SourceLoc::new("deep.dfs", 2, 7); 16],
+            "{backend}"
+        );
+        assert_eq!(e.more_calls, 300 - 16, "{backend}");
+    }
+}
+
+#[test]
+fn a_called_function_reports_where_it_failed() {
+    for backend in [Backend::Interp, Backend::Jit] {
+        let engine = Engine::new(backend).expect("in-process backends run anywhere");
+        let module = engine
+            .compile_str("overflow.dfs", OVERFLOW)
+            .expect("compiles");
+        let twice = module.func::<(u8,), u8>("twice").expect("twice");
+        let error = twice.call((200,)).expect_err("overflows");
+        let Error::Runtime(e) = error else {
+            panic!("{}: {error}", backend.name());
+        };
+        assert_eq!(e.location, Some(SourceLoc::new("overflow.dfs", 4, 7)));
+        assert_eq!(e.calls.first(), Some(&SourceLoc::new("overflow.dfs", 8, 7)));
+    }
+}
+
+#[test]
+fn a_program_built_without_locations_reports_none() {
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
+        let mut builder = ProgramBuilder::new();
+        let main = builder.declare_function("main", vec![], vec![], IrType::Unit);
+        let mut body = builder.function(main);
+        let big = body.int(IrType::U8, 255);
+        let overflow = body.abandon_block(&[]);
+        let sum = body.binary(BinaryOp::Add, big, big, Some(overflow));
+        body.debuglog(sum);
+        body.terminate(Terminator::Return(None));
+        builder.set_entry(main);
+        let module = engine.compile_program(builder.finish()).expect("loads");
+        let Err(Error::Runtime(e)) = module.run() else {
+            panic!("{backend}: no runtime error");
+        };
+        assert_eq!(
+            e,
+            RuntimeError::new(ErrorKind::Overflow, "u8 addition"),
+            "{backend}"
+        );
+        assert_eq!(e.to_string(), "overflow: u8 addition", "{backend}");
+    }
+}
+
+#[test]
+fn an_exhausted_shadow_stack_is_located_at_the_call_whose_frame_did_not_fit() {
+    // Each call of `down` keeps a local of its type parameter on the shadow stack.
+    let program = "\
+fun down<T>(x: T, n: u64): u64
+  let y = x
+  ret down(y, n + 1) + 1
+end fun
+debuglog down((1u64, 2u64, 3u64, 4u64), 0)
+";
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
+        let module = engine
+            .shadow_stack_size(4096)
+            .compile_str("shadow.dfs", program)
+            .expect("compiles");
+        let Err(Error::Runtime(e)) = module.run() else {
+            panic!("{backend}: no runtime error");
+        };
+        assert_eq!(e.kind, ErrorKind::ShadowStackExhausted, "{backend}: {e}");
+        assert_eq!(
+            e.location,
+            Some(SourceLoc::new("shadow.dfs", 3, 7)),
+            "{backend}"
+        );
+        assert_eq!(
+            e.calls.first(),
+            Some(&SourceLoc::new("shadow.dfs", 3, 7)),
+            "{backend}"
+        );
+        assert!(e.more_calls > 0, "{backend}: {e:?}");
+    }
+}
