@@ -175,6 +175,25 @@ impl Machine<'_> {
                 continue;
             }};
         }
+        // The same against a constant `k` (of `$t`'s bits), first written at `kd`.
+        macro_rules! cmp_br_k {
+            (f64, $d:expr, $a:expr, $k:expr, $kd:expr, $op:tt, $then:expr, $else:expr) => {{
+                st!(u64, $kd, *$k);
+                cmp_br!(
+                    f64,
+                    $d,
+                    ld!(f64, $a),
+                    f64::from_bits(*$k),
+                    $op,
+                    $then,
+                    $else
+                )
+            }};
+            ($t:ty, $d:expr, $a:expr, $k:expr, $kd:expr, $op:tt, $then:expr, $else:expr) => {{
+                st!(u64, $kd, *$k);
+                cmp_br!($t, $d, ld!($t, $a), *$k, $op, $then, $else)
+            }};
+        }
         loop {
             // SAFETY: lowering ends every block with a jump, branch or return, and every
             // target is an operation of this function.
@@ -437,10 +456,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, ==, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, ==, th, e),
                 Op::BrNeI64K {
                     d,
                     a,
@@ -448,10 +464,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, !=, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, !=, th, e),
                 Op::BrLtI64K {
                     d,
                     a,
@@ -459,10 +472,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, <, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, <, th, e),
                 Op::BrLeI64K {
                     d,
                     a,
@@ -470,10 +480,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, <=, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, <=, th, e),
                 Op::BrGtI64K {
                     d,
                     a,
@@ -481,10 +488,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, >, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, >, th, e),
                 Op::BrGeI64K {
                     d,
                     a,
@@ -492,10 +496,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, >=, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, >=, th, e),
                 Op::BrEqU64K {
                     d,
                     a,
@@ -503,10 +504,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, ==, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, ==, th, e),
                 Op::BrNeU64K {
                     d,
                     a,
@@ -514,10 +512,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, !=, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, !=, th, e),
                 Op::BrLtU64K {
                     d,
                     a,
@@ -525,10 +520,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, <, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, <, th, e),
                 Op::BrLeU64K {
                     d,
                     a,
@@ -536,10 +528,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, <=, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, <=, th, e),
                 Op::BrGtU64K {
                     d,
                     a,
@@ -547,10 +536,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, >, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, >, th, e),
                 Op::BrGeU64K {
                     d,
                     a,
@@ -558,10 +544,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, >=, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, >=, th, e),
                 Op::BrEqF64K {
                     d,
                     a,
@@ -569,10 +552,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), ==, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, ==, th, e),
                 Op::BrNeF64K {
                     d,
                     a,
@@ -580,10 +560,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), !=, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, !=, th, e),
                 Op::BrLtF64K {
                     d,
                     a,
@@ -591,10 +568,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), <, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, <, th, e),
                 Op::BrLeF64K {
                     d,
                     a,
@@ -602,10 +576,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), <=, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, <=, th, e),
                 Op::BrGtF64K {
                     d,
                     a,
@@ -613,10 +584,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), >, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, >, th, e),
                 Op::BrGeF64K {
                     d,
                     a,
@@ -624,10 +592,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), >=, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, >=, th, e),
                 Op::BranchD { cond, t: th, e } => {
                     pc = if ld!(u8, cond) != 0 { *th } else { *e } as usize;
                     continue;
