@@ -69,37 +69,40 @@ fn recursion_loops_and_generics() {
     assert_eq!(ran.exit, 0);
 }
 
+/// Runs `program`, which must print `stdout` and then end with the one runtime error
+/// `error` (exit code 101).
+fn fails_with(program: &Program, stdout: &str, error: &str) {
+    let ran = run(program);
+    assert_eq!(ran.stdout, stdout);
+    assert_eq!(ran.stderr, [error]);
+    assert_eq!(ran.exit, 101);
+}
+
 #[test]
 fn a_failing_native_is_a_runtime_error_and_leaks_nothing() {
-    let ran = run(&from_text(
-        "import m.fail\nimport m.seven\nlet s = \"held\" ++ \"!\"\ndebuglog seven()\ndebuglog fail()\ndebuglog s\n",
-    ));
-    assert_eq!(ran.stdout, "7\n");
-    assert_eq!(ran.stderr, ["error: native failure: t.t_fail: no luck"]);
-    assert_eq!(ran.exit, 101);
+    fails_with(
+        &from_text("import m.fail\nimport m.seven\nlet s = \"held\" ++ \"!\"\ndebuglog seven()\ndebuglog fail()\ndebuglog s\n"),
+        "7\n",
+        "error: native failure: t.t_fail: no luck",
+    );
 }
 
 #[test]
 fn overflow_is_a_runtime_error() {
-    let ran = run(&from_text(
-        "let a: i32 = 2147483647\nlet b: i32 = 1\ndebuglog 1\ndebuglog a + b\n",
-    ));
-    assert_eq!(ran.stdout, "1\n");
-    assert_eq!(ran.stderr, ["error: overflow: i32 addition"]);
-    assert_eq!(ran.exit, 101);
+    fails_with(
+        &from_text("let a: i32 = 2147483647\nlet b: i32 = 1\ndebuglog 1\ndebuglog a + b\n"),
+        "1\n",
+        "error: overflow: i32 addition",
+    );
 }
 
 #[test]
 fn deep_recursion_is_a_stack_overflow_not_a_crash() {
-    let ran = run(&from_text(
-        "fun down(s: string, n: u64): u64\n  ret down(s, n + 1) + 1\nend fun\ndebuglog down(\"owned\", 0)\n",
-    ));
-    assert_eq!(ran.stdout, "");
-    assert_eq!(
-        ran.stderr,
-        ["error: stack overflow: call depth limit of 1000000 reached"]
+    fails_with(
+        &from_text("fun down(s: string, n: u64): u64\n  ret down(s, n + 1) + 1\nend fun\ndebuglog down(\"owned\", 0)\n"),
+        "",
+        "error: stack overflow: call depth limit of 1000000 reached",
     );
-    assert_eq!(ran.exit, 101);
 }
 
 #[test]
@@ -145,8 +148,5 @@ fn a_built_program_with_a_generic_identity_and_checked_doubling() {
     fb.terminate(Terminator::Return(None));
     pb.set_entry(main);
     let program = pb.finish_verified().expect("verifies");
-    let ran = run(&program);
-    assert_eq!(ran.stdout, "through id\n");
-    assert_eq!(ran.stderr, ["error: overflow: i8 addition"]);
-    assert_eq!(ran.exit, 101);
+    fails_with(&program, "through id\n", "error: overflow: i8 addition");
 }

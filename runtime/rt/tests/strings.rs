@@ -58,8 +58,7 @@ fn empty_string_owns_nothing_and_lends_a_non_null_pointer() {
     assert_eq!(status, STATUS_OK);
     let s2 = unsafe { out2.assume_init() };
     assert!(s2.is_empty());
-    fx.drop_value(s, &STRING_TYDESC);
-    fx.drop_value(s2, &STRING_TYDESC);
+    fx.drop_all([s, s2], &STRING_TYDESC);
     fx.done();
 }
 
@@ -104,8 +103,7 @@ fn string_push_appends_and_refuses_non_utf8_leaving_the_string_unchanged() {
         STATUS_OK
     );
     assert_eq!(e.as_bytes(), b"x\0");
-    fx.drop_value(s, &STRING_TYDESC);
-    fx.drop_value(e, &STRING_TYDESC);
+    fx.drop_all([s, e], &STRING_TYDESC);
     fx.done();
 }
 
@@ -129,9 +127,7 @@ fn string_concat_joins() {
     );
     let bb = unsafe { out.assume_init() };
     assert!(bb.is_empty());
-    for s in [a, b, c, ac, bb] {
-        fx.drop_value(s, &STRING_TYDESC);
-    }
+    fx.drop_all([a, b, c, ac, bb], &STRING_TYDESC);
     fx.done();
 }
 
@@ -172,9 +168,7 @@ fn string_slice_checks_bounds_and_char_boundaries() {
         STATUS_OUT_OF_BOUNDS,
         "string slice 2..1 starts after it ends",
     );
-    fx.drop_value(whole, &STRING_TYDESC);
-    fx.drop_value(a, &STRING_TYDESC);
-    fx.drop_value(s, &STRING_TYDESC);
+    fx.drop_all([whole, a, s], &STRING_TYDESC);
     fx.done();
 }
 
@@ -203,8 +197,6 @@ fn string_eq_and_cmp_are_byte_order() {
         assert_eq!((table.string_cmp)(fx.rt.handle(), &a, &b), -1);
         assert_eq!((table.string_eq)(fx.rt.handle(), &a, &a2), 1);
     }
-    for s in [a, a2, b, short, nul, e] {
-        fx.drop_value(s, &STRING_TYDESC);
-    }
+    fx.drop_all([a, a2, b, short, nul, e], &STRING_TYDESC);
     fx.done();
 }

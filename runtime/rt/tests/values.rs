@@ -56,9 +56,7 @@ fn data_of_a_scalar_is_packed_and_borrows_into_scratch() {
     assert_eq!(unsafe { *p.cast::<f64>() }, -2.5);
     let u = make_data(&fx, (), &scalar(TyKind::Unit));
     assert_eq!(fx.format(ptr(&u), &DATA_TYDESC), "()");
-    fx.drop_value(d, &DATA_TYDESC);
-    fx.drop_value(f, &DATA_TYDESC);
-    fx.drop_value(u, &DATA_TYDESC);
+    fx.drop_all([d, f, u], &DATA_TYDESC);
     fx.done();
 }
 
@@ -78,14 +76,8 @@ fn data_of_a_list_is_boxed_and_borrows_the_box() {
     assert_eq!(borrowed.len(), 2);
     assert_eq!(fx.format(ptr(&d), &DATA_TYDESC), r#"["a", "b"]"#);
 
-    let mut name = MaybeUninit::uninit();
-    assert_eq!(
-        unsafe { call::dtlv_rti_data_type_name(fx.h(), &d, &mut name) },
-        STATUS_OK
-    );
-    let name = unsafe { name.assume_init() };
-    assert_eq!(name.as_str(), "[string]");
-    fx.drop_value(name, &STRING_TYDESC);
+    let name = fx.text_of(|out| unsafe { call::dtlv_rti_data_type_name(fx.h(), &d, out) });
+    assert_eq!(name, "[string]");
 
     // A clone of a boxed data is a deep copy.
     let mut copy = MaybeUninit::<Data>::uninit();
@@ -93,8 +85,7 @@ fn data_of_a_list_is_boxed_and_borrows_the_box() {
     let copy = unsafe { copy.assume_init() };
     assert_eq!(fx.live(), 2 * (live + 1));
     assert!(unsafe { call::dtlv_rti_eq(fx.h(), ptr(&d), ptr(&copy), &DATA_TYDESC) });
-    fx.drop_value(copy, &DATA_TYDESC);
-    fx.drop_value(d, &DATA_TYDESC);
+    fx.drop_all([copy, d], &DATA_TYDESC);
     fx.done();
 }
 
@@ -124,14 +115,8 @@ fn type_name_spells_every_kind() {
         OwnedTyDesc::string(),
         scalar(TyKind::F32),
     ]);
-    let mut out = MaybeUninit::uninit();
-    assert_eq!(
-        unsafe { call::dtlv_rti_type_name(fx.h(), &td, &mut out) },
-        STATUS_OK
-    );
-    let name = unsafe { out.assume_init() };
-    assert_eq!(name.as_str(), "([?u8], (index,), data, string, f32)");
-    fx.drop_value(name, &STRING_TYDESC);
+    let name = fx.text_of(|out| unsafe { call::dtlv_rti_type_name(fx.h(), &td, out) });
+    assert_eq!(name, "([?u8], (index,), data, string, f32)");
     fx.done();
 }
 
@@ -312,12 +297,8 @@ fn cmp_orders_lists_options_tuples_and_data() {
         1
     );
 
-    for l in [l12, l13, l1] {
-        fx.drop_value(l, &lt);
-    }
-    for d in [di, du, du2] {
-        fx.drop_value(d, &DATA_TYDESC);
-    }
+    fx.drop_all([l12, l13, l1], &lt);
+    fx.drop_all([di, du, du2], &DATA_TYDESC);
     fx.drop_value(list, &list_td);
     fx.done();
 }

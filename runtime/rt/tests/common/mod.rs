@@ -57,20 +57,32 @@ impl Fixture {
         std::mem::forget(value);
     }
 
+    /// Drops each of `values`, all of `td`, through the table.
+    pub fn drop_all<T, const N: usize>(&self, values: [T; N], td: &TyDesc) {
+        for value in values {
+            self.drop_value(value, td);
+        }
+    }
+
     /// Drops the value at `value` through the table.
     pub fn drop_at(&self, value: *mut u8, td: &TyDesc) {
         unsafe { call::dtlv_rti_drop(self.h(), value.cast(), td) };
     }
 
-    /// The text `format` gives.
-    pub fn format(&self, value: *const c_void, td: &TyDesc) -> String {
+    /// The text of the new string `make` writes at its argument (and answers
+    /// `STATUS_OK` for); the runtime string is dropped.
+    pub fn text_of(&self, make: impl FnOnce(&mut MaybeUninit<rtdt::String>) -> RtStatus) -> String {
         let mut out = MaybeUninit::uninit();
-        let status = unsafe { call::dtlv_rti_format(self.h(), value, td, &mut out) };
-        assert_eq!(status, datalove_rti::STATUS_OK);
+        assert_eq!(make(&mut out), datalove_rti::STATUS_OK);
         let s = unsafe { out.assume_init() };
         let text = s.as_str().to_owned();
         self.drop_value(s, &datalove_rti::tydesc::STRING_TYDESC);
         text
+    }
+
+    /// The text `format` gives.
+    pub fn format(&self, value: *const c_void, td: &TyDesc) -> String {
+        self.text_of(|out| unsafe { call::dtlv_rti_format(self.h(), value, td, out) })
     }
 
     /// Ends the test: nothing may be live.
