@@ -18,7 +18,6 @@ fn string_from_bytes_makes_a_counted_string() {
     assert_eq!(fx.live(), 1);
     assert_eq!(fx.rt.alloc_stats().live_bytes, 6);
     fx.drop_value(s, &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
@@ -34,7 +33,6 @@ fn interior_nul_passes_unchanged() {
     // Top-level formatting prints the bytes raw, NULs included.
     assert_eq!(fx.format(common::ptr(&s), &STRING_TYDESC).as_bytes(), bytes);
     fx.drop_value(s, &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
@@ -59,7 +57,6 @@ fn empty_string_owns_nothing_and_lends_a_non_null_pointer() {
     let s2 = unsafe { out2.assume_init() };
     assert!(s2.is_empty());
     fx.drop_all([s, s2], &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
@@ -72,7 +69,6 @@ fn non_utf8_bytes_are_refused_with_status_and_message() {
     let status = unsafe { call::dtlv_rti_string_from_bytes(fx.h(), b"\xe2\x82", &mut out) };
     assert_eq!(status, STATUS_INVALID_UTF8);
     assert_eq!(fx.live(), 0);
-    fx.done();
 }
 
 #[test]
@@ -104,7 +100,6 @@ fn string_push_appends_and_refuses_non_utf8_leaving_the_string_unchanged() {
     );
     assert_eq!(e.as_bytes(), b"x\0");
     fx.drop_all([s, e], &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
@@ -128,7 +123,6 @@ fn string_concat_joins() {
     let bb = unsafe { out.assume_init() };
     assert!(bb.is_empty());
     fx.drop_all([a, b, c, ac, bb], &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
@@ -169,7 +163,6 @@ fn string_slice_checks_bounds_and_char_boundaries() {
         "string slice 2..1 starts after it ends",
     );
     fx.drop_all([whole, a, s], &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
@@ -198,5 +191,4 @@ fn string_eq_and_cmp_are_byte_order() {
         assert_eq!((table.string_eq)(fx.rt.handle(), &a, &a2), 1);
     }
     fx.drop_all([a, a2, b, short, nul, e], &STRING_TYDESC);
-    fx.done();
 }

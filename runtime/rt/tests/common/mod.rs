@@ -85,7 +85,6 @@ impl Fixture {
         self.text_of(|out| unsafe { call::dtlv_rti_format(self.h(), value, td, out) })
     }
 
-    /// Ends the test: nothing may be live.
     /// A refused entry: it returned `expected` (`status`), and the runtime's error
     /// message is `message`.
     pub fn assert_refused(&self, status: RtStatus, expected: RtStatus, message: &str) {
@@ -98,8 +97,15 @@ impl Fixture {
         let error = self.rt.take_error().expect("a runtime error was recorded");
         assert_eq!(error.to_string(), text);
     }
+}
 
-    pub fn done(self) {
+impl Drop for Fixture {
+    /// Ends the test: nothing may be live (not checked again when the test already
+    /// failed).
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
         let stats = self.rt.alloc_stats();
         assert_eq!(stats.live, 0, "allocations still live: {stats:?}");
         assert_eq!(stats.live_bytes, 0, "bytes still live: {stats:?}");
