@@ -105,9 +105,7 @@ fn string_push_appends_and_refuses_non_utf8_leaving_the_string_unchanged() {
 #[test]
 fn string_concat_joins() {
     let fx = Fixture::new();
-    let a = fx.string("foo");
-    let b = fx.string("");
-    let c = fx.string("bär");
+    let [a, b, c] = fx.strings(["foo", "", "bär"]);
     let mut out = MaybeUninit::uninit();
     assert_eq!(
         unsafe { call::dtlv_rti_string_concat(fx.h(), &a, &c, &mut out) },
@@ -168,12 +166,7 @@ fn string_slice_checks_bounds_and_char_boundaries() {
 #[test]
 fn string_eq_and_cmp_are_byte_order() {
     let fx = Fixture::new();
-    let a = fx.string("abc");
-    let a2 = fx.string("abc");
-    let b = fx.string("abd");
-    let short = fx.string("ab");
-    let nul = fx.string("ab\0");
-    let e = fx.string("é");
+    let [a, a2, b, short, nul, e] = fx.strings(["abc", "abc", "abd", "ab", "ab\0", "é"]);
     unsafe {
         assert!(call::dtlv_rti_string_eq(fx.h(), &a, &a2));
         assert!(!call::dtlv_rti_string_eq(fx.h(), &a, &b));

@@ -51,6 +51,11 @@ impl Fixture {
         unsafe { out.assume_init() }
     }
 
+    /// New runtime strings of `texts`.
+    pub fn strings<const N: usize>(&self, texts: [&str; N]) -> [rtdt::String; N] {
+        texts.map(|text| self.string(text))
+    }
+
     /// Drops any value through the table.
     pub fn drop_value<T>(&self, mut value: T, td: &TyDesc) {
         unsafe { call::dtlv_rti_drop(self.h(), (&mut value as *mut T).cast(), td) };
