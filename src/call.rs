@@ -165,11 +165,7 @@ pub(crate) fn call_program(program: &Program) -> CallProgram {
         let next = body.new_block();
         let k_slot = body.int(IrType::U64, k as i128);
         let is_this = body.compare(CompareOp::Eq, selected, k_slot);
-        body.terminate(Terminator::Branch {
-            cond: is_this,
-            then_block: this,
-            else_block: next,
-        });
+        body.branch(is_this, this, next);
         body.switch_to(this);
         let mut args = Vec::new();
         for (i, ty) in f.params.iter().enumerate() {

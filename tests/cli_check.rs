@@ -14,8 +14,7 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 #[test]
 fn check_reports_f011_with_location_and_exits_2() {
     let path = scratch("f011.dfs", "import fixedint.zero\ndebuglog zero()\n");
-    let out = datalove(&["check", path.to_str().unwrap()]);
-    assert_diagnostic(&out, "F011", &format!("{}:2:10", path.display()));
+    common::assert_file_diagnosed(&["check"], &path, "F011", "2:10");
 }
 
 #[test]
@@ -84,8 +83,7 @@ fn emit_ir_prints_the_program() {
 fn check_of_a_file_that_is_not_utf8_is_s012_with_its_location() {
     let path = scratch("latin1.dfs", "");
     std::fs::write(&path, b"let s = \"na\xefve\"\ndebuglog s\n").expect("write");
-    let out = datalove(&["check", path.to_str().unwrap()]);
-    assert_diagnostic(&out, "S012", &format!("{}:1:12", path.display()));
+    common::assert_file_diagnosed(&["check"], &path, "S012", "1:12");
 }
 
 /// A rider interface that is not UTF-8 is `S012` in that file, and the search does not go

@@ -76,8 +76,7 @@ fn overflow_and_deep_recursion_are_runtime_errors() {
 #[test]
 fn a_compile_error_exits_2_with_its_diagnostic() {
     let path = scratch("f082.dfs", "require rider std\ndebuglog 1\n");
-    let out = datalove(&["run", path.to_str().unwrap()]);
-    assert_diagnostic(&out, "F082", &format!("{}:1:1", path.display()));
+    common::assert_file_diagnosed(&["run"], &path, "F082", "1:1");
 }
 
 #[test]

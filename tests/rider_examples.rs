@@ -40,6 +40,24 @@ fn c_compiler_works() -> bool {
     }
 }
 
+/// Puts the example's `rider.dli` beside its library in `riders` (as `<rider>.dli`), then
+/// runs its `program` on every backend ([`run_everywhere`]).
+fn install_interface_and_run(
+    source: &Path,
+    riders: &Path,
+    rider: &str,
+    program: &str,
+    stdout: &str,
+    error: &str,
+) {
+    std::fs::copy(
+        source.join("rider.dli"),
+        riders.join(format!("{rider}.dli")),
+    )
+    .unwrap();
+    run_everywhere(riders, &source.join(program), stdout, error);
+}
+
 /// Runs `program` with the riders in `riders` on the interpreter and the C backend,
 /// with the leak check on, and checks what it prints and its closing runtime error.
 fn run_everywhere(riders: &Path, program: &Path, stdout: &str, error: &str) {
@@ -116,10 +134,11 @@ fn c_rider_walkthrough() {
             .arg("-o")
             .arg(riders.join("libdlr_cgreet.so")),
     );
-    std::fs::copy(source.join("rider.dli"), riders.join("cgreet.dli")).unwrap();
-    run_everywhere(
+    install_interface_and_run(
+        &source,
         &riders,
-        &source.join("greet.dfs"),
+        "cgreet",
+        "greet.dfs",
         "hip hip hip \n42\n",
         "error: native failure: cgreet.add_checked: the sum does not fit in an i32",
     );
@@ -153,10 +172,11 @@ fn rust_rider_walkthrough() {
         riders.join("libdlr_wordtools.so"),
     )
     .unwrap();
-    std::fs::copy(source.join("rider.dli"), riders.join("wordtools.dli")).unwrap();
-    run_everywhere(
+    install_interface_and_run(
+        &source,
         &riders,
-        &source.join("count.dfs"),
+        "wordtools",
+        "count.dfs",
         "4\nbrown\n",
         "error: native failure: wordtools.nth_word: no word 9 in a text of 4 words",
     );

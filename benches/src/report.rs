@@ -8,26 +8,25 @@ use crate::progress::duration_text;
 use crate::record::{Mode, Record, Spread, Status, VersionRecord};
 use crate::versions::Version;
 
+/// `x` with two decimals below 10, one below `tier`, else as `large` spells it.
+fn two_then_one_decimal(x: f64, unit: &str, tier: f64, large: impl Fn(f64) -> String) -> String {
+    if x < 10.0 {
+        format!("{x:.2}{unit}")
+    } else if x < tier {
+        format!("{x:.1}{unit}")
+    } else {
+        large(x)
+    }
+}
+
 /// `1.23x`, `12.3x`, `123x`.
 pub fn ratio_text(x: f64) -> String {
-    if x < 10.0 {
-        format!("{x:.2}x")
-    } else if x < 100.0 {
-        format!("{x:.1}x")
-    } else {
-        format!("{x:.0}x")
-    }
+    two_then_one_decimal(x, "x", 100.0, |x| format!("{x:.0}x"))
 }
 
 /// `0.42 ms`, `12.3 ms`, `1.23 s`.
 pub fn ms_text(ms: f64) -> String {
-    if ms < 10.0 {
-        format!("{ms:.2} ms")
-    } else if ms < 1000.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{:.2} s", ms / 1000.0)
-    }
+    two_then_one_decimal(ms, " ms", 1000.0, |ms| format!("{:.2} s", ms / 1000.0))
 }
 
 fn spread_ms(s: &Spread) -> String {

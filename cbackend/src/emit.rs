@@ -503,6 +503,40 @@ impl Fx<'_> {
     }
 
     /// The index of `list`'s cached header (every list read inline has one).
+    /// Opens the C block of an indexed list access (get or set of elements of type `ty`)
+    /// with `i` (the index) and `len` (the list's length) declared in it; returns the
+    /// list's address.
+    fn open_indexed(&mut self, list: SlotId, index: SlotId, ty: &IrType) -> String {
+        let i = self.read(index);
+        let l = self.addr(list);
+        self.w.open("");
+        self.w.stmt(format!("uint64_t i = {i}"));
+        let len = if list_elem_inline(ty) {
+            format!("lh{}_len", self.list_header(list))
+        } else {
+            list_part(&l, LIST_LEN_OFFSET, "uint64_t")
+        };
+        self.w.stmt(format!("uint64_t len = {len}"));
+        l
+    }
+
+    /// Calls `f` for each field of the tuple in `tuple`, in order, with the field's address
+    /// expression, the slot of `slots` it pairs with and that slot's type.
+    fn each_field(
+        &mut self,
+        tuple: SlotId,
+        slots: &[SlotId],
+        mut f: impl FnMut(&mut Self, &str, SlotId, &IrType),
+    ) {
+        let ty = self.ty(tuple).clone();
+        for (i, slot) in slots.iter().enumerate() {
+            let offset = self.field_offset(&ty, i);
+            let at = self.at_offset(tuple, &offset);
+            let field_ty = self.ty(*slot).clone();
+            f(self, &at, *slot, &field_ty);
+        }
+    }
+
     fn list_header(&self, list: SlotId) -> usize {
         self.list_plan
             .lists
@@ -637,14 +671,10 @@ impl Fx<'_> {
                 self.w.stmt(call(Entry::StringConcat, &[&a, &b, &d]));
             }
             K::MakeTuple { dst, fields } => {
-                let ty = self.ty(*dst).clone();
-                for (i, field) in fields.iter().enumerate() {
-                    let offset = self.field_offset(&ty, i);
-                    let at = self.at_offset(*dst, &offset);
-                    let field_ty = self.ty(*field).clone();
-                    let src = self.addr(*field);
-                    self.memcpy(&at, &src, &field_ty);
-                }
+                self.each_field(*dst, fields, |e, at, field, field_ty| {
+                    let src = e.addr(field);
+                    e.memcpy(at, &src, field_ty);
+                });
             }
             K::TupleField { dst, src, index } => {
                 let ty = self.ty(*src).clone();
@@ -668,14 +698,10 @@ impl Fx<'_> {
                 }
             }
             K::Unpack { src, dsts } => {
-                let ty = self.ty(*src).clone();
-                for (i, dst) in dsts.iter().enumerate() {
-                    let offset = self.field_offset(&ty, i);
-                    let at = self.at_offset(*src, &offset);
-                    let field_ty = self.ty(*dst).clone();
-                    let d = self.addr(*dst);
-                    self.memcpy(&d, &at, &field_ty);
-                }
+                self.each_field(*src, dsts, |e, at, dst, field_ty| {
+                    let d = e.addr(dst);
+                    e.memcpy(&d, at, field_ty);
+                });
             }
             K::MakeList { dst, elems } => {
                 let IrType::List(elem) = self.ty(*dst).clone() else {
@@ -696,17 +722,8 @@ impl Fx<'_> {
             }
             K::ListGet { dst, list, index } => {
                 let abandon = fallible();
-                let i = self.read(*index);
-                let l = self.addr(*list);
                 let ty = self.ty(*dst).clone();
-                self.w.open("");
-                self.w.stmt(format!("uint64_t i = {i}"));
-                let len = if list_elem_inline(&ty) {
-                    format!("lh{}_len", self.list_header(*list))
-                } else {
-                    list_part(&l, LIST_LEN_OFFSET, "uint64_t")
-                };
-                self.w.stmt(format!("uint64_t len = {len}"));
+                let l = self.open_indexed(*list, *index, &ty);
                 self.fail_if(
                     "i >= len",
                     abandon,
@@ -726,17 +743,8 @@ impl Fx<'_> {
             }
             K::ListSet { list, index, value } => {
                 let abandon = fallible();
-                let i = self.read(*index);
-                let l = self.addr(*list);
                 let ty = self.ty(*value).clone();
-                self.w.open("");
-                self.w.stmt(format!("uint64_t i = {i}"));
-                let len = if list_elem_inline(&ty) {
-                    format!("lh{}_len", self.list_header(*list))
-                } else {
-                    list_part(&l, LIST_LEN_OFFSET, "uint64_t")
-                };
-                self.w.stmt(format!("uint64_t len = {len}"));
+                let l = self.open_indexed(*list, *index, &ty);
                 if list_elem_inline(&ty) {
                     // A copy value: nothing to destroy when the index is refused.
                     self.fail_if(

@@ -50,31 +50,27 @@ pub struct JitProgram {
     entry: unsafe extern "C" fn(*mut RtHeader),
 }
 
-// Shims for the C library functions lowered code may call, so that the JIT does not
-// depend on what the host process happens to have loaded.
-extern "C" fn shim_fmod(a: f64, b: f64) -> f64 {
-    a % b
-}
-extern "C" fn shim_fmodf(a: f32, b: f32) -> f32 {
-    a % b
-}
-extern "C" fn shim_trunc(a: f64) -> f64 {
-    a.trunc()
-}
-extern "C" fn shim_floor(a: f64) -> f64 {
-    a.floor()
-}
-extern "C" fn shim_floorf(a: f32) -> f32 {
-    a.floor()
-}
-extern "C" fn shim_ceil(a: f64) -> f64 {
-    a.ceil()
-}
-extern "C" fn shim_ceilf(a: f32) -> f32 {
-    a.ceil()
-}
-extern "C" fn shim_truncf(a: f32) -> f32 {
-    a.trunc()
+/// Shims for the C library functions lowered code may call, so that the JIT does not
+/// depend on what the host process happens to have loaded: each symbol with its address.
+fn libm_shims() -> [(&'static str, usize); 8] {
+    macro_rules! shim {
+        ($name:literal, |$($a:ident: $t:ty),+| -> $r:ty $body:block) => {{
+            extern "C" fn shim($($a: $t),+) -> $r $body
+            ($name, shim as *const () as usize)
+        }};
+    }
+    [
+        shim!("fmod", |a: f64, b: f64| -> f64 { a % b }),
+        shim!("fmodf", |a: f32, b: f32| -> f32 { a % b }),
+        shim!("trunc", |a: f64| -> f64 { a.trunc() }),
+        shim!("truncf", |a: f32| -> f32 { a.trunc() }),
+        // `floor`/`ceil` on a machine without an instruction for them (x86-64 before
+        // SSE4.1).
+        shim!("floor", |a: f64| -> f64 { a.floor() }),
+        shim!("floorf", |a: f32| -> f32 { a.floor() }),
+        shim!("ceil", |a: f64| -> f64 { a.ceil() }),
+        shim!("ceilf", |a: f32| -> f32 { a.ceil() }),
+    ]
 }
 
 /// Compiles `program`, resolving each native through `resolve`.
@@ -95,18 +91,7 @@ pub fn compile(
             symbols.insert(native.symbol().to_string(), address as usize);
         }
     }
-    for (name, address) in [
-        ("fmod", shim_fmod as *const () as usize),
-        ("fmodf", shim_fmodf as *const () as usize),
-        ("trunc", shim_trunc as *const () as usize),
-        ("truncf", shim_truncf as *const () as usize),
-        // `floor`/`ceil` on a machine without an instruction for them (x86-64 before
-        // SSE4.1).
-        ("floor", shim_floor as *const () as usize),
-        ("floorf", shim_floorf as *const () as usize),
-        ("ceil", shim_ceil as *const () as usize),
-        ("ceilf", shim_ceilf as *const () as usize),
-    ] {
+    for (name, address) in libm_shims() {
         symbols.insert(name.to_string(), address);
     }
     let mut builder = JITBuilder::with_flags(&[("opt_level", "speed")], default_libcall_names())

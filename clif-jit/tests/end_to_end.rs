@@ -69,49 +69,49 @@ fn recursion_loops_and_generics() {
     assert_eq!(ran.exit, 0);
 }
 
+/// Runs `program`, which must print `stdout` and then end with a runtime error whose
+/// stderr is exactly `error` (its line, then the chain of calls) and exit code 101.
+fn fails_with(program: &Program, stdout: &str, error: &[&str]) {
+    let ran = run(program);
+    assert_eq!(ran.stdout, stdout);
+    assert_eq!(ran.stderr, error);
+    assert_eq!(ran.exit, 101);
+}
+
 #[test]
 fn a_failing_native_is_a_runtime_error_and_leaks_nothing() {
-    let ran = run(&from_text(
-        "import m.fail\nimport m.seven\nlet s = \"held\" ++ \"!\"\ndebuglog seven()\ndebuglog fail()\ndebuglog s\n",
-    ));
-    assert_eq!(ran.stdout, "7\n");
-    // At the native call in the module, called from the script's line 5.
-    assert_eq!(
-        ran.stderr,
-        [
+    fails_with(
+        &from_text("import m.fail\nimport m.seven\nlet s = \"held\" ++ \"!\"\ndebuglog seven()\ndebuglog fail()\ndebuglog s\n"),
+        "7\n",
+        // At the native call in the module, called from the script's line 5.
+        &[
             "error: native failure: t.t_fail: no luck at m.dfm:5:7",
-            "  called from main.dfs:5:10"
-        ]
+            "  called from main.dfs:5:10",
+        ],
     );
-    assert_eq!(ran.exit, 101);
 }
 
 #[test]
 fn overflow_is_a_runtime_error() {
-    let ran = run(&from_text(
-        "let a: i32 = 2147483647\nlet b: i32 = 1\ndebuglog 1\ndebuglog a + b\n",
-    ));
-    assert_eq!(ran.stdout, "1\n");
-    assert_eq!(
-        ran.stderr,
-        ["error: overflow: i32 addition at main.dfs:4:10"]
+    fails_with(
+        &from_text("let a: i32 = 2147483647\nlet b: i32 = 1\ndebuglog 1\ndebuglog a + b\n"),
+        "1\n",
+        &["error: overflow: i32 addition at main.dfs:4:10"],
     );
-    assert_eq!(ran.exit, 101);
 }
 
 #[test]
 fn deep_recursion_is_a_stack_overflow_not_a_crash() {
-    let ran = run(&from_text(
-        "fun down(s: string, n: u64): u64\n  ret down(s, n + 1) + 1\nend fun\ndebuglog down(\"owned\", 0)\n",
-    ));
-    assert_eq!(ran.stdout, "");
     // At the call refused; 16 of the calls it was made from, the rest counted.
     let mut expected =
         vec!["error: stack overflow: call depth limit of 1000000 reached at main.dfs:2:7"];
     expected.extend(["  called from main.dfs:2:7"; 16]);
     expected.push("  ... and 999984 more calls");
-    assert_eq!(ran.stderr, expected);
-    assert_eq!(ran.exit, 101);
+    fails_with(
+        &from_text("fun down(s: string, n: u64): u64\n  ret down(s, n + 1) + 1\nend fun\ndebuglog down(\"owned\", 0)\n"),
+        "",
+        &expected,
+    );
 }
 
 #[test]
@@ -157,8 +157,5 @@ fn a_built_program_with_a_generic_identity_and_checked_doubling() {
     fb.terminate(Terminator::Return(None));
     pb.set_entry(main);
     let program = pb.finish_verified().expect("verifies");
-    let ran = run(&program);
-    assert_eq!(ran.stdout, "through id\n");
-    assert_eq!(ran.stderr, ["error: overflow: i8 addition"]);
-    assert_eq!(ran.exit, 101);
+    fails_with(&program, "through id\n", &["error: overflow: i8 addition"]);
 }

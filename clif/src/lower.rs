@@ -536,6 +536,23 @@ impl<M: Module> Fx<'_, '_, M> {
     }
 
     /// The byte offset of field `index` of a tuple of type `ty`.
+    /// Calls `f` with the address of each of the first `count` fields of the tuple in
+    /// `tuple`, in order.
+    fn each_field(
+        &mut self,
+        tuple: SlotId,
+        count: usize,
+        mut f: impl FnMut(&mut Self, usize, Value),
+    ) {
+        let ty = self.slot_ty(tuple).clone();
+        let base = self.addr(tuple);
+        for i in 0..count {
+            let off = self.field_offset(&ty, i);
+            let at = self.b.ins().iadd(base, off);
+            f(self, i, at);
+        }
+    }
+
     fn field_offset(&mut self, ty: &IrType, index: usize) -> Value {
         match ty.layout_with_offsets() {
             Some((_, offsets)) => self.iconst_ptr(offsets[index] as i64),
@@ -743,13 +760,7 @@ impl<M: Module> Fx<'_, '_, M> {
                 self.call_rt(Entry::StringConcat, &[rt, a, b, d]);
             }
             K::MakeTuple { dst, fields } => {
-                let ty = self.slot_ty(*dst).clone();
-                let base = self.addr(*dst);
-                for (i, field) in fields.iter().enumerate() {
-                    let off = self.field_offset(&ty, i);
-                    let at = self.b.ins().iadd(base, off);
-                    self.copy_into(at, *field);
-                }
+                self.each_field(*dst, fields.len(), |fx, i, at| fx.copy_into(at, fields[i]));
             }
             K::TupleField { dst, src, index } => {
                 let ty = self.slot_ty(*src).clone();
@@ -781,13 +792,7 @@ impl<M: Module> Fx<'_, '_, M> {
                 }
             }
             K::Unpack { src, dsts } => {
-                let ty = self.slot_ty(*src).clone();
-                let base = self.addr(*src);
-                for (i, dst) in dsts.iter().enumerate() {
-                    let off = self.field_offset(&ty, i);
-                    let at = self.b.ins().iadd(base, off);
-                    self.copy_from(*dst, at);
-                }
+                self.each_field(*src, dsts.len(), |fx, i, at| fx.copy_from(dsts[i], at));
             }
             K::MakeList { dst, elems } => {
                 let IrType::List(elem) = self.slot_ty(*dst).clone() else {

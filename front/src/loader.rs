@@ -170,8 +170,7 @@ impl MemoryLoader {
 
     /// A module given as bytes (which need not be UTF-8, for tests of that).
     pub fn with_module_bytes(mut self, name: &str, bytes: &[u8]) -> MemoryLoader {
-        self.modules
-            .push((name.into(), format!("{name}.dfm"), bytes.to_vec()));
+        add_file(&mut self.modules, name, "dfm", bytes);
         self
     }
 
@@ -181,10 +180,14 @@ impl MemoryLoader {
 
     /// A rider interface given as bytes.
     pub fn with_rider_bytes(mut self, name: &str, bytes: &[u8]) -> MemoryLoader {
-        self.riders
-            .push((name.into(), format!("{name}.dli"), bytes.to_vec()));
+        add_file(&mut self.riders, name, "dli", bytes);
         self
     }
+}
+
+/// Adds the file of `name` (its path `<name>.<extension>`) to `files`.
+fn add_file(files: &mut Vec<(String, String, Vec<u8>)>, name: &str, extension: &str, bytes: &[u8]) {
+    files.push((name.into(), format!("{name}.{extension}"), bytes.to_vec()));
 }
 
 fn found(files: &[(String, String, Vec<u8>)], name: &str) -> Option<Loaded> {

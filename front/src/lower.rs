@@ -678,41 +678,11 @@ impl<'a> FnLowering<'a> {
                 self.move_or_copy(dst, src, span);
                 return;
             }
-            ExprKind::Int(v) => self.emit(
-                InstKind::Const {
-                    dst,
-                    value: ConstValue::Int(*v),
-                },
-                span,
-            ),
-            ExprKind::Float(v) => self.emit(
-                InstKind::Const {
-                    dst,
-                    value: ConstValue::Float(*v),
-                },
-                span,
-            ),
-            ExprKind::Str(s) => self.emit(
-                InstKind::Const {
-                    dst,
-                    value: ConstValue::Str(s.clone()),
-                },
-                span,
-            ),
-            ExprKind::Bool(b) => self.emit(
-                InstKind::Const {
-                    dst,
-                    value: ConstValue::Bool(*b),
-                },
-                span,
-            ),
-            ExprKind::Unit => self.emit(
-                InstKind::Const {
-                    dst,
-                    value: ConstValue::Unit,
-                },
-                span,
-            ),
+            ExprKind::Int(v) => self.emit(const_inst(dst, ConstValue::Int(*v)), span),
+            ExprKind::Float(v) => self.emit(const_inst(dst, ConstValue::Float(*v)), span),
+            ExprKind::Str(s) => self.emit(const_inst(dst, ConstValue::Str(s.clone())), span),
+            ExprKind::Bool(b) => self.emit(const_inst(dst, ConstValue::Bool(*b)), span),
+            ExprKind::Unit => self.emit(const_inst(dst, ConstValue::Unit), span),
             ExprKind::List(es) | ExprKind::Tuple(es) => {
                 let parts: Vec<SlotId> = es.iter().map(|x| self.consumed(x)).collect();
                 for p in &parts {
@@ -1002,4 +972,9 @@ impl<'a> FnLowering<'a> {
             self.release(v, span);
         }
     }
+}
+
+/// The instruction that writes the constant `value` into `dst`.
+fn const_inst(dst: SlotId, value: ConstValue) -> InstKind {
+    InstKind::Const { dst, value }
 }

@@ -42,36 +42,21 @@ struct Parser {
 }
 
 /// Binary operators by precedence, loosest first; each level is left-associative except
-/// comparisons, which do not chain.
-const LEVELS: &[&[(&str, BinOp)]] = &[
-    &[("or", BinOp::Or)],
-    &[("and", BinOp::And)],
+/// comparisons, which do not chain. Each is written as [`BinOp::symbol`] spells it.
+const LEVELS: &[&[BinOp]] = {
+    use BinOp::*;
     &[
-        ("==", BinOp::Eq),
-        ("!=", BinOp::Ne),
-        ("<", BinOp::Lt),
-        ("<=", BinOp::Le),
-        (">", BinOp::Gt),
-        (">=", BinOp::Ge),
-    ],
-    &[("|", BinOp::BitOr)],
-    &[("^", BinOp::BitXor)],
-    &[("&", BinOp::BitAnd)],
-    &[("<<", BinOp::Shl), (">>", BinOp::Shr)],
-    &[
-        ("+", BinOp::Add),
-        ("-", BinOp::Sub),
-        ("+%", BinOp::WrappingAdd),
-        ("-%", BinOp::WrappingSub),
-        ("++", BinOp::Concat),
-    ],
-    &[
-        ("*", BinOp::Mul),
-        ("/", BinOp::Div),
-        ("%", BinOp::Rem),
-        ("*%", BinOp::WrappingMul),
-    ],
-];
+        &[Or],
+        &[And],
+        &[Eq, Ne, Lt, Le, Gt, Ge],
+        &[BitOr],
+        &[BitXor],
+        &[BitAnd],
+        &[Shl, Shr],
+        &[Add, Sub, WrappingAdd, WrappingSub, Concat],
+        &[Mul, Div, Rem, WrappingMul],
+    ]
+};
 
 const COMPARISON_LEVEL: usize = 2;
 
@@ -888,8 +873,8 @@ impl Parser {
         };
         LEVELS.iter().enumerate().find_map(|(level, ops)| {
             ops.iter()
-                .find(|(sym, _)| *sym == word)
-                .map(|(_, op)| (*op, level))
+                .find(|op| op.symbol() == word)
+                .map(|op| (*op, level))
         })
     }
 

@@ -3,17 +3,7 @@
 
 mod front_support;
 
-use front_support::{assert_error, compile_err, located};
-
-/// Asserts that compiling `text` reports `code` at `line:col` and that the rendered
-/// diagnostics contain each of `texts`.
-fn assert_help(text: &str, code: &str, line: u32, col: u32, texts: &[&str]) {
-    let failed = assert_error(text, code, line, col);
-    let rendered = failed.render();
-    for t in texts {
-        assert!(rendered.contains(t), "no {t:?} in:\n{rendered}");
-    }
-}
+use front_support::{assert_error, assert_help, compile_err, located};
 
 #[test]
 fn a_misspelt_local_suggests_the_local() {
@@ -189,16 +179,12 @@ fn a_built_in_names_its_own_parameter() {
         text.contains("= help: write the argument `mut xs`"),
         "{text}"
     );
-    let f = assert_error(
+    assert_help(
         "let o: ?u8 = none\ndebuglog is_some(mut o)\n",
         "F002",
         2,
         18,
-    );
-    assert!(
-        f.render().contains("argument `o` of `is_some`"),
-        "{}",
-        f.render()
+        &["argument `o` of `is_some`"],
     );
 }
 

@@ -177,6 +177,24 @@ unsafe fn int_unary<T: Int>(op: UnaryOp, s: *mut u8, d: *mut u8) -> ArithResult 
 
 /// `d = op s`.
 ///
+/// One float unary operation, the same for `f64` and `f32`.
+macro_rules! float_unary {
+    ($t:ty, $op:expr, $s:expr, $d:expr) => {{
+        let x = rd::<$t>($s);
+        wr(
+            $d,
+            match $op {
+                UnaryOp::Sqrt => x.sqrt(),
+                UnaryOp::Floor => x.floor(),
+                UnaryOp::Ceil => x.ceil(),
+                UnaryOp::Abs => x.abs(),
+                _ => -x,
+            },
+        );
+        Ok(())
+    }};
+}
+
 /// # Safety
 /// The pointers must be at values of kind `ty`.
 pub unsafe fn unary(op: UnaryOp, ty: TyKind, s: *mut u8, d: *mut u8) -> ArithResult {
@@ -185,34 +203,8 @@ pub unsafe fn unary(op: UnaryOp, ty: TyKind, s: *mut u8, d: *mut u8) -> ArithRes
             wr(d, (rd::<u8>(s) == 0) as u8);
             Ok(())
         }
-        TyKind::F64 => {
-            let x = rd::<f64>(s);
-            wr(
-                d,
-                match op {
-                    UnaryOp::Sqrt => x.sqrt(),
-                    UnaryOp::Floor => x.floor(),
-                    UnaryOp::Ceil => x.ceil(),
-                    UnaryOp::Abs => x.abs(),
-                    _ => -x,
-                },
-            );
-            Ok(())
-        }
-        TyKind::F32 => {
-            let x = rd::<f32>(s);
-            wr(
-                d,
-                match op {
-                    UnaryOp::Sqrt => x.sqrt(),
-                    UnaryOp::Floor => x.floor(),
-                    UnaryOp::Ceil => x.ceil(),
-                    UnaryOp::Abs => x.abs(),
-                    _ => -x,
-                },
-            );
-            Ok(())
-        }
+        TyKind::F64 => float_unary!(f64, op, s, d),
+        TyKind::F32 => float_unary!(f32, op, s, d),
         TyKind::I64 => int_unary::<i64>(op, s, d),
         TyKind::I32 => int_unary::<i32>(op, s, d),
         TyKind::I16 => int_unary::<i16>(op, s, d),

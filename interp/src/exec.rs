@@ -175,6 +175,25 @@ impl Machine<'_> {
                 continue;
             }};
         }
+        // The same against a constant `k` (of `$t`'s bits), first written at `kd`.
+        macro_rules! cmp_br_k {
+            (f64, $d:expr, $a:expr, $k:expr, $kd:expr, $op:tt, $then:expr, $else:expr) => {{
+                st!(u64, $kd, *$k);
+                cmp_br!(
+                    f64,
+                    $d,
+                    ld!(f64, $a),
+                    f64::from_bits(*$k),
+                    $op,
+                    $then,
+                    $else
+                )
+            }};
+            ($t:ty, $d:expr, $a:expr, $k:expr, $kd:expr, $op:tt, $then:expr, $else:expr) => {{
+                st!(u64, $kd, *$k);
+                cmp_br!($t, $d, ld!($t, $a), *$k, $op, $then, $else)
+            }};
+        }
         loop {
             // SAFETY: lowering ends every block with a jump, branch or return, and every
             // target is an operation of this function.
@@ -439,10 +458,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, ==, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, ==, th, e),
                 Op::BrNeI64K {
                     d,
                     a,
@@ -450,10 +466,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, !=, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, !=, th, e),
                 Op::BrLtI64K {
                     d,
                     a,
@@ -461,10 +474,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, <, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, <, th, e),
                 Op::BrLeI64K {
                     d,
                     a,
@@ -472,10 +482,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, <=, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, <=, th, e),
                 Op::BrGtI64K {
                     d,
                     a,
@@ -483,10 +490,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, >, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, >, th, e),
                 Op::BrGeI64K {
                     d,
                     a,
@@ -494,10 +498,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(i64, d, ld!(i64, a), *k, >=, th, e)
-                }
+                } => cmp_br_k!(i64, d, a, k, kd, >=, th, e),
                 Op::BrEqU64K {
                     d,
                     a,
@@ -505,10 +506,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, ==, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, ==, th, e),
                 Op::BrNeU64K {
                     d,
                     a,
@@ -516,10 +514,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, !=, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, !=, th, e),
                 Op::BrLtU64K {
                     d,
                     a,
@@ -527,10 +522,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, <, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, <, th, e),
                 Op::BrLeU64K {
                     d,
                     a,
@@ -538,10 +530,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, <=, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, <=, th, e),
                 Op::BrGtU64K {
                     d,
                     a,
@@ -549,10 +538,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, >, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, >, th, e),
                 Op::BrGeU64K {
                     d,
                     a,
@@ -560,10 +546,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(u64, d, ld!(u64, a), *k, >=, th, e)
-                }
+                } => cmp_br_k!(u64, d, a, k, kd, >=, th, e),
                 Op::BrEqF64K {
                     d,
                     a,
@@ -571,10 +554,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), ==, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, ==, th, e),
                 Op::BrNeF64K {
                     d,
                     a,
@@ -582,10 +562,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), !=, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, !=, th, e),
                 Op::BrLtF64K {
                     d,
                     a,
@@ -593,10 +570,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), <, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, <, th, e),
                 Op::BrLeF64K {
                     d,
                     a,
@@ -604,10 +578,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), <=, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, <=, th, e),
                 Op::BrGtF64K {
                     d,
                     a,
@@ -615,10 +586,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), >, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, >, th, e),
                 Op::BrGeF64K {
                     d,
                     a,
@@ -626,10 +594,7 @@ impl Machine<'_> {
                     kd,
                     t: th,
                     e,
-                } => {
-                    st!(u64, kd, *k);
-                    cmp_br!(f64, d, ld!(f64, a), f64::from_bits(*k), >=, th, e)
-                }
+                } => cmp_br_k!(f64, d, a, k, kd, >=, th, e),
                 Op::BranchD { cond, t: th, e } => {
                     pc = if ld!(u8, cond) != 0 { *th } else { *e } as usize;
                     continue;

@@ -243,6 +243,15 @@ impl FunctionBuilder<'_> {
         self.try_terminate(term).expect("block terminated")
     }
 
+    /// Ends the current block with a branch on `cond` to `then_block` or `else_block`.
+    pub fn branch(&mut self, cond: SlotId, then_block: BlockId, else_block: BlockId) {
+        self.terminate(Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        })
+    }
+
     // ---- conveniences that make a fresh destination slot ----
 
     pub fn constant(&mut self, ty: IrType, value: ConstValue) -> SlotId {

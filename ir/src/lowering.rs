@@ -836,11 +836,7 @@ mod tests {
         fb.terminate(Terminator::Jump(head));
         fb.switch_to(head);
         let more = fb.compare(CompareOp::Lt, i, n);
-        fb.terminate(Terminator::Branch {
-            cond: more,
-            then_block: body,
-            else_block: exit,
-        });
+        fb.branch(more, body, exit);
         fb.switch_to(body);
         fb.inst(
             InstKind::ListSet {

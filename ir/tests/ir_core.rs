@@ -269,11 +269,7 @@ fn joins_must_agree_on_owned_values() {
         let s = fb.string("x");
         let c = fb.constant(IrType::Bool, ConstValue::Bool(true));
         let (t, e, j) = (fb.new_block(), fb.new_block(), fb.new_block());
-        fb.terminate(Terminator::Branch {
-            cond: c,
-            then_block: t,
-            else_block: e,
-        });
+        fb.branch(c, t, e);
         fb.switch_to(t);
         fb.drop_slot(s);
         fb.terminate(Terminator::Jump(j));

@@ -50,6 +50,15 @@ pub fn assert_diagnostic(out: &Output, code: &str, location: &str) {
     assert!(stderr.contains(location), "{location}: {stderr}");
 }
 
+/// `datalove ARGS... FILE` refuses the program in `file` with diagnostic `code` at
+/// `line_col` (`LINE:COL`) of it ([`assert_diagnostic`]).
+pub fn assert_file_diagnosed(args: &[&str], file: &Path, code: &str, line_col: &str) {
+    let mut args = args.to_vec();
+    args.push(file.to_str().unwrap());
+    let out = datalove_output(&args);
+    assert_diagnostic(&out, code, &format!("{}:{line_col}", file.display()));
+}
+
 /// The scratch directory `name` of this test process, created (removed when the
 /// process exits: `datalove_test_support::scratch_root`).
 pub fn scratch_dir(name: &str) -> PathBuf {

@@ -817,10 +817,7 @@ impl<'a> Generator<'a> {
         // The branch returned: the code after it sees the states from before it.
         self.restore(&before);
         self.fx.self_callable = saved;
-        body.push(Stmt::If {
-            arms: vec![("d == 0".into(), inner)],
-            else_body: None,
-        });
+        body.push(Stmt::when("d == 0", inner));
     }
 
     /// `let v: R = rN(d - 1, ...)` (or the call alone, for no result): the recursion.

@@ -298,13 +298,10 @@ impl Generator<'_> {
         self.fx.mult *= bound + 1;
         let mut body = vec![Stmt::Line(format!("set {counter} = {counter} + 1"))];
         if !while_form {
-            body.push(Stmt::If {
-                arms: vec![(
-                    format!("{counter} > {bound}"),
-                    vec![Stmt::Line("break".into())],
-                )],
-                else_body: None,
-            });
+            body.push(Stmt::when(
+                format!("{counter} > {bound}"),
+                vec![Stmt::Line("break".into())],
+            ));
         }
         let size = self.block_size();
         let mut inner = self.block(size);
@@ -328,10 +325,7 @@ impl Generator<'_> {
         body.push(Stmt::Line(jump));
         self.restore(&before);
         self.flush_pending(out);
-        out.push(Stmt::If {
-            arms: vec![(cond, body)],
-            else_body: None,
-        });
+        out.push(Stmt::when(cond, body));
     }
 
     /// `if cond` ... `ret value` `end if`.
@@ -362,10 +356,7 @@ impl Generator<'_> {
         self.fx.pending = outer_pending;
         self.restore(&before);
         self.flush_pending(out);
-        out.push(Stmt::If {
-            arms: vec![(cond, body)],
-            else_body: None,
-        });
+        out.push(Stmt::when(cond, body));
     }
 
     /// A call made for what it does to its `mut`/`out` arguments (or for its failure),

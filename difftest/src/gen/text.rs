@@ -103,6 +103,16 @@ pub enum Stmt {
     },
 }
 
+impl Stmt {
+    /// `if cond` ... `end if`, with no `else`.
+    pub fn when(cond: impl Into<String>, body: Vec<Stmt>) -> Stmt {
+        Stmt::If {
+            arms: vec![(cond.into(), body)],
+            else_body: None,
+        }
+    }
+}
+
 /// Writes `stmts` at `indent` levels of two spaces.
 pub fn render_block(stmts: &[Stmt], indent: usize, out: &mut String) {
     let pad = "  ".repeat(indent);

@@ -84,6 +84,17 @@ pub fn assert_error(text: &str, code: &str, line: u32, col: u32) -> Failed {
     failed
 }
 
+/// Asserts that compiling `text` reports `code` at `line:col` and that the rendered
+/// diagnostics contain each of `texts`; the failure.
+pub fn assert_help(text: &str, code: &str, line: u32, col: u32, texts: &[&str]) -> Failed {
+    let failed = assert_error(text, code, line, col);
+    let rendered = failed.render();
+    for t in texts {
+        assert!(rendered.contains(t), "no {t:?} in:\n{rendered}");
+    }
+    failed
+}
+
 /// Asserts that `failed` has a diagnostic `code` (anywhere).
 pub fn assert_has_code(failed: &Failed, code: &str) {
     assert!(

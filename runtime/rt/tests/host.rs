@@ -90,7 +90,6 @@ fn finish_report_takes_the_error_and_checks_leaks_when_asked() {
         0,
         "the error was taken"
     );
-    fx.done();
 }
 
 #[test]
@@ -165,7 +164,6 @@ fn the_header_points_at_the_static_table() {
         // The header is where `Runtime::from_handle` finds the runtime.
         assert!(std::ptr::eq(Runtime::from_handle(fx.rt.handle()), &*fx.rt));
     }
-    fx.done();
 }
 
 /// What a compiled prologue does: compare the stack pointer with `stack_limit`.

@@ -79,7 +79,6 @@ fn list_new_len_and_push() {
     let mut out = MaybeUninit::uninit();
     unsafe { call::dtlv_rti_list_new(fx.h(), &u32_td, 0, &mut out) };
     assert_eq!(fx.live(), 0);
-    fx.done();
 }
 
 #[test]
@@ -104,7 +103,6 @@ fn list_pop_moves_out_the_last_and_refuses_an_empty_list() {
         );
     }
     drop_list(&fx, list);
-    fx.done();
 }
 
 #[test]
@@ -130,7 +128,6 @@ fn list_get_clones_and_refuses_past_the_end() {
     }
     assert_eq!(texts(&fx, &list), ["x", "y", "z"]);
     drop_list(&fx, list);
-    fx.done();
 }
 
 #[test]
@@ -144,7 +141,6 @@ fn list_at_lends_in_place_and_is_null_past_the_end() {
         assert!(call::dtlv_rti_list_at(fx.h(), &list, &STRING_TYDESC, 1).is_null());
     }
     drop_list(&fx, list);
-    fx.done();
 }
 
 #[test]
@@ -167,7 +163,6 @@ fn list_set_replaces_and_a_refused_set_destroys_the_value() {
     );
     assert_eq!(fx.live(), 3, "the refused value was destroyed");
     drop_list(&fx, list);
-    fx.done();
 }
 
 #[test]
@@ -187,7 +182,6 @@ fn list_insert_shifts_appends_at_len_and_destroys_a_refused_value() {
     );
     assert_eq!(fx.live(), live, "the refused value was destroyed");
     drop_list(&fx, list);
-    fx.done();
 }
 
 #[test]
@@ -202,7 +196,6 @@ fn a_refused_push_into_a_bad_index_returns_live_allocations_to_zero() {
     assert_eq!(status, STATUS_OUT_OF_BOUNDS);
     assert_eq!(fx.live(), 0);
     drop_list(&fx, list);
-    fx.done();
 }
 
 #[test]
@@ -238,7 +231,6 @@ fn list_remove_moves_out_and_closes_the_gap() {
         );
     }
     drop_list(&fx, list);
-    fx.done();
 }
 
 #[test]
@@ -264,7 +256,6 @@ fn lists_of_zero_sized_elements_need_no_buffer() {
     let list_td = OwnedTyDesc::list(scalar(TyKind::Unit));
     assert_eq!(fx.format(common::ptr(&list), &list_td), "[(), ()]");
     fx.drop_value(list, &list_td);
-    fx.done();
 }
 
 #[test]
@@ -313,5 +304,4 @@ fn list_filled_clones_the_value_and_refuses_what_cannot_fit() {
         }
         assert_eq!(fx.live(), 0);
     }
-    fx.done();
 }

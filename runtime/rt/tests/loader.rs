@@ -28,16 +28,22 @@ fn rider_library(name: &str, rider: &str, source: &str) -> Option<(PathBuf, Path
     Some((dir, lib))
 }
 
+/// Builds the library as [`rider_library`] does and loads it, which must fail: (why, the
+/// library).
+fn refused_library(name: &str, rider: &str, source: &str) -> Option<(LoadError, PathBuf)> {
+    let (dir, lib) = rider_library(name, rider, source)?;
+    Some((RiderLibrary::load(rider, &[dir]).unwrap_err(), lib))
+}
+
 #[test]
 fn a_rider_built_for_another_abi_is_refused_naming_both_versions_and_the_path() {
-    let Some((dir, lib)) = rider_library(
+    let Some((err, lib)) = refused_library(
         "loader-fake",
         "fake",
         "unsigned dtlv_rider_abi_version_fake(void) { return 999; }\n",
     ) else {
         return;
     };
-    let err = RiderLibrary::load("fake", std::slice::from_ref(&dir)).unwrap_err();
     assert!(
         matches!(err, LoadError::AbiMismatch { found: 999, .. }),
         "{err:?}"
@@ -83,14 +89,13 @@ fn a_good_rider_loads_and_hands_out_its_symbols_or_names_a_missing_one() {
 
 #[test]
 fn a_library_without_the_abi_symbol_is_not_a_rider() {
-    let Some((dir, lib)) = rider_library(
+    let Some((err, lib)) = refused_library(
         "loader-nosym",
         "plain",
         "int something(void) { return 1; }\n",
     ) else {
         return;
     };
-    let err = RiderLibrary::load("plain", &[dir]).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(

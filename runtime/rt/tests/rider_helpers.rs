@@ -48,7 +48,6 @@ fn guard_maps_ok_err_and_panic_to_statuses_and_messages() {
     }
     // The guard raised nothing by itself: reporting is compiled code's job.
     assert!(!fx.rt.abandoning());
-    fx.done();
 }
 
 #[test]
@@ -93,7 +92,6 @@ fn a_guarded_native_reports_through_native_failed() {
     assert_eq!(parse("300"), STATUS_FAILED);
     assert_eq!(out, -12, "written once, nothing written on failure");
     fx.assert_error("native failure: test.parse: 300 does not fit in i8");
-    fx.done();
 }
 
 #[test]
@@ -119,7 +117,6 @@ fn check_turns_a_runtime_status_into_a_failure_with_the_runtimes_message() {
         });
         fx.assert_refused(status, STATUS_INVALID_UTF8, "invalid UTF-8 at byte 2");
     }
-    fx.done();
 }
 
 #[test]
@@ -136,7 +133,6 @@ fn make_string_and_new_string_build_runtime_strings() {
         assert!(s.is_empty());
         drop_string(fx.h(), s);
     }
-    fx.done();
 }
 
 #[test]
@@ -174,12 +170,10 @@ fn string_mut_changes_a_string_only_through_the_runtime() {
     assert_eq!(s.as_str(), "moved in");
     assert_eq!(fx.live(), 1, "every old buffer was freed");
     fx.drop_value(s, &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
 fn integers_read_and_write_through_descriptors_with_range_checks() {
-    let fx = Fixture::new();
     let kinds = [
         (TyKind::U8, 0i128, 255i128),
         (TyKind::U16, 0, 65535),
@@ -223,12 +217,10 @@ fn integers_read_and_write_through_descriptors_with_range_checks() {
             Failure::type_mismatch("expected an integer value, got f64")
         );
     }
-    fx.done();
 }
 
 #[test]
 fn floats_bools_and_scalars_read_and_write() {
-    let fx = Fixture::new();
     let (f32_td, f64_td, bool_td, unit_td) = (
         scalar(TyKind::F32),
         scalar(TyKind::F64),
@@ -273,7 +265,6 @@ fn floats_bools_and_scalars_read_and_write() {
         expect_kind(&bool_td, TyKind::U8).unwrap_err().message,
         "expected a u8 value, got bool"
     );
-    fx.done();
 }
 
 #[test]
@@ -314,7 +305,6 @@ fn values_clone_drop_compare_format_and_init_through_helpers() {
         assert_eq!(td.kind, TyKind::U32);
         assert_eq!(read_int(&held, td).unwrap(), 9);
     }
-    fx.done();
 }
 
 trait UnwrapOk {

@@ -28,7 +28,6 @@ fn error_set_and_error_message_round_trip() {
         assert!(!fx.rt.abandoning());
     }
     assert_eq!(fx.rt.error(), None);
-    fx.done();
 }
 
 #[test]
@@ -52,7 +51,6 @@ fn native_failed_carries_the_message_clears_it_and_abandons() {
         "native failure: std.read_file: no such file"
     );
     assert!(!fx.rt.abandoning(), "taking the error resets the runtime");
-    fx.done();
 }
 
 #[test]
@@ -64,7 +62,6 @@ fn native_failed_without_a_message_names_the_status() {
     fx.assert_error("native failure: r.g: unknown failure status");
     unsafe { call::dtlv_rti_native_failed(fx.h(), "r", "h", STATUS_PANICKED) };
     assert_eq!(fx.rt.take_error().unwrap().detail, "r.h: panicked");
-    fx.done();
 }
 
 #[test]
@@ -86,7 +83,6 @@ fn the_first_error_wins() {
     // After taking, a new error is recorded again.
     unsafe { call::dtlv_rti_raise_stack_overflow(fx.h()) };
     fx.assert_error("stack overflow: out of stack space");
-    fx.done();
 }
 
 #[test]
@@ -100,7 +96,6 @@ fn raise_records_kind_and_detail() {
     // An unknown kind is still an error, never ignored.
     unsafe { (call::table(fx.h()).raise)(fx.rt.handle(), 999, b"x".as_ptr(), 1) };
     fx.assert_error("native failure: unknown error kind 999: x");
-    fx.done();
 }
 
 #[test]
@@ -169,7 +164,6 @@ fn raise_arith_words_each_error() {
     unsafe { call::dtlv_rti_raise_arith(fx.h(), ErrorKind::Overflow, ArithOp::Sub, TyKind::I16) };
     assert_eq!(fx.rt.take_error().unwrap().detail, "i16 subtraction");
     assert_eq!(arith_detail(99, TyKind::I8 as u32), "i8 unknown operation");
-    fx.done();
 }
 
 #[test]
@@ -181,7 +175,6 @@ fn a_runtime_error_displays_kind_then_detail_and_error_peeks() {
     assert_eq!(fx.rt.error().unwrap().kind, ErrorKind::StackOverflow);
     assert!(fx.rt.error().is_some(), "error() leaves it in place");
     fx.rt.take_error();
-    fx.done();
 }
 
 // ---- shadow stack ----
@@ -211,7 +204,6 @@ fn shadow_push_reserves_aligned_and_pop_releases_to_a_mark() {
     }
     assert_eq!(fx.live(), 0, "the shadow stack is not a program allocation");
     assert!(!fx.rt.abandoning());
-    fx.done();
 }
 
 #[test]
@@ -241,7 +233,6 @@ fn shadow_stack_exhaustion_raises_and_returns_null() {
         fx.rt.take_error().unwrap().kind,
         ErrorKind::ShadowStackExhausted
     );
-    fx.done();
 }
 
 #[test]
@@ -254,7 +245,6 @@ fn shadow_stack_defaults_to_8_mib() {
             8 << 20
         );
     }
-    fx.done();
 }
 
 // ---- interned descriptors ----
@@ -319,7 +309,6 @@ fn interning_gives_one_structurally_equal_descriptor_per_type() {
         0,
         "interned descriptors are not program allocations"
     );
-    fx.done();
 }
 
 // ---- counted allocation ----
@@ -366,7 +355,6 @@ fn alloc_free_and_alloc_stats_count() {
         Some("1 allocation still live (3 bytes)")
     );
     fx.drop_value(s, &datalove_rti::tydesc::STRING_TYDESC);
-    fx.done();
 }
 
 // ---- one line, the depth limit ----
@@ -403,7 +391,6 @@ fn a_native_message_is_escaped_once_when_it_is_raised() {
     }
     let error = fx.rt.take_error().unwrap();
     assert_eq!(error.to_string(), "native failure: r.f: two\\nlines \\xff");
-    fx.done();
 }
 
 #[test]
@@ -419,5 +406,4 @@ fn a_stack_overflow_with_no_depth_left_names_the_depth_limit() {
     fx.assert_error("stack overflow: call depth limit of 1000000 reached");
     // Taking the error gives the next run the whole depth again.
     assert_eq!(unsafe { (*fx.rt.handle()).depth_left }, limit);
-    fx.done();
 }

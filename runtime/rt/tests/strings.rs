@@ -18,7 +18,6 @@ fn string_from_bytes_makes_a_counted_string() {
     assert_eq!(fx.live(), 1);
     assert_eq!(fx.rt.alloc_stats().live_bytes, 6);
     fx.drop_value(s, &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
@@ -34,7 +33,6 @@ fn interior_nul_passes_unchanged() {
     // Top-level formatting prints the bytes raw, NULs included.
     assert_eq!(fx.format(common::ptr(&s), &STRING_TYDESC).as_bytes(), bytes);
     fx.drop_value(s, &STRING_TYDESC);
-    fx.done();
 }
 
 #[test]
@@ -58,9 +56,7 @@ fn empty_string_owns_nothing_and_lends_a_non_null_pointer() {
     assert_eq!(status, STATUS_OK);
     let s2 = unsafe { out2.assume_init() };
     assert!(s2.is_empty());
-    fx.drop_value(s, &STRING_TYDESC);
-    fx.drop_value(s2, &STRING_TYDESC);
-    fx.done();
+    fx.drop_all([s, s2], &STRING_TYDESC);
 }
 
 #[test]
@@ -73,7 +69,6 @@ fn non_utf8_bytes_are_refused_with_status_and_message() {
     let status = unsafe { call::dtlv_rti_string_from_bytes(fx.h(), b"\xe2\x82", &mut out) };
     assert_eq!(status, STATUS_INVALID_UTF8);
     assert_eq!(fx.live(), 0);
-    fx.done();
 }
 
 #[test]
@@ -104,17 +99,13 @@ fn string_push_appends_and_refuses_non_utf8_leaving_the_string_unchanged() {
         STATUS_OK
     );
     assert_eq!(e.as_bytes(), b"x\0");
-    fx.drop_value(s, &STRING_TYDESC);
-    fx.drop_value(e, &STRING_TYDESC);
-    fx.done();
+    fx.drop_all([s, e], &STRING_TYDESC);
 }
 
 #[test]
 fn string_concat_joins() {
     let fx = Fixture::new();
-    let a = fx.string("foo");
-    let b = fx.string("");
-    let c = fx.string("bär");
+    let [a, b, c] = fx.strings(["foo", "", "bär"]);
     let mut out = MaybeUninit::uninit();
     assert_eq!(
         unsafe { call::dtlv_rti_string_concat(fx.h(), &a, &c, &mut out) },
@@ -129,10 +120,7 @@ fn string_concat_joins() {
     );
     let bb = unsafe { out.assume_init() };
     assert!(bb.is_empty());
-    for s in [a, b, c, ac, bb] {
-        fx.drop_value(s, &STRING_TYDESC);
-    }
-    fx.done();
+    fx.drop_all([a, b, c, ac, bb], &STRING_TYDESC);
 }
 
 #[test]
@@ -172,21 +160,13 @@ fn string_slice_checks_bounds_and_char_boundaries() {
         STATUS_OUT_OF_BOUNDS,
         "string slice 2..1 starts after it ends",
     );
-    fx.drop_value(whole, &STRING_TYDESC);
-    fx.drop_value(a, &STRING_TYDESC);
-    fx.drop_value(s, &STRING_TYDESC);
-    fx.done();
+    fx.drop_all([whole, a, s], &STRING_TYDESC);
 }
 
 #[test]
 fn string_eq_and_cmp_are_byte_order() {
     let fx = Fixture::new();
-    let a = fx.string("abc");
-    let a2 = fx.string("abc");
-    let b = fx.string("abd");
-    let short = fx.string("ab");
-    let nul = fx.string("ab\0");
-    let e = fx.string("é");
+    let [a, a2, b, short, nul, e] = fx.strings(["abc", "abc", "abd", "ab", "ab\0", "é"]);
     unsafe {
         assert!(call::dtlv_rti_string_eq(fx.h(), &a, &a2));
         assert!(!call::dtlv_rti_string_eq(fx.h(), &a, &b));
@@ -203,8 +183,5 @@ fn string_eq_and_cmp_are_byte_order() {
         assert_eq!((table.string_cmp)(fx.rt.handle(), &a, &b), -1);
         assert_eq!((table.string_eq)(fx.rt.handle(), &a, &a2), 1);
     }
-    for s in [a, a2, b, short, nul, e] {
-        fx.drop_value(s, &STRING_TYDESC);
-    }
-    fx.done();
+    fx.drop_all([a, a2, b, short, nul, e], &STRING_TYDESC);
 }

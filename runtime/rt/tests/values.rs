@@ -56,10 +56,7 @@ fn data_of_a_scalar_is_packed_and_borrows_into_scratch() {
     assert_eq!(unsafe { *p.cast::<f64>() }, -2.5);
     let u = make_data(&fx, (), &scalar(TyKind::Unit));
     assert_eq!(fx.format(ptr(&u), &DATA_TYDESC), "()");
-    fx.drop_value(d, &DATA_TYDESC);
-    fx.drop_value(f, &DATA_TYDESC);
-    fx.drop_value(u, &DATA_TYDESC);
-    fx.done();
+    fx.drop_all([d, f, u], &DATA_TYDESC);
 }
 
 #[test]
@@ -78,14 +75,8 @@ fn data_of_a_list_is_boxed_and_borrows_the_box() {
     assert_eq!(borrowed.len(), 2);
     assert_eq!(fx.format(ptr(&d), &DATA_TYDESC), r#"["a", "b"]"#);
 
-    let mut name = MaybeUninit::uninit();
-    assert_eq!(
-        unsafe { call::dtlv_rti_data_type_name(fx.h(), &d, &mut name) },
-        STATUS_OK
-    );
-    let name = unsafe { name.assume_init() };
-    assert_eq!(name.as_str(), "[string]");
-    fx.drop_value(name, &STRING_TYDESC);
+    let name = fx.text_of(|out| unsafe { call::dtlv_rti_data_type_name(fx.h(), &d, out) });
+    assert_eq!(name, "[string]");
 
     // A clone of a boxed data is a deep copy.
     let mut copy = MaybeUninit::<Data>::uninit();
@@ -93,9 +84,7 @@ fn data_of_a_list_is_boxed_and_borrows_the_box() {
     let copy = unsafe { copy.assume_init() };
     assert_eq!(fx.live(), 2 * (live + 1));
     assert!(unsafe { call::dtlv_rti_eq(fx.h(), ptr(&d), ptr(&copy), &DATA_TYDESC) });
-    fx.drop_value(copy, &DATA_TYDESC);
-    fx.drop_value(d, &DATA_TYDESC);
-    fx.done();
+    fx.drop_all([copy, d], &DATA_TYDESC);
 }
 
 #[test]
@@ -111,7 +100,6 @@ fn data_of_a_string_prints_raw_at_top_level_and_quoted_when_nested() {
     let td = OwnedTyDesc::list(OwnedTyDesc::data());
     assert_eq!(fx.format(ptr(&list), &td), r#"["hi", 7]"#);
     fx.drop_value(list, &td);
-    fx.done();
 }
 
 #[test]
@@ -124,15 +112,8 @@ fn type_name_spells_every_kind() {
         OwnedTyDesc::string(),
         scalar(TyKind::F32),
     ]);
-    let mut out = MaybeUninit::uninit();
-    assert_eq!(
-        unsafe { call::dtlv_rti_type_name(fx.h(), &td, &mut out) },
-        STATUS_OK
-    );
-    let name = unsafe { out.assume_init() };
-    assert_eq!(name.as_str(), "([?u8], (index,), data, string, f32)");
-    fx.drop_value(name, &STRING_TYDESC);
-    fx.done();
+    let name = fx.text_of(|out| unsafe { call::dtlv_rti_type_name(fx.h(), &td, out) });
+    assert_eq!(name, "([?u8], (index,), data, string, f32)");
 }
 
 #[test]
@@ -162,7 +143,6 @@ fn init_writes_the_empty_value_of_every_kind() {
         packed_tydesc(TyKind::Unit).unwrap()
     ));
     fx.drop_at(bptr(&mut b), &td);
-    fx.done();
 }
 
 #[test]
@@ -183,7 +163,6 @@ fn field_and_payload_queries_read_the_descriptor() {
         assert_eq!((*(t.payload_tydesc)(&*opt)).kind, TyKind::U32);
         assert!((t.payload_tydesc)(&*tuple).is_null());
     }
-    fx.done();
 }
 
 /// `(?string, data)` values in a list: the nested value every test below works on.
@@ -234,7 +213,6 @@ fn format_of_nested_values_quotes_and_escapes_strings() {
         r#"[(some("a\"b\\c\n\t\0"), 3), (none, 4)]"#
     );
     fx.drop_value(list, &list_td);
-    fx.done();
 }
 
 #[test]
@@ -263,7 +241,6 @@ fn clone_of_nested_values_is_deep_and_equal() {
     fx.drop_value(copy, &list_td);
     assert_eq!(fx.live(), live);
     fx.drop_value(list, &list_td);
-    fx.done();
 }
 
 #[test]
@@ -312,14 +289,9 @@ fn cmp_orders_lists_options_tuples_and_data() {
         1
     );
 
-    for l in [l12, l13, l1] {
-        fx.drop_value(l, &lt);
-    }
-    for d in [di, du, du2] {
-        fx.drop_value(d, &DATA_TYDESC);
-    }
+    fx.drop_all([l12, l13, l1], &lt);
+    fx.drop_all([di, du, du2], &DATA_TYDESC);
     fx.drop_value(list, &list_td);
-    fx.done();
 }
 
 #[test]
@@ -345,7 +317,6 @@ fn floats_order_totally_with_every_nan_last_and_equal() {
         unsafe { call::dtlv_rti_cmp(fx.h(), ptr(&a), ptr(&b), &f32_td) },
         Ordering::Greater
     );
-    fx.done();
 }
 
 #[test]
@@ -404,7 +375,6 @@ fn scalars_format_by_the_rules() {
         bptr(&mut b).add(opt.payload_offset).cast::<i32>().write(3);
     }
     assert_eq!(fx.format(bptr(&mut b).cast(), &opt), "some(3)");
-    fx.done();
 }
 
 #[test]
@@ -423,7 +393,6 @@ fn debuglog_prints_a_line_to_the_output() {
     assert_eq!(fx.rt.take_output(), b"", "taking empties the buffer");
     fx.drop_value(s, &STRING_TYDESC);
     fx.drop_value(l, &lt);
-    fx.done();
 }
 
 #[test]
@@ -435,5 +404,4 @@ fn drop_of_copy_values_and_of_a_none_does_nothing() {
     let mut n = 5u64;
     unsafe { call::dtlv_rti_drop(fx.h(), mut_ptr(&mut n), &scalar(TyKind::U64)) };
     assert_eq!(n, 5);
-    fx.done();
 }

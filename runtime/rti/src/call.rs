@@ -66,12 +66,24 @@ pub unsafe fn try_table<'a>(rt: RtHandle) -> Result<&'a RtiTable, std::string::S
     }
 }
 
-fn ordering(c: i32) -> Ordering {
-    c.cmp(&0)
+/// Declares wrappers that pass their arguments on to a table entry as they are (a
+/// reference where the entry takes a pointer), each argument marked `=> as_mut_ptr` as
+/// the `MaybeUninit`'s pointer, and answer what the entry answers.
+macro_rules! forward {
+    ($(
+        $(#[$attr:meta])*
+        fn $name:ident => $entry:ident($($arg:ident: $ty:ty $(=> $conv:ident)?),* $(,)?)
+            $(-> $ret:ty)?;
+    )*) => {$(
+        $(#[$attr])*
+        pub unsafe fn $name(rt: RtHandle, $($arg: $ty),*) $(-> $ret)? {
+            (table(rt).$entry)(rt.as_ptr(), $($arg $(.$conv())?),*)
+        }
+    )*};
 }
 
-fn td(t: &TyDesc) -> Td {
-    t
+fn ordering(c: i32) -> Ordering {
+    c.cmp(&0)
 }
 
 // ---- strings ----
@@ -89,10 +101,10 @@ pub unsafe fn dtlv_rti_string_from_bytes(
     (table(rt).string_from_bytes)(rt.as_ptr(), bytes.as_ptr(), bytes.len(), out.as_mut_ptr())
 }
 
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_string_len(rt: RtHandle, s: &String) -> usize {
-    (table(rt).string_len)(rt.as_ptr(), s)
+forward! {
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_string_len => string_len(s: &String) -> usize;
 }
 
 /// The string's bytes, valid while `s` is neither changed nor dropped.
@@ -117,32 +129,28 @@ pub unsafe fn dtlv_rti_string_push(rt: RtHandle, s: &mut String, bytes: &[u8]) -
     (table(rt).string_push)(rt.as_ptr(), s, bytes.as_ptr(), bytes.len())
 }
 
-/// `a` followed by `b`, into a new string at `out`.
-///
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_string_concat(
-    rt: RtHandle,
-    a: &String,
-    b: &String,
-    out: &mut MaybeUninit<String>,
-) -> RtStatus {
-    (table(rt).string_concat)(rt.as_ptr(), a, b, out.as_mut_ptr())
-}
+forward! {
+    /// `a` followed by `b`, into a new string at `out`.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_string_concat => string_concat(
+        a: &String,
+        b: &String,
+        out: &mut MaybeUninit<String> => as_mut_ptr,
+    ) -> RtStatus;
 
-/// Bytes `start..end` into a new string; `STATUS_OUT_OF_BOUNDS` past the end, for
-/// `start > end`, or off a character boundary.
-///
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_string_slice(
-    rt: RtHandle,
-    s: &String,
-    start: usize,
-    end: usize,
-    out: &mut MaybeUninit<String>,
-) -> RtStatus {
-    (table(rt).string_slice)(rt.as_ptr(), s, start, end, out.as_mut_ptr())
+    /// Bytes `start..end` into a new string; `STATUS_OUT_OF_BOUNDS` past the end, for
+    /// `start > end`, or off a character boundary.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_string_slice => string_slice(
+        s: &String,
+        start: usize,
+        end: usize,
+        out: &mut MaybeUninit<String> => as_mut_ptr,
+    ) -> RtStatus;
 }
 
 /// # Safety
@@ -161,186 +169,144 @@ pub unsafe fn dtlv_rti_string_cmp(rt: RtHandle, a: &String, b: &String) -> Order
 
 // ---- lists ----
 
-/// An empty list of `elem_td` with room for `capacity` elements.
-///
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_list_new(
-    rt: RtHandle,
-    elem_td: &TyDesc,
-    capacity: usize,
-    out: &mut MaybeUninit<List>,
-) -> RtStatus {
-    (table(rt).list_new)(rt.as_ptr(), td(elem_td), capacity, out.as_mut_ptr())
-}
+forward! {
+    /// An empty list of `elem_td` with room for `capacity` elements.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_list_new => list_new(
+        elem_td: &TyDesc,
+        capacity: usize,
+        out: &mut MaybeUninit<List> => as_mut_ptr,
+    ) -> RtStatus;
 
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_list_len(rt: RtHandle, list: &List) -> usize {
-    (table(rt).list_len)(rt.as_ptr(), list)
-}
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_list_len => list_len(list: &List) -> usize;
 
-/// Moves the value at `value` onto the end. The value is the runtime's afterwards
-/// whatever the status.
-///
-/// # Safety
-/// `rt` must be live; `value` must hold an initialized `elem_td` value.
-pub unsafe fn dtlv_rti_list_push(
-    rt: RtHandle,
-    list: &mut List,
-    elem_td: &TyDesc,
-    value: *mut c_void,
-) -> RtStatus {
-    (table(rt).list_push)(rt.as_ptr(), list, td(elem_td), value)
-}
+    /// Moves the value at `value` onto the end. The value is the runtime's afterwards
+    /// whatever the status.
+    ///
+    /// # Safety
+    /// `rt` must be live; `value` must hold an initialized `elem_td` value.
+    fn dtlv_rti_list_push => list_push(
+        list: &mut List,
+        elem_td: &TyDesc,
+        value: *mut c_void,
+    ) -> RtStatus;
 
-/// Moves the last element to `out`; `STATUS_EMPTY` when there is none.
-///
-/// # Safety
-/// `rt` must be live; `out` must have room for an `elem_td` value.
-pub unsafe fn dtlv_rti_list_pop(
-    rt: RtHandle,
-    list: &mut List,
-    elem_td: &TyDesc,
-    out: *mut c_void,
-) -> RtStatus {
-    (table(rt).list_pop)(rt.as_ptr(), list, td(elem_td), out)
-}
+    /// Moves the last element to `out`; `STATUS_EMPTY` when there is none.
+    ///
+    /// # Safety
+    /// `rt` must be live; `out` must have room for an `elem_td` value.
+    fn dtlv_rti_list_pop => list_pop(
+        list: &mut List,
+        elem_td: &TyDesc,
+        out: *mut c_void,
+    ) -> RtStatus;
 
-/// Clones element `index` to `out`; `STATUS_OUT_OF_BOUNDS` past the end.
-///
-/// # Safety
-/// `rt` must be live; `out` must have room for an `elem_td` value.
-pub unsafe fn dtlv_rti_list_get(
-    rt: RtHandle,
-    list: &List,
-    elem_td: &TyDesc,
-    index: usize,
-    out: *mut c_void,
-) -> RtStatus {
-    (table(rt).list_get)(rt.as_ptr(), list, td(elem_td), index, out)
-}
+    /// Clones element `index` to `out`; `STATUS_OUT_OF_BOUNDS` past the end.
+    ///
+    /// # Safety
+    /// `rt` must be live; `out` must have room for an `elem_td` value.
+    fn dtlv_rti_list_get => list_get(
+        list: &List,
+        elem_td: &TyDesc,
+        index: usize,
+        out: *mut c_void,
+    ) -> RtStatus;
 
-/// Element `index` in place (valid until the list is changed or dropped); null past
-/// the end.
-///
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_list_at(
-    rt: RtHandle,
-    list: &List,
-    elem_td: &TyDesc,
-    index: usize,
-) -> *mut c_void {
-    (table(rt).list_at)(rt.as_ptr(), list, td(elem_td), index)
-}
+    /// Element `index` in place (valid until the list is changed or dropped); null past
+    /// the end.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_list_at => list_at(list: &List, elem_td: &TyDesc, index: usize) -> *mut c_void;
 
-/// Moves `value` into element `index`, dropping the old one; past the end the value
-/// is destroyed and `STATUS_OUT_OF_BOUNDS` returned.
-///
-/// # Safety
-/// `rt` must be live; `value` must hold an initialized `elem_td` value.
-pub unsafe fn dtlv_rti_list_set(
-    rt: RtHandle,
-    list: &mut List,
-    elem_td: &TyDesc,
-    index: usize,
-    value: *mut c_void,
-) -> RtStatus {
-    (table(rt).list_set)(rt.as_ptr(), list, td(elem_td), index, value)
-}
+    /// Moves `value` into element `index`, dropping the old one; past the end the value
+    /// is destroyed and `STATUS_OUT_OF_BOUNDS` returned.
+    ///
+    /// # Safety
+    /// `rt` must be live; `value` must hold an initialized `elem_td` value.
+    fn dtlv_rti_list_set => list_set(
+        list: &mut List,
+        elem_td: &TyDesc,
+        index: usize,
+        value: *mut c_void,
+    ) -> RtStatus;
 
-/// Moves `value` in before element `index` (`index == len` appends); past that the
-/// value is destroyed and `STATUS_OUT_OF_BOUNDS` returned.
-///
-/// # Safety
-/// `rt` must be live; `value` must hold an initialized `elem_td` value.
-pub unsafe fn dtlv_rti_list_insert(
-    rt: RtHandle,
-    list: &mut List,
-    elem_td: &TyDesc,
-    index: usize,
-    value: *mut c_void,
-) -> RtStatus {
-    (table(rt).list_insert)(rt.as_ptr(), list, td(elem_td), index, value)
-}
+    /// Moves `value` in before element `index` (`index == len` appends); past that the
+    /// value is destroyed and `STATUS_OUT_OF_BOUNDS` returned.
+    ///
+    /// # Safety
+    /// `rt` must be live; `value` must hold an initialized `elem_td` value.
+    fn dtlv_rti_list_insert => list_insert(
+        list: &mut List,
+        elem_td: &TyDesc,
+        index: usize,
+        value: *mut c_void,
+    ) -> RtStatus;
 
-/// Moves element `index` out to `out`, closing the gap; `STATUS_OUT_OF_BOUNDS` past
-/// the end.
-///
-/// # Safety
-/// `rt` must be live; `out` must have room for an `elem_td` value.
-pub unsafe fn dtlv_rti_list_remove(
-    rt: RtHandle,
-    list: &mut List,
-    elem_td: &TyDesc,
-    index: usize,
-    out: *mut c_void,
-) -> RtStatus {
-    (table(rt).list_remove)(rt.as_ptr(), list, td(elem_td), index, out)
+    /// Moves element `index` out to `out`, closing the gap; `STATUS_OUT_OF_BOUNDS` past
+    /// the end.
+    ///
+    /// # Safety
+    /// `rt` must be live; `out` must have room for an `elem_td` value.
+    fn dtlv_rti_list_remove => list_remove(
+        list: &mut List,
+        elem_td: &TyDesc,
+        index: usize,
+        out: *mut c_void,
+    ) -> RtStatus;
 }
 
 // ---- data ----
 
-/// Moves the `td` value at `value` into a new data at `out`. `td` must live as long as
-/// the data (every descriptor the compiler emits or the runtime hands out does).
-///
-/// # Safety
-/// `rt` must be live; `value` must hold an initialized `td` value.
-pub unsafe fn dtlv_rti_data_make(
-    rt: RtHandle,
-    value: *mut c_void,
-    td: &TyDesc,
-    out: &mut MaybeUninit<Data>,
-) -> RtStatus {
-    (table(rt).data_make)(rt.as_ptr(), value, td, out.as_mut_ptr())
-}
+forward! {
+    /// Moves the `td` value at `value` into a new data at `out`. `td` must live as long as
+    /// the data (every descriptor the compiler emits or the runtime hands out does).
+    ///
+    /// # Safety
+    /// `rt` must be live; `value` must hold an initialized `td` value.
+    fn dtlv_rti_data_make => data_make(
+        value: *mut c_void,
+        td: &TyDesc,
+        out: &mut MaybeUninit<Data> => as_mut_ptr,
+    ) -> RtStatus;
 
-/// The spelling of the type a data holds (`u8`, `[string]`), as a new string.
-///
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_data_type_name(
-    rt: RtHandle,
-    data: &Data,
-    out: &mut MaybeUninit<String>,
-) -> RtStatus {
-    (table(rt).data_type_name)(rt.as_ptr(), data, out.as_mut_ptr())
-}
+    /// The spelling of the type a data holds (`u8`, `[string]`), as a new string.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_data_type_name => data_type_name(
+        data: &Data,
+        out: &mut MaybeUninit<String> => as_mut_ptr,
+    ) -> RtStatus;
 
-/// The spelling of a descriptor's type, as a new string.
-///
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_type_name(
-    rt: RtHandle,
-    td: &TyDesc,
-    out: &mut MaybeUninit<String>,
-) -> RtStatus {
-    (table(rt).type_name)(rt.as_ptr(), td, out.as_mut_ptr())
+    /// The spelling of a descriptor's type, as a new string.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_type_name => type_name(
+        td: &TyDesc,
+        out: &mut MaybeUninit<String> => as_mut_ptr,
+    ) -> RtStatus;
 }
 
 // ---- any value, by descriptor ----
 
-/// Deep copy of the `td` value at `src` into `dst`.
-///
-/// # Safety
-/// `rt` must be live; `src` initialized, `dst` room for a `td` value.
-pub unsafe fn dtlv_rti_clone(
-    rt: RtHandle,
-    src: *const c_void,
-    td: &TyDesc,
-    dst: *mut c_void,
-) -> RtStatus {
-    (table(rt).clone)(rt.as_ptr(), src, td, dst)
-}
+forward! {
+    /// Deep copy of the `td` value at `src` into `dst`.
+    ///
+    /// # Safety
+    /// `rt` must be live; `src` initialized, `dst` room for a `td` value.
+    fn dtlv_rti_clone => clone(src: *const c_void, td: &TyDesc, dst: *mut c_void) -> RtStatus;
 
-/// Frees what the `td` value at `value` owns; the bytes are uninitialized afterwards.
-///
-/// # Safety
-/// `rt` must be live; `value` must hold an initialized `td` value.
-pub unsafe fn dtlv_rti_drop(rt: RtHandle, value: *mut c_void, td: &TyDesc) {
-    (table(rt).drop)(rt.as_ptr(), value, td)
+    /// Frees what the `td` value at `value` owns; the bytes are uninitialized afterwards.
+    ///
+    /// # Safety
+    /// `rt` must be live; `value` must hold an initialized `td` value.
+    fn dtlv_rti_drop => drop(value: *mut c_void, td: &TyDesc);
 }
 
 /// Structural equality of two `td` values.
@@ -364,25 +330,22 @@ pub unsafe fn dtlv_rti_cmp(
     ordering((table(rt).cmp)(rt.as_ptr(), a, b, td))
 }
 
-/// The text `debuglog` prints for the value, as a new string.
-///
-/// # Safety
-/// `rt` must be live; `value` initialized.
-pub unsafe fn dtlv_rti_format(
-    rt: RtHandle,
-    value: *const c_void,
-    td: &TyDesc,
-    out: &mut MaybeUninit<String>,
-) -> RtStatus {
-    (table(rt).format)(rt.as_ptr(), value, td, out.as_mut_ptr())
-}
+forward! {
+    /// The text `debuglog` prints for the value, as a new string.
+    ///
+    /// # Safety
+    /// `rt` must be live; `value` initialized.
+    fn dtlv_rti_format => format(
+        value: *const c_void,
+        td: &TyDesc,
+        out: &mut MaybeUninit<String> => as_mut_ptr,
+    ) -> RtStatus;
 
-/// Prints the formatted value and a newline to the program's output.
-///
-/// # Safety
-/// `rt` must be live; `value` initialized.
-pub unsafe fn dtlv_rti_debuglog(rt: RtHandle, value: *const c_void, td: &TyDesc) {
-    (table(rt).debuglog)(rt.as_ptr(), value, td)
+    /// Prints the formatted value and a newline to the program's output.
+    ///
+    /// # Safety
+    /// `rt` must be live; `value` initialized.
+    fn dtlv_rti_debuglog => debuglog(value: *const c_void, td: &TyDesc);
 }
 
 // ---- errors ----
@@ -441,39 +404,35 @@ pub unsafe fn dtlv_rti_raise_arith(rt: RtHandle, kind: ErrorKind, op: ArithOp, t
     (table(rt).raise_arith)(rt.as_ptr(), kind as u32, op as u32, ty as u32)
 }
 
-/// Records `index <index> out of bounds for length <len>` and sets `abandoning`.
-///
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_raise_bounds(rt: RtHandle, index: u64, len: u64) {
-    (table(rt).raise_bounds)(rt.as_ptr(), index, len)
-}
+forward! {
+    /// Records `index <index> out of bounds for length <len>` and sets `abandoning`.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_raise_bounds => raise_bounds(index: u64, len: u64);
 
-/// Records `stack overflow` and sets `abandoning`.
-///
-/// # Safety
-/// `rt` must be live.
-pub unsafe fn dtlv_rti_raise_stack_overflow(rt: RtHandle) {
-    (table(rt).raise_stack_overflow)(rt.as_ptr())
+    /// Records `stack overflow` and sets `abandoning`.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_raise_stack_overflow => raise_stack_overflow();
 }
 
 // ---- shadow stack ----
 
-/// Reserves `size` bytes at `align` on the shadow stack; null (and `shadow stack
-/// exhausted` raised) when it is full.
-///
-/// # Safety
-/// `rt` must be live; `align` a power of two.
-pub unsafe fn dtlv_rti_shadow_push(rt: RtHandle, size: usize, align: usize) -> *mut u8 {
-    (table(rt).shadow_push)(rt.as_ptr(), size, align)
-}
+forward! {
+    /// Reserves `size` bytes at `align` on the shadow stack; null (and `shadow stack
+    /// exhausted` raised) when it is full.
+    ///
+    /// # Safety
+    /// `rt` must be live; `align` a power of two.
+    fn dtlv_rti_shadow_push => shadow_push(size: usize, align: usize) -> *mut u8;
 
-/// Releases everything reserved since `mark` (a `shadow_top` read before).
-///
-/// # Safety
-/// `rt` must be live; `mark` a former `shadow_top` of this runtime.
-pub unsafe fn dtlv_rti_shadow_pop(rt: RtHandle, mark: *mut u8) {
-    (table(rt).shadow_pop)(rt.as_ptr(), mark)
+    /// Releases everything reserved since `mark` (a `shadow_top` read before).
+    ///
+    /// # Safety
+    /// `rt` must be live; `mark` a former `shadow_top` of this runtime.
+    fn dtlv_rti_shadow_pop => shadow_pop(mark: *mut u8);
 }
 
 // ---- descriptors made at run time ----
@@ -513,12 +472,12 @@ pub unsafe fn dtlv_rti_alloc(rt: RtHandle, size: usize, align: usize) -> *mut u8
     (table(rt).alloc)(rt.as_ptr(), size, align)
 }
 
-/// Frees what [`dtlv_rti_alloc`] returned, with the same `size` and `align`.
-///
-/// # Safety
-/// `rt` must be live; `ptr` from `dtlv_rti_alloc(rt, size, align)`, not freed yet.
-pub unsafe fn dtlv_rti_free(rt: RtHandle, ptr: *mut u8, size: usize, align: usize) {
-    (table(rt).free)(rt.as_ptr(), ptr, size, align)
+forward! {
+    /// Frees what [`dtlv_rti_alloc`] returned, with the same `size` and `align`.
+    ///
+    /// # Safety
+    /// `rt` must be live; `ptr` from `dtlv_rti_alloc(rt, size, align)`, not freed yet.
+    fn dtlv_rti_free => free(ptr: *mut u8, size: usize, align: usize);
 }
 
 /// The runtime's allocation counts.
@@ -541,17 +500,16 @@ pub unsafe fn dtlv_rti_program_args(rt: RtHandle, out: &mut MaybeUninit<List>) -
     (table(rt).program_args)(rt.as_ptr(), out.as_mut_ptr())
 }
 
-/// A new list of `len` clones of `*value` (moved in: the runtime's whatever the status).
-///
-/// # Safety
-/// `rt` live; `value` an initialized `elem_td` value the caller gives up; `out` room for
-/// a list.
-pub unsafe fn dtlv_rti_list_filled(
-    rt: RtHandle,
-    elem_td: &TyDesc,
-    len: usize,
-    value: *mut c_void,
-    out: &mut MaybeUninit<List>,
-) -> RtStatus {
-    (table(rt).list_filled)(rt.as_ptr(), td(elem_td), len, value, out.as_mut_ptr())
+forward! {
+    /// A new list of `len` clones of `*value` (moved in: the runtime's whatever the status).
+    ///
+    /// # Safety
+    /// `rt` live; `value` an initialized `elem_td` value the caller gives up; `out` room for
+    /// a list.
+    fn dtlv_rti_list_filled => list_filled(
+        elem_td: &TyDesc,
+        len: usize,
+        value: *mut c_void,
+        out: &mut MaybeUninit<List> => as_mut_ptr,
+    ) -> RtStatus;
 }

@@ -51,10 +51,22 @@ impl Fixture {
         unsafe { out.assume_init() }
     }
 
+    /// New runtime strings of `texts`.
+    pub fn strings<const N: usize>(&self, texts: [&str; N]) -> [rtdt::String; N] {
+        texts.map(|text| self.string(text))
+    }
+
     /// Drops any value through the table.
     pub fn drop_value<T>(&self, mut value: T, td: &TyDesc) {
         unsafe { call::dtlv_rti_drop(self.h(), (&mut value as *mut T).cast(), td) };
         std::mem::forget(value);
+    }
+
+    /// Drops each of `values`, all of `td`, through the table.
+    pub fn drop_all<T, const N: usize>(&self, values: [T; N], td: &TyDesc) {
+        for value in values {
+            self.drop_value(value, td);
+        }
     }
 
     /// Drops the value at `value` through the table.
@@ -62,18 +74,22 @@ impl Fixture {
         unsafe { call::dtlv_rti_drop(self.h(), value.cast(), td) };
     }
 
-    /// The text `format` gives.
-    pub fn format(&self, value: *const c_void, td: &TyDesc) -> String {
+    /// The text of the new string `make` writes at its argument (and answers
+    /// `STATUS_OK` for); the runtime string is dropped.
+    pub fn text_of(&self, make: impl FnOnce(&mut MaybeUninit<rtdt::String>) -> RtStatus) -> String {
         let mut out = MaybeUninit::uninit();
-        let status = unsafe { call::dtlv_rti_format(self.h(), value, td, &mut out) };
-        assert_eq!(status, datalove_rti::STATUS_OK);
+        assert_eq!(make(&mut out), datalove_rti::STATUS_OK);
         let s = unsafe { out.assume_init() };
         let text = s.as_str().to_owned();
         self.drop_value(s, &datalove_rti::tydesc::STRING_TYDESC);
         text
     }
 
-    /// Ends the test: nothing may be live.
+    /// The text `format` gives.
+    pub fn format(&self, value: *const c_void, td: &TyDesc) -> String {
+        self.text_of(|out| unsafe { call::dtlv_rti_format(self.h(), value, td, out) })
+    }
+
     /// A refused entry: it returned `expected` (`status`), and the runtime's error
     /// message is `message`.
     pub fn assert_refused(&self, status: RtStatus, expected: RtStatus, message: &str) {
@@ -86,8 +102,15 @@ impl Fixture {
         let error = self.rt.take_error().expect("a runtime error was recorded");
         assert_eq!(error.to_string(), text);
     }
+}
 
-    pub fn done(self) {
+impl Drop for Fixture {
+    /// Ends the test: nothing may be live (not checked again when the test already
+    /// failed).
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
         let stats = self.rt.alloc_stats();
         assert_eq!(stats.live, 0, "allocations still live: {stats:?}");
         assert_eq!(stats.live_bytes, 0, "bytes still live: {stats:?}");
