@@ -590,3 +590,43 @@ fn engines_and_modules_are_shared_between_threads() {
     });
     assert_eq!(capture.take_string(), "");
 }
+
+#[test]
+fn a_program_library_carries_no_runtime_of_its_own() {
+    let target = datalove_toolchain::Target::current();
+    for (engine, _) in engines() {
+        let backend = engine.backend();
+        if !matches!(backend, Backend::Aot | Backend::C) {
+            continue;
+        }
+        let module = engine.compile_str("fib.dfs", FIB).expect("compiles");
+        let dir = std::env::temp_dir().join(format!(
+            "datalove-embed-lib-{}-{}",
+            backend.name(),
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("libprogram.so");
+        let program = &module.compiled().program;
+        match backend {
+            Backend::Aot => datalove_clif_aot::build_library(program, &target, &out)
+                .unwrap_or_else(|e| panic!("{e}")),
+            _ => datalove_cbackend::build_library(program, &target, &out)
+                .unwrap_or_else(|e| panic!("{e}")),
+        }
+        let bytes = std::fs::read(&out).unwrap();
+        let has = |name: &str| bytes.windows(name.len()).any(|w| w == name.as_bytes());
+        for export in [
+            datalove_toolchain::LIBRARY_ENTRY_SYMBOL,
+            datalove_toolchain::LIBRARY_MANIFEST_SYMBOL,
+            datalove_toolchain::LIBRARY_SLOTS_SYMBOL,
+        ] {
+            assert!(has(export), "{}: no {export}", backend.name());
+        }
+        // The runtime is the loading process's: none of its entry points is linked in.
+        for runtime in ["dtlv_rt_create", "dtlv_rt_run_linked", "dtlv_rt_finish"] {
+            assert!(!has(runtime), "{}: carries {runtime}", backend.name());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -182,16 +182,16 @@ fn library_exports(program: &Program) -> String {
     use datalove_toolchain::{LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL};
     let entry = program.entry().index();
     let mut w = CWriter::new();
-    w.open(&format!("void {LIBRARY_ENTRY_SYMBOL}(void *rt)"));
+    w.open(format!("void {LIBRARY_ENTRY_SYMBOL}(void *rt)"));
     w.stmt(format!(
         "{}(rt)",
         function_name(entry, &program.functions[entry].name)
     ));
     w.close();
-    w.open(&format!("const uint8_t *{LIBRARY_MANIFEST_SYMBOL}(void)"));
+    w.open(format!("const uint8_t *{LIBRARY_MANIFEST_SYMBOL}(void)"));
     w.stmt(format!("return (const uint8_t *){RIDER_MANIFEST}"));
     w.close();
-    w.open(&format!("void **{LIBRARY_SLOTS_SYMBOL}(void)"));
+    w.open(format!("void **{LIBRARY_SLOTS_SYMBOL}(void)"));
     w.stmt(format!("return {NATIVE_SLOTS}"));
     w.close();
     w.finish()
