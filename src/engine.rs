@@ -6,7 +6,10 @@
 //! are loaded there, the program is compiled there, and every run is executed there with
 //! a fresh runtime, so nothing of the compiled program ever crosses threads. Executable
 //! backends (aot, c) link one executable into a temporary directory the module owns, and
-//! start it once per run; the directory is removed when the module is dropped.
+//! start it once per run; the directory is removed when the module is dropped. To call
+//! functions, or to run a program with host natives (closures of this process), aot and
+//! c build the program once as a shared library with no runtime of its own
+//! (`ProgramLibrary`) and run it on the module's thread exactly as the JIT's code.
 //!
 //! See `docs/embedding.md`.
 
@@ -205,8 +208,8 @@ impl Engine {
         self
     }
 
-    /// A rider whose natives are Rust closures ([`HostRider`]), for the in-process
-    /// backends. [`Error::Rider`] when one of its natives has no closure.
+    /// A rider whose natives are Rust closures ([`HostRider`]), on every backend (aot
+    /// and c load such a program in-process as a shared library). [`Error::Rider`] when one of its natives has no closure.
     pub fn host_rider(mut self, rider: HostRider) -> Result<Engine, Error> {
         rider.check_complete()?;
         self.settings.hosts.0.retain(|r| r.name() != rider.name());
@@ -236,8 +239,10 @@ impl Engine {
         self
     }
 
-    /// How many executables (aot, c) this engine and its clones have built: one per
-    /// module compiled, whatever the number of runs.
+    /// How many executables and shared libraries (aot, c) this engine and its clones
+    /// have built: one per module compiled, whatever the number of runs, and one more
+    /// for a module whose functions are called (its call program's library), whatever
+    /// the number of calls.
     pub fn executables_built(&self) -> usize {
         self.builds.load(Ordering::Relaxed)
     }
@@ -397,7 +402,8 @@ impl Module {
     }
 
     /// The temporary directory holding an aot or c module's executable (removed when
-    /// the module is dropped); `None` for the in-process backends.
+    /// the module is dropped); `None` for the in-process backends, and for an aot or c
+    /// module loaded as a shared library (host riders), whose directory its thread owns.
     pub fn artifact_dir(&self) -> Option<&Path> {
         match &self.loaded {
             Loaded::Executable(artifact) => Some(&artifact.dir.0),
@@ -464,11 +470,11 @@ impl Module {
     /// The function `name`, called with arguments `P` (a tuple: `(u64,)`, `(String,
     /// Vec<i32>)`, `()`) and returning `R`. [`Error::Signature`] when there is no such
     /// function, it cannot be called from the host (generic, a `mut` or `out`
-    /// parameter, `data`), or its signature is not the one `P` and `R` describe;
-    /// [`Error::Unsupported`] on aot and c, whose modules run `main` only.
+    /// parameter, `data`), or its signature is not the one `P` and `R` describe.
     ///
     /// The first lookup compiles the module's call program (see `src/call.rs`); later
-    /// ones reuse it.
+    /// ones reuse it. On aot and c that is a shared library built once and loaded into
+    /// this process ([`Error::Link`] when the toolchain fails).
     pub fn func<P: Params, R: Value>(&self, name: &str) -> Result<Func<'_, P, R>, Error> {
         let calls = self.calls()?;
         let Some(index) = calls.callable.iter().position(|c| c.name == name) else {
