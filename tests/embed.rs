@@ -592,6 +592,31 @@ fn engines_and_modules_are_shared_between_threads() {
 }
 
 #[test]
+fn a_called_function_reaches_a_loaded_riders_natives_on_every_backend() {
+    let program = "\
+import strings.slice
+import strings.len
+fun middle(ref s: string): string
+  ret slice(ref s, 1, len(ref s) - 1)
+end fun
+";
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
+        let module = engine.compile_str("middle.dfs", program).expect("compiles");
+        let middle = module.func::<(String,), String>("middle").unwrap();
+        assert_eq!(middle.call(("(abc)".into(),)).unwrap(), "abc", "{backend}");
+        // The std rider's failure, through the slot the engine filled.
+        match middle.call(("x".into(),)) {
+            Err(Error::Runtime(e)) => {
+                assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
+                assert!(e.detail.starts_with("std.string_slice"), "{backend}: {e}");
+            }
+            other => panic!("{backend}: {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_program_library_carries_no_runtime_of_its_own() {
     let target = datalove_toolchain::Target::current();
     for (engine, _) in engines() {
