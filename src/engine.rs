@@ -209,7 +209,8 @@ impl Engine {
     }
 
     /// A rider whose natives are Rust closures ([`HostRider`]), on every backend (aot
-    /// and c load such a program in-process as a shared library). [`Error::Rider`] when one of its natives has no closure.
+    /// and c load such a program in-process as a shared library). [`Error::Rider`] when
+    /// one of its natives has no closure.
     pub fn host_rider(mut self, rider: HostRider) -> Result<Engine, Error> {
         rider.check_complete()?;
         self.settings.hosts.0.retain(|r| r.name() != rider.name());
