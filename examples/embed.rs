@@ -55,36 +55,23 @@ fn main() {
 fn show(backend: Backend) -> Result<(), Error> {
     let name = backend.name();
     let output = Capture::new();
+    // Host natives are closures of this process, called through the native-call ABI on
+    // every backend (aot and c load the program in-process as a shared library).
+    let factor = 10;
     let engine = Engine::new(backend)?
         .check_leaks(true)
         .output(output.clone())
-        .module_source("hostmod", HOST_MODULE);
-    let in_process = matches!(backend, Backend::Interp | Backend::Jit);
-    // Host natives are closures of this process: the in-process backends call them.
-    let engine = if in_process {
-        let factor = 10;
-        engine.host_rider(
+        .module_source("hostmod", HOST_MODULE)
+        .host_rider(
             HostRider::new("host", "native fun scale(x: i64): i64\n")?
                 .func("scale", move |x: i64| Ok(x * factor))?,
-        )?
-    } else {
-        engine
-    };
-    let source = if in_process {
-        PROGRAM.to_string()
-    } else {
-        PROGRAM.replace("import hostmod.scale\n", "")
-    };
-    // Compiled once (aot and c: one executable), run twice.
-    let module = engine.compile_str("embed.dfs", &source)?;
+        )?;
+    // Compiled once (aot and c: built once), run twice.
+    let module = engine.compile_str("embed.dfs", PROGRAM)?;
     module.run()?;
     module.run()?;
     let printed = output.take_string().replace('\n', " ");
     println!("{name:6} main printed: {printed}");
-    if !in_process {
-        println!("{name:6} functions are called on interp and jit; an executable runs main");
-        return Ok(());
-    }
     let fib = module.func::<(u64,), u64>("fib")?;
     println!("{name:6} fib(20) = {}", fib.call((20,))?);
     let scale = module.func::<(i64,), i64>("hostmod.scale")?;

@@ -6,7 +6,10 @@
 //! are loaded there, the program is compiled there, and every run is executed there with
 //! a fresh runtime, so nothing of the compiled program ever crosses threads. Executable
 //! backends (aot, c) link one executable into a temporary directory the module owns, and
-//! start it once per run; the directory is removed when the module is dropped.
+//! start it once per run; the directory is removed when the module is dropped. To call
+//! functions, or to run a program with host natives (closures of this process), aot and
+//! c build the program once as a shared library with no runtime of its own
+//! (`ProgramLibrary`) and run it on the module's thread exactly as the JIT's code.
 //!
 //! See `docs/embedding.md`.
 
@@ -205,8 +208,9 @@ impl Engine {
         self
     }
 
-    /// A rider whose natives are Rust closures ([`HostRider`]), for the in-process
-    /// backends. [`Error::Rider`] when one of its natives has no closure.
+    /// A rider whose natives are Rust closures ([`HostRider`]), on every backend (aot
+    /// and c load such a program in-process as a shared library). [`Error::Rider`] when
+    /// one of its natives has no closure.
     pub fn host_rider(mut self, rider: HostRider) -> Result<Engine, Error> {
         rider.check_complete()?;
         self.settings.hosts.0.retain(|r| r.name() != rider.name());
@@ -236,8 +240,10 @@ impl Engine {
         self
     }
 
-    /// How many executables (aot, c) this engine and its clones have built: one per
-    /// module compiled, whatever the number of runs.
+    /// How many executables and shared libraries (aot, c) this engine and its clones
+    /// have built: one per module compiled, whatever the number of runs, and one more
+    /// for a module whose functions are called (its call program's library), whatever
+    /// the number of calls.
     pub fn executables_built(&self) -> usize {
         self.builds.load(Ordering::Relaxed)
     }
@@ -325,16 +331,22 @@ impl Engine {
                 false,
             )?),
             Backend::Aot | Backend::C => {
-                if let Some(host) = compiled.program.riders.iter().find(|r| hosts.is_host(r)) {
-                    return Err(Error::Unsupported(format!(
-                        "rider `{host}` is the host's: its natives are closures of this process, \
-                         which a {} executable cannot call (use interp or jit)",
-                        self.backend.name()
-                    )));
-                }
-                let artifact = Artifact::build(&compiled, self.backend, &riders)?;
+                let with_hosts = compiled.program.riders.iter().any(|r| hosts.is_host(r));
+                let loaded = if with_hosts {
+                    // Closures of this process: the program is built as a shared
+                    // library and run in-process (see `Prepared::Library`).
+                    Loaded::InProcess(Worker::start(
+                        self.backend,
+                        compiled.clone(),
+                        riders,
+                        hosts.clone(),
+                        false,
+                    )?)
+                } else {
+                    Loaded::Executable(Artifact::build(&compiled, self.backend, &riders)?)
+                };
                 self.builds.fetch_add(1, Ordering::Relaxed);
-                Loaded::Executable(artifact)
+                loaded
             }
         };
         Ok(Module {
@@ -344,6 +356,7 @@ impl Engine {
             loaded,
             calls: OnceLock::new(),
             compile_elapsed: start.elapsed(),
+            builds: self.builds.clone(),
         })
     }
 }
@@ -355,8 +368,10 @@ pub struct Module {
     settings: Settings,
     loaded: Loaded,
     /// The call program, made the first time a function is looked up.
-    calls: OnceLock<Result<Calls, String>>,
+    calls: OnceLock<Result<Calls, Error>>,
     compile_elapsed: Duration,
+    /// The engine's count of builds (aot, c), which the call program's library adds to.
+    builds: Arc<AtomicUsize>,
 }
 
 /// A module's call program, compiled.
@@ -388,10 +403,11 @@ impl Module {
     }
 
     /// The temporary directory holding an aot or c module's executable (removed when
-    /// the module is dropped); `None` for the in-process backends.
+    /// the module is dropped); `None` for the in-process backends, and for an aot or c
+    /// module loaded as a shared library (host riders), whose directory its thread owns.
     pub fn artifact_dir(&self) -> Option<&Path> {
         match &self.loaded {
-            Loaded::Executable(artifact) => Some(&artifact.dir),
+            Loaded::Executable(artifact) => Some(&artifact.dir.0),
             Loaded::InProcess(_) => None,
         }
     }
@@ -455,11 +471,11 @@ impl Module {
     /// The function `name`, called with arguments `P` (a tuple: `(u64,)`, `(String,
     /// Vec<i32>)`, `()`) and returning `R`. [`Error::Signature`] when there is no such
     /// function, it cannot be called from the host (generic, a `mut` or `out`
-    /// parameter, `data`), or its signature is not the one `P` and `R` describe;
-    /// [`Error::Unsupported`] on aot and c, whose modules run `main` only.
+    /// parameter, `data`), or its signature is not the one `P` and `R` describe.
     ///
     /// The first lookup compiles the module's call program (see `src/call.rs`); later
-    /// ones reuse it.
+    /// ones reuse it. On aot and c that is a shared library built once and loaded into
+    /// this process ([`Error::Link`] when the toolchain fails).
     pub fn func<P: Params, R: Value>(&self, name: &str) -> Result<Func<'_, P, R>, Error> {
         let calls = self.calls()?;
         let Some(index) = calls.callable.iter().position(|c| c.name == name) else {
@@ -490,13 +506,6 @@ impl Module {
 
     fn calls(&self) -> Result<&Calls, Error> {
         let calls = self.calls.get_or_init(|| {
-            if !matches!(self.loaded, Loaded::InProcess(_)) {
-                return Err(format!(
-                    "calling a function of a {} module: its executable runs `main` only \
-                     (call functions on interp or jit; see docs/embedding.md)",
-                    self.backend.name()
-                ));
-            }
             let CallProgram {
                 program,
                 callable,
@@ -513,15 +522,23 @@ impl Module {
                 self.settings.riders.clone(),
                 self.settings.hosts.clone(),
                 true,
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
+            if matches!(self.backend, Backend::Aot | Backend::C) {
+                // The call program's shared library, built once.
+                self.builds.fetch_add(1, Ordering::Relaxed);
+            }
             Ok(Calls {
                 worker,
                 callable,
                 refused,
             })
         });
-        calls.as_ref().map_err(|m| Error::Unsupported(m.clone()))
+        // The failure, again for every lookup: the same kind where it carries only text.
+        calls.as_ref().map_err(|e| match e {
+            Error::Rider(m) => Error::Rider(m.clone()),
+            Error::Link(m) => Error::Link(m.clone()),
+            e => Error::Unsupported(e.to_string()),
+        })
     }
 }
 
@@ -618,6 +635,74 @@ struct Worker {
 enum Prepared {
     Interp(datalove_interp::Interpreter),
     Jit(Box<datalove_clif_jit::JitProgram>),
+    /// An aot or c program built as a shared library and loaded into this process.
+    Library(ProgramLibrary),
+}
+
+/// An aot or c program built as a shared library (`run::build_library`), loaded, its
+/// native slots filled by this process: the host's closures, the call program's `embed`
+/// natives, or the riders' symbols, the same addresses interp and jit call. It links no
+/// runtime: its code reaches this process's runtime through the table `rt` points at.
+struct ProgramLibrary {
+    entry: unsafe extern "C" fn(*mut RtHeader),
+    /// Dropped before the directory that holds its file.
+    _library: datalove_rt::RiderLibrary,
+    _dir: BuildDir,
+}
+
+impl ProgramLibrary {
+    fn build(
+        backend: Backend,
+        compiled: &Compiled,
+        resolve: &mut datalove_ir::native::NativeResolver<'_>,
+    ) -> Result<ProgramLibrary, Error> {
+        use datalove_toolchain::{
+            LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL,
+        };
+        let dir = BuildDir::new(backend)?;
+        let path = dir.0.join("libprogram.so");
+        crate::run::build_library(compiled, backend, &path, &Target::current())
+            .map_err(build_error)?;
+        let library = datalove_rt::RiderLibrary::load_program("the program", &path)
+            .map_err(|e| Error::Link(e.to_string()))?;
+        let symbol = |name: &str| library.symbol(name).map_err(|e| Error::Link(e.to_string()));
+        let (entry, manifest, slots) = (
+            symbol(LIBRARY_ENTRY_SYMBOL)?,
+            symbol(LIBRARY_MANIFEST_SYMBOL)?,
+            symbol(LIBRARY_SLOTS_SYMBOL)?,
+        );
+        // SAFETY: the library's exports have these C signatures (`datalove_toolchain::
+        // LIBRARY_*_SYMBOL`); the manifest is complete and the slots have room for one
+        // address per native symbol it names.
+        unsafe {
+            let entry =
+                std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut RtHeader)>(entry);
+            let manifest =
+                std::mem::transmute::<*const c_void, extern "C" fn() -> *const u8>(manifest)();
+            let slots = std::mem::transmute::<*const c_void, extern "C" fn() -> *mut *const c_void>(
+                slots,
+            )();
+            // The slots are numbered as the lowering numbered them: from the reachable
+            // program, checked against the manifest the library carries.
+            let reached = datalove_ir::lowering::reachable_program(&compiled.program);
+            let links = datalove_ir::lowering::NativeLinks::of(&reached);
+            let carried = datalove_rti::RiderManifest::read(manifest).map_err(Error::Link)?;
+            if &carried != links.manifest() {
+                return Err(Error::Link(
+                    "the library's rider manifest is not the program's".into(),
+                ));
+            }
+            for native in reached.native_calls() {
+                let address = resolve(native).map_err(Error::Rider)?;
+                *slots.add(links.slot(native.symbol())) = address;
+            }
+            Ok(ProgramLibrary {
+                entry,
+                _library: library,
+                _dir: dir,
+            })
+        }
+    }
 }
 
 impl Prepared {
@@ -646,7 +731,9 @@ impl Prepared {
                     datalove_clif_jit::JitError::Native(m) => Error::Rider(m),
                     e => refused(e.to_string()),
                 }),
-            Backend::Aot | Backend::C => unreachable!("executables are not run in-process"),
+            Backend::Aot | Backend::C => {
+                ProgramLibrary::build(backend, compiled, resolve).map(Prepared::Library)
+            }
         }
     }
 
@@ -660,6 +747,7 @@ impl Prepared {
                     interpreter.run(rt, datalove_interp::DEFAULT_ARENA_BYTES)
                 }
                 Prepared::Jit(program) => program.run(rt),
+                Prepared::Library(library) => (library.entry)(rt),
             }
         }
     }
@@ -821,14 +909,11 @@ impl Drop for Worker {
     }
 }
 
-/// An executable built once for a module, in a directory removed with it.
-struct Artifact {
-    dir: PathBuf,
-    exe: PathBuf,
-}
+/// A temporary directory a module's build goes to, removed with it.
+struct BuildDir(PathBuf);
 
-impl Artifact {
-    fn build(compiled: &Compiled, backend: Backend, riders: &RiderPath) -> Result<Artifact, Error> {
+impl BuildDir {
+    fn new(backend: Backend) -> Result<BuildDir, Error> {
         static BUILDS: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "datalove-{}-{}-{}",
@@ -836,13 +921,43 @@ impl Artifact {
             std::process::id(),
             BUILDS.fetch_add(1, Ordering::Relaxed)
         ));
-        let target = Target::current();
-        let found = executable_riders(compiled, riders, &target).map_err(Error::Rider)?;
         std::fs::create_dir_all(&dir)
             .map_err(|e| Error::Link(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(BuildDir(dir))
+    }
+}
+
+impl Drop for BuildDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A build's failure as the embedder's error.
+fn build_error(e: BuildError) -> Error {
+    match e {
+        BuildError::Refused(failed) => Error::Refused(failed),
+        BuildError::Rider(m) => Error::Rider(m),
+        e @ (BuildError::Failed(_) | BuildError::WouldOverwrite { .. }) => {
+            Error::Link(e.to_string())
+        }
+    }
+}
+
+/// An executable built once for a module, in a directory removed with it.
+struct Artifact {
+    dir: BuildDir,
+    exe: PathBuf,
+}
+
+impl Artifact {
+    fn build(compiled: &Compiled, backend: Backend, riders: &RiderPath) -> Result<Artifact, Error> {
+        let target = Target::current();
+        let found = executable_riders(compiled, riders, &target).map_err(Error::Rider)?;
         // Made now, so that the directory goes whatever happens next.
+        let dir = BuildDir::new(backend)?;
         let artifact = Artifact {
-            exe: dir.join("program"),
+            exe: dir.0.join("program"),
             dir,
         };
         // A temporary executable: its riders are links to where they were found.
@@ -854,13 +969,7 @@ impl Artifact {
             &target,
             RiderPlacement::Symlink,
         )
-        .map_err(|e| match e {
-            BuildError::Refused(failed) => Error::Refused(failed),
-            BuildError::Rider(m) => Error::Rider(m),
-            e @ (BuildError::Failed(_) | BuildError::WouldOverwrite { .. }) => {
-                Error::Link(e.to_string())
-            }
-        })?;
+        .map_err(build_error)?;
         Ok(artifact)
     }
 
@@ -945,11 +1054,5 @@ impl Artifact {
                 error: None,
             },
         )
-    }
-}
-
-impl Drop for Artifact {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -1,5 +1,5 @@
 //! Host natives: Rust closures registered as the natives of a rider at run time, with no
-//! shared library, called by the in-process backends through exactly the native-call
+//! shared library, called by every backend through exactly the native-call
 //! ABI a loaded rider's natives are called through.
 //!
 //! A host rider is an interface (`.dli` text, which the front end checks programs
@@ -14,8 +14,9 @@
 //! turns an `Err(message)` or a panic into a failure status with the message: a runtime
 //! error `native failure: <rider>.<native>: <message>`, as for any rider.
 //!
-//! Host natives run in-process: a program that requires a host rider is refused on aot
-//! and c ([`Error::Unsupported`]).
+//! Host natives run in-process on every backend: on aot and c a program that requires a
+//! host rider is built as a shared library, loaded into this process, and its native
+//! slots hold the trampolines (see `docs/embedding.md`).
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;

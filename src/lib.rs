@@ -27,12 +27,11 @@
 //! let module = engine.compile_str("fib.dfs", source).unwrap();
 //! module.run().unwrap(); // main, as often as wanted
 //! assert_eq!(output.take_string(), "6765\n");
-//! // Functions are called in-process (interp, jit): the signature is checked first.
-//! if matches!(backend, Backend::Interp | Backend::Jit) {
-//!     let fib = module.func::<(u64,), u64>("fib").unwrap();
-//!     assert_eq!(fib.call((20,)).unwrap(), 6765);
-//!     assert!(matches!(module.func::<(i64,), i64>("fib"), Err(Error::Signature(_))));
-//! }
+//! // Functions are called on every backend (aot and c: through the program built once
+//! // as a shared library, loaded in-process); the signature is checked first.
+//! let fib = module.func::<(u64,), u64>("fib").unwrap();
+//! assert_eq!(fib.call((20,)).unwrap(), 6765);
+//! assert!(matches!(module.func::<(i64,), i64>("fib"), Err(Error::Signature(_))));
 //! ```
 //!
 //! A Rust closure as a native, and an overflow caught as a value:

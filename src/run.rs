@@ -319,6 +319,43 @@ pub(crate) fn link_executable(
     }
 }
 
+/// Builds `compiled` for `backend` (aot, c) as the shared library `out` for `target`
+/// (`datalove_toolchain::link_library`): no runtime and no rider linked, for a host
+/// process that loads it and fills its native slots (`Engine`'s in-process aot and c).
+pub(crate) fn build_library(
+    compiled: &Compiled,
+    backend: Backend,
+    out: &Path,
+    target: &Target,
+) -> Result<(), BuildError> {
+    let refused = |why: String| {
+        BuildError::Refused(datalove_front::backend_refusal(
+            compiled,
+            backend.name(),
+            &why,
+        ))
+    };
+    match backend {
+        Backend::Aot => {
+            datalove_clif_aot::build_library(&compiled.program, target, out).map_err(|e| match e {
+                datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
+                e => BuildError::Failed(e.to_string()),
+            })
+        }
+        Backend::C => {
+            datalove_cbackend::build_library(&compiled.program, target, out).map_err(|e| match e {
+                datalove_cbackend::CError::Unverified(_)
+                | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
+                e => BuildError::Failed(e.to_string()),
+            })
+        }
+        other => Err(BuildError::Failed(format!(
+            "backend `{}` does not build libraries",
+            other.name()
+        ))),
+    }
+}
+
 /// Builds the AOT executable `out` from `compiled`, linking the riders it requires from
 /// `riders` and the runtime staticlib found beside the running executable.
 pub fn build_aot(compiled: &Compiled, riders: &RiderPath, out: &Path) -> Result<(), BuildError> {

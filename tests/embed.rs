@@ -296,7 +296,7 @@ debuglog fib(10)
 
 #[test]
 fn functions_are_called_with_each_kind_of_value() {
-    for (engine, capture) in in_process() {
+    for (engine, capture) in engines() {
         let backend = engine.backend().name();
         let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
         let fib = module.func::<(u64,), u64>("fib").expect("fib");
@@ -344,7 +344,7 @@ fn functions_are_called_with_each_kind_of_value() {
 
 #[test]
 fn a_call_that_fails_is_a_runtime_error_and_the_module_goes_on() {
-    for (engine, _) in in_process() {
+    for (engine, _) in engines() {
         let backend = engine.backend().name();
         let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
         let add8 = module.func::<(u8, u8), u8>("add8").unwrap();
@@ -367,7 +367,7 @@ fn a_call_that_fails_is_a_runtime_error_and_the_module_goes_on() {
 
 #[test]
 fn a_signature_mismatch_is_refused_before_any_call() {
-    for (engine, _) in in_process() {
+    for (engine, _) in engines() {
         let backend = engine.backend().name();
         let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
         let refused = |result: Result<(), Error>, says: &str| match result {
@@ -398,31 +398,25 @@ fn a_signature_mismatch_is_refused_before_any_call() {
 }
 
 #[test]
-fn functions_of_executable_modules_are_not_called_and_say_so() {
-    for (engine, _) in engines() {
-        if !matches!(engine.backend(), Backend::Aot | Backend::C) {
-            continue;
-        }
-        let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
-        match module.func::<(u64,), u64>("fib") {
-            Err(Error::Unsupported(m)) => assert!(m.contains("runs `main` only"), "{m}"),
-            Err(other) => panic!("{other:?}"),
-            Ok(_) => panic!("called"),
-        }
-        // The module still runs its main.
-        module.run().expect("runs");
-    }
-}
-
-#[test]
 fn a_call_program_is_compiled_once_and_called_many_times() {
-    for (engine, _) in in_process() {
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
         let module = engine.compile_str("values.dfs", VALUES).expect("compiles");
+        let before = engine.executables_built();
         let fib = module.func::<(u64,), u64>("fib").unwrap();
+        let negate = module.func::<(i32,), i32>("negate").unwrap();
         let total: u64 = (0..1000).map(|i| fib.call((i % 10,)).unwrap()).sum();
         // fib(0) + ... + fib(9) = 88, a hundred times.
-        assert_eq!(total, 8800);
+        assert_eq!(total, 8800, "{backend}");
+        assert_eq!(negate.call((3,)).unwrap(), -3, "{backend}");
         module.run().expect("main still runs");
+        // aot and c: the call program's shared library, built once for the module
+        // whatever the number of lookups and calls.
+        let built = match engine.backend() {
+            Backend::Aot | Backend::C => 1,
+            Backend::Interp | Backend::Jit => 0,
+        };
+        assert_eq!(engine.executables_built() - before, built, "{backend}");
     }
 }
 
@@ -479,7 +473,7 @@ fn host_rider() -> datalove::HostRider {
 
 #[test]
 fn host_natives_are_closures_called_through_the_abi() {
-    for (engine, capture) in in_process() {
+    for (engine, capture) in engines() {
         let backend = engine.backend().name();
         let engine = engine
             .module_source("hostmod", HOST_MODULE)
@@ -508,7 +502,7 @@ debuglog count([\"a\", \"b\", \"c\"])
 
 #[test]
 fn a_host_native_that_fails_or_panics_is_a_native_failure() {
-    for (engine, _) in in_process() {
+    for (engine, _) in engines() {
         let backend = engine.backend().name();
         let engine = engine
             .module_source("hostmod", HOST_MODULE)
@@ -579,24 +573,6 @@ fn a_host_native_is_checked_against_its_declaration() {
 }
 
 #[test]
-fn a_program_with_host_natives_is_refused_by_executables() {
-    for (engine, _) in engines() {
-        if !matches!(engine.backend(), Backend::Aot | Backend::C) {
-            continue;
-        }
-        let engine = engine
-            .module_source("hostmod", HOST_MODULE)
-            .host_rider(host_rider())
-            .unwrap();
-        match engine.compile_str("host.dfs", "import hostmod.twice\ndebuglog twice(1)\n") {
-            Err(Error::Unsupported(m)) => assert!(m.contains("host"), "{m}"),
-            Err(other) => panic!("{other:?}"),
-            Ok(_) => panic!("built"),
-        }
-    }
-}
-
-#[test]
 fn engines_and_modules_are_shared_between_threads() {
     fn shared<T: Send + Sync>() {}
     shared::<Engine>();
@@ -613,4 +589,69 @@ fn engines_and_modules_are_shared_between_threads() {
         }
     });
     assert_eq!(capture.take_string(), "");
+}
+
+#[test]
+fn a_called_function_reaches_a_loaded_riders_natives_on_every_backend() {
+    let program = "\
+import strings.slice
+import strings.len
+fun middle(ref s: string): string
+  ret slice(ref s, 1, len(ref s) - 1)
+end fun
+";
+    for (engine, _) in engines() {
+        let backend = engine.backend().name();
+        let module = engine.compile_str("middle.dfs", program).expect("compiles");
+        let middle = module.func::<(String,), String>("middle").unwrap();
+        assert_eq!(middle.call(("(abc)".into(),)).unwrap(), "abc", "{backend}");
+        // The std rider's failure, through the slot the engine filled.
+        match middle.call(("x".into(),)) {
+            Err(Error::Runtime(e)) => {
+                assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
+                assert!(e.detail.starts_with("std.string_slice"), "{backend}: {e}");
+            }
+            other => panic!("{backend}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_program_library_carries_no_runtime_of_its_own() {
+    let target = datalove_toolchain::Target::current();
+    for (engine, _) in engines() {
+        let backend = engine.backend();
+        if !matches!(backend, Backend::Aot | Backend::C) {
+            continue;
+        }
+        let module = engine.compile_str("fib.dfs", FIB).expect("compiles");
+        let dir = std::env::temp_dir().join(format!(
+            "datalove-embed-lib-{}-{}",
+            backend.name(),
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("libprogram.so");
+        let program = &module.compiled().program;
+        match backend {
+            Backend::Aot => datalove_clif_aot::build_library(program, &target, &out)
+                .unwrap_or_else(|e| panic!("{e}")),
+            _ => datalove_cbackend::build_library(program, &target, &out)
+                .unwrap_or_else(|e| panic!("{e}")),
+        }
+        let bytes = std::fs::read(&out).unwrap();
+        let has = |name: &str| bytes.windows(name.len()).any(|w| w == name.as_bytes());
+        for export in [
+            datalove_toolchain::LIBRARY_ENTRY_SYMBOL,
+            datalove_toolchain::LIBRARY_MANIFEST_SYMBOL,
+            datalove_toolchain::LIBRARY_SLOTS_SYMBOL,
+        ] {
+            assert!(has(export), "{}: no {export}", backend.name());
+        }
+        // The runtime is the loading process's: none of its entry points is linked in.
+        for runtime in ["dtlv_rt_create", "dtlv_rt_run_linked", "dtlv_rt_finish"] {
+            assert!(!has(runtime), "{}: carries {runtime}", backend.name());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -45,6 +45,30 @@ pub fn compile_and_link(source: &str, inputs: &LinkInputs, out: &Path) -> Result
             inputs.runtime.display()
         )));
     }
+    build_in_dir(source, out, |flags| {
+        datalove_toolchain::link(flags, inputs, out)
+    })
+}
+
+/// Compiles `source` (a program emitted as a library) into the shared library `out`
+/// for `target` (`datalove_toolchain::link_library`: no runtime linked).
+pub fn compile_library(
+    source: &str,
+    target: &datalove_toolchain::Target,
+    out: &Path,
+) -> Result<(), CError> {
+    build_in_dir(source, out, |flags| {
+        datalove_toolchain::link_library(flags, target, out)
+    })
+}
+
+/// Writes `source` and the headers to `<out>.cbuild/` and runs `link` with the flags and
+/// the C file; the directory is removed afterwards, and kept when the compiler fails.
+fn build_in_dir(
+    source: &str,
+    out: &Path,
+    link: impl FnOnce(&[std::ffi::OsString]) -> Result<(), datalove_toolchain::LinkError>,
+) -> Result<(), CError> {
     let dir = PathBuf::from(format!("{}.cbuild", out.display()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| CError::Io(format!("cannot create {}: {e}", dir.display())))?;
@@ -56,7 +80,7 @@ pub fn compile_and_link(source: &str, inputs: &LinkInputs, out: &Path) -> Result
     let mut flags: Vec<std::ffi::OsString> = C_FLAGS.iter().map(Into::into).collect();
     flags.push(format!("-I{}", dir.display()).into());
     flags.push(c_file.into());
-    datalove_toolchain::link(&flags, inputs, out).map_err(|e| match e {
+    link(&flags).map_err(|e| match e {
         datalove_toolchain::LinkError::Io(m) => CError::Io(m),
         datalove_toolchain::LinkError::Failed { command, stderr } => {
             CError::Compile { command, stderr }

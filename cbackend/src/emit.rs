@@ -46,6 +46,18 @@ fn list_elem(ptr: &str, ctype: &str) -> String {
 
 /// The whole program as one C file. The order of its sections is decided here, once.
 pub fn emit_program(program: &Program) -> String {
+    emit_program_ending(program, ("main", main_function))
+}
+
+/// The whole program as the C of a shared library: no `main`, but the exports
+/// `datalove_toolchain::LIBRARY_*_SYMBOL` name (the entry, the rider manifest, the native
+/// slots), for a host that loads it in-process.
+pub fn emit_library(program: &Program) -> String {
+    emit_program_ending(program, ("library exports", library_exports))
+}
+
+/// The program's sections, then `last`.
+fn emit_program_ending(program: &Program, last: (&'static str, fn(&Program) -> String)) -> String {
     // Only what the entry reaches is compiled.
     let reached = datalove_ir::lowering::reachable_program(program);
     let program = &reached;
@@ -69,7 +81,7 @@ pub fn emit_program(program: &Program) -> String {
         ("natives", native_slots(natives, &links)),
         ("function prototypes", prototypes(program)),
         ("functions", functions.finish()),
-        ("main", main_function(program)),
+        (last.0, last.1(program)),
     ];
     let mut out = String::new();
     out.push_str(&comment(
@@ -161,6 +173,26 @@ fn main_function(program: &Program) -> String {
         "return dtlv_rt_run_linked({}, 0, (const uint8_t *){RIDER_MANIFEST}, {NATIVE_SLOTS})",
         function_name(entry, &program.functions[entry].name)
     ));
+    w.close();
+    w.finish()
+}
+
+/// The library's exports: its entry, its rider manifest and its native slots.
+fn library_exports(program: &Program) -> String {
+    use datalove_toolchain::{LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL};
+    let entry = program.entry().index();
+    let mut w = CWriter::new();
+    w.open(format!("void {LIBRARY_ENTRY_SYMBOL}(void *rt)"));
+    w.stmt(format!(
+        "{}(rt)",
+        function_name(entry, &program.functions[entry].name)
+    ));
+    w.close();
+    w.open(format!("const uint8_t *{LIBRARY_MANIFEST_SYMBOL}(void)"));
+    w.stmt(format!("return (const uint8_t *){RIDER_MANIFEST}"));
+    w.close();
+    w.open(format!("void **{LIBRARY_SLOTS_SYMBOL}(void)"));
+    w.stmt(format!("return {NATIVE_SLOTS}"));
     w.close();
     w.finish()
 }

@@ -47,6 +47,20 @@ pub fn emit_c(program: &Program) -> Result<String, CError> {
     Ok(emit::emit_program(program))
 }
 
+/// Builds the shared library `out` from `program` for `target`: its C without `main`
+/// but with the library exports (`datalove_toolchain::LIBRARY_*_SYMBOL`), compiled with
+/// `-shared -fPIC` and no runtime: the process that loads it gives the runtime (through
+/// the table `rt` points at) and fills its native slots.
+pub fn build_library(
+    program: &Program,
+    target: &datalove_toolchain::Target,
+    out: &Path,
+) -> Result<(), CError> {
+    admit(program).map_err(|refused| CError::Unverified(refused.to_string()))?;
+    let source = emit::emit_library(program);
+    compile::compile_library(&source, target, out)
+}
+
 /// Builds the executable `out` from `program`: emit, then compile and link.
 pub fn build_executable(program: &Program, inputs: &LinkInputs, out: &Path) -> Result<(), CError> {
     let source = emit_c(program)?;

@@ -172,6 +172,104 @@ fn define_main(
         .map_err(|e| AotError::Object(format!("main: {e:?}")))
 }
 
+/// The object of `program` as a shared library for `triple` (`None`: this machine): no
+/// `main`, but the exports `datalove_toolchain::LIBRARY_*_SYMBOL` name (the entry, the
+/// rider manifest, the native slots), for a host that loads it in-process.
+pub fn emit_library_object(program: &Program, triple: Option<&str>) -> Result<Vec<u8>, AotError> {
+    let mut module = new_module(triple)?;
+    let lowered = lower_program(&mut module, program, EXECUTABLE).map_err(AotError::Lower)?;
+    let slots = lowered
+        .native_slots
+        .as_ref()
+        .expect("a library's natives have slots");
+    define_library_exports(&mut module, lowered.entry, slots)?;
+    module
+        .finish()
+        .emit()
+        .map_err(|e| AotError::Object(e.to_string()))
+}
+
+/// `void entry(void *rt) { program_entry(rt); }`, `const uint8_t *manifest(void)` and
+/// `void **slots(void)`, exported.
+fn define_library_exports(
+    module: &mut ObjectModule,
+    entry: cranelift_module::FuncId,
+    slots: &NativeSlots,
+) -> Result<(), AotError> {
+    use datalove_toolchain::{LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL};
+    let ptr = module.target_config().pointer_type();
+    let exports = [
+        (LIBRARY_ENTRY_SYMBOL, 1, 0),
+        (LIBRARY_MANIFEST_SYMBOL, 0, 1),
+        (LIBRARY_SLOTS_SYMBOL, 0, 1),
+    ];
+    for (k, (name, params, returns)) in exports.into_iter().enumerate() {
+        let mut sig = module.make_signature();
+        sig.params.extend((0..params).map(|_| AbiParam::new(ptr)));
+        sig.returns.extend((0..returns).map(|_| AbiParam::new(ptr)));
+        let id = module
+            .declare_function(name, Linkage::Export, &sig)
+            .map_err(|e| AotError::Object(e.to_string()))?;
+        let mut ctx = module.make_context();
+        ctx.func.signature = sig;
+        ctx.func.name = UserFuncName::user(1, id.as_u32());
+        let mut fctx = FunctionBuilderContext::new();
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let block = b.create_block();
+            b.append_block_params_for_function_params(block);
+            b.switch_to_block(block);
+            match k {
+                0 => {
+                    let rt = b.block_params(block)[0];
+                    let entry_ref = module.declare_func_in_func(entry, b.func);
+                    b.ins().call(entry_ref, &[rt]);
+                    b.ins().return_(&[]);
+                }
+                _ => {
+                    let data = if k == 1 { slots.manifest } else { slots.slots };
+                    let data = module.declare_data_in_func(data, b.func);
+                    let address = b.ins().symbol_value(ptr, data);
+                    b.ins().return_(&[address]);
+                }
+            }
+            b.seal_all_blocks();
+            b.finalize(module.target_config());
+        }
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| AotError::Object(format!("{name}: {e:?}")))?;
+    }
+    Ok(())
+}
+
+/// Builds the shared library `out` from `program` for `target` (see
+/// [`emit_library_object`], `datalove_toolchain::link_library`): it carries no runtime
+/// and no rider; the process that loads it gives both.
+pub fn build_library(
+    program: &Program,
+    target: &datalove_toolchain::Target,
+    out: &Path,
+) -> Result<(), AotError> {
+    let triple = (!target.is_current()).then(|| target.triple());
+    let object = emit_library_object(program, triple)?;
+    let object_path = std::path::PathBuf::from(format!("{}.o", out.display()));
+    std::fs::write(&object_path, &object)
+        .map_err(|e| AotError::Io(format!("cannot write {}: {e}", object_path.display())))?;
+    let result =
+        datalove_toolchain::link_library(&[object_path.as_os_str().to_owned()], target, out)
+            .map_err(link_error);
+    let _ = std::fs::remove_file(&object_path);
+    result
+}
+
+fn link_error(e: datalove_toolchain::LinkError) -> AotError {
+    match e {
+        datalove_toolchain::LinkError::Io(m) => AotError::Io(m),
+        datalove_toolchain::LinkError::Failed { stderr, .. } => AotError::Link(stderr),
+    }
+}
+
 pub use datalove_toolchain::LinkInputs;
 
 /// Builds the executable `out` from `program` for `inputs.target`: the object, then the
@@ -195,8 +293,5 @@ pub fn build_executable(
 /// Links `object` with the runtime into `out` with the target's C compiler and places
 /// the riders beside it (the one link command, `datalove_toolchain::link`).
 pub fn link(object: &Path, inputs: &LinkInputs, out: &Path) -> Result<(), AotError> {
-    datalove_toolchain::link(&[object.as_os_str().to_owned()], inputs, out).map_err(|e| match e {
-        datalove_toolchain::LinkError::Io(m) => AotError::Io(m),
-        datalove_toolchain::LinkError::Failed { stderr, .. } => AotError::Link(stderr),
-    })
+    datalove_toolchain::link(&[object.as_os_str().to_owned()], inputs, out).map_err(link_error)
 }

@@ -79,6 +79,41 @@ pub fn link(
         .arg(out)
         .arg(&inputs.runtime)
         .args(["-lpthread", "-ldl", "-lm"]);
+    run_compiler(command, &compiler)?;
+    place_riders(&inputs.riders, inputs.placement, out).map_err(LinkError::Io)
+}
+
+/// What a program built as a shared library exports (aot and c, for an embedder that
+/// loads it in-process): its entry, `void ENTRY(void *rt)`; its rider manifest,
+/// `const uint8_t *MANIFEST(void)`; and its native slots, `void **SLOTS(void)`, which
+/// the loader fills before the entry runs (as `dtlv_rt_run_linked` does for an
+/// executable).
+pub const LIBRARY_ENTRY_SYMBOL: &str = "dtlv_program_entry";
+pub const LIBRARY_MANIFEST_SYMBOL: &str = "dtlv_program_manifest";
+pub const LIBRARY_SLOTS_SYMBOL: &str = "dtlv_program_slots";
+
+/// Runs `target`'s C compiler on `flags_and_inputs` and links the shared library `out`
+/// (`-shared -fPIC`, then `-lm`). It links NO runtime: compiled code reaches the runtime
+/// only through the table `rt` points at, so the library runs with the runtime of the
+/// process that loads it, and no native: the loader fills its native slots.
+pub fn link_library(
+    flags_and_inputs: &[OsString],
+    target: &Target,
+    out: &Path,
+) -> Result<(), LinkError> {
+    let compiler: CCompiler = target.c_compiler();
+    let mut command = compiler.command();
+    command
+        .args(["-shared", "-fPIC"])
+        .args(flags_and_inputs)
+        .arg("-o")
+        .arg(out)
+        .arg("-lm");
+    run_compiler(command, &compiler)
+}
+
+/// Runs a compiler command; its stderr when it fails.
+fn run_compiler(mut command: std::process::Command, compiler: &CCompiler) -> Result<(), LinkError> {
     let shown = format!("{command:?}").replace('"', "");
     let output = command.output().map_err(|e| {
         LinkError::Io(format!(
@@ -92,7 +127,7 @@ pub fn link(
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         });
     }
-    place_riders(&inputs.riders, inputs.placement, out).map_err(LinkError::Io)
+    Ok(())
 }
 
 /// Puts each rider library beside `executable` under its own file name, unless it is

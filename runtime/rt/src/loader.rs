@@ -157,20 +157,27 @@ impl RiderLibrary {
         RiderLibrary::load_path(rider, &path)
     }
 
-    /// Loads rider `rider` from exactly `path` and checks its ABI version.
-    pub fn load_path(rider: &str, path: &Path) -> Result<RiderLibrary, LoadError> {
-        // SAFETY: loading a library runs its initializers; a rider's are Rust's or C's
-        // own and do nothing of ours.
+    /// Loads a program built as a shared library (aot, c, for an embedder: see
+    /// `datalove_toolchain::link_library`) from `path`, named `name` in messages. It
+    /// has no ABI-version symbol: it links no runtime, and reaches the loading
+    /// process's through the table `rt` points at.
+    pub fn load_program(name: &str, path: &Path) -> Result<RiderLibrary, LoadError> {
+        // SAFETY: as `load_path`; the program's library has no initializer of its own.
         let library = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open {
-            rider: rider.to_owned(),
+            rider: name.to_owned(),
             path: path.to_owned(),
             message: with_reason(&e),
         })?;
-        let lib = RiderLibrary {
-            rider: rider.to_owned(),
+        Ok(RiderLibrary {
+            rider: name.to_owned(),
             path: path.to_owned(),
             library,
-        };
+        })
+    }
+
+    /// Loads rider `rider` from exactly `path` and checks its ABI version.
+    pub fn load_path(rider: &str, path: &Path) -> Result<RiderLibrary, LoadError> {
+        let lib = RiderLibrary::load_program(rider, path)?;
         let abi_symbol = rider_abi_symbol(rider);
         let version_fn = lib
             .symbol(&abi_symbol)
