@@ -292,31 +292,13 @@ pub(crate) fn link_executable(
         riders,
         placement,
     };
-    let refused = |why: String| {
-        BuildError::Refused(datalove_front::backend_refusal(
-            compiled,
-            backend.name(),
-            &why,
-        ))
-    };
-    match backend {
-        Backend::Aot => datalove_clif_aot::build_executable(&compiled.program, &inputs, out)
-            .map_err(|e| match e {
-                datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
-                e => BuildError::Failed(e.to_string()),
-            }),
-        Backend::C => datalove_cbackend::build_executable(&compiled.program, &inputs, out).map_err(
-            |e| match e {
-                datalove_cbackend::CError::Unverified(_)
-                | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
-                e => BuildError::Failed(e.to_string()),
-            },
-        ),
-        other => Err(BuildError::Failed(format!(
-            "backend `{}` does not build executables",
-            other.name()
-        ))),
-    }
+    build_artifact(
+        compiled,
+        backend,
+        "executables",
+        || datalove_clif_aot::build_executable(&compiled.program, &inputs, out),
+        || datalove_cbackend::build_executable(&compiled.program, &inputs, out),
+    )
 }
 
 /// Builds `compiled` for `backend` (aot, c) as the shared library `out` for `target`
@@ -328,6 +310,26 @@ pub(crate) fn build_library(
     out: &Path,
     target: &Target,
 ) -> Result<(), BuildError> {
+    build_artifact(
+        compiled,
+        backend,
+        "libraries",
+        || datalove_clif_aot::build_library(&compiled.program, target, out),
+        || datalove_cbackend::build_library(&compiled.program, target, out),
+    )
+}
+
+/// Runs the aot or the c build of `compiled` (`what`: what it builds, for the message
+/// of another backend) and decides, once for executables and libraries, which of its
+/// failures refuse the program (`B001`: the backend cannot lower it, or the C compiler
+/// rejects the emitted C) and which are the toolchain's or the filesystem's.
+fn build_artifact(
+    compiled: &Compiled,
+    backend: Backend,
+    what: &str,
+    aot: impl FnOnce() -> Result<(), datalove_clif_aot::AotError>,
+    c: impl FnOnce() -> Result<(), datalove_cbackend::CError>,
+) -> Result<(), BuildError> {
     let refused = |why: String| {
         BuildError::Refused(datalove_front::backend_refusal(
             compiled,
@@ -336,21 +338,17 @@ pub(crate) fn build_library(
         ))
     };
     match backend {
-        Backend::Aot => {
-            datalove_clif_aot::build_library(&compiled.program, target, out).map_err(|e| match e {
-                datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
-                e => BuildError::Failed(e.to_string()),
-            })
-        }
-        Backend::C => {
-            datalove_cbackend::build_library(&compiled.program, target, out).map_err(|e| match e {
-                datalove_cbackend::CError::Unverified(_)
-                | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
-                e => BuildError::Failed(e.to_string()),
-            })
-        }
+        Backend::Aot => aot().map_err(|e| match e {
+            datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
+            e => BuildError::Failed(e.to_string()),
+        }),
+        Backend::C => c().map_err(|e| match e {
+            datalove_cbackend::CError::Unverified(_)
+            | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
+            e => BuildError::Failed(e.to_string()),
+        }),
         other => Err(BuildError::Failed(format!(
-            "backend `{}` does not build libraries",
+            "backend `{}` does not build {what}",
             other.name()
         ))),
     }
