@@ -13,7 +13,7 @@ use crate::desc::{scalar_static, DescRef};
 use crate::error::InterpError;
 use crate::exec::{desc_of, Machine, UNIT_SCRATCH};
 use crate::lower::FuncLowering;
-use crate::ops::{NativeCall, NativeName, Op, Opnd, WordPatch};
+use crate::ops::{NativeCall, NativeName, Op, Opnd, ShortWords, WordPatch, SHORT_CALL};
 
 /// Lays out the words of a call of `ctx`: `rt`, a pointer and descriptor per argument,
 /// the result pointer and descriptor, the trailing descriptors. `arg`, `result` and
@@ -106,9 +106,62 @@ arities! {
     32 => (w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19, w20, w21, w22, w23, w24, w25, w26, w27, w28, w29, w30, w31),
 }
 
-/// The prepared words of a call of at most this many words are padded to it; longer
-/// ones to `MAX_C_WORDS`.
-const SHORT_CALL: usize = 8;
+macro_rules! short_arities {
+    ($($n:literal => ($($i:literal),*)),* $(,)?) => {
+        /// Calls `function` with the words of a short call (`ShortWords`), each computed
+        /// from the frame address where it is passed; word 0 is `rt`.
+        ///
+        /// # Safety
+        /// As for `call_c`, with `count` the native's word count (3 to `SHORT_CALL`).
+        #[inline(always)]
+        pub unsafe fn call_short(
+            function: *const c_void,
+            rt: usize,
+            w: &ShortWords,
+            frame: usize,
+            count: u32,
+        ) -> RtStatus {
+            let word = |i: usize| w.base[i].wrapping_add(frame & w.mask[i]);
+            match count {
+                $($n => {
+                    let f: unsafe extern "C-unwind" fn(usize $(, short_arities!(@ty $i))*) -> RtStatus =
+                        std::mem::transmute(function);
+                    f(rt $(, word($i))*)
+                })*
+                n => panic!("a short native call of {n} words"),
+            }
+        }
+    };
+    (@ty $i:literal) => { usize };
+}
+
+short_arities! {
+    3 => (1, 2),
+    4 => (1, 2, 3),
+    5 => (1, 2, 3, 4),
+    6 => (1, 2, 3, 4, 5),
+    7 => (1, 2, 3, 4, 5, 6),
+    8 => (1, 2, 3, 4, 5, 6, 7),
+}
+
+/// The words of a call in registers, when it can be (`ShortWords`).
+fn short_words(laid_out: &[Result<usize, WordPatch>]) -> Option<ShortWords> {
+    if laid_out.len() > SHORT_CALL {
+        return None;
+    }
+    let mut w = ShortWords {
+        base: [0; SHORT_CALL],
+        mask: [0; SHORT_CALL],
+    };
+    for (i, word) in laid_out.iter().enumerate().skip(1) {
+        match *word {
+            Ok(v) => w.base[i] = v,
+            Err(WordPatch::Direct(o)) => (w.base[i], w.mask[i]) = (o as usize, usize::MAX),
+            Err(_) => return None,
+        }
+    }
+    Some(w)
+}
 
 fn padded_words(count: usize) -> usize {
     if count <= SHORT_CALL {
@@ -177,6 +230,8 @@ impl FuncLowering<'_, '_> {
             .filter_map(|(i, w)| w.err().map(|p| (i as u32, p)))
             .collect();
         debug_assert_eq!(laid_out.len(), native.word_count());
+        debug_assert!(matches!(laid_out[0], Err(WordPatch::Rt)));
+        let short = short_words(&laid_out);
         self.natives.push(NativeName {
             rider: native.rider().to_string(),
             function: native.function().to_string(),
@@ -192,6 +247,7 @@ impl FuncLowering<'_, '_> {
                 function,
                 words: words.into(),
                 patches: patches.into(),
+                short,
                 count: laid_out.len() as u32,
                 native: self.natives.len() as u32 - 1,
                 written,
@@ -210,6 +266,16 @@ impl Machine<'_> {
     /// # Safety
     /// As for `Machine::run`; `frame` is the calling function's.
     pub(crate) unsafe fn call_native(&self, frame: *mut u8, base: u32, call: &NativeCall) -> bool {
+        if let Some(w) = &call.short {
+            let status = call_short(
+                call.function,
+                self.rt as usize,
+                w,
+                frame as usize,
+                call.count,
+            );
+            return self.native_returned(call, frame, base, status);
+        }
         if call.words.len() == SHORT_CALL {
             self.call_native_n::<SHORT_CALL>(frame, base, call)
         } else {
@@ -236,6 +302,19 @@ impl Machine<'_> {
             };
         }
         let status = call_c(call.function, buf.get_unchecked(..call.count as usize));
+        self.native_returned(call, frame, base, status)
+    }
+
+    /// After a native returned `status`: records a failure, or drops what it wrote when it
+    /// raised; `false` when the call failed.
+    #[inline(always)]
+    unsafe fn native_returned(
+        &self,
+        call: &NativeCall,
+        frame: *mut u8,
+        base: u32,
+        status: RtStatus,
+    ) -> bool {
         if status != STATUS_OK {
             self.native_failed(call.native, status);
             return false;

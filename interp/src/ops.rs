@@ -63,6 +63,19 @@ pub enum WordPatch {
     FrameDesc(u32),
 }
 
+/// The words of a short native call as a formula of the frame address: word `i` (past the
+/// runtime, word 0) is `base[i] + (frame & mask[i])`, so a fixed word has mask 0 and its
+/// value in `base`, and a direct frame address has mask all-ones and its offset in `base`.
+#[derive(Clone, Copy, Debug)]
+pub struct ShortWords {
+    pub base: [usize; SHORT_CALL],
+    pub mask: [usize; SHORT_CALL],
+}
+
+/// The most words a call passed in registers (`ShortWords`) has; longer calls, and calls
+/// with indirect or descriptor-table words, fill a prepared array.
+pub const SHORT_CALL: usize = 8;
+
 /// A native call site, prepared when it is lowered.
 #[derive(Clone, Debug)]
 pub struct NativeCall {
@@ -74,6 +87,10 @@ pub struct NativeCall {
     pub count: u32,
     /// The words that change, written before each call.
     pub patches: Box<[(u32, WordPatch)]>,
+    /// The call in registers, when it has at most `SHORT_CALL` words and every word that
+    /// changes is the runtime or a direct frame address (most calls): nothing is copied
+    /// or stored, each word is computed where it is passed.
+    pub short: Option<ShortWords>,
     pub native: u32,
     /// What the native initialized (result, `out` arguments) that owns memory: dropped
     /// when it returned OK while the runtime is abandoning (it raised).
