@@ -8,6 +8,7 @@ use datalove_ir::native::{
 use datalove_ir::print::print_program;
 use datalove_ir::verify::verify_program;
 use datalove_ir::*;
+use datalove_test_support::{define_identity, define_main};
 
 fn decl(name: &str, params: usize, trailing: usize) -> NativeDecl {
     datalove_test_support::native_decl(name, params, trailing, |_| ParamMode::Ref, IrType::U32)
@@ -53,29 +54,27 @@ fn program_calling(d: NativeDecl, trailing: Vec<IrType>) -> Program {
     let ctx = iface.context(&d.name, trailing.clone()).unwrap();
     let mut pb = ProgramBuilder::new();
     pb.add_rider("probe");
-    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-    let mut fb = pb.function(main);
-    let args: Vec<Arg> = (0..d.params.len())
-        .map(|_| Arg {
-            mode: ParamMode::Ref,
-            slot: fb.int(IrType::U32, 7),
-        })
-        .collect();
-    let dst = match d.result {
-        IrType::Unit => None,
-        _ => Some(fb.new_slot(trailing[0].clone())),
-    };
-    let abandon = fb.abandon_block(&[]);
-    fb.inst(
-        InstKind::CallNative {
-            dst,
-            native: Box::new(ctx),
-            args,
-        },
-        Some(abandon),
-    );
-    fb.terminate(Terminator::Return(None));
-    pb.set_entry(main);
+    define_main(&mut pb, |fb| {
+        let args: Vec<Arg> = (0..d.params.len())
+            .map(|_| Arg {
+                mode: ParamMode::Ref,
+                slot: fb.int(IrType::U32, 7),
+            })
+            .collect();
+        let dst = match d.result {
+            IrType::Unit => None,
+            _ => Some(fb.new_slot(trailing[0].clone())),
+        };
+        let abandon = fb.abandon_block(&[]);
+        fb.inst(
+            InstKind::CallNative {
+                dst,
+                native: Box::new(ctx),
+                args,
+            },
+            Some(abandon),
+        );
+    });
     pb.finish()
 }
 
@@ -93,14 +92,13 @@ fn natives_up_to_32_words_verify_and_33_are_refused() {
     );
 }
 
+/// What the verifier says about a program of one function, `main`, built by `build`
+/// (returning from the block it leaves open): nothing when it verifies.
 fn single_function(
     build: impl FnOnce(&mut datalove_ir::builder::FunctionBuilder<'_>),
 ) -> Vec<String> {
     let mut pb = ProgramBuilder::new();
-    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-    let mut fb = pb.function(main);
-    build(&mut fb);
-    pb.set_entry(main);
+    define_main(&mut pb, build);
     match verify_program(&pb.finish()) {
         Ok(()) => Vec::new(),
         Err(errors) => errors.iter().map(|e| e.to_string()).collect(),
@@ -111,7 +109,6 @@ fn single_function(
 fn leaked_value_is_named_by_function_and_block() {
     let errors = single_function(|fb| {
         fb.string("kept");
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(errors, vec!["function `main`, block b0, terminator: s0 still owns a value when the function returns (a leak)"]);
 }
@@ -122,7 +119,6 @@ fn double_drop_is_named_by_instruction() {
         let s = fb.string("x");
         fb.drop_slot(s);
         fb.drop_slot(s);
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(
         errors,
@@ -136,7 +132,6 @@ fn fallible_instruction_needs_an_abandon_block() {
         let a = fb.int(IrType::I32, 1);
         let b = fb.int(IrType::I32, 2);
         fb.binary(BinaryOp::Add, a, b, None);
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(
         errors,
@@ -152,7 +147,6 @@ fn abandon_path_must_drop_what_is_live() {
         let abandon = fb.abandon_block(&[]);
         fb.binary(BinaryOp::Add, a, a, Some(abandon));
         fb.drop_slot(s);
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(errors, vec!["function `main`, block b0, instruction 2 (binary): s0 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)"]);
 }
@@ -178,7 +172,6 @@ fn abandon_paths_may_be_chained_and_shared() {
         fb.drop_slot(b);
         fb.binary(BinaryOp::Add, one, one, Some(drops_a));
         fb.drop_slot(a);
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(errors, Vec::<String>::new());
 }
@@ -196,7 +189,6 @@ fn a_shared_abandon_path_is_refused_where_it_does_not_fit() {
         fb.drop_slot(b);
         fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
         fb.drop_slot(a);
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(errors, vec!["function `main`, block b0, instruction 5 (binary): abandon path b1 drops s1, which is uninitialized when this instruction fails"]);
     let errors = single_function(|fb| {
@@ -208,7 +200,6 @@ fn a_shared_abandon_path_is_refused_where_it_does_not_fit() {
         fb.binary(BinaryOp::Add, one, one, Some(drops_a));
         fb.drop_slot(c);
         fb.drop_slot(a);
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(errors, vec!["function `main`, block b0, instruction 4 (binary): s3 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)"]);
 }
@@ -221,7 +212,6 @@ fn an_abandon_path_that_drops_twice_or_loops_is_refused() {
         let twice = fb.abandon_block(&[a, a]);
         fb.binary(BinaryOp::Add, one, one, Some(twice));
         fb.drop_slot(a);
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(
         errors,
@@ -258,7 +248,6 @@ fn type_mismatch_and_unterminated_block() {
         let a = fb.int(IrType::I32, 1);
         let b = fb.int(IrType::I64, 2);
         fb.compare(CompareOp::Lt, a, b);
-        fb.terminate(Terminator::Return(None));
     });
     assert_eq!(errors, vec!["function `main`, block b0, instruction 2 (compare): right operand s1 is i64, expected i32"]);
 }
@@ -276,7 +265,6 @@ fn joins_must_agree_on_owned_values() {
         fb.switch_to(e);
         fb.terminate(Terminator::Jump(j));
         fb.switch_to(j);
-        fb.terminate(Terminator::Return(None));
     });
     assert!(
         errors[0].contains("s0 is initialized on one path into b3 and not on another"),
@@ -284,9 +272,9 @@ fn joins_must_agree_on_owned_values() {
     );
 }
 
-#[test]
-fn printer_shows_calls_with_their_word_count() {
-    let d = NativeDecl {
+/// `native fun fixedint_zero<T>(): T where { T is fixedint, }`
+fn fixedint_zero() -> NativeDecl {
+    NativeDecl {
         name: "fixedint_zero".into(),
         type_params: vec![TypeParam {
             name: "T".into(),
@@ -295,8 +283,12 @@ fn printer_shows_calls_with_their_word_count() {
         params: vec![],
         result: IrType::Param(0),
         span: Span::new(FileId(0), 0, 0),
-    };
-    let p = program_calling(d, vec![IrType::U8]);
+    }
+}
+
+#[test]
+fn printer_shows_calls_with_their_word_count() {
+    let p = program_calling(fixedint_zero(), vec![IrType::U8]);
     verify_program(&p).expect("verifies");
     let text = print_program(&p);
     assert!(
@@ -309,17 +301,7 @@ fn printer_shows_calls_with_their_word_count() {
 
 #[test]
 fn class_constraint_is_checked_at_native_calls() {
-    let d = NativeDecl {
-        name: "fixedint_zero".into(),
-        type_params: vec![TypeParam {
-            name: "T".into(),
-            class: TypeClass::Fixedint,
-        }],
-        params: vec![],
-        result: IrType::Param(0),
-        span: Span::new(FileId(0), 0, 0),
-    };
-    let errors = verify_program(&program_calling(d, vec![IrType::F64])).unwrap_err();
+    let errors = verify_program(&program_calling(fixedint_zero(), vec![IrType::F64])).unwrap_err();
     assert!(
         errors[0]
             .message
@@ -375,38 +357,36 @@ fn mut_and_out_arguments_may_not_alias_another_argument() {
             );
         }
         fb.terminate(Terminator::Return(None));
-        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-        let mut fb = pb.function(main);
-        let s = fb.string("x");
-        let args = vec![
-            Arg {
-                mode: first,
-                slot: s,
-            },
-            Arg {
-                mode: second,
-                slot: s,
-            },
-        ];
-        let abandon = fb.abandon_block(&[s]);
-        let kind = if native {
-            InstKind::CallNative {
-                dst: None,
-                native: Box::new(iface.context("both", vec![]).unwrap()),
-                args,
-            }
-        } else {
-            InstKind::Call {
-                dst: None,
-                func: callee,
-                type_args: vec![],
-                args,
-            }
-        };
-        fb.inst(kind, Some(abandon));
-        fb.drop_slot(s);
-        fb.terminate(Terminator::Return(None));
-        pb.set_entry(main);
+        define_main(&mut pb, |fb| {
+            let s = fb.string("x");
+            let args = vec![
+                Arg {
+                    mode: first,
+                    slot: s,
+                },
+                Arg {
+                    mode: second,
+                    slot: s,
+                },
+            ];
+            let abandon = fb.abandon_block(&[s]);
+            let kind = if native {
+                InstKind::CallNative {
+                    dst: None,
+                    native: Box::new(iface.context("both", vec![]).unwrap()),
+                    args,
+                }
+            } else {
+                InstKind::Call {
+                    dst: None,
+                    func: callee,
+                    type_args: vec![],
+                    args,
+                }
+            };
+            fb.inst(kind, Some(abandon));
+            fb.drop_slot(s);
+        });
         datalove_ir::verify::admit(&pb.finish())
     };
     let refused = call_twice(ParamMode::Mut, ParamMode::Ref, true).unwrap_err();
@@ -449,19 +429,12 @@ fn a_value_moved_or_changed_by_a_call_is_not_passed_to_it_twice() {
     let b = fb.param(1);
     fb.drop_slot(b);
     fb.terminate(Terminator::Return(None));
-    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-    let mut fb = pb.function(main);
-    let s = fb.string("x");
-    let abandon = fb.abandon_block(&[]);
-    fb.call(
-        None,
-        f,
-        vec![],
-        &[(ParamMode::Ref, s), (ParamMode::In, s)],
-        abandon,
-    );
-    fb.terminate(Terminator::Return(None));
-    pb.set_entry(main);
+    define_main(&mut pb, |fb| {
+        let s = fb.string("x");
+        let abandon = fb.abandon_block(&[]);
+        let args = [(ParamMode::Ref, s), (ParamMode::In, s)];
+        fb.call(None, f, vec![], &args, abandon);
+    });
     let errors = verify_errors(&pb.finish());
     assert_eq!(
         errors,
@@ -474,14 +447,12 @@ fn a_value_moved_or_changed_by_a_call_is_not_passed_to_it_twice() {
 #[test]
 fn a_result_of_a_type_parameter_is_kept_even_when_bound_to_unit() {
     let mut pb = ProgramBuilder::new();
-    let id = datalove_test_support::define_identity(&mut pb);
-    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-    let mut fb = pb.function(main);
-    let u = fb.constant(IrType::Unit, ConstValue::Unit);
-    let abandon = fb.abandon_block(&[]);
-    fb.call(None, id, vec![IrType::Unit], &[(ParamMode::In, u)], abandon);
-    fb.terminate(Terminator::Return(None));
-    pb.set_entry(main);
+    let id = define_identity(&mut pb);
+    define_main(&mut pb, |fb| {
+        let u = fb.constant(IrType::Unit, ConstValue::Unit);
+        let abandon = fb.abandon_block(&[]);
+        fb.call(None, id, vec![IrType::Unit], &[(ParamMode::In, u)], abandon);
+    });
     let errors = verify_errors(&pb.finish());
     assert_eq!(
         errors,
@@ -501,17 +472,15 @@ fn verify_errors(program: &Program) -> Vec<String> {
 #[test]
 fn generic_identity_verifies() {
     let mut pb = ProgramBuilder::new();
-    let id = datalove_test_support::define_identity(&mut pb);
-    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-    let mut fb = pb.function(main);
-    let s = fb.string("hello");
-    let r = fb.new_slot(IrType::String);
-    let abandon = fb.abandon_block(&[]);
-    let args = [(ParamMode::In, s)];
-    fb.call(Some(r), id, vec![IrType::String], &args, abandon);
-    fb.debuglog(r);
-    fb.drop_slot(r);
-    fb.terminate(Terminator::Return(None));
-    pb.set_entry(main);
+    let id = define_identity(&mut pb);
+    define_main(&mut pb, |fb| {
+        let s = fb.string("hello");
+        let r = fb.new_slot(IrType::String);
+        let abandon = fb.abandon_block(&[]);
+        let args = [(ParamMode::In, s)];
+        fb.call(Some(r), id, vec![IrType::String], &args, abandon);
+        fb.debuglog(r);
+        fb.drop_slot(r);
+    });
     pb.finish_verified().expect("verifies");
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use datalove_front::{compile, MemoryLoader};
-use datalove_ir::builder::ProgramBuilder;
+use datalove_ir::builder::{FunctionBuilder, ProgramBuilder};
 use datalove_ir::native::NativeParam;
 use datalove_ir::{
     FileId, FuncId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, Span,
@@ -77,6 +77,18 @@ pub fn define_identity(pb: &mut ProgramBuilder) -> FuncId {
     let x = fb.param(0);
     fb.terminate(Terminator::Return(Some(x)));
     id
+}
+
+/// Declares `main(): unit` in `pb`, lets `build` write its body, returns from the block
+/// `build` leaves open (if any), and makes `main` the program's entry.
+pub fn define_main(pb: &mut ProgramBuilder, build: impl FnOnce(&mut FunctionBuilder<'_>)) {
+    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+    let mut fb = pb.function(main);
+    build(&mut fb);
+    if fb.is_open() {
+        fb.terminate(Terminator::Return(None));
+    }
+    pb.set_entry(main);
 }
 
 /// The call context of [`native_decl`]'s native in rider `rider`, each trailing type
