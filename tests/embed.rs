@@ -1,8 +1,11 @@
 //! The embedder's API (`datalove::Engine`, `Module`): compile once, run many times, on
 //! every backend that can run here; errors as distinct values.
 
+mod common;
+
+use common::{engines, runtime_error};
 use datalove::ir::builder::ProgramBuilder;
-use datalove::ir::{IrType, Terminator};
+use datalove::ir::IrType;
 use datalove::{Backend, Capture, Engine, Error, ErrorKind};
 
 /// `fib`, recursively, in the text language.
@@ -21,37 +24,15 @@ end fun
 
 const FIB: &str = concat!(fib_fun!(), "debuglog fib(20)\n");
 
-/// The engines of every backend that can run here, output captured. aot and c are
-/// unavailable without a C compiler, and then say why.
-fn engines() -> Vec<(Engine, Capture)> {
-    Backend::ALL
-        .into_iter()
-        .filter_map(|backend| match Engine::new(backend) {
-            Ok(engine) => {
-                let capture = Capture::new();
-                Some((engine.check_leaks(true).output(capture.clone()), capture))
-            }
-            Err(Error::Unavailable(u)) => {
-                assert!(!u.reason.is_empty(), "{}: no reason", backend.name());
-                assert!(matches!(backend, Backend::Aot | Backend::C));
-                None
-            }
-            Err(e) => panic!("{}: {e}", backend.name()),
-        })
-        .collect()
-}
-
 /// A program whose `main` prints `logged`, if given, and returns.
 fn builder_with_main(logged: Option<i128>) -> ProgramBuilder {
     let mut builder = ProgramBuilder::new();
-    let main = builder.declare_function("main", vec![], vec![], IrType::Unit);
-    let mut body = builder.function(main);
-    if let Some(value) = logged {
-        let slot = body.int(IrType::I64, value);
-        body.debuglog(slot);
-    }
-    body.terminate(Terminator::Return(None));
-    builder.set_entry(main);
+    datalove_test_support::define_main(&mut builder, |body| {
+        if let Some(value) = logged {
+            let slot = body.int(IrType::I64, value);
+            body.debuglog(slot);
+        }
+    });
     builder
 }
 
@@ -131,13 +112,9 @@ debuglog add(200, 100)
         let module = engine
             .compile_str("overflow.dfs", program)
             .expect("compiles");
-        match module.run() {
-            Err(Error::Runtime(e)) => {
-                assert_eq!(e.kind, ErrorKind::Overflow, "{}", engine.backend().name());
-                assert_eq!(e.detail, "u8 addition", "{}", engine.backend().name());
-            }
-            other => panic!("{}: {other:?}", engine.backend().name()),
-        }
+        let e = runtime_error(module.run(), engine.backend().name());
+        assert_eq!(e.kind, ErrorKind::Overflow, "{}", engine.backend().name());
+        assert_eq!(e.detail, "u8 addition", "{}", engine.backend().name());
         // What was printed before the error is the embedder's too.
         assert_eq!(capture.take_string(), "1\n");
     }
@@ -452,6 +429,20 @@ fun explode()
 end fun
 ";
 
+/// [`engines`], each with the `host` rider and its module `hostmod`.
+fn host_engines() -> Vec<(Engine, Capture)> {
+    engines()
+        .into_iter()
+        .map(|(engine, capture)| {
+            let engine = engine
+                .module_source("hostmod", HOST_MODULE)
+                .host_rider(host_rider())
+                .unwrap();
+            (engine, capture)
+        })
+        .collect()
+}
+
 /// The `host` rider: each native a closure.
 fn host_rider() -> datalove::HostRider {
     let factor = 2; // captured
@@ -473,12 +464,8 @@ fn host_rider() -> datalove::HostRider {
 
 #[test]
 fn host_natives_are_closures_called_through_the_abi() {
-    for (engine, capture) in engines() {
+    for (engine, capture) in host_engines() {
         let backend = engine.backend().name();
-        let engine = engine
-            .module_source("hostmod", HOST_MODULE)
-            .host_rider(host_rider())
-            .unwrap();
         let program = "\
 import hostmod.twice
 import hostmod.shout
@@ -502,32 +489,20 @@ debuglog count([\"a\", \"b\", \"c\"])
 
 #[test]
 fn a_host_native_that_fails_or_panics_is_a_native_failure() {
-    for (engine, _) in engines() {
+    for (engine, _) in host_engines() {
         let backend = engine.backend().name();
-        let engine = engine
-            .module_source("hostmod", HOST_MODULE)
-            .host_rider(host_rider())
-            .unwrap();
         let module = engine
             .compile_str("refuse.dfs", "import hostmod.refuse\ndebuglog refuse(7)\n")
             .unwrap();
-        match module.run() {
-            Err(Error::Runtime(e)) => {
-                assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
-                assert_eq!(e.detail, "host.refuse: 7 is not welcome", "{backend}");
-            }
-            other => panic!("{backend}: {other:?}"),
-        }
+        let e = runtime_error(module.run(), backend);
+        assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
+        assert_eq!(e.detail, "host.refuse: 7 is not welcome", "{backend}");
         let module = engine
             .compile_str("explode.dfs", "import hostmod.explode\nexplode()\n")
             .unwrap();
-        match module.run() {
-            Err(Error::Runtime(e)) => {
-                assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
-                assert!(e.detail.contains("boom"), "{backend}: {}", e.detail);
-            }
-            other => panic!("{backend}: {other:?}"),
-        }
+        let e = runtime_error(module.run(), backend);
+        assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
+        assert!(e.detail.contains("boom"), "{backend}: {}", e.detail);
     }
 }
 
@@ -606,13 +581,9 @@ end fun
         let middle = module.func::<(String,), String>("middle").unwrap();
         assert_eq!(middle.call(("(abc)".into(),)).unwrap(), "abc", "{backend}");
         // The std rider's failure, through the slot the engine filled.
-        match middle.call(("x".into(),)) {
-            Err(Error::Runtime(e)) => {
-                assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
-                assert!(e.detail.starts_with("std.string_slice"), "{backend}: {e}");
-            }
-            other => panic!("{backend}: {other:?}"),
-        }
+        let e = runtime_error(middle.call(("x".into(),)), backend);
+        assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
+        assert!(e.detail.starts_with("std.string_slice"), "{backend}: {e}");
     }
 }
 

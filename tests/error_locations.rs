@@ -8,10 +8,13 @@ mod common;
 
 use std::path::Path;
 
-use common::{assert_ended, available, datalove, program_with_module, scratch_dir, BACKENDS};
+use common::{
+    assert_ended, available, datalove, engines, program_with_module, runtime_error, scratch_dir,
+    BACKENDS,
+};
 use datalove::ir::builder::ProgramBuilder;
 use datalove::ir::{BinaryOp, IrType, Terminator};
-use datalove::{Backend, Capture, Engine, Error, ErrorKind, RuntimeError, SourceLoc};
+use datalove::{Backend, Engine, Error, ErrorKind, RuntimeError, SourceLoc};
 
 const OVERFLOW: &str = "\
 fun add(a: u8, b: u8): u8
@@ -28,20 +31,18 @@ debuglog twice(100)
 debuglog twice(200)
 ";
 
-/// `datalove run --backend B --check-leaks PATH` for every backend that runs here.
-fn run_everywhere(path: &Path, extra: &[&str]) -> Vec<(&'static str, std::process::Output)> {
-    available(&BACKENDS)
-        .into_iter()
-        .map(|backend| {
-            let out = datalove()
-                .args(["run", "--check-leaks", "--backend", backend])
-                .args(extra)
-                .arg(path)
-                .output()
-                .expect("datalove runs");
-            (backend, out)
-        })
-        .collect()
+/// `datalove run --backend B --check-leaks [EXTRA] PATH` ends in a runtime error (status
+/// 101) on every backend that runs here, printing `stdout` and the error `stderr`.
+fn fails_everywhere(path: &Path, extra: &[&str], stdout: &str, stderr: &str) {
+    for backend in available(&BACKENDS) {
+        let out = datalove()
+            .args(["run", "--check-leaks", "--backend", backend])
+            .args(extra)
+            .arg(path)
+            .output()
+            .expect("datalove runs");
+        assert_ended(&out, backend, 101, stdout, stderr);
+    }
 }
 
 #[test]
@@ -52,9 +53,7 @@ fn the_cli_prints_the_location_and_the_calls_on_every_backend() {
     let expected = format!(
         "error: overflow: u8 addition at {p}:4:7\n  called from {p}:8:7\n  called from {p}:12:10\n"
     );
-    for (backend, out) in run_everywhere(&path, &[]) {
-        assert_ended(&out, backend, 101, "kept\n200\nkept\n", &expected);
-    }
+    fails_everywhere(&path, &[], "kept\n200\nkept\n", &expected);
 }
 
 #[test]
@@ -91,9 +90,7 @@ fn a_deep_recursion_reports_the_refused_call_and_counts_the_calls_past_sixteen()
     expected.push_str(&format!("  called from {p}:2:7\n").repeat(16));
     // 5000 calls active: 4999 of them made from `down`, one from the top level.
     expected.push_str("  ... and 4984 more calls\n");
-    for (backend, out) in run_everywhere(&path, &["--depth-limit", "5000"]) {
-        assert_ended(&out, backend, 101, "", &expected);
-    }
+    fails_everywhere(&path, &["--depth-limit", "5000"], "", &expected);
 }
 
 #[test]
@@ -110,24 +107,7 @@ fn a_native_failure_is_located_at_the_native_call() {
     let expected = format!(
         "error: native failure: std.string_split: the separator is empty at {d}/text.dfm:4:7\n  called from {d}/main.dfs:4:10\n"
     );
-    for (backend, out) in run_everywhere(&program, &[]) {
-        assert_ended(&out, backend, 101, "", &expected);
-    }
-}
-
-/// The engines of every backend that can run here (aot and c need a C compiler).
-fn engines() -> Vec<(Engine, Capture)> {
-    Backend::ALL
-        .into_iter()
-        .filter_map(|backend| match Engine::new(backend) {
-            Ok(engine) => {
-                let capture = Capture::new();
-                Some((engine.check_leaks(true).output(capture.clone()), capture))
-            }
-            Err(Error::Unavailable(_)) => None,
-            Err(e) => panic!("{}: {e}", backend.name()),
-        })
-        .collect()
+    fails_everywhere(&program, &[], "", &expected);
 }
 
 #[test]
@@ -137,9 +117,7 @@ fn an_embedder_gets_the_location_and_calls_as_values_on_every_backend() {
         let module = engine
             .compile_str("overflow.dfs", OVERFLOW)
             .expect("compiles");
-        let Err(Error::Runtime(e)) = module.run() else {
-            panic!("{backend}: no runtime error");
-        };
+        let e = runtime_error(module.run(), backend);
         let mut want = RuntimeError::new(ErrorKind::Overflow, "u8 addition").at(SourceLoc::new(
             "overflow.dfs",
             4,
@@ -172,9 +150,7 @@ fn a_deep_recursion_keeps_sixteen_calls_and_counts_the_rest_for_an_embedder() {
             .depth_limit(300)
             .compile_str("deep.dfs", program)
             .expect("compiles");
-        let Err(Error::Runtime(e)) = module.run() else {
-            panic!("{backend}: no runtime error");
-        };
+        let e = runtime_error(module.run(), backend);
         assert_eq!(e.kind, ErrorKind::StackOverflow, "{backend}");
         assert_eq!(
             e.location,
@@ -221,9 +197,7 @@ fn a_program_built_without_locations_reports_none() {
         body.terminate(Terminator::Return(None));
         builder.set_entry(main);
         let module = engine.compile_program(builder.finish()).expect("loads");
-        let Err(Error::Runtime(e)) = module.run() else {
-            panic!("{backend}: no runtime error");
-        };
+        let e = runtime_error(module.run(), backend);
         assert_eq!(
             e,
             RuntimeError::new(ErrorKind::Overflow, "u8 addition"),
@@ -249,9 +223,7 @@ debuglog down((1u64, 2u64, 3u64, 4u64), 0)
             .shadow_stack_size(4096)
             .compile_str("shadow.dfs", program)
             .expect("compiles");
-        let Err(Error::Runtime(e)) = module.run() else {
-            panic!("{backend}: no runtime error");
-        };
+        let e = runtime_error(module.run(), backend);
         assert_eq!(e.kind, ErrorKind::ShadowStackExhausted, "{backend}: {e}");
         assert_eq!(
             e.location,

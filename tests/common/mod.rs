@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use datalove::{Backend, Capture, Engine, Error, RuntimeError};
+
 pub const BACKENDS: [&str; 4] = ["interp", "jit", "aot", "c"];
 pub const EXECUTABLE_BACKENDS: [&str; 2] = ["aot", "c"];
 
@@ -130,5 +132,34 @@ pub fn ran(
             eprintln!("unavailable: {}: {}", u.backend.name(), u.reason);
             None
         }
+    }
+}
+
+/// The engines of every backend that can run here, leaks checked and output captured.
+/// aot and c are unavailable without a C compiler, and then say why.
+pub fn engines() -> Vec<(Engine, Capture)> {
+    Backend::ALL
+        .into_iter()
+        .filter_map(|backend| match Engine::new(backend) {
+            Ok(engine) => {
+                let capture = Capture::new();
+                Some((engine.check_leaks(true).output(capture.clone()), capture))
+            }
+            Err(Error::Unavailable(u)) => {
+                assert!(!u.reason.is_empty(), "{}: no reason", backend.name());
+                assert!(matches!(backend, Backend::Aot | Backend::C));
+                None
+            }
+            Err(e) => panic!("{}: {e}", backend.name()),
+        })
+        .collect()
+}
+
+/// The runtime error that `ran` ended with; anything else fails the test, naming
+/// `backend`.
+pub fn runtime_error<T: std::fmt::Debug>(ran: Result<T, Error>, backend: &str) -> RuntimeError {
+    match ran {
+        Err(Error::Runtime(e)) => e,
+        other => panic!("{backend}: no runtime error: {other:?}"),
     }
 }
