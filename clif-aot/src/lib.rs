@@ -17,7 +17,7 @@
 use std::fmt;
 use std::path::Path;
 
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Type, UserFuncName, Value};
 use cranelift_codegen::isa::{self, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -91,17 +91,72 @@ const EXECUTABLE: LowerOptions = LowerOptions {
 
 /// The object file of `program` with its `main`, for `triple` (`None`: this machine).
 pub fn emit_object(program: &Program, triple: Option<&str>) -> Result<Vec<u8>, AotError> {
+    emit_linked_object(program, triple, define_main)
+}
+
+/// The object of `program`, lowered for linking (natives through slots), with what
+/// `define` adds from the entry and the slots: an executable's `main` or a library's
+/// exports.
+fn emit_linked_object(
+    program: &Program,
+    triple: Option<&str>,
+    define: impl FnOnce(
+        &mut ObjectModule,
+        cranelift_module::FuncId,
+        &NativeSlots,
+    ) -> Result<(), AotError>,
+) -> Result<Vec<u8>, AotError> {
     let mut module = new_module(triple)?;
     let lowered = lower_program(&mut module, program, EXECUTABLE).map_err(AotError::Lower)?;
     let slots = lowered
         .native_slots
         .as_ref()
-        .expect("an executable's natives have slots");
-    define_main(&mut module, lowered.entry, slots)?;
+        .expect("linked code calls its natives through slots");
+    define(&mut module, lowered.entry, slots)?;
     module
         .finish()
         .emit()
         .map_err(|e| AotError::Object(e.to_string()))
+}
+
+/// The module's signature taking `params` and returning `returns`.
+fn signature(module: &ObjectModule, params: &[Type], returns: &[Type]) -> Signature {
+    let mut sig = module.make_signature();
+    sig.params
+        .extend(params.iter().map(|&ty| AbiParam::new(ty)));
+    sig.returns
+        .extend(returns.iter().map(|&ty| AbiParam::new(ty)));
+    sig
+}
+
+/// Declares `name` as an export of signature `sig` and defines it as one block whose
+/// instructions `body` writes, given the function's parameters.
+fn define_export(
+    module: &mut ObjectModule,
+    name: &str,
+    sig: Signature,
+    body: impl FnOnce(&mut ObjectModule, &mut FunctionBuilder<'_>, &[Value]),
+) -> Result<(), AotError> {
+    let id = module
+        .declare_function(name, Linkage::Export, &sig)
+        .map_err(|e| AotError::Object(e.to_string()))?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        let params = b.block_params(block).to_vec();
+        body(module, &mut b, &params);
+        b.seal_all_blocks();
+        b.finalize(module.target_config());
+    }
+    module
+        .define_function(id, &mut ctx)
+        .map_err(|e| AotError::Object(format!("{name}: {e:?}")))
 }
 
 /// The CLIF of `program` with the IR it came from as comments (`datalove emit clif`), as
@@ -127,30 +182,12 @@ fn define_main(
     slots: &NativeSlots,
 ) -> Result<(), AotError> {
     let ptr = module.target_config().pointer_type();
-    let mut run_sig = module.make_signature();
-    for _ in 0..4 {
-        run_sig.params.push(AbiParam::new(ptr));
-    }
-    run_sig.returns.push(AbiParam::new(types::I32));
+    let run_sig = signature(module, &[ptr; 4], &[types::I32]);
     let run_main = module
         .declare_function(RUN_MAIN_SYMBOL, Linkage::Import, &run_sig)
         .map_err(|e| AotError::Object(e.to_string()))?;
-    let mut main_sig = module.make_signature();
-    main_sig.params.push(AbiParam::new(types::I32));
-    main_sig.params.push(AbiParam::new(ptr));
-    main_sig.returns.push(AbiParam::new(types::I32));
-    let main = module
-        .declare_function("main", Linkage::Export, &main_sig)
-        .map_err(|e| AotError::Object(e.to_string()))?;
-    let mut ctx = module.make_context();
-    ctx.func.signature = main_sig;
-    ctx.func.name = UserFuncName::user(0, main.as_u32());
-    let mut fctx = FunctionBuilderContext::new();
-    {
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let block = b.create_block();
-        b.append_block_params_for_function_params(block);
-        b.switch_to_block(block);
+    let main_sig = signature(module, &[types::I32, ptr], &[types::I32]);
+    define_export(module, "main", main_sig, |module, b, _| {
         let entry_ref = module.declare_func_in_func(entry, b.func);
         let run_ref = module.declare_func_in_func(run_main, b.func);
         let entry_addr = b.ins().func_addr(ptr, entry_ref);
@@ -164,29 +201,14 @@ fn define_main(
             .call(run_ref, &[entry_addr, default_stack, manifest, slot_array]);
         let code = b.inst_results(call)[0];
         b.ins().return_(&[code]);
-        b.seal_all_blocks();
-        b.finalize(module.target_config());
-    }
-    module
-        .define_function(main, &mut ctx)
-        .map_err(|e| AotError::Object(format!("main: {e:?}")))
+    })
 }
 
 /// The object of `program` as a shared library for `triple` (`None`: this machine): no
 /// `main`, but the exports `datalove_toolchain::LIBRARY_*_SYMBOL` name (the entry, the
 /// rider manifest, the native slots), for a host that loads it in-process.
 pub fn emit_library_object(program: &Program, triple: Option<&str>) -> Result<Vec<u8>, AotError> {
-    let mut module = new_module(triple)?;
-    let lowered = lower_program(&mut module, program, EXECUTABLE).map_err(AotError::Lower)?;
-    let slots = lowered
-        .native_slots
-        .as_ref()
-        .expect("a library's natives have slots");
-    define_library_exports(&mut module, lowered.entry, slots)?;
-    module
-        .finish()
-        .emit()
-        .map_err(|e| AotError::Object(e.to_string()))
+    emit_linked_object(program, triple, define_library_exports)
 }
 
 /// `void entry(void *rt) { program_entry(rt); }`, `const uint8_t *manifest(void)` and
@@ -204,41 +226,21 @@ fn define_library_exports(
         (LIBRARY_SLOTS_SYMBOL, 0, 1),
     ];
     for (k, (name, params, returns)) in exports.into_iter().enumerate() {
-        let mut sig = module.make_signature();
-        sig.params.extend((0..params).map(|_| AbiParam::new(ptr)));
-        sig.returns.extend((0..returns).map(|_| AbiParam::new(ptr)));
-        let id = module
-            .declare_function(name, Linkage::Export, &sig)
-            .map_err(|e| AotError::Object(e.to_string()))?;
-        let mut ctx = module.make_context();
-        ctx.func.signature = sig;
-        ctx.func.name = UserFuncName::user(1, id.as_u32());
-        let mut fctx = FunctionBuilderContext::new();
-        {
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let block = b.create_block();
-            b.append_block_params_for_function_params(block);
-            b.switch_to_block(block);
-            match k {
-                0 => {
-                    let rt = b.block_params(block)[0];
-                    let entry_ref = module.declare_func_in_func(entry, b.func);
-                    b.ins().call(entry_ref, &[rt]);
-                    b.ins().return_(&[]);
-                }
-                _ => {
-                    let data = if k == 1 { slots.manifest } else { slots.slots };
-                    let data = module.declare_data_in_func(data, b.func);
-                    let address = b.ins().symbol_value(ptr, data);
-                    b.ins().return_(&[address]);
-                }
+        let sig = signature(module, &vec![ptr; params], &vec![ptr; returns]);
+        define_export(module, name, sig, |module, b, params| match k {
+            0 => {
+                let rt = params[0];
+                let entry_ref = module.declare_func_in_func(entry, b.func);
+                b.ins().call(entry_ref, &[rt]);
+                b.ins().return_(&[]);
             }
-            b.seal_all_blocks();
-            b.finalize(module.target_config());
-        }
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| AotError::Object(format!("{name}: {e:?}")))?;
+            _ => {
+                let data = if k == 1 { slots.manifest } else { slots.slots };
+                let data = module.declare_data_in_func(data, b.func);
+                let address = b.ins().symbol_value(ptr, data);
+                b.ins().return_(&[address]);
+            }
+        })?;
     }
     Ok(())
 }
