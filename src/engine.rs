@@ -711,25 +711,21 @@ impl Prepared {
         compiled: &Compiled,
         resolve: &mut datalove_ir::native::NativeResolver<'_>,
     ) -> Result<Prepared, Error> {
-        let refused = |why: String| {
-            Error::Refused(datalove_front::backend_refusal(
-                compiled,
-                backend.name(),
-                &why,
-            ))
+        let refused = |e: &dyn std::fmt::Display| {
+            Error::Refused(crate::run::backend_refused(compiled, backend, e))
         };
         match backend {
             Backend::Interp => datalove_interp::compile(&compiled.program, resolve)
                 .map(Prepared::Interp)
                 .map_err(|e| match e {
                     datalove_interp::InterpError::Native(m) => Error::Rider(m),
-                    e => refused(e.to_string()),
+                    e => refused(&e),
                 }),
             Backend::Jit => datalove_clif_jit::compile(&compiled.program, resolve)
                 .map(|program| Prepared::Jit(Box::new(program)))
                 .map_err(|e| match e {
                     datalove_clif_jit::JitError::Native(m) => Error::Rider(m),
-                    e => refused(e.to_string()),
+                    e => refused(&e),
                 }),
             Backend::Aot | Backend::C => {
                 ProgramLibrary::build(backend, compiled, resolve).map(Prepared::Library)

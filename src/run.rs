@@ -330,21 +330,16 @@ fn build_artifact(
     aot: impl FnOnce() -> Result<(), datalove_clif_aot::AotError>,
     c: impl FnOnce() -> Result<(), datalove_cbackend::CError>,
 ) -> Result<(), BuildError> {
-    let refused = |why: String| {
-        BuildError::Refused(datalove_front::backend_refusal(
-            compiled,
-            backend.name(),
-            &why,
-        ))
-    };
+    let refused =
+        |e: &dyn std::fmt::Display| BuildError::Refused(backend_refused(compiled, backend, e));
     match backend {
         Backend::Aot => aot().map_err(|e| match e {
-            datalove_clif_aot::AotError::Lower(_) => refused(e.to_string()),
+            datalove_clif_aot::AotError::Lower(_) => refused(&e),
             e => BuildError::Failed(e.to_string()),
         }),
         Backend::C => c().map_err(|e| match e {
             datalove_cbackend::CError::Unverified(_)
-            | datalove_cbackend::CError::Compile { .. } => refused(e.to_string()),
+            | datalove_cbackend::CError::Compile { .. } => refused(&e),
             e => BuildError::Failed(e.to_string()),
         }),
         other => Err(BuildError::Failed(format!(
@@ -352,6 +347,16 @@ fn build_artifact(
             other.name()
         ))),
     }
+}
+
+/// `backend`'s refusal of `compiled` (the program is fine, the backend cannot take it),
+/// saying `why`.
+pub(crate) fn backend_refused(
+    compiled: &Compiled,
+    backend: Backend,
+    why: &dyn std::fmt::Display,
+) -> Failed {
+    datalove_front::backend_refusal(compiled, backend.name(), &why.to_string())
 }
 
 /// Builds the AOT executable `out` from `compiled`, linking the riders it requires from
