@@ -140,8 +140,8 @@ pub fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
     let library = riders_dir.join("libdlr_cprobe.so");
     let linked = staging(&library);
     let compiler = datalove_toolchain::Target::current().c_compiler();
-    let output = compiler
-        .command()
+    let mut command = compiler.command();
+    command
         .args([
             "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
         ])
@@ -149,16 +149,9 @@ pub fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
         .arg(repo.join("runtime/include"))
         .arg(source_dir.join("cprobe.c"))
         .arg("-o")
-        .arg(&linked)
-        .output()
-        .map_err(|e| format!("cannot run the C compiler `{}`: {e}", compiler.name()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "compiling {} failed:\n{}",
-            library.display(),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
+        .arg(&linked);
+    datalove_toolchain::run_compiler(command, &compiler)
+        .map_err(|e| format!("compiling {} failed: {e}", library.display()))?;
     // In by a rename: a program that loaded the old library keeps it.
     std::fs::rename(&linked, &library)
         .map_err(|e| format!("cannot move {} into place: {e}", library.display()))?;

@@ -13,7 +13,7 @@ mod target;
 pub use compiler::{probe, probe_target, unavailable_without_c_compiler, CCompiler};
 pub use elf::{elf_machine, elf_machine_of, machine_name, EM_AARCH64, EM_X86_64};
 pub use link::{
-    link, link_library, place_riders, same_file, LinkError, LinkInputs, RiderPlacement,
-    LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL,
+    link, link_library, place_riders, run_compiler, same_file, LinkError, LinkInputs,
+    RiderPlacement, LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL,
 };
 pub use target::{find_program, Target, SUPPORTED_TRIPLES};

@@ -112,8 +112,12 @@ pub fn link_library(
     run_compiler(command, &compiler)
 }
 
-/// Runs a compiler command; its stderr when it fails.
-fn run_compiler(mut command: std::process::Command, compiler: &CCompiler) -> Result<(), LinkError> {
+/// Runs `command`, a command of `compiler` ([`CCompiler::command`]); its stderr when it
+/// fails.
+pub fn run_compiler(
+    mut command: std::process::Command,
+    compiler: &CCompiler,
+) -> Result<(), LinkError> {
     let shown = format!("{command:?}").replace('"', "");
     let output = command.output().map_err(|e| {
         LinkError::Io(format!(
