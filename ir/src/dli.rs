@@ -295,6 +295,29 @@ impl Parser {
         Reported
     }
 
+    /// Refuses (`code`) the `what` `declared` at `span` when it was declared before, at
+    /// `first`, in function `function`.
+    fn declared_once(
+        &mut self,
+        code: &'static str,
+        what: &str,
+        declared: &str,
+        span: Span,
+        first: Option<Span>,
+        function: &str,
+    ) -> Result<(), Reported> {
+        match first {
+            Some(first) => Err(self.twice(
+                code,
+                span,
+                format!("{what} `{declared}` is declared twice in `{function}`"),
+                "declared",
+                first,
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn unexpected(&mut self, expected: &str) -> Reported {
         let (found, label) = match self.peek() {
             Some(Token {
@@ -417,16 +440,8 @@ impl Parser {
                         "rename this type parameter",
                     ));
                 }
-                if let Some((_, first)) = type_params.iter().find(|(n, _)| *n == tp) {
-                    let first = *first;
-                    return Err(self.twice(
-                        "L008",
-                        span,
-                        format!("type parameter `{tp}` is declared twice in `{name}`"),
-                        "declared",
-                        first,
-                    ));
-                }
+                let first = type_params.iter().find(|(n, _)| *n == tp).map(|d| d.1);
+                self.declared_once("L008", "type parameter", &tp, span, first, &name)?;
                 type_params.push((tp, span));
                 if self.is_punct(',') {
                     self.pos += 1;
@@ -459,16 +474,8 @@ impl Parser {
             self.expect_punct(':', "`:` and the parameter's type")?;
             let raw = self.ty(0)?;
             let ty = self.resolve(raw, &type_params)?;
-            if let Some((_, first)) = params.iter().find(|(p, _)| p.name == pname) {
-                let first = *first;
-                return Err(self.twice(
-                    "L007",
-                    pspan,
-                    format!("parameter `{pname}` is declared twice in `{name}`"),
-                    "declared",
-                    first,
-                ));
-            }
+            let first = params.iter().find(|(p, _)| p.name == pname).map(|d| d.1);
+            self.declared_once("L007", "parameter", &pname, pspan, first, &name)?;
             params.push((
                 NativeParam {
                     name: pname,
@@ -850,36 +857,33 @@ mod tests {
 
     #[test]
     fn diagnostics_have_codes_and_locations() {
-        assert_eq!(error("native fun f(x: u8) $"), ("L001", "1:21".into()));
-        assert_eq!(error("native fun f(x u8)"), ("L002", "1:16".into()));
-        assert_eq!(error("native fun f(x: u8"), ("L002", "1:19".into()));
-        assert_eq!(error("native fun"), ("L002", "1:11".into()));
-        assert_eq!(error("fun f()"), ("L002", "1:1".into()));
-        assert_eq!(error("native fun f(x: u8) extra"), ("L002", "1:21".into()));
-        assert_eq!(error("native fun f(\n  x: strng)"), ("L003", "2:6".into()));
-        assert_eq!(error("native fun f(x: T)"), ("L003", "1:17".into()));
-        assert_eq!(
-            error("native fun f<T>(x: T) where { U is any }"),
-            ("L004", "1:31".into())
-        );
-        assert_eq!(
-            error("native fun f<T>(x: T) where { T is number }"),
-            ("L005", "1:36".into())
-        );
-        assert_eq!(
-            error("native fun f()\nnative fun f(x: u8)"),
-            ("L006", "2:12".into())
-        );
-        assert_eq!(
-            error("native fun f(x: u8, ref x: u8)"),
-            ("L007", "1:25".into())
-        );
-        assert_eq!(error("native fun f<T, T>()"), ("L008", "1:17".into()));
-        assert_eq!(
-            error("native fun f<T>(x: T) where { T is any, T is float }"),
-            ("L009", "1:41".into())
-        );
-        assert_eq!(error("native fun f<u8>()"), ("L010", "1:14".into()));
+        for (text, code, at) in [
+            ("native fun f(x: u8) $", "L001", "1:21"),
+            ("native fun f(x u8)", "L002", "1:16"),
+            ("native fun f(x: u8", "L002", "1:19"),
+            ("native fun", "L002", "1:11"),
+            ("fun f()", "L002", "1:1"),
+            ("native fun f(x: u8) extra", "L002", "1:21"),
+            ("native fun f(\n  x: strng)", "L003", "2:6"),
+            ("native fun f(x: T)", "L003", "1:17"),
+            ("native fun f<T>(x: T) where { U is any }", "L004", "1:31"),
+            (
+                "native fun f<T>(x: T) where { T is number }",
+                "L005",
+                "1:36",
+            ),
+            ("native fun f()\nnative fun f(x: u8)", "L006", "2:12"),
+            ("native fun f(x: u8, ref x: u8)", "L007", "1:25"),
+            ("native fun f<T, T>()", "L008", "1:17"),
+            (
+                "native fun f<T>(x: T) where { T is any, T is float }",
+                "L009",
+                "1:41",
+            ),
+            ("native fun f<u8>()", "L010", "1:14"),
+        ] {
+            assert_eq!(error(text), (code, at.to_string()), "{text}");
+        }
         let deep = format!("native fun f(x: {}u8{})", "[".repeat(100), "]".repeat(100));
         assert_eq!(error(&deep).0, "L011");
         assert_eq!(error("native fun where()").0, "L002");
