@@ -129,33 +129,31 @@ fn a_built_program_with_a_generic_identity_and_checked_doubling() {
     let overflow = fb.abandon_block(&[]);
     let sum = fb.binary(BinaryOp::Add, x, x, Some(overflow));
     fb.terminate(Terminator::Return(Some(sum)));
-    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-    let mut fb = pb.function(main);
-    let s = fb.string("through id");
-    let r = fb.new_slot(IrType::String);
-    let abandon = fb.abandon_block(&[]);
-    fb.call(
-        Some(r),
-        id,
-        vec![IrType::String],
-        &[(ParamMode::In, s)],
-        abandon,
-    );
-    fb.debuglog(r);
-    let big = fb.int(IrType::I8, 100);
-    let doubled = fb.new_slot(IrType::I8);
-    let abandon_r = fb.abandon_block(&[r]);
-    fb.call(
-        Some(doubled),
-        double,
-        vec![],
-        &[(ParamMode::In, big)],
-        abandon_r,
-    );
-    fb.debuglog(doubled);
-    fb.drop_slot(r);
-    fb.terminate(Terminator::Return(None));
-    pb.set_entry(main);
+    datalove_test_support::define_main(&mut pb, |fb| {
+        let s = fb.string("through id");
+        let r = fb.new_slot(IrType::String);
+        let abandon = fb.abandon_block(&[]);
+        fb.call(
+            Some(r),
+            id,
+            vec![IrType::String],
+            &[(ParamMode::In, s)],
+            abandon,
+        );
+        fb.debuglog(r);
+        let big = fb.int(IrType::I8, 100);
+        let doubled = fb.new_slot(IrType::I8);
+        let abandon_r = fb.abandon_block(&[r]);
+        fb.call(
+            Some(doubled),
+            double,
+            vec![],
+            &[(ParamMode::In, big)],
+            abandon_r,
+        );
+        fb.debuglog(doubled);
+        fb.drop_slot(r);
+    });
     let program = pb.finish_verified().expect("verifies");
     fails_with(&program, "through id\n", &["error: overflow: i8 addition"]);
 }
