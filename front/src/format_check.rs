@@ -134,22 +134,18 @@ impl FnChecker<'_> {
         let writer = match (writer, fixed) {
             (Some(Writer::Float), _) => Writer::Float,
             (Some(w), None) => w,
-            (Some(_), Some(n)) => {
+            (writer, fixed) => {
                 let t = self.show(&ty);
-                self.diagnostics.push(
-                    Diagnostic::error("T010", at, format!("`{{:.{n}}}` writes floats, not {t}"))
-                        .with_label(format!("this is {t}"))
-                        .with_help("write it with `{}`"),
-                );
-                return self.format_error(at);
-            }
-            (None, _) => {
-                let t = self.show(&ty);
-                self.diagnostics.push(
-                    Diagnostic::error("T010", at, format!("`format` cannot write {t}"))
-                        .with_label(format!("this is {t}"))
+                let refused = match (writer, fixed) {
+                    (Some(_), Some(n)) => {
+                        Diagnostic::error("T010", at, format!("`{{:.{n}}}` writes floats, not {t}"))
+                            .with_help("write it with `{}`")
+                    }
+                    _ => Diagnostic::error("T010", at, format!("`format` cannot write {t}"))
                         .with_note("`format` writes a value whose type is known"),
-                );
+                };
+                self.diagnostics
+                    .push(refused.with_label(format!("this is {t}")));
                 return self.format_error(at);
             }
         };

@@ -216,8 +216,7 @@ impl FnChecker<'_> {
                             .push((Step::Field(*n), fields[*n as usize].clone()));
                     }
                     (step, other) => {
-                        if !c.poisoned_or_error(&other) {
-                            let t = c.show(&other);
+                        if let Some(t) = c.show_unless_poisoned(&other) {
                             let d = match step {
                                 ast::SetStep::Index(e) => {
                                     c.expr(e, None);
@@ -305,8 +304,7 @@ impl FnChecker<'_> {
                 let elem = match list_ty {
                     IrType::List(elem) => *elem,
                     other => {
-                        if !self.poisoned_or_error(&other) {
-                            let t = self.show(&other);
+                        if let Some(t) = self.show_unless_poisoned(&other) {
                             self.error(
                                 "T007",
                                 list.span,

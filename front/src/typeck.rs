@@ -658,6 +658,12 @@ impl<'a> FnChecker<'a> {
         contains_error_unit(&self.vars, ty)
     }
 
+    /// `ty` spelt for a diagnostic about it, or `None` where it comes from an error
+    /// already reported (a mistake is reported once, where it was made).
+    fn show_unless_poisoned(&self, ty: &IrType) -> Option<String> {
+        (!self.poisoned_or_error(ty)).then(|| self.show(ty))
+    }
+
     // ------------------------------------------------------------ scopes
 
     fn lookup(&self, name: &str) -> Option<LocalId> {
@@ -1012,8 +1018,7 @@ impl<'a> FnChecker<'a> {
                         self.mk(ExprKind::Field(Box::new(base), *n), fty, span)
                     }
                     _ => {
-                        if !self.poisoned_or_error(&ty) {
-                            let t = self.show(&ty);
+                        if let Some(t) = self.show_unless_poisoned(&ty) {
                             let d =
                                 Diagnostic::error("T008", span, format!("{t} has no field {n}"));
                             self.diagnostics.push(match &ty {
@@ -1054,8 +1059,7 @@ impl<'a> FnChecker<'a> {
                         span,
                     ),
                     other => {
-                        if !self.poisoned_or_error(&other) {
-                            let t = self.show(&other);
+                        if let Some(t) = self.show_unless_poisoned(&other) {
                             self.error(
                                 "T007",
                                 base.span,
@@ -1403,8 +1407,7 @@ impl<'a> FnChecker<'a> {
                 let value = self.expr(&arg.value, None);
                 let ty = self.shallow(&value.ty);
                 if !matches!(ty, IrType::List(_)) {
-                    if !self.poisoned_or_error(&ty) {
-                        let t = self.show(&ty);
+                    if let Some(t) = self.show_unless_poisoned(&ty) {
                         let mut d = Diagnostic::error(
                             "T007",
                             arg.value.span,
@@ -1429,8 +1432,7 @@ impl<'a> FnChecker<'a> {
                 let value = self.expr(&arg.value, hint.as_ref());
                 let ty = self.shallow(&value.ty);
                 let IrType::Option(payload) = ty else {
-                    if !self.poisoned_or_error(&ty) {
-                        let t = self.show(&ty);
+                    if let Some(t) = self.show_unless_poisoned(&ty) {
                         self.error(
                             "T001",
                             arg.value.span,
