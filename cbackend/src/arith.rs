@@ -152,14 +152,7 @@ impl Fx<'_> {
 
     pub(crate) fn compare(&mut self, dst: SlotId, op: CompareOp, lhs: SlotId, rhs: SlotId) {
         let ty = self.ty(lhs).clone();
-        let c = match op {
-            CompareOp::Eq => "==",
-            CompareOp::Ne => "!=",
-            CompareOp::Lt => "<",
-            CompareOp::Le => "<=",
-            CompareOp::Gt => ">",
-            CompareOp::Ge => ">=",
-        };
+        let c = op.symbol();
         let value = if ty == IrType::Unit {
             let equal = matches!(op, CompareOp::Eq | CompareOp::Le | CompareOp::Ge);
             format!("(uint8_t){}", equal as u8)

@@ -2,6 +2,7 @@
 
 use datalove_ir::diag::{FileId, Span};
 use datalove_ir::types::ParamMode;
+use datalove_ir::{BinaryOp, CompareOp};
 
 /// What a source file is, from its extension: a `.dfm` module or a script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,27 +151,13 @@ pub struct Expr {
     pub span: Span,
 }
 
+/// A binary operator as written. An arithmetic or bit operator and a comparison are the
+/// IR's own; `and` and `or` (which skip their right side when the left decides) and `++`
+/// are the language's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    WrappingAdd,
-    WrappingSub,
-    WrappingMul,
-    BitAnd,
-    BitOr,
-    BitXor,
-    Shl,
-    Shr,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+    Arith(BinaryOp),
+    Compare(CompareOp),
     And,
     Or,
     Concat,
@@ -179,25 +166,26 @@ pub enum BinOp {
 impl BinOp {
     pub fn symbol(self) -> &'static str {
         match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Rem => "%",
-            BinOp::WrappingAdd => "+%",
-            BinOp::WrappingSub => "-%",
-            BinOp::WrappingMul => "*%",
-            BinOp::BitAnd => "&",
-            BinOp::BitOr => "|",
-            BinOp::BitXor => "^",
-            BinOp::Shl => "<<",
-            BinOp::Shr => ">>",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
+            BinOp::Arith(op) => match op {
+                BinaryOp::Add => "+",
+                BinaryOp::Sub => "-",
+                BinaryOp::Mul => "*",
+                BinaryOp::Div => "/",
+                BinaryOp::Rem => "%",
+                BinaryOp::WrappingAdd => "+%",
+                BinaryOp::WrappingSub => "-%",
+                BinaryOp::WrappingMul => "*%",
+                BinaryOp::BitAnd => "&",
+                BinaryOp::BitOr => "|",
+                BinaryOp::BitXor => "^",
+                BinaryOp::Shl => "<<",
+                BinaryOp::Shr => ">>",
+                // The IR's `and` and `or` of two evaluated booleans: written as
+                // `BinOp::And` and `BinOp::Or`.
+                BinaryOp::And => "and",
+                BinaryOp::Or => "or",
+            },
+            BinOp::Compare(op) => op.symbol(),
             BinOp::And => "and",
             BinOp::Or => "or",
             BinOp::Concat => "++",

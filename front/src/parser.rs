@@ -44,17 +44,31 @@ struct Parser {
 /// Binary operators by precedence, loosest first; each level is left-associative except
 /// comparisons, which do not chain. Each is written as [`BinOp::symbol`] spells it.
 const LEVELS: &[&[BinOp]] = {
-    use BinOp::*;
+    use datalove_ir::{BinaryOp as B, CompareOp as C};
+    use BinOp::{Arith as A, Compare};
     &[
-        &[Or],
-        &[And],
-        &[Eq, Ne, Lt, Le, Gt, Ge],
-        &[BitOr],
-        &[BitXor],
-        &[BitAnd],
-        &[Shl, Shr],
-        &[Add, Sub, WrappingAdd, WrappingSub, Concat],
-        &[Mul, Div, Rem, WrappingMul],
+        &[BinOp::Or],
+        &[BinOp::And],
+        &[
+            Compare(C::Eq),
+            Compare(C::Ne),
+            Compare(C::Lt),
+            Compare(C::Le),
+            Compare(C::Gt),
+            Compare(C::Ge),
+        ],
+        &[A(B::BitOr)],
+        &[A(B::BitXor)],
+        &[A(B::BitAnd)],
+        &[A(B::Shl), A(B::Shr)],
+        &[
+            A(B::Add),
+            A(B::Sub),
+            A(B::WrappingAdd),
+            A(B::WrappingSub),
+            BinOp::Concat,
+        ],
+        &[A(B::Mul), A(B::Div), A(B::Rem), A(B::WrappingMul)],
     ]
 };
 
@@ -1163,11 +1177,14 @@ mod tests {
     #[test]
     fn negative_literal_and_precedence() {
         let e = debuglog_expr("debuglog -7i32 + 2 * 3\n");
-        let ExprKind::Binary(BinOp::Add, lhs, rhs) = &e.kind else {
+        let ExprKind::Binary(BinOp::Arith(datalove_ir::BinaryOp::Add), lhs, rhs) = &e.kind else {
             panic!("not an add: {e:?}");
         };
         assert!(matches!(&lhs.kind, ExprKind::Int(-7, Some(s)) if s == "i32"));
-        assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Mul, _, _)));
+        assert!(matches!(
+            rhs.kind,
+            ExprKind::Binary(BinOp::Arith(datalove_ir::BinaryOp::Mul), _, _)
+        ));
     }
 
     #[test]

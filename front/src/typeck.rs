@@ -1116,57 +1116,37 @@ impl<'a> FnChecker<'a> {
         span: Span,
         expected: Option<&IrType>,
     ) -> Expr {
-        let arith = |op: BinOp| -> Option<(BinaryOp, Need)> {
-            Some(match op {
-                BinOp::Add => (BinaryOp::Add, Need::Number),
-                BinOp::Sub => (BinaryOp::Sub, Need::Number),
-                BinOp::Mul => (BinaryOp::Mul, Need::Number),
-                BinOp::Div => (BinaryOp::Div, Need::Number),
-                BinOp::Rem => (BinaryOp::Rem, Need::Integer),
-                BinOp::WrappingAdd => (BinaryOp::WrappingAdd, Need::Integer),
-                BinOp::WrappingSub => (BinaryOp::WrappingSub, Need::Integer),
-                BinOp::WrappingMul => (BinaryOp::WrappingMul, Need::Integer),
-                BinOp::BitAnd => (BinaryOp::BitAnd, Need::Integer),
-                BinOp::BitOr => (BinaryOp::BitOr, Need::Integer),
-                BinOp::BitXor => (BinaryOp::BitXor, Need::Integer),
-                BinOp::Shl => (BinaryOp::Shl, Need::Integer),
-                BinOp::Shr => (BinaryOp::Shr, Need::Integer),
-                _ => return None,
-            })
-        };
-        let compare = |op: BinOp| -> Option<CompareOp> {
-            Some(match op {
-                BinOp::Eq => CompareOp::Eq,
-                BinOp::Ne => CompareOp::Ne,
-                BinOp::Lt => CompareOp::Lt,
-                BinOp::Le => CompareOp::Le,
-                BinOp::Gt => CompareOp::Gt,
-                BinOp::Ge => CompareOp::Ge,
-                _ => return None,
-            })
-        };
-        if let Some((ir_op, need)) = arith(op) {
-            let l = self.expr(lhs, expected);
-            let r = self.expr_coerce(rhs, &l.ty.clone());
-            self.obligations.push(Obligation::Arith {
-                ty: l.ty.clone(),
-                op: op.symbol(),
-                need,
-                span,
-            });
-            let ty = l.ty.clone();
-            return self.mk(ExprKind::Binary(ir_op, Box::new(l), Box::new(r)), ty, span);
-        }
-        if let Some(cmp) = compare(op) {
-            let l = self.expr(lhs, None);
-            let r = self.expr_coerce(rhs, &l.ty.clone());
-            return self.mk(
-                ExprKind::Compare(cmp, Box::new(l), Box::new(r)),
-                IrType::Bool,
-                span,
-            );
-        }
         match op {
+            BinOp::Arith(ir_op) => {
+                let need = match ir_op {
+                    BinaryOp::And | BinaryOp::Or => {
+                        unreachable!("the parser writes `and` and `or` as BinOp::And and BinOp::Or")
+                    }
+                    // The IR takes `%` of floats; the language keeps it to integers.
+                    BinaryOp::Rem => Need::Integer,
+                    op if op.integers_only() => Need::Integer,
+                    _ => Need::Number,
+                };
+                let l = self.expr(lhs, expected);
+                let r = self.expr_coerce(rhs, &l.ty.clone());
+                self.obligations.push(Obligation::Arith {
+                    ty: l.ty.clone(),
+                    op: op.symbol(),
+                    need,
+                    span,
+                });
+                let ty = l.ty.clone();
+                self.mk(ExprKind::Binary(ir_op, Box::new(l), Box::new(r)), ty, span)
+            }
+            BinOp::Compare(cmp) => {
+                let l = self.expr(lhs, None);
+                let r = self.expr_coerce(rhs, &l.ty.clone());
+                self.mk(
+                    ExprKind::Compare(cmp, Box::new(l), Box::new(r)),
+                    IrType::Bool,
+                    span,
+                )
+            }
             BinOp::And | BinOp::Or => {
                 let l = self.expr_coerce(lhs, &IrType::Bool);
                 let r = self.expr_coerce(rhs, &IrType::Bool);
@@ -1177,7 +1157,7 @@ impl<'a> FnChecker<'a> {
                 };
                 self.mk(kind, IrType::Bool, span)
             }
-            _ => {
+            BinOp::Concat => {
                 let before = self.diagnostics.len();
                 let l = self.expr_coerce(lhs, &IrType::String);
                 let r = self.expr_coerce(rhs, &IrType::String);

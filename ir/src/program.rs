@@ -264,6 +264,16 @@ impl BinaryOp {
         }
     }
 
+    /// Whether the operator applies to integers only: wrapping arithmetic, bit operators
+    /// and shifts.
+    pub fn integers_only(self) -> bool {
+        use BinaryOp::*;
+        matches!(
+            self,
+            WrappingAdd | WrappingSub | WrappingMul | BitAnd | BitOr | BitXor | Shl | Shr
+        )
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             BinaryOp::Add => "add",
@@ -304,6 +314,18 @@ impl CompareOp {
             CompareOp::Le => "le",
             CompareOp::Gt => "gt",
             CompareOp::Ge => "ge",
+        }
+    }
+
+    /// The operator as C and the text language write it (`==`, `<`, ...).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "==",
+            CompareOp::Ne => "!=",
+            CompareOp::Lt => "<",
+            CompareOp::Le => "<=",
+            CompareOp::Gt => ">",
+            CompareOp::Ge => ">=",
         }
     }
 }

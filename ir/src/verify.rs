@@ -399,20 +399,9 @@ impl<'a> Verifier<'a> {
                 self.expect(at, *rhs, &ty, "right operand");
                 self.expect(at, *dst, &ty, "destination");
                 let ok = match op {
-                    BinaryOp::Add
-                    | BinaryOp::Sub
-                    | BinaryOp::Mul
-                    | BinaryOp::Div
-                    | BinaryOp::Rem => ty.is_integer() || ty.is_float(),
-                    BinaryOp::WrappingAdd
-                    | BinaryOp::WrappingSub
-                    | BinaryOp::WrappingMul
-                    | BinaryOp::BitAnd
-                    | BinaryOp::BitOr
-                    | BinaryOp::BitXor
-                    | BinaryOp::Shl
-                    | BinaryOp::Shr => ty.is_integer(),
                     BinaryOp::And | BinaryOp::Or => ty == IrType::Bool,
+                    op if op.integers_only() => ty.is_integer(),
+                    _ => ty.is_integer() || ty.is_float(),
                 };
                 if !ok {
                     let t = self.show(&ty);
