@@ -13,7 +13,7 @@ use common::{
     BACKENDS,
 };
 use datalove::ir::builder::ProgramBuilder;
-use datalove::ir::{BinaryOp, IrType, Terminator};
+use datalove::ir::{BinaryOp, IrType};
 use datalove::{Backend, Engine, Error, ErrorKind, RuntimeError, SourceLoc};
 
 const OVERFLOW: &str = "\
@@ -188,14 +188,12 @@ fn a_program_built_without_locations_reports_none() {
     for (engine, _) in engines() {
         let backend = engine.backend().name();
         let mut builder = ProgramBuilder::new();
-        let main = builder.declare_function("main", vec![], vec![], IrType::Unit);
-        let mut body = builder.function(main);
-        let big = body.int(IrType::U8, 255);
-        let overflow = body.abandon_block(&[]);
-        let sum = body.binary(BinaryOp::Add, big, big, Some(overflow));
-        body.debuglog(sum);
-        body.terminate(Terminator::Return(None));
-        builder.set_entry(main);
+        datalove_test_support::define_main(&mut builder, |body| {
+            let big = body.int(IrType::U8, 255);
+            let overflow = body.abandon_block(&[]);
+            let sum = body.binary(BinaryOp::Add, big, big, Some(overflow));
+            body.debuglog(sum);
+        });
         let module = engine.compile_program(builder.finish()).expect("loads");
         let e = runtime_error(module.run(), backend);
         assert_eq!(

@@ -256,10 +256,7 @@ fn several_mistakes_are_reported_in_one_run() {
 #[test]
 fn rendering_shows_code_location_and_caret() {
     let f = compile_err("prog.dfs", "import fixedint.zero\ndebuglog zero()\n", &[]);
-    let text = f.render();
-    assert!(text.contains("error[F011]"), "{text}");
-    assert!(text.contains("prog.dfs:2:10"), "{text}");
-    assert!(text.contains('^'), "{text}");
+    front_support::assert_renders(&f, &["error[F011]", "prog.dfs:2:10", "^"]);
 }
 
 #[test]

@@ -159,14 +159,12 @@ fn a_mut_walk_of_an_expression_says_to_use_a_var() {
 fn a_mut_loop_variable_passed_mut_says_how() {
     let f = front_support::compile_err("t.dfs", PROGRAMS[3], &[]);
     assert_eq!(located(&f), vec![("F009", 6, 12)], "{}", f.render());
-    let text = f.render();
-    assert!(
-        text.contains("`row` is an element of `m`, not a variable"),
-        "{text}"
-    );
-    assert!(
-        text.contains("help: copy it into a `var`, pass that, and `set row = ...` it back"),
-        "{text}"
+    front_support::assert_renders(
+        &f,
+        &[
+            "`row` is an element of `m`, not a variable",
+            "help: copy it into a `var`, pass that, and `set row = ...` it back",
+        ],
     );
 }
 

@@ -88,11 +88,16 @@ pub fn assert_error(text: &str, code: &str, line: u32, col: u32) -> Failed {
 /// diagnostics contain each of `texts`; the failure.
 pub fn assert_help(text: &str, code: &str, line: u32, col: u32, texts: &[&str]) -> Failed {
     let failed = assert_error(text, code, line, col);
+    assert_renders(&failed, texts);
+    failed
+}
+
+/// Asserts that the rendering of `failed` says each of `texts`.
+pub fn assert_renders(failed: &Failed, texts: &[&str]) {
     let rendered = failed.render();
     for t in texts {
         assert!(rendered.contains(t), "no {t:?} in:\n{rendered}");
     }
-    failed
 }
 
 /// Asserts that `failed` has a diagnostic `code` (anywhere).
