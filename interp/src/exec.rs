@@ -298,7 +298,7 @@ impl Machine<'_> {
             ($o:expr, $c:expr) => {{
                 let c = $c;
                 st!(u8, $o.d, c as u8);
-                pc = if c { $o.t } else { $o.e } as usize;
+                pc = if c { $o.to.t } else { $o.to.e } as usize;
                 continue;
             }};
         }
@@ -517,6 +517,16 @@ impl Machine<'_> {
         };
         let a = |o: Opnd| o.addr(frame);
         let desc = |d: DescRef| desc_of(frame, base, d);
+        // A list operation's index (read at `index`) and the length of the list at `list`;
+        // the bounds error on them, then the abandon target `fail`.
+        let index_in = |index: Opnd, list: Opnd| {
+            let i = (a(index) as *const u64).read();
+            (i, (t.list_len)(rt, a(list) as *const _) as u64)
+        };
+        let out_of_bounds = |i: u64, len: u64, fail: u32| {
+            (t.raise_bounds)(rt, i, len);
+            Flow::Goto(fail as usize)
+        };
         // The next operation after arithmetic on a `ty`, or its error raised and the
         // abandon target `fail`.
         let raised = |result: arith::ArithResult, ty: u32, fail: u32| match result {
@@ -542,29 +552,11 @@ impl Machine<'_> {
                 1 => *a(*dst) = *a(*src),
                 n => ptr::copy(a(*src), a(*dst), *n as usize),
             },
-            Op::Binary {
-                op,
-                ty,
-                dst,
-                a: x,
-                b: y,
-                fail,
-            } => {
-                return raised(
-                    arith::binary(*op, *ty, a(*x), a(*y), a(*dst)),
-                    *ty as u32,
-                    *fail,
-                )
+            Op::Binary(o) => {
+                let result = arith::binary(o.op, o.ty, a(o.a), a(o.b), a(o.dst));
+                return raised(result, o.ty as u32, o.fail);
             }
-            Op::Compare {
-                op,
-                ty,
-                dst,
-                a: x,
-                b: y,
-            } => {
-                *a(*dst) = arith::compare(*op, *ty, a(*x), a(*y)) as u8;
-            }
+            Op::Compare(o) => *a(o.dst) = arith::compare(o.op, o.ty, a(o.a), a(o.b)) as u8,
             Op::Branch {
                 cond,
                 then_pc,
@@ -572,27 +564,13 @@ impl Machine<'_> {
             } => {
                 return Flow::Goto(if *a(*cond) != 0 { *then_pc } else { *else_pc } as usize);
             }
-            Op::Unary {
-                op,
-                ty,
-                dst,
-                src,
-                fail,
-            } => return raised(arith::unary(*op, *ty, a(*src), a(*dst)), *ty as u32, *fail),
-            Op::Cast {
-                from,
-                to,
-                checked,
-                dst,
-                src,
-                fail,
-            } => {
-                let ty = datalove_rti::status::cast_ty(*from, *to);
-                return raised(
-                    arith::cast(*from, *to, *checked, a(*src), a(*dst)),
-                    ty,
-                    *fail,
-                );
+            Op::Unary(o) => {
+                let result = arith::unary(o.op, o.ty, a(o.src), a(o.dst));
+                return raised(result, o.ty as u32, o.fail);
+            }
+            Op::Cast(o) => {
+                let result = arith::cast(o.from, o.to, o.checked, a(o.src), a(o.dst));
+                return raised(result, datalove_rti::status::cast_ty(o.from, o.to), o.fail);
             }
             Op::MovDyn { dst, src, desc: d } => {
                 ptr::copy(a(*src), a(*dst), (*desc(*d)).size);
@@ -683,46 +661,20 @@ impl Machine<'_> {
             Op::ListLen { dst, list } => {
                 (a(*dst) as *mut u64).write((t.list_len)(rt, a(*list) as *const _) as u64);
             }
-            Op::ListGet {
-                dst,
-                list,
-                index,
-                elem,
-                fail,
-            } => {
-                let i = (a(*index) as *const u64).read();
-                let len = (t.list_len)(rt, a(*list) as *const _);
-                if i >= len as u64 {
-                    (t.raise_bounds)(rt, i, len as u64);
-                    return Flow::Goto(*fail as usize);
+            Op::ListGet(o) => {
+                let (i, len) = index_in(o.index, o.list);
+                if i >= len {
+                    return out_of_bounds(i, len, o.fail);
                 }
-                (t.list_get)(
-                    rt,
-                    a(*list) as *const _,
-                    desc(*elem),
-                    i as usize,
-                    a(*dst) as *mut c_void,
-                );
+                let at = a(o.dst) as *mut c_void;
+                (t.list_get)(rt, a(o.list) as *const _, desc(o.elem), i as usize, at);
             }
-            Op::ListSet {
-                list,
-                index,
-                value,
-                elem,
-                fail,
-            } => {
-                let i = (a(*index) as *const u64).read();
-                let len = (t.list_len)(rt, a(*list) as *const _);
-                let status = (t.list_set)(
-                    rt,
-                    a(*list) as *mut _,
-                    desc(*elem),
-                    i as usize,
-                    a(*value) as *mut c_void,
-                );
-                if status == STATUS_OUT_OF_BOUNDS || i >= len as u64 {
-                    (t.raise_bounds)(rt, i, len as u64);
-                    return Flow::Goto(*fail as usize);
+            Op::ListSet(o) => {
+                let (i, len) = index_in(o.index, o.list);
+                let value = a(o.value) as *mut c_void;
+                let status = (t.list_set)(rt, a(o.list) as *mut _, desc(o.elem), i as usize, value);
+                if status == STATUS_OUT_OF_BOUNDS || i >= len {
+                    return out_of_bounds(i, len, o.fail);
                 }
             }
             Op::ListPush { list, value, elem } => {
@@ -768,14 +720,14 @@ impl Machine<'_> {
                 (t.data_make)(rt, a(*value) as *mut c_void, desc(*d), a(*dst) as *mut _);
             }
             Op::Debuglog { src, desc: d } => (t.debuglog)(rt, a(*src) as *const c_void, desc(*d)),
-            Op::Call {
+            Op::Call(Call {
                 callee,
                 args,
                 type_args,
                 dst,
                 in_drops,
                 fail,
-            } => {
+            }) => {
                 let cf = &self.funcs[*callee as usize];
                 let Some((callee_frame, saved)) = self.callee_frame(cf) else {
                     (t.raise_stack_overflow)(rt);

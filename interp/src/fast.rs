@@ -24,8 +24,8 @@ use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
 use crate::ops::{
-    Checked, CheckedK, CompareBranch, CompareBranchK, Element, Op, Opnd, ParamPass, Slots,
-    ThenCopy, WithK,
+    Binary, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, Op, Opnd,
+    ParamPass, Slots, Targets, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -36,6 +36,10 @@ fn direct(o: Opnd) -> Option<u32> {
 /// The three offsets of a direct binary operation.
 fn direct3(d: Opnd, a: Opnd, b: Opnd) -> Option<(u32, u32, u32)> {
     Some((direct(d)?, direct(a)?, direct(b)?))
+}
+
+fn targets(t: u32, e: u32) -> Targets {
+    Targets { t, e }
 }
 
 /// The 64-bit class of a scalar kind, for the fast arithmetic and comparisons.
@@ -108,40 +112,31 @@ fn comparisons(class: Class, op: CompareOp) -> Comparisons {
     }
 }
 
-fn compare(op: CompareOp, ty: TyKind, d: Opnd, a: Opnd, b: Opnd) -> Option<Op> {
-    let (d, a, b) = direct3(d, a, b)?;
-    let (op, a, b) = normalize(op, a, b);
-    Some(comparisons(class(ty)?, op).0(Slots { d, a, b }))
+fn compare(o: &Compare) -> Option<Op> {
+    let (d, a, b) = direct3(o.dst, o.a, o.b)?;
+    let (op, a, b) = normalize(o.op, a, b);
+    Some(comparisons(class(o.ty)?, op).0(Slots { d, a, b }))
 }
 
 /// A comparison fused with the branch on its result.
-fn compare_branch(
-    op: CompareOp,
-    ty: TyKind,
-    d: Opnd,
-    a: Opnd,
-    b: Opnd,
-    t: u32,
-    e: u32,
-) -> Option<Op> {
-    let (d, a, b) = direct3(d, a, b)?;
-    let (op, a, b) = normalize(op, a, b);
-    Some(comparisons(class(ty)?, op).1(CompareBranch {
+fn compare_branch(o: &Compare, to: Targets) -> Option<Op> {
+    let (d, a, b) = direct3(o.dst, o.a, o.b)?;
+    let (op, a, b) = normalize(o.op, a, b);
+    Some(comparisons(class(o.ty)?, op).1(CompareBranch {
         d,
         a,
         b,
-        t,
-        e,
+        to,
     }))
 }
 
 /// `Const k` into `kd`, a comparison of `a` with it and the branch on the result (an
 /// `f64` constant is fused later, by `const_then_branch`).
-fn compare_const_branch(op: CompareOp, ty: TyKind, o: WithK, t: u32, e: u32) -> Option<Op> {
-    let WithK { d, a, k, kd } = o;
-    match class(ty)? {
+fn compare_const_branch(o: &Compare, with_k: WithK, to: Targets) -> Option<Op> {
+    let WithK { d, a, k, kd } = with_k;
+    match class(o.ty)? {
         Class::F64 => None,
-        c => Some(comparisons(c, op).2(CompareBranchK { d, a, k, kd, t, e })),
+        c => Some(comparisons(c, o.op).2(CompareBranchK { d, a, k, kd, to })),
     }
 }
 
@@ -176,8 +171,9 @@ fn arithmetic(class: Class, op: BinaryOp) -> Option<Arithmetic> {
     })
 }
 
-fn binary(op: BinaryOp, ty: TyKind, d: Opnd, a: Opnd, b: Opnd, fail: u32) -> Option<Op> {
-    let (d, a, b) = direct3(d, a, b)?;
+fn binary(o: &Binary) -> Option<Op> {
+    let (op, ty, fail) = (o.op, o.ty, o.fail);
+    let (d, a, b) = direct3(o.dst, o.a, o.b)?;
     let slots = Slots { d, a, b };
     if ty == TyKind::Bool {
         return match op {
@@ -192,11 +188,11 @@ fn binary(op: BinaryOp, ty: TyKind, d: Opnd, a: Opnd, b: Opnd, fail: u32) -> Opt
     })
 }
 
-/// `Const k` into `kd`, then `d = a op k`.
-fn binary_const(op: BinaryOp, ty: TyKind, o: WithK, fail: u32) -> Option<Op> {
-    let class = class(ty)?;
-    Some(match arithmetic(class, op)? {
-        Arithmetic::Checked(_, checked) => checked(o.checked(ty, fail)),
+/// `Const k` into `kd`, then `d = a op k` (`o` is the operation on two operands).
+fn binary_const(binary: &Binary, o: WithK) -> Option<Op> {
+    let class = class(binary.ty)?;
+    Some(match arithmetic(class, binary.op)? {
+        Arithmetic::Checked(_, checked) => checked(o.checked(binary.ty, binary.fail)),
         Arithmetic::Plain(Some(_), plain) => plain(o),
         // A positive divisor: no division by zero, no `MIN / -1`.
         Arithmetic::Plain(None, divide) => match class {
@@ -261,15 +257,8 @@ fn single(op: &Op) -> Option<Op> {
             dst: direct(*dst)?,
             src: direct(*src)?,
         },
-        Op::Binary {
-            op,
-            ty,
-            dst,
-            a,
-            b,
-            fail,
-        } => binary(*op, *ty, *dst, *a, *b, *fail)?,
-        Op::Compare { op, ty, dst, a, b } => compare(*op, *ty, *dst, *a, *b)?,
+        Op::Binary(o) => binary(o)?,
+        Op::Compare(o) => compare(o)?,
         Op::Branch {
             cond,
             then_pc,
@@ -279,47 +268,20 @@ fn single(op: &Op) -> Option<Op> {
             t: *then_pc,
             e: *else_pc,
         },
-        Op::ListGet {
-            dst,
-            list,
-            index,
-            elem,
-            fail,
-        } => element(
-            *list,
-            *index,
-            *dst,
-            *elem,
-            *fail,
-            [Op::GetW, Op::GetB, Op::GetWI, Op::GetBI],
-        )?,
-        Op::ListSet {
-            list,
-            index,
-            value,
-            elem,
-            fail,
-        } => element(
-            *list,
-            *index,
-            *value,
-            *elem,
-            *fail,
-            [Op::SetW, Op::SetB, Op::SetWI, Op::SetBI],
-        )?,
-        Op::Cast {
-            from,
-            to,
-            checked,
-            dst,
-            src,
-            fail,
-        } => {
-            let (d, s) = (direct(*dst)?, direct(*src)?);
-            let ty = datalove_rti::status::cast_ty(*from, *to);
+        Op::ListGet(o) => {
+            let gets = [Op::GetW, Op::GetB, Op::GetWI, Op::GetBI];
+            element(o.list, o.index, o.dst, o.elem, o.fail, gets)?
+        }
+        Op::ListSet(o) => {
+            let sets = [Op::SetW, Op::SetB, Op::SetWI, Op::SetBI];
+            element(o.list, o.index, o.value, o.elem, o.fail, sets)?
+        }
+        Op::Cast(o) => {
+            let (d, s) = (direct(o.dst)?, direct(o.src)?);
+            let ty = datalove_rti::status::cast_ty(o.from, o.to);
             // An unchecked conversion never takes its abandon target.
-            let fail = if *checked { *fail } else { u32::MAX };
-            match (class(*from)?, class(*to)?) {
+            let fail = if o.checked { o.fail } else { u32::MAX };
+            match (class(o.from)?, class(o.to)?) {
                 (Class::I64, Class::F64) => Op::I64ToF64 { d, s },
                 (Class::U64, Class::F64) => Op::U64ToF64 { d, s },
                 (Class::I64, Class::U64) => Op::I64ToU64 { d, s, ty, fail },
@@ -328,30 +290,24 @@ fn single(op: &Op) -> Option<Op> {
                 _ => return None,
             }
         }
-        Op::Call {
-            callee,
-            args,
-            type_args,
-            dst,
-            in_drops,
-            fail,
-        } if type_args.is_empty() && in_drops.is_empty() => {
-            let args = args
+        Op::Call(call) if call.type_args.is_empty() && call.in_drops.is_empty() => {
+            let args = call
+                .args
                 .iter()
                 .map(|arg| match arg.pass {
                     ParamPass::Value { offset, size } => Some((direct(arg.src)?, offset, size)),
                     ParamPass::Address { .. } => None,
                 })
                 .collect::<Option<Box<[_]>>>()?;
-            let dst = match dst {
-                Some(d) => Some(direct(*d)?),
+            let dst = match call.dst {
+                Some(d) => Some(direct(d)?),
                 None => None,
             };
             Op::CallV {
-                callee: *callee,
+                callee: call.callee,
                 args,
                 dst,
-                fail: *fail,
+                fail: call.fail,
             }
         }
         Op::Return {
@@ -361,8 +317,9 @@ fn single(op: &Op) -> Option<Op> {
     })
 }
 
-/// The fast form of the sequence starting at `ops[i]`, fused where it can be.
-fn fused(ops: &[Op], i: usize) -> Option<Op> {
+/// The fast form of the sequence starting at `ops[i]`, fused where it can be, and how
+/// many operations it stands for.
+fn fused(ops: &[Op], i: usize) -> Option<(Op, usize)> {
     let next = ops.get(i + 1);
     let after = ops.get(i + 2);
     match (&ops[i], next) {
@@ -380,52 +337,48 @@ fn fused(ops: &[Op], i: usize) -> Option<Op> {
                 let (d, a, kd) = (direct(d)?, direct(a)?, direct(*kd)?);
                 Some(WithK { d, a, k: *bits, kd })
             };
-            match second {
-                Op::Binary {
-                    op,
-                    ty,
-                    dst,
-                    a,
-                    b,
-                    fail,
-                } if b == kd => binary_const(*op, *ty, with_k(*dst, *a)?, *fail),
-                // `k + b`, `k * b` on floats: the same as `b + k`, `b * k`.
-                Op::Binary {
-                    op: op @ (BinaryOp::Add | BinaryOp::Mul),
-                    ty: TyKind::F64,
-                    dst,
-                    a,
-                    b,
-                    fail,
-                } if a == kd && b != kd => binary_const(*op, TyKind::F64, with_k(*dst, *b)?, *fail),
-                Op::Compare { op, ty, dst, a, b } if b == kd => match after {
+            // `k + b`, `k * b` on floats: the same as `b + k`, `b * k`.
+            let commutes =
+                |o: &Binary| o.ty == TyKind::F64 && matches!(o.op, BinaryOp::Add | BinaryOp::Mul);
+            let op = match second {
+                Op::Binary(o) if o.b == *kd => binary_const(o, with_k(o.dst, o.a)?)?,
+                Op::Binary(o) if o.a == *kd && o.b != *kd && commutes(o) => {
+                    binary_const(o, with_k(o.dst, o.b)?)?
+                }
+                Op::Compare(o) if o.b == *kd => match after {
                     Some(Op::Branch {
                         cond,
                         then_pc,
                         else_pc,
-                    }) if cond == dst => {
-                        compare_const_branch(*op, *ty, with_k(*dst, *a)?, *then_pc, *else_pc)
+                    }) if *cond == o.dst => {
+                        let fused = compare_const_branch(
+                            o,
+                            with_k(o.dst, o.a)?,
+                            targets(*then_pc, *else_pc),
+                        );
+                        return Some((fused?, 3));
                     }
-                    _ => None,
+                    _ => return None,
                 },
-                _ => None,
-            }
+                _ => return None,
+            };
+            Some((op, 2))
         }
         // A comparison and the branch on its result.
         (
-            Op::Compare { op, ty, dst, a, b },
+            Op::Compare(o),
             Some(Op::Branch {
                 cond,
                 then_pc,
                 else_pc,
             }),
-        ) if cond == dst => compare_branch(*op, *ty, *dst, *a, *b, *then_pc, *else_pc),
+        ) if *cond == o.dst => Some((compare_branch(o, targets(*then_pc, *else_pc))?, 2)),
         _ => None,
     }
 }
 
-/// `op` (standing for `covers` operations) followed by `x = copy d` of its result, when
-/// `next` is that copy.
+/// `op` followed by `x = copy d` of its result, when `next` (the operation after those
+/// `op` stands for) is that copy.
 fn with_copy(op: Op, next: Option<&Op>) -> Result<Op, Op> {
     let Some(&Op::Mov { dst, src, size: 8 }) = next else {
         return Err(op);
@@ -446,34 +399,6 @@ fn with_copy(op: Op, next: Option<&Op>) -> Result<Op, Op> {
     })
 }
 
-/// How many operations a fast operation stands for when it falls through.
-fn covers(op: &Op) -> usize {
-    match op {
-        Op::AddI64K(_)
-        | Op::SubI64K(_)
-        | Op::AddU64K(_)
-        | Op::SubU64K(_)
-        | Op::MulI64K(_)
-        | Op::MulU64K(_)
-        | Op::DivI64K(_)
-        | Op::RemI64K(_)
-        | Op::DivU64K(_)
-        | Op::RemU64K(_)
-        | Op::AddF64K(_)
-        | Op::SubF64K(_)
-        | Op::MulF64K(_)
-        | Op::DivF64K(_)
-        | Op::AddI64M(_)
-        | Op::SubI64M(_)
-        | Op::AddU64M(_)
-        | Op::AddF64M(_)
-        | Op::SubF64M(_)
-        | Op::MulF64M(_) => 2,
-        Op::IncI64(_) | Op::IncU64(_) => 3,
-        _ => 1,
-    }
-}
-
 /// The branch targets of `op` (not its abandon target, not a jump's): those of a branch
 /// and of a fused comparison and branch.
 fn branch_targets(op: &mut Op) -> Option<(&mut u32, &mut u32)> {
@@ -482,36 +407,36 @@ fn branch_targets(op: &mut Op) -> Option<(&mut u32, &mut u32)> {
             then_pc, else_pc, ..
         } => Some((then_pc, else_pc)),
         Op::BranchD { t, e, .. } => Some((t, e)),
-        Op::BrEqI64(o)
-        | Op::BrNeI64(o)
-        | Op::BrLtI64(o)
-        | Op::BrLeI64(o)
-        | Op::BrEqU64(o)
-        | Op::BrNeU64(o)
-        | Op::BrLtU64(o)
-        | Op::BrLeU64(o)
-        | Op::BrEqF64(o)
-        | Op::BrNeF64(o)
-        | Op::BrLtF64(o)
-        | Op::BrLeF64(o) => Some((&mut o.t, &mut o.e)),
-        Op::BrEqI64K(o)
-        | Op::BrNeI64K(o)
-        | Op::BrLtI64K(o)
-        | Op::BrLeI64K(o)
-        | Op::BrGtI64K(o)
-        | Op::BrGeI64K(o)
-        | Op::BrEqU64K(o)
-        | Op::BrNeU64K(o)
-        | Op::BrLtU64K(o)
-        | Op::BrLeU64K(o)
-        | Op::BrGtU64K(o)
-        | Op::BrGeU64K(o)
-        | Op::BrEqF64K(o)
-        | Op::BrNeF64K(o)
-        | Op::BrLtF64K(o)
-        | Op::BrLeF64K(o)
-        | Op::BrGtF64K(o)
-        | Op::BrGeF64K(o) => Some((&mut o.t, &mut o.e)),
+        Op::BrEqI64(CompareBranch { to, .. })
+        | Op::BrNeI64(CompareBranch { to, .. })
+        | Op::BrLtI64(CompareBranch { to, .. })
+        | Op::BrLeI64(CompareBranch { to, .. })
+        | Op::BrEqU64(CompareBranch { to, .. })
+        | Op::BrNeU64(CompareBranch { to, .. })
+        | Op::BrLtU64(CompareBranch { to, .. })
+        | Op::BrLeU64(CompareBranch { to, .. })
+        | Op::BrEqF64(CompareBranch { to, .. })
+        | Op::BrNeF64(CompareBranch { to, .. })
+        | Op::BrLtF64(CompareBranch { to, .. })
+        | Op::BrLeF64(CompareBranch { to, .. })
+        | Op::BrEqI64K(CompareBranchK { to, .. })
+        | Op::BrNeI64K(CompareBranchK { to, .. })
+        | Op::BrLtI64K(CompareBranchK { to, .. })
+        | Op::BrLeI64K(CompareBranchK { to, .. })
+        | Op::BrGtI64K(CompareBranchK { to, .. })
+        | Op::BrGeI64K(CompareBranchK { to, .. })
+        | Op::BrEqU64K(CompareBranchK { to, .. })
+        | Op::BrNeU64K(CompareBranchK { to, .. })
+        | Op::BrLtU64K(CompareBranchK { to, .. })
+        | Op::BrLeU64K(CompareBranchK { to, .. })
+        | Op::BrGtU64K(CompareBranchK { to, .. })
+        | Op::BrGeU64K(CompareBranchK { to, .. })
+        | Op::BrEqF64K(CompareBranchK { to, .. })
+        | Op::BrNeF64K(CompareBranchK { to, .. })
+        | Op::BrLtF64K(CompareBranchK { to, .. })
+        | Op::BrLeF64K(CompareBranchK { to, .. })
+        | Op::BrGtF64K(CompareBranchK { to, .. })
+        | Op::BrGeF64K(CompareBranchK { to, .. }) => Some((&mut to.t, &mut to.e)),
         _ => None,
     }
 }
@@ -559,7 +484,14 @@ fn then_branch(op: &Op, next: &Op) -> Option<Op> {
         _ => return None,
     };
     let fused = comparisons(class, compare).1;
-    (d == cond).then(|| fused(CompareBranch { d, a, b, t, e }))
+    (d == cond).then(|| {
+        fused(CompareBranch {
+            d,
+            a,
+            b,
+            to: Targets { t, e },
+        })
+    })
 }
 
 /// An 8-byte constant followed by a fused float compare-and-branch that reads it as one
@@ -568,7 +500,7 @@ fn const_then_branch(op: &Op, next: &Op) -> Option<Op> {
     let &Op::ConstW { dst: kd, bits: k } = op else {
         return None;
     };
-    let (op, CompareBranch { d, a, b, t, e }) = match *next {
+    let (op, CompareBranch { d, a, b, to }) = match *next {
         Op::BrEqF64(o) => (CompareOp::Eq, o),
         Op::BrNeF64(o) => (CompareOp::Ne, o),
         Op::BrLtF64(o) => (CompareOp::Lt, o),
@@ -586,17 +518,15 @@ fn const_then_branch(op: &Op, next: &Op) -> Option<Op> {
         a,
         k,
         kd,
-        t,
-        e,
+        to,
     }))
 }
 
 /// Rewrites `ops` into the fast form (see the module's comment).
 pub fn specialize(ops: &mut [Op]) {
     for i in 0..ops.len() {
-        if let Some(op) = fused(ops, i).or_else(|| single(&ops[i])) {
-            let next = ops.get(i + covers(&op));
-            ops[i] = with_copy(op, next).unwrap_or_else(|op| op);
+        if let Some((op, covers)) = fused(ops, i).or_else(|| Some((single(&ops[i])?, 1))) {
+            ops[i] = with_copy(op, ops.get(i + covers)).unwrap_or_else(|op| op);
         }
     }
     // Jump threading: branch targets first, then jumps, which may become a copy of the

@@ -101,36 +101,10 @@ pub enum Op {
         src: Opnd,
         size: u32,
     },
-    Unary {
-        op: UnaryOp,
-        ty: TyKind,
-        dst: Opnd,
-        src: Opnd,
-        fail: u32,
-    },
-    Binary {
-        op: BinaryOp,
-        ty: TyKind,
-        dst: Opnd,
-        a: Opnd,
-        b: Opnd,
-        fail: u32,
-    },
-    Compare {
-        op: CompareOp,
-        ty: TyKind,
-        dst: Opnd,
-        a: Opnd,
-        b: Opnd,
-    },
-    Cast {
-        from: TyKind,
-        to: TyKind,
-        checked: bool,
-        dst: Opnd,
-        src: Opnd,
-        fail: u32,
-    },
+    Unary(Unary),
+    Binary(Binary),
+    Compare(Compare),
+    Cast(Cast),
     Jump(u32),
     Branch {
         cond: Opnd,
@@ -196,20 +170,8 @@ pub enum Op {
         dst: Opnd,
         list: Opnd,
     },
-    ListGet {
-        dst: Opnd,
-        list: Opnd,
-        index: Opnd,
-        elem: DescRef,
-        fail: u32,
-    },
-    ListSet {
-        list: Opnd,
-        index: Opnd,
-        value: Opnd,
-        elem: DescRef,
-        fail: u32,
-    },
+    ListGet(ListGet),
+    ListSet(ListSet),
     ListPush {
         list: Opnd,
         value: Opnd,
@@ -243,16 +205,7 @@ pub enum Op {
         src: Opnd,
         desc: DescRef,
     },
-    Call {
-        callee: u32,
-        args: Box<[CallArg]>,
-        type_args: Box<[DescRef]>,
-        dst: Option<Opnd>,
-        /// The owned `in` arguments, in the caller's terms: dropped when the callee cannot
-        /// get a frame.
-        in_drops: Box<[(Opnd, DescRef)]>,
-        fail: u32,
-    },
+    Call(Call),
     CallNative {
         call: Box<NativeCall>,
         fail: u32,
@@ -442,6 +395,83 @@ pub enum Op {
     },
 }
 
+// The generic operations' payloads that the fast form reads too (`crate::fast`).
+
+/// `dst = op src` on a concrete scalar type (checked where `op` can fail).
+#[derive(Clone, Debug)]
+pub struct Unary {
+    pub op: UnaryOp,
+    pub ty: TyKind,
+    pub dst: Opnd,
+    pub src: Opnd,
+    pub fail: u32,
+}
+
+/// `dst = a op b` on a concrete scalar type (checked where `op` can fail).
+#[derive(Clone, Debug)]
+pub struct Binary {
+    pub op: BinaryOp,
+    pub ty: TyKind,
+    pub dst: Opnd,
+    pub a: Opnd,
+    pub b: Opnd,
+    pub fail: u32,
+}
+
+/// `dst = a op b`, a bool, on a concrete scalar type.
+#[derive(Clone, Debug)]
+pub struct Compare {
+    pub op: CompareOp,
+    pub ty: TyKind,
+    pub dst: Opnd,
+    pub a: Opnd,
+    pub b: Opnd,
+}
+
+/// `dst` = `src` converted from `from` to `to`, checked or not.
+#[derive(Clone, Debug)]
+pub struct Cast {
+    pub from: TyKind,
+    pub to: TyKind,
+    pub checked: bool,
+    pub dst: Opnd,
+    pub src: Opnd,
+    pub fail: u32,
+}
+
+/// `dst` = a clone of element `index` of `list`; the bounds error past its end.
+#[derive(Clone, Debug)]
+pub struct ListGet {
+    pub dst: Opnd,
+    pub list: Opnd,
+    pub index: Opnd,
+    pub elem: DescRef,
+    pub fail: u32,
+}
+
+/// Moves `value` into element `index` of `list`; the bounds error past its end.
+#[derive(Clone, Debug)]
+pub struct ListSet {
+    pub list: Opnd,
+    pub index: Opnd,
+    pub value: Opnd,
+    pub elem: DescRef,
+    pub fail: u32,
+}
+
+/// A call of program function `callee`.
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub callee: u32,
+    pub args: Box<[CallArg]>,
+    pub type_args: Box<[DescRef]>,
+    pub dst: Option<Opnd>,
+    /// The owned `in` arguments, in the caller's terms: dropped when the callee cannot
+    /// get a frame.
+    pub in_drops: Box<[(Opnd, DescRef)]>,
+    pub fail: u32,
+}
+
 // The fast form's payloads: frame offsets (`d` the result, `a` and `b` the operands),
 // operation indices (`t`, `e` the branch targets, `fail` the abandon target).
 
@@ -498,23 +528,28 @@ pub struct CheckedK {
     pub fail: u32,
 }
 
-/// `d = a op b`, then a jump to `t` when it holds, else to `e`.
+/// `d = a op b`, then the branch on it.
 #[derive(Clone, Copy, Debug)]
 pub struct CompareBranch {
     pub d: u32,
     pub a: u32,
     pub b: u32,
-    pub t: u32,
-    pub e: u32,
+    pub to: Targets,
 }
 
-/// `Const k` into `kd`, `d = a op k`, then a jump to `t` when it holds, else to `e`.
+/// `Const k` into `kd`, `d = a op k`, then the branch on it.
 #[derive(Clone, Copy, Debug)]
 pub struct CompareBranchK {
     pub d: u32,
     pub a: u32,
     pub k: u64,
     pub kd: u32,
+    pub to: Targets,
+}
+
+/// A branch's targets: `t` when its condition holds, else `e`.
+#[derive(Clone, Copy, Debug)]
+pub struct Targets {
     pub t: u32,
     pub e: u32,
 }
