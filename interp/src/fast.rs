@@ -462,38 +462,6 @@ fn thread(ops: &[Op], mut t: u32) -> u32 {
     t
 }
 
-/// A fast comparison followed by the branch on its result (a jump to a branch, copied
-/// in place by threading), fused.
-fn then_branch(op: &Op, next: &Op) -> Option<Op> {
-    let &Op::BranchD { cond, t, e } = next else {
-        return None;
-    };
-    let (compare, class, Slots { d, a, b }) = match *op {
-        Op::EqI64(o) => (CompareOp::Eq, Class::I64, o),
-        Op::NeI64(o) => (CompareOp::Ne, Class::I64, o),
-        Op::LtI64(o) => (CompareOp::Lt, Class::I64, o),
-        Op::LeI64(o) => (CompareOp::Le, Class::I64, o),
-        Op::EqU64(o) => (CompareOp::Eq, Class::U64, o),
-        Op::NeU64(o) => (CompareOp::Ne, Class::U64, o),
-        Op::LtU64(o) => (CompareOp::Lt, Class::U64, o),
-        Op::LeU64(o) => (CompareOp::Le, Class::U64, o),
-        Op::EqF64(o) => (CompareOp::Eq, Class::F64, o),
-        Op::NeF64(o) => (CompareOp::Ne, Class::F64, o),
-        Op::LtF64(o) => (CompareOp::Lt, Class::F64, o),
-        Op::LeF64(o) => (CompareOp::Le, Class::F64, o),
-        _ => return None,
-    };
-    let fused = comparisons(class, compare).1;
-    (d == cond).then(|| {
-        fused(CompareBranch {
-            d,
-            a,
-            b,
-            to: Targets { t, e },
-        })
-    })
-}
-
 /// An 8-byte constant followed by a fused float compare-and-branch that reads it as one
 /// operand, fused (`x <= 4.0`): the constant becomes an immediate.
 fn const_then_branch(op: &Op, next: &Op) -> Option<Op> {
@@ -524,8 +492,14 @@ fn const_then_branch(op: &Op, next: &Op) -> Option<Op> {
 
 /// Rewrites `ops` into the fast form (see the module's comment).
 pub fn specialize(ops: &mut [Op]) {
+    // The comparisons left on their own: fused below with a branch that threading brings
+    // next to them.
+    let mut compares = Vec::new();
     for i in 0..ops.len() {
         if let Some((op, covers)) = fused(ops, i).or_else(|| Some((single(&ops[i])?, 1))) {
+            if let (Op::Compare(compare), 1) = (&ops[i], covers) {
+                compares.push((i, compare.clone()));
+            }
             ops[i] = with_copy(op, ops.get(i + covers)).unwrap_or_else(|op| op);
         }
     }
@@ -552,9 +526,11 @@ pub fn specialize(ops: &mut [Op]) {
     }
     // A comparison whose block jumped to the branch on it now stands before a copy of
     // that branch: one operation.
-    for i in 0..ops.len().saturating_sub(1) {
-        if let Some(op) = then_branch(&ops[i], &ops[i + 1]) {
-            ops[i] = op;
+    for (i, compare) in compares {
+        if let Some(&Op::BranchD { cond, t, e }) = ops.get(i + 1) {
+            if direct(compare.dst) == Some(cond) {
+                ops[i] = compare_branch(&compare, targets(t, e)).expect("a fast comparison");
+            }
         }
     }
     for i in 0..ops.len().saturating_sub(1) {
