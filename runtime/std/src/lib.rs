@@ -99,20 +99,26 @@ unsafe fn option_payload(td: &TyDesc) -> Result<(&TyDesc, usize), Failure> {
 }
 
 /// The payload offset of the `?T` result slot of `result_td`, whose `T` must be `t_td`'s
-/// type (a native whose `T` the caller decides).
+/// type; else the type mismatch `mismatch(T's name, the slot's)` words.
 ///
 /// # Safety
 /// Both descriptors well formed.
-unsafe fn option_of(result_td: &TyDesc, t_td: &TyDesc) -> Result<usize, Failure> {
+unsafe fn option_of(
+    result_td: &TyDesc,
+    t_td: &TyDesc,
+    mismatch: fn(String, String) -> String,
+) -> Result<usize, Failure> {
     let (payload_td, offset) = option_payload(result_td)?;
     if !same_tydesc(payload_td, t_td) {
-        return Err(Failure::type_mismatch(format!(
-            "asked for {} but the result slot holds {}",
-            t_td.type_name(),
-            result_td.type_name()
-        )));
+        let message = mismatch(t_td.type_name(), result_td.type_name());
+        return Err(Failure::type_mismatch(message));
     }
     Ok(offset)
+}
+
+/// The mismatch of a native whose `T` the caller decides (`option_of`).
+fn asked_for(t: String, slot: String) -> String {
+    format!("asked for {t} but the result slot holds {slot}")
 }
 
 /// Writes `value` as the `?T` of `option_td` (`T` an integer type) at `out`: some of it,
@@ -293,17 +299,31 @@ datalove_rti::natives! {
     }
 }
 
-/// Natives from a string to the string `$make` makes of its text `$text`.
-macro_rules! string_to_string {
-    ($($(#[$doc:meta])* $name:ident = |$text:ident| $make:expr;)*) => {
+/// Natives of one string that make their result from its text `$text` (`$result`, written
+/// by `$write`: `string_result`, `write_string_list`).
+macro_rules! from_text {
+    ($result:ty, $write:ident: $($(#[$doc:meta])* $name:ident = |$text:ident| $make:expr;)*) => {
         datalove_rti::natives! {$(
             $(#[$doc])*
-            fn $name(rt, s: &rtdt::String, _s_td, result_out: &mut MaybeUninit<rtdt::String>, _result_td) {
+            fn $name(rt, s: &rtdt::String, _s_td, result_out: &mut MaybeUninit<$result>, result_td) {
                 let $text = s.as_str();
-                make_string(rt, &$make, result_out)
+                $write(rt, $make, result_out, result_td)
             }
         )*}
     };
+}
+
+/// Writes `text` as a string result.
+///
+/// # Safety
+/// `rt` live; `out` room for a string.
+unsafe fn string_result(
+    rt: RtHandle,
+    text: impl AsRef<str>,
+    out: &mut MaybeUninit<rtdt::String>,
+    _string_td: &TyDesc,
+) -> Result<(), Failure> {
+    make_string(rt, text.as_ref(), out)
 }
 
 /// Natives from two strings to whether `$holds` of their texts `$a`, `$b`.
@@ -320,7 +340,7 @@ macro_rules! string_test {
     };
 }
 
-string_to_string! {
+from_text! { rtdt::String, string_result:
     /// Upper case, by Unicode's full case mapping (`ß` becomes `SS`).
     dlr_std__string_to_upper = |s| s.to_uppercase();
     /// Lower case, by Unicode's full case mapping.
@@ -421,7 +441,7 @@ datalove_rti::natives! {
         ; t_td
     ) {
         expect_fixedint(t_td)?;
-        option_of(result_td, t_td)?;
+        option_of(result_td, t_td, asked_for)?;
         write_optional_int(rt, &result_out, result_td, parse_int_text(s.as_str(), t_td.kind))
     }
 
@@ -433,7 +453,7 @@ datalove_rti::natives! {
         ; t_td
     ) {
         expect_float(t_td)?;
-        let offset = option_of(result_td, t_td)?;
+        let offset = option_of(result_td, t_td, asked_for)?;
         let slot = payload_slot(&result_out, offset);
         let text = s.as_str();
         // Parse at the target width, so an f32 is rounded once.
@@ -527,14 +547,9 @@ datalove_rti::natives! {
         result_out: AnyOut<'_>, result_td,
     ) {
         let elem_td = list_elem(xs_td)?;
-        let (payload_td, offset) = option_payload(result_td)?;
-        if !same_tydesc(payload_td, elem_td) {
-            return Err(Failure::type_mismatch(format!(
-                "popping a {} into a {} slot",
-                elem_td.type_name(),
-                result_td.type_name()
-            )));
-        }
+        let offset = option_of(result_td, elem_td, |elem, slot| {
+            format!("popping a {elem} into a {slot} slot")
+        })?;
         if xs.is_empty() {
             write_none(rt, &result_out, result_td);
             return Ok(());
@@ -860,20 +875,7 @@ datalove_rti::natives! {
     }
 }
 
-/// Natives from a string to the list of the strings `$pieces` cuts from its text `$text`.
-macro_rules! string_to_pieces {
-    ($($(#[$doc:meta])* $name:ident = |$text:ident| $pieces:expr;)*) => {
-        datalove_rti::natives! {$(
-            $(#[$doc])*
-            fn $name(rt, s: &rtdt::String, _s_td, result_out: &mut MaybeUninit<rtdt::List>, result_td) {
-                let $text = s.as_str();
-                write_string_list(rt, $pieces, result_out, result_td)
-            }
-        )*}
-    };
-}
-
-string_to_pieces! {
+from_text! { rtdt::List, write_string_list:
     /// The words: the non-empty pieces between runs of Unicode whitespace.
     dlr_std__string_split_whitespace = |s| s.split_whitespace();
     /// Each character as a string of its own.
@@ -902,7 +904,7 @@ datalove_rti::natives! {
     }
 }
 
-string_to_string! {
+from_text! { rtdt::String, string_result:
     /// Without Unicode whitespace at either end.
     dlr_std__string_trim = |s| s.trim();
     /// Without Unicode whitespace at the start.
