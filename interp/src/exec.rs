@@ -8,7 +8,7 @@ use std::ptr;
 use datalove_ir::CompareOp;
 use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS};
 use datalove_rti::table::{RtiTable, Td};
-use datalove_rti::{ArithOp, ErrorKind, RtHeader, TyKind};
+use datalove_rti::{ArithOp, ErrorKind, RtHeader};
 
 use crate::arith;
 use crate::desc::{DescRef, GenericEntry};
@@ -62,6 +62,45 @@ enum Flow {
     Return,
 }
 
+/// The dispatch loop's `match` on operation `$op`: first an arm per variant of the fast
+/// form's per-type operations, generated from one line group per family (`how { op
+/// Variant: type, ...; }` runs `Op::Variant(o)` as `how!(type, o, op)`), then the arms
+/// given after `;`, which run every other operation. One `match`, so one dispatch.
+macro_rules! per_type {
+    ($op:expr; $($how:ident { $($sym:tt $($variant:ident: $t:ty),+;)+ })+ ; $($arm:tt)*) => {
+        match $op {
+            $($($(Op::$variant(o) => $how!($t, o, $sym),)+)+)+
+            $($arm)*
+        }
+    };
+}
+
+/// A 64-bit scalar from the bits of a fused constant (`k`).
+trait FromBits {
+    fn from_bits(k: u64) -> Self;
+}
+
+impl FromBits for i64 {
+    #[inline(always)]
+    fn from_bits(k: u64) -> i64 {
+        k as i64
+    }
+}
+
+impl FromBits for u64 {
+    #[inline(always)]
+    fn from_bits(k: u64) -> u64 {
+        k
+    }
+}
+
+impl FromBits for f64 {
+    #[inline(always)]
+    fn from_bits(k: u64) -> f64 {
+        f64::from_bits(k)
+    }
+}
+
 /// A place for unit results nobody keeps.
 pub(crate) static mut UNIT_SCRATCH: u64 = 0;
 
@@ -70,6 +109,40 @@ impl Machine<'_> {
     /// exhausted.
     fn push_frame(&self, size: usize) -> Option<(*mut u8, crate::frames::Mark)> {
         self.frames.push(size)
+    }
+
+    /// The frame for a call of `cf` (`Op::Call`, `Op::CallV`); `None` when there is no
+    /// room for it. Deep recursion is a runtime error, never a crash: the call-depth
+    /// limit, the native stack (the dispatch loop recurses once per call) and the frame
+    /// memory are tested before the callee starts.
+    #[inline(always)]
+    unsafe fn callee_frame(&self, cf: &CFunc) -> Option<(*mut u8, crate::frames::Mark)> {
+        let marker = 0u8;
+        let no_room = (&marker as *const u8 as usize) < (*self.rt).stack_limit;
+        if (*self.rt).depth_left == 0 || no_room {
+            None
+        } else {
+            self.push_frame(cf.frame_size)
+        }
+    }
+
+    /// Runs function `callee` on `frame` (from [`Machine::callee_frame`], its arguments
+    /// written), one call deeper, then gives the frame back; whether the runtime is
+    /// abandoning after it.
+    #[inline(always)]
+    unsafe fn run_callee(
+        &self,
+        callee: u32,
+        frame: *mut u8,
+        saved: crate::frames::Mark,
+        ret: *mut u8,
+    ) -> bool {
+        let depth = (*self.rt).depth_left;
+        (*self.rt).depth_left = depth - 1;
+        self.run(callee as usize, frame, ret);
+        (*self.rt).depth_left = depth;
+        self.frames.pop(saved);
+        self.abandoning()
     }
 
     /// Runs the entry function on a fresh frame.
@@ -135,69 +208,182 @@ impl Machine<'_> {
         // Loads and stores at direct frame offsets, for the fast form.
         macro_rules! ld {
             ($t:ty, $o:expr) => {
-                (frame.add(*$o as usize) as *const $t).read()
+                (frame.add($o as usize) as *const $t).read()
             };
         }
         macro_rules! st {
             ($t:ty, $o:expr, $v:expr) => {
-                (frame.add(*$o as usize) as *mut $t).write($v)
+                (frame.add($o as usize) as *mut $t).write($v)
             };
         }
-        // Checked 64-bit arithmetic: the result, or the error and the abandon target.
+        // The fast form's per-type operations, each run by one of these on its payload
+        // `$o` (see `per_type!`); `$t` is the type, `$op` the operator.
+        // A fused operation's parts: its constant `k` (of `$t`'s bits), written to its
+        // slot `kd` first; its result copied to `m`; the operations it covers skipped.
+        macro_rules! k {
+            ($t:ty, $o:expr) => {{
+                st!(u64, $o.kd, $o.k);
+                <$t as FromBits>::from_bits($o.k)
+            }};
+        }
+        macro_rules! copy_to_m {
+            ($o:expr) => {
+                st!(u64, $o.m, ld!(u64, $o.op.d))
+            };
+        }
+        macro_rules! skip {
+            ($covers:expr) => {{
+                pc += $covers;
+                continue;
+            }};
+        }
+        // `d = a op b`, plain or checked (`$op` is then the checked method and the
+        // error's `ArithOp`: the result, or the error and the abandon target).
+        macro_rules! plain {
+            ($t:ty, $o:expr, $b:expr, $op:tt) => {
+                st!($t, $o.d, ld!($t, $o.a) $op $b)
+            };
+        }
         macro_rules! checked {
-            ($t:ty, $method:ident, $d:expr, $x:expr, $y:expr, $aop:expr, $ty:expr, $fail:expr) => {
-                match <$t>::$method($x, $y) {
-                    Some(v) => st!($t, $d, v),
+            ($t:ty, $o:expr, $b:expr, ($method:ident, $aop:ident)) => {
+                match <$t>::$method(ld!($t, $o.a), $b) {
+                    Some(v) => st!($t, $o.d, v),
                     None => {
-                        (t.raise_arith)(rt, ErrorKind::Overflow as u32, $aop as u32, $ty as u32);
-                        pc = *$fail as usize;
+                        let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::$aop as u32);
+                        (t.raise_arith)(rt, kind, aop, $o.ty as u32);
+                        pc = $o.fail as usize;
                         continue;
                     }
                 }
             };
         }
-        macro_rules! float {
-            ($d:expr, $a:expr, $b:expr, $op:tt) => {
-                st!(f64, $d, ld!(f64, $a) $op ld!(f64, $b))
+        // `$run` (`plain` or `checked`) with `b` read from the frame; with `b` a fused
+        // constant; the former, then its result copied to `m`.
+        macro_rules! operands {
+            ($t:ty, $o:expr, ($run:ident $op:tt)) => {
+                $run!($t, $o, ld!($t, $o.b), $op)
             };
         }
+        macro_rules! with_k {
+            ($t:ty, $o:expr, ($run:ident $op:tt)) => {{
+                let k = k!($t, $o);
+                $run!($t, $o, k, $op);
+                skip!(2)
+            }};
+        }
+        macro_rules! then_copy {
+            ($t:ty, $o:expr, ($run:ident $op:tt)) => {{
+                operands!($t, $o.op, ($run $op));
+                copy_to_m!($o);
+                skip!(2)
+            }};
+        }
+        // Checked `d = a + k`, then the copy to `m`: three operations.
+        macro_rules! inc {
+            ($t:ty, $o:expr, $op:tt) => {{
+                let k = k!($t, $o.op);
+                checked!($t, $o.op, k, $op);
+                copy_to_m!($o);
+                skip!(3)
+            }};
+        }
+        // A comparison written at `d`; with the branch on it; with a constant `k` (of
+        // `$t`'s bits) as its right operand, first written at `kd`.
         macro_rules! cmp {
-            ($t:ty, $d:expr, $a:expr, $b:expr, $op:tt) => {
-                st!(u8, $d, (ld!($t, $a) $op ld!($t, $b)) as u8)
+            ($t:ty, $o:expr, $op:tt) => {
+                st!(u8, $o.d, (ld!($t, $o.a) $op ld!($t, $o.b)) as u8)
             };
         }
-        // A comparison written at `d`, then the branch on it.
-        macro_rules! cmp_br {
-            ($t:ty, $d:expr, $x:expr, $y:expr, $op:tt, $then:expr, $else:expr) => {{
-                let c = ($x as $t) $op ($y as $t);
-                st!(u8, $d, c as u8);
-                pc = if c { *$then } else { *$else } as usize;
+        macro_rules! branch {
+            ($o:expr, $c:expr) => {{
+                let c = $c;
+                st!(u8, $o.d, c as u8);
+                pc = if c { $o.to.t } else { $o.to.e } as usize;
                 continue;
             }};
         }
-        // The same against a constant `k` (of `$t`'s bits), first written at `kd`.
+        macro_rules! cmp_br {
+            ($t:ty, $o:expr, $op:tt) => {
+                branch!($o, ld!($t, $o.a) $op ld!($t, $o.b))
+            };
+        }
         macro_rules! cmp_br_k {
-            (f64, $d:expr, $a:expr, $k:expr, $kd:expr, $op:tt, $then:expr, $else:expr) => {{
-                st!(u64, $kd, *$k);
-                cmp_br!(
-                    f64,
-                    $d,
-                    ld!(f64, $a),
-                    f64::from_bits(*$k),
-                    $op,
-                    $then,
-                    $else
-                )
+            ($t:ty, $o:expr, $op:tt) => {{
+                let k = k!($t, $o);
+                branch!($o, ld!($t, $o.a) $op k)
             }};
-            ($t:ty, $d:expr, $a:expr, $k:expr, $kd:expr, $op:tt, $then:expr, $else:expr) => {{
-                st!(u64, $kd, *$k);
-                cmp_br!($t, $d, ld!($t, $a), *$k, $op, $then, $else)
-            }};
+        }
+        // A list element in place (`$at`: the list in the frame, or its address there),
+        // read into `value` or written from it; or the bounds error.
+        macro_rules! list_at {
+            (direct, $o:expr) => {
+                frame.add($o.list as usize)
+            };
+            (indirect, $o:expr) => {
+                ld!(*mut u8, $o.list)
+            };
+        }
+        macro_rules! element {
+            ($t:ty, $o:expr, $at:ident, $p:ident => $access:expr) => {
+                match list_elem(list_at!($at, $o), $o.index, frame, size_of::<$t>()) {
+                    Ok($p) => $access,
+                    Err((i, len)) => {
+                        (t.raise_bounds)(rt, i, len);
+                        pc = $o.fail as usize;
+                        continue;
+                    }
+                }
+            };
+        }
+        macro_rules! get {
+            ($t:ty, $o:expr, $at:ident) => {
+                element!($t, $o, $at, p => st!($t, $o.value, (p as *const $t).read()))
+            };
+        }
+        macro_rules! set {
+            ($t:ty, $o:expr, $at:ident) => {
+                element!($t, $o, $at, p => (p as *mut $t).write(ld!($t, $o.value)))
+            };
         }
         loop {
             // SAFETY: lowering ends every block with a jump, branch or return, and every
             // target is an operation of this function.
-            match ops.get_unchecked(pc) {
+            per_type! { ops.get_unchecked(pc);
+                operands { (plain +) AddF64: f64; (plain -) SubF64: f64;
+                           (plain *) MulF64: f64; (plain /) DivF64: f64;
+                           (plain &) AndB: u8; (plain |) OrB: u8;
+                           (checked (checked_add, Add)) AddI64: i64, AddU64: u64;
+                           (checked (checked_sub, Sub)) SubI64: i64, SubU64: u64;
+                           (checked (checked_mul, Mul)) MulI64: i64, MulU64: u64; }
+                with_k { (plain +) AddF64K: f64; (plain -) SubF64K: f64;
+                         (plain *) MulF64K: f64;
+                         (plain /) DivF64K: f64, DivI64K: i64, DivU64K: u64;
+                         (plain %) RemI64K: i64, RemU64K: u64;
+                         (checked (checked_add, Add)) AddI64K: i64, AddU64K: u64;
+                         (checked (checked_sub, Sub)) SubI64K: i64, SubU64K: u64;
+                         (checked (checked_mul, Mul)) MulI64K: i64, MulU64K: u64; }
+                then_copy { (plain +) AddF64M: f64; (plain -) SubF64M: f64;
+                            (plain *) MulF64M: f64;
+                            (checked (checked_add, Add)) AddI64M: i64, AddU64M: u64;
+                            (checked (checked_sub, Sub)) SubI64M: i64; }
+                inc { (checked_add, Add) IncI64: i64, IncU64: u64; }
+                cmp { == EqI64: i64, EqU64: u64, EqF64: f64;
+                      != NeI64: i64, NeU64: u64, NeF64: f64;
+                      < LtI64: i64, LtU64: u64, LtF64: f64;
+                      <= LeI64: i64, LeU64: u64, LeF64: f64; }
+                cmp_br { == BrEqI64: i64, BrEqU64: u64, BrEqF64: f64;
+                         != BrNeI64: i64, BrNeU64: u64, BrNeF64: f64;
+                         < BrLtI64: i64, BrLtU64: u64, BrLtF64: f64;
+                         <= BrLeI64: i64, BrLeU64: u64, BrLeF64: f64; }
+                cmp_br_k { == BrEqI64K: i64, BrEqU64K: u64, BrEqF64K: f64;
+                           != BrNeI64K: i64, BrNeU64K: u64, BrNeF64K: f64;
+                           < BrLtI64K: i64, BrLtU64K: u64, BrLtF64K: f64;
+                           <= BrLeI64K: i64, BrLeU64K: u64, BrLeF64K: f64;
+                           > BrGtI64K: i64, BrGtU64K: u64, BrGtF64K: f64;
+                           >= BrGeI64K: i64, BrGeU64K: u64, BrGeF64K: f64; }
+                get { direct GetW: u64, GetB: u8; indirect GetWI: u64, GetBI: u8; }
+                set { direct SetW: u64, SetB: u8; indirect SetWI: u64, SetBI: u8; }
+            ;
                 Op::Jump(target) => {
                     pc = *target as usize;
                     continue;
@@ -249,683 +435,33 @@ impl Machine<'_> {
                     Flow::Return => return,
                 },
                 // ---- the fast form ----
-                Op::ConstW { dst, bits } => st!(u64, dst, *bits),
-                Op::ConstB { dst, bits } => st!(u8, dst, *bits),
-                Op::MovW { dst, src } => st!(u64, dst, ld!(u64, src)),
-                Op::MovB { dst, src } => st!(u8, dst, ld!(u8, src)),
-                Op::AddI64 { d, a, b, fail } => {
-                    checked!(
-                        i64,
-                        checked_add,
-                        d,
-                        ld!(i64, a),
-                        ld!(i64, b),
-                        ArithOp::Add,
-                        TyKind::I64,
-                        fail
-                    )
-                }
-                Op::SubI64 { d, a, b, fail } => {
-                    checked!(
-                        i64,
-                        checked_sub,
-                        d,
-                        ld!(i64, a),
-                        ld!(i64, b),
-                        ArithOp::Sub,
-                        TyKind::I64,
-                        fail
-                    )
-                }
-                Op::MulI64 { d, a, b, fail } => {
-                    checked!(
-                        i64,
-                        checked_mul,
-                        d,
-                        ld!(i64, a),
-                        ld!(i64, b),
-                        ArithOp::Mul,
-                        TyKind::I64,
-                        fail
-                    )
-                }
-                Op::AddU64 { d, a, b, ty, fail } => {
-                    checked!(
-                        u64,
-                        checked_add,
-                        d,
-                        ld!(u64, a),
-                        ld!(u64, b),
-                        ArithOp::Add,
-                        *ty,
-                        fail
-                    )
-                }
-                Op::SubU64 { d, a, b, ty, fail } => {
-                    checked!(
-                        u64,
-                        checked_sub,
-                        d,
-                        ld!(u64, a),
-                        ld!(u64, b),
-                        ArithOp::Sub,
-                        *ty,
-                        fail
-                    )
-                }
-                Op::MulU64 { d, a, b, ty, fail } => {
-                    checked!(
-                        u64,
-                        checked_mul,
-                        d,
-                        ld!(u64, a),
-                        ld!(u64, b),
-                        ArithOp::Mul,
-                        *ty,
-                        fail
-                    )
-                }
-                Op::AddI64K { d, a, k, kd, fail } => {
-                    st!(u64, kd, *k);
-                    checked!(
-                        i64,
-                        checked_add,
-                        d,
-                        ld!(i64, a),
-                        *k as i64,
-                        ArithOp::Add,
-                        TyKind::I64,
-                        fail
-                    );
-                    pc += 2;
-                    continue;
-                }
-                Op::SubI64K { d, a, k, kd, fail } => {
-                    st!(u64, kd, *k);
-                    checked!(
-                        i64,
-                        checked_sub,
-                        d,
-                        ld!(i64, a),
-                        *k as i64,
-                        ArithOp::Sub,
-                        TyKind::I64,
-                        fail
-                    );
-                    pc += 2;
-                    continue;
-                }
-                Op::AddU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    ty,
-                    fail,
-                } => {
-                    st!(u64, kd, *k);
-                    checked!(
-                        u64,
-                        checked_add,
-                        d,
-                        ld!(u64, a),
-                        *k,
-                        ArithOp::Add,
-                        *ty,
-                        fail
-                    );
-                    pc += 2;
-                    continue;
-                }
-                Op::SubU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    ty,
-                    fail,
-                } => {
-                    st!(u64, kd, *k);
-                    checked!(
-                        u64,
-                        checked_sub,
-                        d,
-                        ld!(u64, a),
-                        *k,
-                        ArithOp::Sub,
-                        *ty,
-                        fail
-                    );
-                    pc += 2;
-                    continue;
-                }
-                Op::AddF64 { d, a, b } => float!(d, a, b, +),
-                Op::SubF64 { d, a, b } => float!(d, a, b, -),
-                Op::MulF64 { d, a, b } => float!(d, a, b, *),
-                Op::DivF64 { d, a, b } => float!(d, a, b, /),
-                Op::EqI64 { d, a, b } => cmp!(i64, d, a, b, ==),
-                Op::NeI64 { d, a, b } => cmp!(i64, d, a, b, !=),
-                Op::LtI64 { d, a, b } => cmp!(i64, d, a, b, <),
-                Op::LeI64 { d, a, b } => cmp!(i64, d, a, b, <=),
-                Op::EqU64 { d, a, b } => cmp!(u64, d, a, b, ==),
-                Op::NeU64 { d, a, b } => cmp!(u64, d, a, b, !=),
-                Op::LtU64 { d, a, b } => cmp!(u64, d, a, b, <),
-                Op::LeU64 { d, a, b } => cmp!(u64, d, a, b, <=),
-                Op::EqF64 { d, a, b } => cmp!(f64, d, a, b, ==),
-                Op::NeF64 { d, a, b } => cmp!(f64, d, a, b, !=),
-                Op::LtF64 { d, a, b } => cmp!(f64, d, a, b, <),
-                Op::LeF64 { d, a, b } => cmp!(f64, d, a, b, <=),
-                Op::BrEqI64 { d, a, b, t: th, e } => {
-                    cmp_br!(i64, d, ld!(i64, a), ld!(i64, b), ==, th, e)
-                }
-                Op::BrNeI64 { d, a, b, t: th, e } => {
-                    cmp_br!(i64, d, ld!(i64, a), ld!(i64, b), !=, th, e)
-                }
-                Op::BrLtI64 { d, a, b, t: th, e } => {
-                    cmp_br!(i64, d, ld!(i64, a), ld!(i64, b), <, th, e)
-                }
-                Op::BrLeI64 { d, a, b, t: th, e } => {
-                    cmp_br!(i64, d, ld!(i64, a), ld!(i64, b), <=, th, e)
-                }
-                Op::BrEqU64 { d, a, b, t: th, e } => {
-                    cmp_br!(u64, d, ld!(u64, a), ld!(u64, b), ==, th, e)
-                }
-                Op::BrNeU64 { d, a, b, t: th, e } => {
-                    cmp_br!(u64, d, ld!(u64, a), ld!(u64, b), !=, th, e)
-                }
-                Op::BrLtU64 { d, a, b, t: th, e } => {
-                    cmp_br!(u64, d, ld!(u64, a), ld!(u64, b), <, th, e)
-                }
-                Op::BrLeU64 { d, a, b, t: th, e } => {
-                    cmp_br!(u64, d, ld!(u64, a), ld!(u64, b), <=, th, e)
-                }
-                Op::BrEqF64 { d, a, b, t: th, e } => {
-                    cmp_br!(f64, d, ld!(f64, a), ld!(f64, b), ==, th, e)
-                }
-                Op::BrNeF64 { d, a, b, t: th, e } => {
-                    cmp_br!(f64, d, ld!(f64, a), ld!(f64, b), !=, th, e)
-                }
-                Op::BrLtF64 { d, a, b, t: th, e } => {
-                    cmp_br!(f64, d, ld!(f64, a), ld!(f64, b), <, th, e)
-                }
-                Op::BrLeF64 { d, a, b, t: th, e } => {
-                    cmp_br!(f64, d, ld!(f64, a), ld!(f64, b), <=, th, e)
-                }
-                Op::BrEqI64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(i64, d, a, k, kd, ==, th, e),
-                Op::BrNeI64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(i64, d, a, k, kd, !=, th, e),
-                Op::BrLtI64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(i64, d, a, k, kd, <, th, e),
-                Op::BrLeI64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(i64, d, a, k, kd, <=, th, e),
-                Op::BrGtI64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(i64, d, a, k, kd, >, th, e),
-                Op::BrGeI64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(i64, d, a, k, kd, >=, th, e),
-                Op::BrEqU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(u64, d, a, k, kd, ==, th, e),
-                Op::BrNeU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(u64, d, a, k, kd, !=, th, e),
-                Op::BrLtU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(u64, d, a, k, kd, <, th, e),
-                Op::BrLeU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(u64, d, a, k, kd, <=, th, e),
-                Op::BrGtU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(u64, d, a, k, kd, >, th, e),
-                Op::BrGeU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(u64, d, a, k, kd, >=, th, e),
-                Op::BrEqF64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(f64, d, a, k, kd, ==, th, e),
-                Op::BrNeF64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(f64, d, a, k, kd, !=, th, e),
-                Op::BrLtF64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(f64, d, a, k, kd, <, th, e),
-                Op::BrLeF64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(f64, d, a, k, kd, <=, th, e),
-                Op::BrGtF64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(f64, d, a, k, kd, >, th, e),
-                Op::BrGeF64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    t: th,
-                    e,
-                } => cmp_br_k!(f64, d, a, k, kd, >=, th, e),
+                Op::ConstW { dst, bits } => st!(u64, *dst, *bits),
+                Op::ConstB { dst, bits } => st!(u8, *dst, *bits),
+                Op::MovW { dst, src } => st!(u64, *dst, ld!(u64, *src)),
+                Op::MovB { dst, src } => st!(u8, *dst, ld!(u8, *src)),
                 Op::BranchD { cond, t: th, e } => {
-                    pc = if ld!(u8, cond) != 0 { *th } else { *e } as usize;
+                    pc = if ld!(u8, *cond) != 0 { *th } else { *e } as usize;
                     continue;
                 }
-                Op::GetW {
-                    dst,
-                    list,
-                    index,
-                    fail,
-                } => match list_elem(frame.add(*list as usize), *index, frame, 8) {
-                    Ok(p) => st!(u64, dst, (p as *const u64).read()),
-                    Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                },
-                Op::GetB {
-                    dst,
-                    list,
-                    index,
-                    fail,
-                } => match list_elem(frame.add(*list as usize), *index, frame, 1) {
-                    Ok(p) => st!(u8, dst, *p),
-                    Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                },
-                Op::SetW {
-                    list,
-                    index,
-                    value,
-                    fail,
-                } => match list_elem(frame.add(*list as usize), *index, frame, 8) {
-                    Ok(p) => (p as *mut u64).write(ld!(u64, value)),
-                    Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                },
-                Op::SetB {
-                    list,
-                    index,
-                    value,
-                    fail,
-                } => match list_elem(frame.add(*list as usize), *index, frame, 1) {
-                    Ok(p) => *p = ld!(u8, value),
-                    Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                },
-                Op::GetWI {
-                    dst,
-                    list,
-                    index,
-                    fail,
-                } => match list_elem(ld!(*mut u8, list), *index, frame, 8) {
-                    Ok(p) => st!(u64, dst, (p as *const u64).read()),
-                    Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                },
-                Op::GetBI {
-                    dst,
-                    list,
-                    index,
-                    fail,
-                } => match list_elem(ld!(*mut u8, list), *index, frame, 1) {
-                    Ok(p) => st!(u8, dst, *p),
-                    Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                },
-                Op::SetWI {
-                    list,
-                    index,
-                    value,
-                    fail,
-                } => match list_elem(ld!(*mut u8, list), *index, frame, 8) {
-                    Ok(p) => (p as *mut u64).write(ld!(u64, value)),
-                    Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                },
-                Op::SetBI {
-                    list,
-                    index,
-                    value,
-                    fail,
-                } => match list_elem(ld!(*mut u8, list), *index, frame, 1) {
-                    Ok(p) => *p = ld!(u8, value),
-                    Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
-                        pc = *fail as usize;
-                        continue;
-                    }
-                },
-                Op::MulI64K { d, a, k, kd, fail } => {
-                    st!(u64, kd, *k);
-                    checked!(
-                        i64,
-                        checked_mul,
-                        d,
-                        ld!(i64, a),
-                        *k as i64,
-                        ArithOp::Mul,
-                        TyKind::I64,
-                        fail
-                    );
-                    pc += 2;
-                    continue;
-                }
-                Op::MulU64K {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    ty,
-                    fail,
-                } => {
-                    st!(u64, kd, *k);
-                    checked!(
-                        u64,
-                        checked_mul,
-                        d,
-                        ld!(u64, a),
-                        *k,
-                        ArithOp::Mul,
-                        *ty,
-                        fail
-                    );
-                    pc += 2;
-                    continue;
-                }
-                Op::DivI64K { d, a, k, kd } => {
-                    st!(u64, kd, *k);
-                    st!(i64, d, ld!(i64, a) / *k as i64);
-                    pc += 2;
-                    continue;
-                }
-                Op::RemI64K { d, a, k, kd } => {
-                    st!(u64, kd, *k);
-                    st!(i64, d, ld!(i64, a) % *k as i64);
-                    pc += 2;
-                    continue;
-                }
-                Op::DivU64K { d, a, k, kd } => {
-                    st!(u64, kd, *k);
-                    st!(u64, d, ld!(u64, a) / *k);
-                    pc += 2;
-                    continue;
-                }
-                Op::RemU64K { d, a, k, kd } => {
-                    st!(u64, kd, *k);
-                    st!(u64, d, ld!(u64, a) % *k);
-                    pc += 2;
-                    continue;
-                }
-                Op::AddF64K { d, a, k, kd } => {
-                    st!(u64, kd, *k);
-                    st!(f64, d, ld!(f64, a) + f64::from_bits(*k));
-                    pc += 2;
-                    continue;
-                }
-                Op::SubF64K { d, a, k, kd } => {
-                    st!(u64, kd, *k);
-                    st!(f64, d, ld!(f64, a) - f64::from_bits(*k));
-                    pc += 2;
-                    continue;
-                }
-                Op::MulF64K { d, a, k, kd } => {
-                    st!(u64, kd, *k);
-                    st!(f64, d, ld!(f64, a) * f64::from_bits(*k));
-                    pc += 2;
-                    continue;
-                }
-                Op::DivF64K { d, a, k, kd } => {
-                    st!(u64, kd, *k);
-                    st!(f64, d, ld!(f64, a) / f64::from_bits(*k));
-                    pc += 2;
-                    continue;
-                }
-                Op::AndB { d, a, b } => st!(u8, d, ld!(u8, a) & ld!(u8, b)),
-                Op::OrB { d, a, b } => st!(u8, d, ld!(u8, a) | ld!(u8, b)),
-                Op::I64ToF64 { d, s } => st!(f64, d, ld!(i64, s) as f64),
-                Op::U64ToF64 { d, s } => st!(f64, d, ld!(u64, s) as f64),
+                Op::I64ToF64 { d, s } => st!(f64, *d, ld!(i64, *s) as f64),
+                Op::U64ToF64 { d, s } => st!(f64, *d, ld!(u64, *s) as f64),
                 Op::I64ToU64 { d, s, ty, fail } => {
-                    let v = ld!(i64, s);
+                    let v = ld!(i64, *s);
                     if v < 0 && *fail != u32::MAX {
                         (t.raise_arith)(rt, ErrorKind::Overflow as u32, ArithOp::Cast as u32, *ty);
                         pc = *fail as usize;
                         continue;
                     }
-                    st!(u64, d, v as u64);
+                    st!(u64, *d, v as u64);
                 }
                 Op::U64ToI64 { d, s, ty, fail } => {
-                    let v = ld!(u64, s);
+                    let v = ld!(u64, *s);
                     if v > i64::MAX as u64 && *fail != u32::MAX {
                         (t.raise_arith)(rt, ErrorKind::Overflow as u32, ArithOp::Cast as u32, *ty);
                         pc = *fail as usize;
                         continue;
                     }
-                    st!(i64, d, v as i64);
-                }
-                Op::IncI64 {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    m,
-                    fail,
-                } => {
-                    st!(u64, kd, *k);
-                    checked!(
-                        i64,
-                        checked_add,
-                        d,
-                        ld!(i64, a),
-                        *k as i64,
-                        ArithOp::Add,
-                        TyKind::I64,
-                        fail
-                    );
-                    st!(u64, m, ld!(u64, d));
-                    pc += 3;
-                    continue;
-                }
-                Op::IncU64 {
-                    d,
-                    a,
-                    k,
-                    kd,
-                    m,
-                    ty,
-                    fail,
-                } => {
-                    st!(u64, kd, *k);
-                    checked!(
-                        u64,
-                        checked_add,
-                        d,
-                        ld!(u64, a),
-                        *k,
-                        ArithOp::Add,
-                        *ty,
-                        fail
-                    );
-                    st!(u64, m, ld!(u64, d));
-                    pc += 3;
-                    continue;
-                }
-                Op::AddI64M { d, a, b, m, fail } => {
-                    checked!(
-                        i64,
-                        checked_add,
-                        d,
-                        ld!(i64, a),
-                        ld!(i64, b),
-                        ArithOp::Add,
-                        TyKind::I64,
-                        fail
-                    );
-                    st!(u64, m, ld!(u64, d));
-                    pc += 2;
-                    continue;
-                }
-                Op::SubI64M { d, a, b, m, fail } => {
-                    checked!(
-                        i64,
-                        checked_sub,
-                        d,
-                        ld!(i64, a),
-                        ld!(i64, b),
-                        ArithOp::Sub,
-                        TyKind::I64,
-                        fail
-                    );
-                    st!(u64, m, ld!(u64, d));
-                    pc += 2;
-                    continue;
-                }
-                Op::AddU64M {
-                    d,
-                    a,
-                    b,
-                    m,
-                    ty,
-                    fail,
-                } => {
-                    checked!(
-                        u64,
-                        checked_add,
-                        d,
-                        ld!(u64, a),
-                        ld!(u64, b),
-                        ArithOp::Add,
-                        *ty,
-                        fail
-                    );
-                    st!(u64, m, ld!(u64, d));
-                    pc += 2;
-                    continue;
-                }
-                Op::AddF64M { d, a, b, m } => {
-                    float!(d, a, b, +);
-                    st!(u64, m, ld!(u64, d));
-                    pc += 2;
-                    continue;
-                }
-                Op::SubF64M { d, a, b, m } => {
-                    float!(d, a, b, -);
-                    st!(u64, m, ld!(u64, d));
-                    pc += 2;
-                    continue;
-                }
-                Op::MulF64M { d, a, b, m } => {
-                    float!(d, a, b, *);
-                    st!(u64, m, ld!(u64, d));
-                    pc += 2;
-                    continue;
+                    st!(i64, *d, v as i64);
                 }
                 Op::CallV {
                     callee,
@@ -934,16 +470,7 @@ impl Machine<'_> {
                     fail,
                 } => {
                     let cf = self.funcs.get_unchecked(*callee as usize);
-                    // The depth, native-stack and frame-memory tests of `Op::Call`.
-                    let depth = (*rt).depth_left;
-                    let marker = 0u8;
-                    let no_room = (&marker as *const u8 as usize) < (*rt).stack_limit;
-                    let pushed = if depth == 0 || no_room {
-                        None
-                    } else {
-                        self.push_frame(cf.frame_size)
-                    };
-                    let Some((callee_frame, saved)) = pushed else {
+                    let Some((callee_frame, saved)) = self.callee_frame(cf) else {
                         (t.raise_stack_overflow)(rt);
                         pc = *fail as usize;
                         continue;
@@ -951,7 +478,7 @@ impl Machine<'_> {
                     for &(src, offset, size) in args.iter() {
                         let to = callee_frame.add(offset as usize);
                         if size == 8 {
-                            (to as *mut u64).write(ld!(u64, &src));
+                            (to as *mut u64).write(ld!(u64, src));
                         } else {
                             ptr::copy_nonoverlapping(frame.add(src as usize), to, size as usize);
                         }
@@ -960,18 +487,14 @@ impl Machine<'_> {
                         Some(d) => frame.add(*d as usize),
                         None => ptr::null_mut(),
                     };
-                    (*self.rt).depth_left = depth - 1;
-                    self.run(*callee as usize, callee_frame, ret_ptr);
-                    (*self.rt).depth_left = depth;
-                    self.frames.pop(saved);
-                    if self.abandoning() {
+                    if self.run_callee(*callee, callee_frame, saved, ret_ptr) {
                         pc = *fail as usize;
                         continue;
                     }
                 }
                 Op::RetW { src } => {
                     if !ret.is_null() {
-                        (ret as *mut u64).write(ld!(u64, src));
+                        (ret as *mut u64).write(ld!(u64, *src));
                     }
                     pop_shadow();
                     return;
@@ -994,6 +517,25 @@ impl Machine<'_> {
         };
         let a = |o: Opnd| o.addr(frame);
         let desc = |d: DescRef| desc_of(frame, base, d);
+        // A list operation's index (read at `index`) and the length of the list at `list`;
+        // the bounds error on them, then the abandon target `fail`.
+        let index_in = |index: Opnd, list: Opnd| {
+            let i = (a(index) as *const u64).read();
+            (i, (t.list_len)(rt, a(list) as *const _) as u64)
+        };
+        let out_of_bounds = |i: u64, len: u64, fail: u32| {
+            (t.raise_bounds)(rt, i, len);
+            Flow::Goto(fail as usize)
+        };
+        // The next operation after arithmetic on a `ty`, or its error raised and the
+        // abandon target `fail`.
+        let raised = |result: arith::ArithResult, ty: u32, fail: u32| match result {
+            Ok(()) => Flow::Next,
+            Err((kind, aop)) => {
+                (t.raise_arith)(rt, kind as u32, aop as u32, ty);
+                Flow::Goto(fail as usize)
+            }
+        };
         match op {
             Op::Const { dst, bits, size } => {
                 let p = a(*dst);
@@ -1010,28 +552,11 @@ impl Machine<'_> {
                 1 => *a(*dst) = *a(*src),
                 n => ptr::copy(a(*src), a(*dst), *n as usize),
             },
-            Op::Binary {
-                op,
-                ty,
-                dst,
-                a: x,
-                b: y,
-                fail,
-            } => {
-                if let Err((kind, aop)) = arith::binary(*op, *ty, a(*x), a(*y), a(*dst)) {
-                    (t.raise_arith)(rt, kind as u32, aop as u32, *ty as u32);
-                    return Flow::Goto(*fail as usize);
-                }
+            Op::Binary(o) => {
+                let result = arith::binary(o.op, o.ty, a(o.a), a(o.b), a(o.dst));
+                return raised(result, o.ty as u32, o.fail);
             }
-            Op::Compare {
-                op,
-                ty,
-                dst,
-                a: x,
-                b: y,
-            } => {
-                *a(*dst) = arith::compare(*op, *ty, a(*x), a(*y)) as u8;
-            }
+            Op::Compare(o) => *a(o.dst) = arith::compare(o.op, o.ty, a(o.a), a(o.b)) as u8,
             Op::Branch {
                 cond,
                 then_pc,
@@ -1039,31 +564,13 @@ impl Machine<'_> {
             } => {
                 return Flow::Goto(if *a(*cond) != 0 { *then_pc } else { *else_pc } as usize);
             }
-            Op::Unary {
-                op,
-                ty,
-                dst,
-                src,
-                fail,
-            } => {
-                if let Err((kind, aop)) = arith::unary(*op, *ty, a(*src), a(*dst)) {
-                    (t.raise_arith)(rt, kind as u32, aop as u32, *ty as u32);
-                    return Flow::Goto(*fail as usize);
-                }
+            Op::Unary(o) => {
+                let result = arith::unary(o.op, o.ty, a(o.src), a(o.dst));
+                return raised(result, o.ty as u32, o.fail);
             }
-            Op::Cast {
-                from,
-                to,
-                checked,
-                dst,
-                src,
-                fail,
-            } => {
-                if let Err((kind, aop)) = arith::cast(*from, *to, *checked, a(*src), a(*dst)) {
-                    let ty = datalove_rti::status::cast_ty(*from, *to);
-                    (t.raise_arith)(rt, kind as u32, aop as u32, ty);
-                    return Flow::Goto(*fail as usize);
-                }
+            Op::Cast(o) => {
+                let result = arith::cast(o.from, o.to, o.checked, a(o.src), a(o.dst));
+                return raised(result, datalove_rti::status::cast_ty(o.from, o.to), o.fail);
             }
             Op::MovDyn { dst, src, desc: d } => {
                 ptr::copy(a(*src), a(*dst), (*desc(*d)).size);
@@ -1154,46 +661,20 @@ impl Machine<'_> {
             Op::ListLen { dst, list } => {
                 (a(*dst) as *mut u64).write((t.list_len)(rt, a(*list) as *const _) as u64);
             }
-            Op::ListGet {
-                dst,
-                list,
-                index,
-                elem,
-                fail,
-            } => {
-                let i = (a(*index) as *const u64).read();
-                let len = (t.list_len)(rt, a(*list) as *const _);
-                if i >= len as u64 {
-                    (t.raise_bounds)(rt, i, len as u64);
-                    return Flow::Goto(*fail as usize);
+            Op::ListGet(o) => {
+                let (i, len) = index_in(o.index, o.list);
+                if i >= len {
+                    return out_of_bounds(i, len, o.fail);
                 }
-                (t.list_get)(
-                    rt,
-                    a(*list) as *const _,
-                    desc(*elem),
-                    i as usize,
-                    a(*dst) as *mut c_void,
-                );
+                let at = a(o.dst) as *mut c_void;
+                (t.list_get)(rt, a(o.list) as *const _, desc(o.elem), i as usize, at);
             }
-            Op::ListSet {
-                list,
-                index,
-                value,
-                elem,
-                fail,
-            } => {
-                let i = (a(*index) as *const u64).read();
-                let len = (t.list_len)(rt, a(*list) as *const _);
-                let status = (t.list_set)(
-                    rt,
-                    a(*list) as *mut _,
-                    desc(*elem),
-                    i as usize,
-                    a(*value) as *mut c_void,
-                );
-                if status == STATUS_OUT_OF_BOUNDS || i >= len as u64 {
-                    (t.raise_bounds)(rt, i, len as u64);
-                    return Flow::Goto(*fail as usize);
+            Op::ListSet(o) => {
+                let (i, len) = index_in(o.index, o.list);
+                let value = a(o.value) as *mut c_void;
+                let status = (t.list_set)(rt, a(o.list) as *mut _, desc(o.elem), i as usize, value);
+                if status == STATUS_OUT_OF_BOUNDS || i >= len {
+                    return out_of_bounds(i, len, o.fail);
                 }
             }
             Op::ListPush { list, value, elem } => {
@@ -1239,27 +720,16 @@ impl Machine<'_> {
                 (t.data_make)(rt, a(*value) as *mut c_void, desc(*d), a(*dst) as *mut _);
             }
             Op::Debuglog { src, desc: d } => (t.debuglog)(rt, a(*src) as *const c_void, desc(*d)),
-            Op::Call {
+            Op::Call(Call {
                 callee,
                 args,
                 type_args,
                 dst,
                 in_drops,
                 fail,
-            } => {
+            }) => {
                 let cf = &self.funcs[*callee as usize];
-                // Deep recursion is a runtime error, never a crash: the call-depth
-                // limit, the native stack (this loop recurses once per call) and the
-                // frame memory are tested before the callee starts.
-                let depth = (*rt).depth_left;
-                let marker = 0u8;
-                let no_room = (&marker as *const u8 as usize) < (*rt).stack_limit;
-                let pushed = if depth == 0 || no_room {
-                    None
-                } else {
-                    self.push_frame(cf.frame_size)
-                };
-                let Some((callee_frame, saved)) = pushed else {
+                let Some((callee_frame, saved)) = self.callee_frame(cf) else {
                     (t.raise_stack_overflow)(rt);
                     // The callee never started: the `in` arguments it would own are dropped
                     // here, as its entry would have dropped them.
@@ -1283,11 +753,7 @@ impl Machine<'_> {
                     *(callee_frame.add(cbase + 8 * i) as *mut Td) = desc(*d);
                 }
                 let ret_ptr = dst.map(a).unwrap_or(ptr::null_mut());
-                (*self.rt).depth_left = depth - 1;
-                self.run(*callee as usize, callee_frame, ret_ptr);
-                (*self.rt).depth_left = depth;
-                self.frames.pop(saved);
-                if self.abandoning() {
+                if self.run_callee(*callee, callee_frame, saved, ret_ptr) {
                     return Flow::Goto(*fail as usize);
                 }
             }

@@ -23,7 +23,10 @@ use datalove_ir::{BinaryOp, CompareOp};
 use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
-use crate::ops::{Op, Opnd, ParamPass};
+use crate::ops::{
+    Binary, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, Op, Opnd,
+    ParamPass, Slots, Targets, ThenCopy, WithK,
+};
 
 /// The offset of a direct operand.
 fn direct(o: Opnd) -> Option<u32> {
@@ -33,6 +36,10 @@ fn direct(o: Opnd) -> Option<u32> {
 /// The three offsets of a direct binary operation.
 fn direct3(d: Opnd, a: Opnd, b: Opnd) -> Option<(u32, u32, u32)> {
     Some((direct(d)?, direct(a)?, direct(b)?))
+}
+
+fn targets(t: u32, e: u32) -> Targets {
+    Targets { t, e }
 }
 
 /// The 64-bit class of a scalar kind, for the fast arithmetic and comparisons.
@@ -61,156 +68,138 @@ fn normalize(op: CompareOp, a: u32, b: u32) -> (CompareOp, u32, u32) {
     }
 }
 
-fn compare(op: CompareOp, ty: TyKind, d: Opnd, a: Opnd, b: Opnd) -> Option<Op> {
-    let (d, a, b) = direct3(d, a, b)?;
-    let (op, a, b) = normalize(op, a, b);
-    Some(match (class(ty)?, op) {
-        (Class::I64, CompareOp::Eq) => Op::EqI64 { d, a, b },
-        (Class::I64, CompareOp::Ne) => Op::NeI64 { d, a, b },
-        (Class::I64, CompareOp::Lt) => Op::LtI64 { d, a, b },
-        (Class::I64, _) => Op::LeI64 { d, a, b },
-        (Class::U64, CompareOp::Eq) => Op::EqU64 { d, a, b },
-        (Class::U64, CompareOp::Ne) => Op::NeU64 { d, a, b },
-        (Class::U64, CompareOp::Lt) => Op::LtU64 { d, a, b },
-        (Class::U64, _) => Op::LeU64 { d, a, b },
-        (Class::F64, CompareOp::Eq) => Op::EqF64 { d, a, b },
-        (Class::F64, CompareOp::Ne) => Op::NeF64 { d, a, b },
-        (Class::F64, CompareOp::Lt) => Op::LtF64 { d, a, b },
-        (Class::F64, _) => Op::LeF64 { d, a, b },
-    })
+/// `b op a` as `a swapped b`.
+fn swapped(op: CompareOp) -> CompareOp {
+    match op {
+        CompareOp::Lt => CompareOp::Gt,
+        CompareOp::Le => CompareOp::Ge,
+        CompareOp::Gt => CompareOp::Lt,
+        CompareOp::Ge => CompareOp::Le,
+        other => other,
+    }
+}
+
+/// The fast variants comparing `class` values by `op`: writing the bool, that fused with
+/// the branch on it, and that with a constant right operand. The first two exist for
+/// `==`, `!=`, `<`, `<=`: for `>` and `>=` they are `<` and `<=`, on the operands
+/// exchanged (`normalize`).
+type Comparisons = (
+    fn(Slots) -> Op,
+    fn(CompareBranch) -> Op,
+    fn(CompareBranchK) -> Op,
+);
+
+fn comparisons(class: Class, op: CompareOp) -> Comparisons {
+    match (class, op) {
+        (Class::I64, CompareOp::Eq) => (Op::EqI64, Op::BrEqI64, Op::BrEqI64K),
+        (Class::U64, CompareOp::Eq) => (Op::EqU64, Op::BrEqU64, Op::BrEqU64K),
+        (Class::F64, CompareOp::Eq) => (Op::EqF64, Op::BrEqF64, Op::BrEqF64K),
+        (Class::I64, CompareOp::Ne) => (Op::NeI64, Op::BrNeI64, Op::BrNeI64K),
+        (Class::U64, CompareOp::Ne) => (Op::NeU64, Op::BrNeU64, Op::BrNeU64K),
+        (Class::F64, CompareOp::Ne) => (Op::NeF64, Op::BrNeF64, Op::BrNeF64K),
+        (Class::I64, CompareOp::Lt) => (Op::LtI64, Op::BrLtI64, Op::BrLtI64K),
+        (Class::U64, CompareOp::Lt) => (Op::LtU64, Op::BrLtU64, Op::BrLtU64K),
+        (Class::F64, CompareOp::Lt) => (Op::LtF64, Op::BrLtF64, Op::BrLtF64K),
+        (Class::I64, CompareOp::Le) => (Op::LeI64, Op::BrLeI64, Op::BrLeI64K),
+        (Class::U64, CompareOp::Le) => (Op::LeU64, Op::BrLeU64, Op::BrLeU64K),
+        (Class::F64, CompareOp::Le) => (Op::LeF64, Op::BrLeF64, Op::BrLeF64K),
+        (Class::I64, CompareOp::Gt) => (Op::LtI64, Op::BrLtI64, Op::BrGtI64K),
+        (Class::U64, CompareOp::Gt) => (Op::LtU64, Op::BrLtU64, Op::BrGtU64K),
+        (Class::F64, CompareOp::Gt) => (Op::LtF64, Op::BrLtF64, Op::BrGtF64K),
+        (Class::I64, CompareOp::Ge) => (Op::LeI64, Op::BrLeI64, Op::BrGeI64K),
+        (Class::U64, CompareOp::Ge) => (Op::LeU64, Op::BrLeU64, Op::BrGeU64K),
+        (Class::F64, CompareOp::Ge) => (Op::LeF64, Op::BrLeF64, Op::BrGeF64K),
+    }
+}
+
+fn compare(o: &Compare) -> Option<Op> {
+    let (d, a, b) = direct3(o.dst, o.a, o.b)?;
+    let (op, a, b) = normalize(o.op, a, b);
+    Some(comparisons(class(o.ty)?, op).0(Slots { d, a, b }))
 }
 
 /// A comparison fused with the branch on its result.
-fn compare_branch(
-    op: CompareOp,
-    ty: TyKind,
-    d: Opnd,
-    a: Opnd,
-    b: Opnd,
-    t: u32,
-    e: u32,
-) -> Option<Op> {
-    let (d, a, b) = direct3(d, a, b)?;
-    let (op, a, b) = normalize(op, a, b);
-    Some(match (class(ty)?, op) {
-        (Class::I64, CompareOp::Eq) => Op::BrEqI64 { d, a, b, t, e },
-        (Class::I64, CompareOp::Ne) => Op::BrNeI64 { d, a, b, t, e },
-        (Class::I64, CompareOp::Lt) => Op::BrLtI64 { d, a, b, t, e },
-        (Class::I64, _) => Op::BrLeI64 { d, a, b, t, e },
-        (Class::U64, CompareOp::Eq) => Op::BrEqU64 { d, a, b, t, e },
-        (Class::U64, CompareOp::Ne) => Op::BrNeU64 { d, a, b, t, e },
-        (Class::U64, CompareOp::Lt) => Op::BrLtU64 { d, a, b, t, e },
-        (Class::U64, _) => Op::BrLeU64 { d, a, b, t, e },
-        (Class::F64, CompareOp::Eq) => Op::BrEqF64 { d, a, b, t, e },
-        (Class::F64, CompareOp::Ne) => Op::BrNeF64 { d, a, b, t, e },
-        (Class::F64, CompareOp::Lt) => Op::BrLtF64 { d, a, b, t, e },
-        (Class::F64, _) => Op::BrLeF64 { d, a, b, t, e },
+fn compare_branch(o: &Compare, to: Targets) -> Option<Op> {
+    let (d, a, b) = direct3(o.dst, o.a, o.b)?;
+    let (op, a, b) = normalize(o.op, a, b);
+    Some(comparisons(class(o.ty)?, op).1(CompareBranch {
+        d,
+        a,
+        b,
+        to,
+    }))
+}
+
+/// `Const k` into `kd`, a comparison of `a` with it and the branch on the result (an
+/// `f64` constant is fused later, by `const_then_branch`).
+fn compare_const_branch(o: &Compare, with_k: WithK, to: Targets) -> Option<Op> {
+    let WithK { d, a, k, kd } = with_k;
+    match class(o.ty)? {
+        Class::F64 => None,
+        c => Some(comparisons(c, o.op).2(CompareBranchK { d, a, k, kd, to })),
+    }
+}
+
+/// The fast variants of arithmetic on `class` values by `op`: on two operands, and with
+/// a constant right operand.
+enum Arithmetic {
+    /// Checked (integers).
+    Checked(fn(Checked) -> Op, fn(CheckedK) -> Op),
+    /// Unchecked (`f64`; an integer division by a positive constant, which can neither
+    /// divide by zero nor overflow, with no form on two operands).
+    Plain(Option<fn(Slots) -> Op>, fn(WithK) -> Op),
+}
+
+fn arithmetic(class: Class, op: BinaryOp) -> Option<Arithmetic> {
+    use Arithmetic::{Checked, Plain};
+    Some(match (class, op) {
+        (Class::I64, BinaryOp::Add) => Checked(Op::AddI64, Op::AddI64K),
+        (Class::I64, BinaryOp::Sub) => Checked(Op::SubI64, Op::SubI64K),
+        (Class::I64, BinaryOp::Mul) => Checked(Op::MulI64, Op::MulI64K),
+        (Class::U64, BinaryOp::Add) => Checked(Op::AddU64, Op::AddU64K),
+        (Class::U64, BinaryOp::Sub) => Checked(Op::SubU64, Op::SubU64K),
+        (Class::U64, BinaryOp::Mul) => Checked(Op::MulU64, Op::MulU64K),
+        (Class::F64, BinaryOp::Add) => Plain(Some(Op::AddF64), Op::AddF64K),
+        (Class::F64, BinaryOp::Sub) => Plain(Some(Op::SubF64), Op::SubF64K),
+        (Class::F64, BinaryOp::Mul) => Plain(Some(Op::MulF64), Op::MulF64K),
+        (Class::F64, BinaryOp::Div) => Plain(Some(Op::DivF64), Op::DivF64K),
+        (Class::I64, BinaryOp::Div) => Plain(None, Op::DivI64K),
+        (Class::I64, BinaryOp::Rem) => Plain(None, Op::RemI64K),
+        (Class::U64, BinaryOp::Div) => Plain(None, Op::DivU64K),
+        (Class::U64, BinaryOp::Rem) => Plain(None, Op::RemU64K),
+        _ => return None,
     })
 }
 
-/// `Const k` into `kd`, a comparison of `a` with it and the branch on the result.
-#[allow(clippy::too_many_arguments)]
-fn compare_const_branch(
-    op: CompareOp,
-    ty: TyKind,
-    d: Opnd,
-    a: Opnd,
-    k: u64,
-    kd: u32,
-    t: u32,
-    e: u32,
-) -> Option<Op> {
-    let (d, a) = (direct(d)?, direct(a)?);
-    Some(match (class(ty)?, op) {
-        (Class::I64, CompareOp::Eq) => Op::BrEqI64K { d, a, k, kd, t, e },
-        (Class::I64, CompareOp::Ne) => Op::BrNeI64K { d, a, k, kd, t, e },
-        (Class::I64, CompareOp::Lt) => Op::BrLtI64K { d, a, k, kd, t, e },
-        (Class::I64, CompareOp::Le) => Op::BrLeI64K { d, a, k, kd, t, e },
-        (Class::I64, CompareOp::Gt) => Op::BrGtI64K { d, a, k, kd, t, e },
-        (Class::I64, CompareOp::Ge) => Op::BrGeI64K { d, a, k, kd, t, e },
-        (Class::U64, CompareOp::Eq) => Op::BrEqU64K { d, a, k, kd, t, e },
-        (Class::U64, CompareOp::Ne) => Op::BrNeU64K { d, a, k, kd, t, e },
-        (Class::U64, CompareOp::Lt) => Op::BrLtU64K { d, a, k, kd, t, e },
-        (Class::U64, CompareOp::Le) => Op::BrLeU64K { d, a, k, kd, t, e },
-        (Class::U64, CompareOp::Gt) => Op::BrGtU64K { d, a, k, kd, t, e },
-        (Class::U64, CompareOp::Ge) => Op::BrGeU64K { d, a, k, kd, t, e },
-        (Class::F64, _) => return None,
-    })
-}
-
-fn binary(op: BinaryOp, ty: TyKind, d: Opnd, a: Opnd, b: Opnd, fail: u32) -> Option<Op> {
-    let (d, a, b) = direct3(d, a, b)?;
+fn binary(o: &Binary) -> Option<Op> {
+    let (op, ty, fail) = (o.op, o.ty, o.fail);
+    let (d, a, b) = direct3(o.dst, o.a, o.b)?;
+    let slots = Slots { d, a, b };
     if ty == TyKind::Bool {
         return match op {
-            BinaryOp::And | BinaryOp::BitAnd => Some(Op::AndB { d, a, b }),
-            BinaryOp::Or | BinaryOp::BitOr => Some(Op::OrB { d, a, b }),
+            BinaryOp::And | BinaryOp::BitAnd => Some(Op::AndB(slots)),
+            BinaryOp::Or | BinaryOp::BitOr => Some(Op::OrB(slots)),
             _ => None,
         };
     }
-    Some(match (class(ty)?, op) {
-        (Class::I64, BinaryOp::Add) => Op::AddI64 { d, a, b, fail },
-        (Class::I64, BinaryOp::Sub) => Op::SubI64 { d, a, b, fail },
-        (Class::I64, BinaryOp::Mul) => Op::MulI64 { d, a, b, fail },
-        (Class::U64, BinaryOp::Add) => Op::AddU64 { d, a, b, ty, fail },
-        (Class::U64, BinaryOp::Sub) => Op::SubU64 { d, a, b, ty, fail },
-        (Class::U64, BinaryOp::Mul) => Op::MulU64 { d, a, b, ty, fail },
-        (Class::F64, BinaryOp::Add) => Op::AddF64 { d, a, b },
-        (Class::F64, BinaryOp::Sub) => Op::SubF64 { d, a, b },
-        (Class::F64, BinaryOp::Mul) => Op::MulF64 { d, a, b },
-        (Class::F64, BinaryOp::Div) => Op::DivF64 { d, a, b },
-        _ => return None,
+    Some(match arithmetic(class(ty)?, op)? {
+        Arithmetic::Checked(checked, _) => checked(Checked { d, a, b, ty, fail }),
+        Arithmetic::Plain(plain, _) => plain?(slots),
     })
 }
 
-/// `Const k` into `kd`, then `d = a op k`.
-fn binary_const(
-    op: BinaryOp,
-    ty: TyKind,
-    d: Opnd,
-    a: Opnd,
-    k: u64,
-    kd: u32,
-    fail: u32,
-) -> Option<Op> {
-    let (d, a) = (direct(d)?, direct(a)?);
-    Some(match (class(ty)?, op) {
-        (Class::I64, BinaryOp::Add) => Op::AddI64K { d, a, k, kd, fail },
-        (Class::I64, BinaryOp::Sub) => Op::SubI64K { d, a, k, kd, fail },
-        (Class::U64, BinaryOp::Add) => Op::AddU64K {
-            d,
-            a,
-            k,
-            kd,
-            ty,
-            fail,
-        },
-        (Class::U64, BinaryOp::Sub) => Op::SubU64K {
-            d,
-            a,
-            k,
-            kd,
-            ty,
-            fail,
-        },
-        (Class::I64, BinaryOp::Mul) => Op::MulI64K { d, a, k, kd, fail },
-        (Class::U64, BinaryOp::Mul) => Op::MulU64K {
-            d,
-            a,
-            k,
-            kd,
-            ty,
-            fail,
-        },
-        (Class::F64, BinaryOp::Add) => Op::AddF64K { d, a, k, kd },
-        (Class::F64, BinaryOp::Sub) => Op::SubF64K { d, a, k, kd },
-        (Class::F64, BinaryOp::Mul) => Op::MulF64K { d, a, k, kd },
-        (Class::F64, BinaryOp::Div) => Op::DivF64K { d, a, k, kd },
+/// `Const k` into `kd`, then `d = a op k` (`o` is the operation on two operands).
+fn binary_const(binary: &Binary, o: WithK) -> Option<Op> {
+    let class = class(binary.ty)?;
+    Some(match arithmetic(class, binary.op)? {
+        Arithmetic::Checked(_, checked) => checked(o.checked(binary.ty, binary.fail)),
+        Arithmetic::Plain(Some(_), plain) => plain(o),
         // A positive divisor: no division by zero, no `MIN / -1`.
-        (Class::I64, BinaryOp::Div) if (k as i64) > 0 => Op::DivI64K { d, a, k, kd },
-        (Class::I64, BinaryOp::Rem) if (k as i64) > 0 => Op::RemI64K { d, a, k, kd },
-        (Class::U64, BinaryOp::Div) if k > 0 => Op::DivU64K { d, a, k, kd },
-        (Class::U64, BinaryOp::Rem) if k > 0 => Op::RemU64K { d, a, k, kd },
-        _ => return None,
+        Arithmetic::Plain(None, divide) => match class {
+            Class::I64 if (o.k as i64) > 0 => divide(o),
+            Class::U64 if o.k > 0 => divide(o),
+            _ => return None,
+        },
     })
 }
 
@@ -221,6 +210,32 @@ fn copy_elem_size(elem: DescRef) -> Option<usize> {
         DescRef::Static(p) => unsafe { (*p).is_copy().then_some((*p).size) },
         DescRef::Frame(_) => None,
     }
+}
+
+/// A list element read or written in place: `family` is `[8 bytes, 1 byte]` for a list
+/// in the frame, then the same for a list whose address the frame holds.
+fn element(
+    list: Opnd,
+    index: Opnd,
+    value: Opnd,
+    elem: DescRef,
+    fail: u32,
+    family: [fn(Element) -> Op; 4],
+) -> Option<Op> {
+    let list_at = list.0 & !Opnd::INDIRECT;
+    let (index, value) = (direct(index)?, direct(value)?);
+    let width = match copy_elem_size(elem)? {
+        8 => 0,
+        1 => 1,
+        _ => return None,
+    };
+    let indirect = direct(list).is_none() as usize;
+    Some(family[2 * indirect + width](Element {
+        list: list_at,
+        index,
+        value,
+        fail,
+    }))
 }
 
 /// The fast form of one operation alone.
@@ -242,15 +257,8 @@ fn single(op: &Op) -> Option<Op> {
             dst: direct(*dst)?,
             src: direct(*src)?,
         },
-        Op::Binary {
-            op,
-            ty,
-            dst,
-            a,
-            b,
-            fail,
-        } => binary(*op, *ty, *dst, *a, *b, *fail)?,
-        Op::Compare { op, ty, dst, a, b } => compare(*op, *ty, *dst, *a, *b)?,
+        Op::Binary(o) => binary(o)?,
+        Op::Compare(o) => compare(o)?,
         Op::Branch {
             cond,
             then_pc,
@@ -260,95 +268,20 @@ fn single(op: &Op) -> Option<Op> {
             t: *then_pc,
             e: *else_pc,
         },
-        Op::ListGet {
-            dst,
-            list,
-            index,
-            elem,
-            fail,
-        } => {
-            let (dst, index, fail) = (direct(*dst)?, direct(*index)?, *fail);
-            let size = copy_elem_size(*elem)?;
-            let at = list.0 & !Opnd::INDIRECT;
-            match (direct(*list).is_some(), size) {
-                (true, 8) => Op::GetW {
-                    dst,
-                    list: at,
-                    index,
-                    fail,
-                },
-                (true, 1) => Op::GetB {
-                    dst,
-                    list: at,
-                    index,
-                    fail,
-                },
-                (false, 8) => Op::GetWI {
-                    dst,
-                    list: at,
-                    index,
-                    fail,
-                },
-                (false, 1) => Op::GetBI {
-                    dst,
-                    list: at,
-                    index,
-                    fail,
-                },
-                _ => return None,
-            }
+        Op::ListGet(o) => {
+            let gets = [Op::GetW, Op::GetB, Op::GetWI, Op::GetBI];
+            element(o.list, o.index, o.dst, o.elem, o.fail, gets)?
         }
-        Op::ListSet {
-            list,
-            index,
-            value,
-            elem,
-            fail,
-        } => {
-            let (index, value, fail) = (direct(*index)?, direct(*value)?, *fail);
-            let size = copy_elem_size(*elem)?;
-            let at = list.0 & !Opnd::INDIRECT;
-            match (direct(*list).is_some(), size) {
-                (true, 8) => Op::SetW {
-                    list: at,
-                    index,
-                    value,
-                    fail,
-                },
-                (true, 1) => Op::SetB {
-                    list: at,
-                    index,
-                    value,
-                    fail,
-                },
-                (false, 8) => Op::SetWI {
-                    list: at,
-                    index,
-                    value,
-                    fail,
-                },
-                (false, 1) => Op::SetBI {
-                    list: at,
-                    index,
-                    value,
-                    fail,
-                },
-                _ => return None,
-            }
+        Op::ListSet(o) => {
+            let sets = [Op::SetW, Op::SetB, Op::SetWI, Op::SetBI];
+            element(o.list, o.index, o.value, o.elem, o.fail, sets)?
         }
-        Op::Cast {
-            from,
-            to,
-            checked,
-            dst,
-            src,
-            fail,
-        } => {
-            let (d, s) = (direct(*dst)?, direct(*src)?);
-            let ty = datalove_rti::status::cast_ty(*from, *to);
+        Op::Cast(o) => {
+            let (d, s) = (direct(o.dst)?, direct(o.src)?);
+            let ty = datalove_rti::status::cast_ty(o.from, o.to);
             // An unchecked conversion never takes its abandon target.
-            let fail = if *checked { *fail } else { u32::MAX };
-            match (class(*from)?, class(*to)?) {
+            let fail = if o.checked { o.fail } else { u32::MAX };
+            match (class(o.from)?, class(o.to)?) {
                 (Class::I64, Class::F64) => Op::I64ToF64 { d, s },
                 (Class::U64, Class::F64) => Op::U64ToF64 { d, s },
                 (Class::I64, Class::U64) => Op::I64ToU64 { d, s, ty, fail },
@@ -357,30 +290,24 @@ fn single(op: &Op) -> Option<Op> {
                 _ => return None,
             }
         }
-        Op::Call {
-            callee,
-            args,
-            type_args,
-            dst,
-            in_drops,
-            fail,
-        } if type_args.is_empty() && in_drops.is_empty() => {
-            let args = args
+        Op::Call(call) if call.type_args.is_empty() && call.in_drops.is_empty() => {
+            let args = call
+                .args
                 .iter()
                 .map(|arg| match arg.pass {
                     ParamPass::Value { offset, size } => Some((direct(arg.src)?, offset, size)),
                     ParamPass::Address { .. } => None,
                 })
                 .collect::<Option<Box<[_]>>>()?;
-            let dst = match dst {
-                Some(d) => Some(direct(*d)?),
+            let dst = match call.dst {
+                Some(d) => Some(direct(d)?),
                 None => None,
             };
             Op::CallV {
-                callee: *callee,
+                callee: call.callee,
                 args,
                 dst,
-                fail: *fail,
+                fail: call.fail,
             }
         }
         Op::Return {
@@ -390,8 +317,9 @@ fn single(op: &Op) -> Option<Op> {
     })
 }
 
-/// The fast form of the sequence starting at `ops[i]`, fused where it can be.
-fn fused(ops: &[Op], i: usize) -> Option<Op> {
+/// The fast form of the sequence starting at `ops[i]`, fused where it can be, and how
+/// many operations it stands for.
+fn fused(ops: &[Op], i: usize) -> Option<(Op, usize)> {
     let next = ops.get(i + 1);
     let after = ops.get(i + 2);
     match (&ops[i], next) {
@@ -404,55 +332,53 @@ fn fused(ops: &[Op], i: usize) -> Option<Op> {
             },
             Some(second),
         ) => {
-            let kd_off = direct(*kd)?;
-            match second {
-                Op::Binary {
-                    op,
-                    ty,
-                    dst,
-                    a,
-                    b,
-                    fail,
-                } if b == kd => binary_const(*op, *ty, *dst, *a, *bits, kd_off, *fail),
-                // `k + b`, `k * b` on floats: the same as `b + k`, `b * k`.
-                Op::Binary {
-                    op: op @ (BinaryOp::Add | BinaryOp::Mul),
-                    ty: TyKind::F64,
-                    dst,
-                    a,
-                    b,
-                    fail,
-                } if a == kd && b != kd => {
-                    binary_const(*op, TyKind::F64, *dst, *b, *bits, kd_off, *fail)
+            // `d = a op k`, the constant written at `kd`.
+            let with_k = |d: Opnd, a: Opnd| {
+                let (d, a, kd) = (direct(d)?, direct(a)?, direct(*kd)?);
+                Some(WithK { d, a, k: *bits, kd })
+            };
+            // `k + b`, `k * b` on floats: the same as `b + k`, `b * k`.
+            let commutes =
+                |o: &Binary| o.ty == TyKind::F64 && matches!(o.op, BinaryOp::Add | BinaryOp::Mul);
+            let op = match second {
+                Op::Binary(o) if o.b == *kd => binary_const(o, with_k(o.dst, o.a)?)?,
+                Op::Binary(o) if o.a == *kd && o.b != *kd && commutes(o) => {
+                    binary_const(o, with_k(o.dst, o.b)?)?
                 }
-                Op::Compare { op, ty, dst, a, b } if b == kd => match after {
+                Op::Compare(o) if o.b == *kd => match after {
                     Some(Op::Branch {
                         cond,
                         then_pc,
                         else_pc,
-                    }) if cond == dst => {
-                        compare_const_branch(*op, *ty, *dst, *a, *bits, kd_off, *then_pc, *else_pc)
+                    }) if *cond == o.dst => {
+                        let fused = compare_const_branch(
+                            o,
+                            with_k(o.dst, o.a)?,
+                            targets(*then_pc, *else_pc),
+                        );
+                        return Some((fused?, 3));
                     }
-                    _ => None,
+                    _ => return None,
                 },
-                _ => None,
-            }
+                _ => return None,
+            };
+            Some((op, 2))
         }
         // A comparison and the branch on its result.
         (
-            Op::Compare { op, ty, dst, a, b },
+            Op::Compare(o),
             Some(Op::Branch {
                 cond,
                 then_pc,
                 else_pc,
             }),
-        ) if cond == dst => compare_branch(*op, *ty, *dst, *a, *b, *then_pc, *else_pc),
+        ) if *cond == o.dst => Some((compare_branch(o, targets(*then_pc, *else_pc))?, 2)),
         _ => None,
     }
 }
 
-/// `op` (standing for `covers` operations) followed by `x = copy d` of its result, when
-/// `next` is that copy.
+/// `op` followed by `x = copy d` of its result, when `next` (the operation after those
+/// `op` stands for) is that copy.
 fn with_copy(op: Op, next: Option<&Op>) -> Result<Op, Op> {
     let Some(&Op::Mov { dst, src, size: 8 }) = next else {
         return Err(op);
@@ -461,117 +387,67 @@ fn with_copy(op: Op, next: Option<&Op>) -> Result<Op, Op> {
         return Err(op);
     };
     Ok(match op {
-        Op::AddI64K { d, a, k, kd, fail } if d == src => Op::IncI64 {
-            d,
-            a,
-            k,
-            kd,
-            m,
-            fail,
-        },
-        Op::AddU64K {
-            d,
-            a,
-            k,
-            kd,
-            ty,
-            fail,
-        } if d == src => Op::IncU64 {
-            d,
-            a,
-            k,
-            kd,
-            m,
-            ty,
-            fail,
-        },
-        Op::AddI64 { d, a, b, fail } if d == src => Op::AddI64M { d, a, b, m, fail },
-        Op::SubI64 { d, a, b, fail } if d == src => Op::SubI64M { d, a, b, m, fail },
-        Op::AddU64 { d, a, b, ty, fail } if d == src => Op::AddU64M {
-            d,
-            a,
-            b,
-            m,
-            ty,
-            fail,
-        },
-        Op::AddF64 { d, a, b } if d == src => Op::AddF64M { d, a, b, m },
-        Op::SubF64 { d, a, b } if d == src => Op::SubF64M { d, a, b, m },
-        Op::MulF64 { d, a, b } if d == src => Op::MulF64M { d, a, b, m },
+        Op::AddI64K(op) if op.d == src => Op::IncI64(ThenCopy { op, m }),
+        Op::AddU64K(op) if op.d == src => Op::IncU64(ThenCopy { op, m }),
+        Op::AddI64(op) if op.d == src => Op::AddI64M(ThenCopy { op, m }),
+        Op::SubI64(op) if op.d == src => Op::SubI64M(ThenCopy { op, m }),
+        Op::AddU64(op) if op.d == src => Op::AddU64M(ThenCopy { op, m }),
+        Op::AddF64(op) if op.d == src => Op::AddF64M(ThenCopy { op, m }),
+        Op::SubF64(op) if op.d == src => Op::SubF64M(ThenCopy { op, m }),
+        Op::MulF64(op) if op.d == src => Op::MulF64M(ThenCopy { op, m }),
         other => return Err(other),
     })
 }
 
-/// How many operations a fast operation stands for when it falls through.
-fn covers(op: &Op) -> usize {
+/// The branch targets of `op` (not its abandon target, not a jump's): those of a branch
+/// and of a fused comparison and branch.
+fn branch_targets(op: &mut Op) -> Option<(&mut u32, &mut u32)> {
     match op {
-        Op::AddI64K { .. }
-        | Op::SubI64K { .. }
-        | Op::AddU64K { .. }
-        | Op::SubU64K { .. }
-        | Op::MulI64K { .. }
-        | Op::MulU64K { .. }
-        | Op::DivI64K { .. }
-        | Op::RemI64K { .. }
-        | Op::DivU64K { .. }
-        | Op::RemU64K { .. }
-        | Op::AddF64K { .. }
-        | Op::SubF64K { .. }
-        | Op::MulF64K { .. }
-        | Op::DivF64K { .. }
-        | Op::AddI64M { .. }
-        | Op::SubI64M { .. }
-        | Op::AddU64M { .. }
-        | Op::AddF64M { .. }
-        | Op::SubF64M { .. }
-        | Op::MulF64M { .. } => 2,
-        Op::IncI64 { .. } | Op::IncU64 { .. } => 3,
-        _ => 1,
+        Op::Branch {
+            then_pc, else_pc, ..
+        } => Some((then_pc, else_pc)),
+        Op::BranchD { t, e, .. } => Some((t, e)),
+        Op::BrEqI64(CompareBranch { to, .. })
+        | Op::BrNeI64(CompareBranch { to, .. })
+        | Op::BrLtI64(CompareBranch { to, .. })
+        | Op::BrLeI64(CompareBranch { to, .. })
+        | Op::BrEqU64(CompareBranch { to, .. })
+        | Op::BrNeU64(CompareBranch { to, .. })
+        | Op::BrLtU64(CompareBranch { to, .. })
+        | Op::BrLeU64(CompareBranch { to, .. })
+        | Op::BrEqF64(CompareBranch { to, .. })
+        | Op::BrNeF64(CompareBranch { to, .. })
+        | Op::BrLtF64(CompareBranch { to, .. })
+        | Op::BrLeF64(CompareBranch { to, .. })
+        | Op::BrEqI64K(CompareBranchK { to, .. })
+        | Op::BrNeI64K(CompareBranchK { to, .. })
+        | Op::BrLtI64K(CompareBranchK { to, .. })
+        | Op::BrLeI64K(CompareBranchK { to, .. })
+        | Op::BrGtI64K(CompareBranchK { to, .. })
+        | Op::BrGeI64K(CompareBranchK { to, .. })
+        | Op::BrEqU64K(CompareBranchK { to, .. })
+        | Op::BrNeU64K(CompareBranchK { to, .. })
+        | Op::BrLtU64K(CompareBranchK { to, .. })
+        | Op::BrLeU64K(CompareBranchK { to, .. })
+        | Op::BrGtU64K(CompareBranchK { to, .. })
+        | Op::BrGeU64K(CompareBranchK { to, .. })
+        | Op::BrEqF64K(CompareBranchK { to, .. })
+        | Op::BrNeF64K(CompareBranchK { to, .. })
+        | Op::BrLtF64K(CompareBranchK { to, .. })
+        | Op::BrLeF64K(CompareBranchK { to, .. })
+        | Op::BrGtF64K(CompareBranchK { to, .. })
+        | Op::BrGeF64K(CompareBranchK { to, .. }) => Some((&mut to.t, &mut to.e)),
+        _ => None,
     }
 }
 
 /// Whether an operation's next operation does not depend on where it stands (it always
 /// jumps or returns), so a jump to it may be replaced by a copy of it.
-fn ends_path(op: &Op) -> bool {
+fn ends_path(op: &mut Op) -> bool {
     matches!(
         op,
-        Op::Jump(_)
-            | Op::Branch { .. }
-            | Op::BranchD { .. }
-            | Op::Return { .. }
-            | Op::RetW { .. }
-            | Op::Abandon
-            | Op::BrEqI64 { .. }
-            | Op::BrNeI64 { .. }
-            | Op::BrLtI64 { .. }
-            | Op::BrLeI64 { .. }
-            | Op::BrEqU64 { .. }
-            | Op::BrNeU64 { .. }
-            | Op::BrLtU64 { .. }
-            | Op::BrLeU64 { .. }
-            | Op::BrEqF64 { .. }
-            | Op::BrNeF64 { .. }
-            | Op::BrLtF64 { .. }
-            | Op::BrLeF64 { .. }
-            | Op::BrEqI64K { .. }
-            | Op::BrNeI64K { .. }
-            | Op::BrLtI64K { .. }
-            | Op::BrLeI64K { .. }
-            | Op::BrGtI64K { .. }
-            | Op::BrGeI64K { .. }
-            | Op::BrEqU64K { .. }
-            | Op::BrNeU64K { .. }
-            | Op::BrLtU64K { .. }
-            | Op::BrLeU64K { .. }
-            | Op::BrGtU64K { .. }
-            | Op::BrGeU64K { .. }
-            | Op::BrEqF64K { .. }
-            | Op::BrNeF64K { .. }
-            | Op::BrLtF64K { .. }
-            | Op::BrLeF64K { .. }
-            | Op::BrGtF64K { .. }
-            | Op::BrGeF64K { .. }
-    )
+        Op::Jump(_) | Op::Return { .. } | Op::RetW { .. } | Op::Abandon
+    ) || branch_targets(op).is_some()
 }
 
 /// The final target of a jump to `t` (through jumps to jumps; a cycle of jumps is
@@ -586,128 +462,45 @@ fn thread(ops: &[Op], mut t: u32) -> u32 {
     t
 }
 
-/// Calls `f` on each branch target of `op` (not its abandon target, not a jump's).
-fn branch_targets(op: &mut Op, mut f: impl FnMut(&mut u32)) {
-    match op {
-        Op::Branch {
-            then_pc, else_pc, ..
-        } => {
-            f(then_pc);
-            f(else_pc);
-        }
-        Op::BranchD { t, e, .. }
-        | Op::BrEqI64 { t, e, .. }
-        | Op::BrNeI64 { t, e, .. }
-        | Op::BrLtI64 { t, e, .. }
-        | Op::BrLeI64 { t, e, .. }
-        | Op::BrEqU64 { t, e, .. }
-        | Op::BrNeU64 { t, e, .. }
-        | Op::BrLtU64 { t, e, .. }
-        | Op::BrLeU64 { t, e, .. }
-        | Op::BrEqF64 { t, e, .. }
-        | Op::BrNeF64 { t, e, .. }
-        | Op::BrLtF64 { t, e, .. }
-        | Op::BrLeF64 { t, e, .. }
-        | Op::BrEqI64K { t, e, .. }
-        | Op::BrNeI64K { t, e, .. }
-        | Op::BrLtI64K { t, e, .. }
-        | Op::BrLeI64K { t, e, .. }
-        | Op::BrGtI64K { t, e, .. }
-        | Op::BrGeI64K { t, e, .. }
-        | Op::BrEqU64K { t, e, .. }
-        | Op::BrNeU64K { t, e, .. }
-        | Op::BrLtU64K { t, e, .. }
-        | Op::BrLeU64K { t, e, .. }
-        | Op::BrGtU64K { t, e, .. }
-        | Op::BrGeU64K { t, e, .. }
-        | Op::BrEqF64K { t, e, .. }
-        | Op::BrNeF64K { t, e, .. }
-        | Op::BrLtF64K { t, e, .. }
-        | Op::BrLeF64K { t, e, .. }
-        | Op::BrGtF64K { t, e, .. }
-        | Op::BrGeF64K { t, e, .. } => {
-            f(t);
-            f(e);
-        }
-        _ => {}
-    }
-}
-
-/// A fast comparison followed by the branch on its result (a jump to a branch, copied
-/// in place by threading), fused.
-fn then_branch(op: &Op, next: &Op) -> Option<Op> {
-    let &Op::BranchD { cond, t, e } = next else {
-        return None;
-    };
-    let fused = match *op {
-        Op::EqI64 { d, a, b } => Op::BrEqI64 { d, a, b, t, e },
-        Op::NeI64 { d, a, b } => Op::BrNeI64 { d, a, b, t, e },
-        Op::LtI64 { d, a, b } => Op::BrLtI64 { d, a, b, t, e },
-        Op::LeI64 { d, a, b } => Op::BrLeI64 { d, a, b, t, e },
-        Op::EqU64 { d, a, b } => Op::BrEqU64 { d, a, b, t, e },
-        Op::NeU64 { d, a, b } => Op::BrNeU64 { d, a, b, t, e },
-        Op::LtU64 { d, a, b } => Op::BrLtU64 { d, a, b, t, e },
-        Op::LeU64 { d, a, b } => Op::BrLeU64 { d, a, b, t, e },
-        Op::EqF64 { d, a, b } => Op::BrEqF64 { d, a, b, t, e },
-        Op::NeF64 { d, a, b } => Op::BrNeF64 { d, a, b, t, e },
-        Op::LtF64 { d, a, b } => Op::BrLtF64 { d, a, b, t, e },
-        Op::LeF64 { d, a, b } => Op::BrLeF64 { d, a, b, t, e },
-        _ => return None,
-    };
-    let (Op::BrEqI64 { d, .. }
-    | Op::BrNeI64 { d, .. }
-    | Op::BrLtI64 { d, .. }
-    | Op::BrLeI64 { d, .. }
-    | Op::BrEqU64 { d, .. }
-    | Op::BrNeU64 { d, .. }
-    | Op::BrLtU64 { d, .. }
-    | Op::BrLeU64 { d, .. }
-    | Op::BrEqF64 { d, .. }
-    | Op::BrNeF64 { d, .. }
-    | Op::BrLtF64 { d, .. }
-    | Op::BrLeF64 { d, .. }) = fused
-    else {
-        unreachable!()
-    };
-    (d == cond).then_some(fused)
-}
-
 /// An 8-byte constant followed by a fused float compare-and-branch that reads it as one
 /// operand, fused (`x <= 4.0`): the constant becomes an immediate.
 fn const_then_branch(op: &Op, next: &Op) -> Option<Op> {
     let &Op::ConstW { dst: kd, bits: k } = op else {
         return None;
     };
-    // The comparison, and the same with its operands exchanged.
-    let (d, a, b, t, e, op, swapped) = match *next {
-        Op::BrEqF64 { d, a, b, t, e } => (d, a, b, t, e, CompareOp::Eq, CompareOp::Eq),
-        Op::BrNeF64 { d, a, b, t, e } => (d, a, b, t, e, CompareOp::Ne, CompareOp::Ne),
-        Op::BrLtF64 { d, a, b, t, e } => (d, a, b, t, e, CompareOp::Lt, CompareOp::Gt),
-        Op::BrLeF64 { d, a, b, t, e } => (d, a, b, t, e, CompareOp::Le, CompareOp::Ge),
+    let (op, CompareBranch { d, a, b, to }) = match *next {
+        Op::BrEqF64(o) => (CompareOp::Eq, o),
+        Op::BrNeF64(o) => (CompareOp::Ne, o),
+        Op::BrLtF64(o) => (CompareOp::Lt, o),
+        Op::BrLeF64(o) => (CompareOp::Le, o),
         _ => return None,
     };
     // `x op k`, or `k op x`, which is `x swapped k`.
     let (a, op) = match (a == kd, b == kd) {
         (false, true) => (a, op),
-        (true, false) => (b, swapped),
+        (true, false) => (b, swapped(op)),
         _ => return None,
     };
-    Some(match op {
-        CompareOp::Eq => Op::BrEqF64K { d, a, k, kd, t, e },
-        CompareOp::Ne => Op::BrNeF64K { d, a, k, kd, t, e },
-        CompareOp::Lt => Op::BrLtF64K { d, a, k, kd, t, e },
-        CompareOp::Le => Op::BrLeF64K { d, a, k, kd, t, e },
-        CompareOp::Gt => Op::BrGtF64K { d, a, k, kd, t, e },
-        CompareOp::Ge => Op::BrGeF64K { d, a, k, kd, t, e },
-    })
+    Some(comparisons(Class::F64, op).2(CompareBranchK {
+        d,
+        a,
+        k,
+        kd,
+        to,
+    }))
 }
 
 /// Rewrites `ops` into the fast form (see the module's comment).
 pub fn specialize(ops: &mut [Op]) {
+    // The comparisons left on their own: fused below with a branch that threading brings
+    // next to them.
+    let mut compares = Vec::new();
     for i in 0..ops.len() {
-        if let Some(op) = fused(ops, i).or_else(|| single(&ops[i])) {
-            let next = ops.get(i + covers(&op));
-            ops[i] = with_copy(op, next).unwrap_or_else(|op| op);
+        if let Some((op, covers)) = fused(ops, i).or_else(|| Some((single(&ops[i])?, 1))) {
+            if let (Op::Compare(compare), 1) = (&ops[i], covers) {
+                compares.push((i, compare.clone()));
+            }
+            ops[i] = with_copy(op, ops.get(i + covers)).unwrap_or_else(|op| op);
         }
     }
     // Jump threading: branch targets first, then jumps, which may become a copy of the
@@ -716,13 +509,15 @@ pub fn specialize(ops: &mut [Op]) {
         // Taken out while its targets are threaded (a target that is this operation
         // itself reads as no jump, which it is not).
         let mut op = std::mem::replace(&mut ops[i], Op::Abandon);
-        branch_targets(&mut op, |t| *t = thread(ops, *t));
+        if let Some((t, e)) = branch_targets(&mut op) {
+            (*t, *e) = (thread(ops, *t), thread(ops, *e));
+        }
         ops[i] = op;
     }
     for i in 0..ops.len() {
         if let Op::Jump(t) = ops[i] {
             let t = thread(ops, t);
-            ops[i] = if ends_path(&ops[t as usize]) {
+            ops[i] = if ends_path(&mut ops[t as usize]) {
                 ops[t as usize].clone()
             } else {
                 Op::Jump(t)
@@ -731,9 +526,11 @@ pub fn specialize(ops: &mut [Op]) {
     }
     // A comparison whose block jumped to the branch on it now stands before a copy of
     // that branch: one operation.
-    for i in 0..ops.len().saturating_sub(1) {
-        if let Some(op) = then_branch(&ops[i], &ops[i + 1]) {
-            ops[i] = op;
+    for (i, compare) in compares {
+        if let Some(&Op::BranchD { cond, t, e }) = ops.get(i + 1) {
+            if direct(compare.dst) == Some(cond) {
+                ops[i] = compare_branch(&compare, targets(t, e)).expect("a fast comparison");
+            }
         }
     }
     for i in 0..ops.len().saturating_sub(1) {

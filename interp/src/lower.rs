@@ -282,13 +282,13 @@ impl FuncLowering<'_, '_> {
                     map(else_pc);
                 }
                 Op::Site { next, .. } => map(next),
-                Op::Unary { fail, .. }
-                | Op::Binary { fail, .. }
-                | Op::Cast { fail, .. }
-                | Op::ListGet { fail, .. }
-                | Op::ListSet { fail, .. }
+                Op::Unary(Unary { fail, .. })
+                | Op::Binary(Binary { fail, .. })
+                | Op::Cast(Cast { fail, .. })
+                | Op::ListGet(ListGet { fail, .. })
+                | Op::ListSet(ListSet { fail, .. })
                 | Op::Unwrap { fail, .. }
-                | Op::Call { fail, .. }
+                | Op::Call(Call { fail, .. })
                 | Op::CallNative { fail, .. }
                     if *fail != u32::MAX =>
                 {
@@ -379,30 +379,30 @@ impl FuncLowering<'_, '_> {
                     desc: self.slot_desc(*slot),
                 }
             }
-            K::Unary { dst, op, src } => Op::Unary {
+            K::Unary { dst, op, src } => Op::Unary(Unary {
                 op: *op,
                 ty: self.kind(*src),
                 dst: self.at(*dst),
                 src: self.at(*src),
                 fail,
-            },
-            K::Binary { dst, op, lhs, rhs } => Op::Binary {
+            }),
+            K::Binary { dst, op, lhs, rhs } => Op::Binary(Binary {
                 op: *op,
                 ty: self.kind(*lhs),
                 dst: self.at(*dst),
                 a: self.at(*lhs),
                 b: self.at(*rhs),
                 fail,
-            },
+            }),
             K::Compare { dst, op, lhs, rhs } => {
                 if self.ty(*lhs).is_scalar() {
-                    Op::Compare {
+                    Op::Compare(Compare {
                         op: *op,
                         ty: self.kind(*lhs),
                         dst: self.at(*dst),
                         a: self.at(*lhs),
                         b: self.at(*rhs),
-                    }
+                    })
                 } else {
                     Op::CompareDyn {
                         op: *op,
@@ -413,14 +413,14 @@ impl FuncLowering<'_, '_> {
                     }
                 }
             }
-            K::Cast { dst, src, checked } => Op::Cast {
+            K::Cast { dst, src, checked } => Op::Cast(Cast {
                 from: self.kind(*src),
                 to: self.kind(*dst),
                 checked: *checked,
                 dst: self.at(*dst),
                 src: self.at(*src),
                 fail,
-            },
+            }),
             K::Concat { dst, lhs, rhs } => Op::Concat {
                 dst: self.at(*dst),
                 a: self.at(*lhs),
@@ -456,20 +456,20 @@ impl FuncLowering<'_, '_> {
                 dst: self.at(*dst),
                 list: self.at(*list),
             },
-            K::ListGet { dst, list, index } => Op::ListGet {
+            K::ListGet { dst, list, index } => Op::ListGet(ListGet {
                 dst: self.at(*dst),
                 list: self.at(*list),
                 index: self.at(*index),
                 elem: self.slot_desc(*dst),
                 fail,
-            },
-            K::ListSet { list, index, value } => Op::ListSet {
+            }),
+            K::ListSet { list, index, value } => Op::ListSet(ListSet {
                 list: self.at(*list),
                 index: self.at(*index),
                 value: self.at(*value),
                 elem: self.slot_desc(*value),
                 fail,
-            },
+            }),
             K::ListPush { list, value } => Op::ListPush {
                 list: self.at(*list),
                 value: self.at(*value),
@@ -525,14 +525,14 @@ impl FuncLowering<'_, '_> {
                     .into_iter()
                     .map(|s| (self.at(s), self.slot_desc(s)))
                     .collect();
-                Op::Call {
+                Op::Call(Call {
                     callee: func.0,
                     args: call_args,
                     type_args,
                     dst: dst.map(|d| self.at(d)),
                     in_drops,
                     fail,
-                }
+                })
             }
             K::CallNative { dst, native, args } => self.native_call(*dst, native, args, fail)?,
         };

@@ -118,36 +118,10 @@ pub enum Op {
         src: Opnd,
         size: u32,
     },
-    Unary {
-        op: UnaryOp,
-        ty: TyKind,
-        dst: Opnd,
-        src: Opnd,
-        fail: u32,
-    },
-    Binary {
-        op: BinaryOp,
-        ty: TyKind,
-        dst: Opnd,
-        a: Opnd,
-        b: Opnd,
-        fail: u32,
-    },
-    Compare {
-        op: CompareOp,
-        ty: TyKind,
-        dst: Opnd,
-        a: Opnd,
-        b: Opnd,
-    },
-    Cast {
-        from: TyKind,
-        to: TyKind,
-        checked: bool,
-        dst: Opnd,
-        src: Opnd,
-        fail: u32,
-    },
+    Unary(Unary),
+    Binary(Binary),
+    Compare(Compare),
+    Cast(Cast),
     Jump(u32),
     Branch {
         cond: Opnd,
@@ -213,20 +187,8 @@ pub enum Op {
         dst: Opnd,
         list: Opnd,
     },
-    ListGet {
-        dst: Opnd,
-        list: Opnd,
-        index: Opnd,
-        elem: DescRef,
-        fail: u32,
-    },
-    ListSet {
-        list: Opnd,
-        index: Opnd,
-        value: Opnd,
-        elem: DescRef,
-        fail: u32,
-    },
+    ListGet(ListGet),
+    ListSet(ListSet),
     ListPush {
         list: Opnd,
         value: Opnd,
@@ -260,16 +222,7 @@ pub enum Op {
         src: Opnd,
         desc: DescRef,
     },
-    Call {
-        callee: u32,
-        args: Box<[CallArg]>,
-        type_args: Box<[DescRef]>,
-        dst: Option<Opnd>,
-        /// The owned `in` arguments, in the caller's terms: dropped when the callee cannot
-        /// get a frame.
-        in_drops: Box<[(Opnd, DescRef)]>,
-        fail: u32,
-    },
+    Call(Call),
     CallNative {
         call: Box<NativeCall>,
         fail: u32,
@@ -291,7 +244,9 @@ pub enum Op {
     // Each replaces the generic operation(s) above when its operands are frame slots
     // (no indirection) of the type it names, so the hot path tests neither. A fused
     // operation stands in place of the first operation of its sequence; the ones it
-    // covers stay behind it, unreached by falling through.
+    // covers stay behind it, unreached by falling through. The payloads (below) are
+    // shared by the variants of one shape; the dispatch loop runs each family through
+    // one macro (`exec.rs`).
     /// 8 bytes of constant.
     ConstW {
         dst: u32,
@@ -312,392 +267,83 @@ pub enum Op {
         dst: u32,
         src: u32,
     },
-    /// Checked `i64` arithmetic.
-    AddI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        fail: u32,
-    },
-    SubI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        fail: u32,
-    },
-    MulI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        fail: u32,
-    },
-    /// Checked 64-bit unsigned arithmetic (`u64` or `index`, named by `ty` in an error).
-    AddU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        ty: TyKind,
-        fail: u32,
-    },
-    SubU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        ty: TyKind,
-        fail: u32,
-    },
-    MulU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        ty: TyKind,
-        fail: u32,
-    },
+    /// Checked 64-bit arithmetic (`i64`; `u64` or `index`, named by `ty` in an error).
+    AddI64(Checked),
+    SubI64(Checked),
+    MulI64(Checked),
+    AddU64(Checked),
+    SubU64(Checked),
+    MulU64(Checked),
     /// `Const k` into `kd`, then checked `d = a op k`: two operations in one.
-    AddI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        fail: u32,
-    },
-    SubI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        fail: u32,
-    },
-    AddU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        ty: TyKind,
-        fail: u32,
-    },
-    SubU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        ty: TyKind,
-        fail: u32,
-    },
+    AddI64K(CheckedK),
+    SubI64K(CheckedK),
+    MulI64K(CheckedK),
+    AddU64K(CheckedK),
+    SubU64K(CheckedK),
+    MulU64K(CheckedK),
+    /// `Const k` into `kd`, then `d = a op k` where `k` can neither divide by zero nor
+    /// overflow a division (`k > 0`).
+    DivI64K(WithK),
+    RemI64K(WithK),
+    DivU64K(WithK),
+    RemU64K(WithK),
     /// IEEE `f64` arithmetic.
-    AddF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    SubF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    MulF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    DivF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
+    AddF64(Slots),
+    SubF64(Slots),
+    MulF64(Slots),
+    DivF64(Slots),
+    /// `Const k` into `kd`, then `d = a op k` on `f64` (for `+` and `*` the constant may
+    /// have been either operand: both are commutative in IEEE arithmetic).
+    AddF64K(WithK),
+    SubF64K(WithK),
+    MulF64K(WithK),
+    DivF64K(WithK),
     /// Comparisons writing a bool at `d` (`>`/`>=` are `<`/`<=` with the operands swapped).
-    EqI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    NeI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    LtI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    LeI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    EqU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    NeU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    LtU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    LeU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    EqF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    NeF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    LtF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    LeF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
+    EqI64(Slots),
+    NeI64(Slots),
+    LtI64(Slots),
+    LeI64(Slots),
+    EqU64(Slots),
+    NeU64(Slots),
+    LtU64(Slots),
+    LeU64(Slots),
+    EqF64(Slots),
+    NeF64(Slots),
+    LtF64(Slots),
+    LeF64(Slots),
     /// A comparison and the branch on it: writes the bool at `d` and jumps.
-    BrEqI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrNeI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLtI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLeI64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrEqU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrNeU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLtU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLeU64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrEqF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrNeF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLtF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLeF64 {
-        d: u32,
-        a: u32,
-        b: u32,
-        t: u32,
-        e: u32,
-    },
-    /// `Const k` into `kd`, the comparison of `a` with it into `d`, and the branch on it.
-    BrEqI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrNeI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLtI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLeI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrGtI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrGeI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrEqU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrNeU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLtU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLeU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrGtU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrGeU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    /// `Const k` (an `f64`) into `kd`, the comparison of `a` with it into `d`, and the
-    /// branch on it.
-    BrEqF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrNeF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLtF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrLeF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrGtF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
-    BrGeF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        t: u32,
-        e: u32,
-    },
+    BrEqI64(CompareBranch),
+    BrNeI64(CompareBranch),
+    BrLtI64(CompareBranch),
+    BrLeI64(CompareBranch),
+    BrEqU64(CompareBranch),
+    BrNeU64(CompareBranch),
+    BrLtU64(CompareBranch),
+    BrLeU64(CompareBranch),
+    BrEqF64(CompareBranch),
+    BrNeF64(CompareBranch),
+    BrLtF64(CompareBranch),
+    BrLeF64(CompareBranch),
+    /// `Const k` into `kd`, the comparison of `a` with it into `d`, and the branch on it
+    /// (`k` holds an `f64`'s bits for the `F64` ones).
+    BrEqI64K(CompareBranchK),
+    BrNeI64K(CompareBranchK),
+    BrLtI64K(CompareBranchK),
+    BrLeI64K(CompareBranchK),
+    BrGtI64K(CompareBranchK),
+    BrGeI64K(CompareBranchK),
+    BrEqU64K(CompareBranchK),
+    BrNeU64K(CompareBranchK),
+    BrLtU64K(CompareBranchK),
+    BrLeU64K(CompareBranchK),
+    BrGtU64K(CompareBranchK),
+    BrGeU64K(CompareBranchK),
+    BrEqF64K(CompareBranchK),
+    BrNeF64K(CompareBranchK),
+    BrLtF64K(CompareBranchK),
+    BrLeF64K(CompareBranchK),
+    BrGtF64K(CompareBranchK),
+    BrGeF64K(CompareBranchK),
     /// A branch on a bool in the frame.
     BranchD {
         cond: u32,
@@ -706,134 +352,19 @@ pub enum Op {
     },
     /// A list element of a copy type, 8 or 1 bytes, read or written in place from the
     /// list's layout (`{ ptr, len, cap }`), with the bounds error of `ListGet`/`ListSet`.
-    GetW {
-        dst: u32,
-        list: u32,
-        index: u32,
-        fail: u32,
-    },
-    GetB {
-        dst: u32,
-        list: u32,
-        index: u32,
-        fail: u32,
-    },
-    SetW {
-        list: u32,
-        index: u32,
-        value: u32,
-        fail: u32,
-    },
-    SetB {
-        list: u32,
-        index: u32,
-        value: u32,
-        fail: u32,
-    },
+    GetW(Element),
+    GetB(Element),
+    SetW(Element),
+    SetB(Element),
     /// The same with the list at an indirect operand (a `ref`/`mut` parameter): the
     /// frame holds the list's address at `list`.
-    GetWI {
-        dst: u32,
-        list: u32,
-        index: u32,
-        fail: u32,
-    },
-    GetBI {
-        dst: u32,
-        list: u32,
-        index: u32,
-        fail: u32,
-    },
-    SetWI {
-        list: u32,
-        index: u32,
-        value: u32,
-        fail: u32,
-    },
-    SetBI {
-        list: u32,
-        index: u32,
-        value: u32,
-        fail: u32,
-    },
-    /// `Const k` into `kd`, then `d = a op k` where `k` can neither divide by zero nor
-    /// overflow a division (`k > 0`), or a checked multiplication.
-    MulI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        fail: u32,
-    },
-    MulU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        ty: TyKind,
-        fail: u32,
-    },
-    DivI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-    },
-    RemI64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-    },
-    DivU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-    },
-    RemU64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-    },
-    /// `Const k` into `kd`, then `d = a op k` on `f64` (for `+` and `*` the constant may
-    /// have been either operand: both are commutative in IEEE arithmetic).
-    AddF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-    },
-    SubF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-    },
-    MulF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-    },
-    DivF64K {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-    },
+    GetWI(Element),
+    GetBI(Element),
+    SetWI(Element),
+    SetBI(Element),
     /// Boolean `and`/`or` of two evaluated bools.
-    AndB {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
-    OrB {
-        d: u32,
-        a: u32,
-        b: u32,
-    },
+    AndB(Slots),
+    OrB(Slots),
     /// Conversions that cannot fail: a 64-bit integer to `f64`.
     I64ToF64 {
         d: u32,
@@ -858,63 +389,14 @@ pub enum Op {
     },
     /// An operation above followed by the copy of its result to `m` (`set x = x + 1`
     /// lowers to `t = add x, 1; x = copy t`): writes both.
-    IncI64 {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        m: u32,
-        fail: u32,
-    },
-    IncU64 {
-        d: u32,
-        a: u32,
-        k: u64,
-        kd: u32,
-        m: u32,
-        ty: TyKind,
-        fail: u32,
-    },
-    AddI64M {
-        d: u32,
-        a: u32,
-        b: u32,
-        m: u32,
-        fail: u32,
-    },
-    SubI64M {
-        d: u32,
-        a: u32,
-        b: u32,
-        m: u32,
-        fail: u32,
-    },
-    AddU64M {
-        d: u32,
-        a: u32,
-        b: u32,
-        m: u32,
-        ty: TyKind,
-        fail: u32,
-    },
-    AddF64M {
-        d: u32,
-        a: u32,
-        b: u32,
-        m: u32,
-    },
-    SubF64M {
-        d: u32,
-        a: u32,
-        b: u32,
-        m: u32,
-    },
-    MulF64M {
-        d: u32,
-        a: u32,
-        b: u32,
-        m: u32,
-    },
+    IncI64(ThenCopy<CheckedK>),
+    IncU64(ThenCopy<CheckedK>),
+    AddI64M(ThenCopy<Checked>),
+    SubI64M(ThenCopy<Checked>),
+    AddU64M(ThenCopy<Checked>),
+    AddF64M(ThenCopy<Slots>),
+    SubF64M(ThenCopy<Slots>),
+    MulF64M(ThenCopy<Slots>),
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
     CallV {
@@ -928,6 +410,182 @@ pub enum Op {
     RetW {
         src: u32,
     },
+}
+
+// The generic operations' payloads that the fast form reads too (`crate::fast`).
+
+/// `dst = op src` on a concrete scalar type (checked where `op` can fail).
+#[derive(Clone, Debug)]
+pub struct Unary {
+    pub op: UnaryOp,
+    pub ty: TyKind,
+    pub dst: Opnd,
+    pub src: Opnd,
+    pub fail: u32,
+}
+
+/// `dst = a op b` on a concrete scalar type (checked where `op` can fail).
+#[derive(Clone, Debug)]
+pub struct Binary {
+    pub op: BinaryOp,
+    pub ty: TyKind,
+    pub dst: Opnd,
+    pub a: Opnd,
+    pub b: Opnd,
+    pub fail: u32,
+}
+
+/// `dst = a op b`, a bool, on a concrete scalar type.
+#[derive(Clone, Debug)]
+pub struct Compare {
+    pub op: CompareOp,
+    pub ty: TyKind,
+    pub dst: Opnd,
+    pub a: Opnd,
+    pub b: Opnd,
+}
+
+/// `dst` = `src` converted from `from` to `to`, checked or not.
+#[derive(Clone, Debug)]
+pub struct Cast {
+    pub from: TyKind,
+    pub to: TyKind,
+    pub checked: bool,
+    pub dst: Opnd,
+    pub src: Opnd,
+    pub fail: u32,
+}
+
+/// `dst` = a clone of element `index` of `list`; the bounds error past its end.
+#[derive(Clone, Debug)]
+pub struct ListGet {
+    pub dst: Opnd,
+    pub list: Opnd,
+    pub index: Opnd,
+    pub elem: DescRef,
+    pub fail: u32,
+}
+
+/// Moves `value` into element `index` of `list`; the bounds error past its end.
+#[derive(Clone, Debug)]
+pub struct ListSet {
+    pub list: Opnd,
+    pub index: Opnd,
+    pub value: Opnd,
+    pub elem: DescRef,
+    pub fail: u32,
+}
+
+/// A call of program function `callee`.
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub callee: u32,
+    pub args: Box<[CallArg]>,
+    pub type_args: Box<[DescRef]>,
+    pub dst: Option<Opnd>,
+    /// The owned `in` arguments, in the caller's terms: dropped when the callee cannot
+    /// get a frame.
+    pub in_drops: Box<[(Opnd, DescRef)]>,
+    pub fail: u32,
+}
+
+// The fast form's payloads: frame offsets (`d` the result, `a` and `b` the operands),
+// operation indices (`t`, `e` the branch targets, `fail` the abandon target).
+
+/// `d = a op b`.
+#[derive(Clone, Copy, Debug)]
+pub struct Slots {
+    pub d: u32,
+    pub a: u32,
+    pub b: u32,
+}
+
+/// Checked `d = a op b`; `ty` names the type in an overflow error.
+#[derive(Clone, Copy, Debug)]
+pub struct Checked {
+    pub d: u32,
+    pub a: u32,
+    pub b: u32,
+    pub ty: TyKind,
+    pub fail: u32,
+}
+
+/// `Const k` into `kd`, then `d = a op k`.
+#[derive(Clone, Copy, Debug)]
+pub struct WithK {
+    pub d: u32,
+    pub a: u32,
+    pub k: u64,
+    pub kd: u32,
+}
+
+impl WithK {
+    /// The same operation, checked.
+    pub fn checked(self, ty: TyKind, fail: u32) -> CheckedK {
+        let WithK { d, a, k, kd } = self;
+        CheckedK {
+            d,
+            a,
+            k,
+            kd,
+            ty,
+            fail,
+        }
+    }
+}
+
+/// `Const k` into `kd`, then checked `d = a op k`.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckedK {
+    pub d: u32,
+    pub a: u32,
+    pub k: u64,
+    pub kd: u32,
+    pub ty: TyKind,
+    pub fail: u32,
+}
+
+/// `d = a op b`, then the branch on it.
+#[derive(Clone, Copy, Debug)]
+pub struct CompareBranch {
+    pub d: u32,
+    pub a: u32,
+    pub b: u32,
+    pub to: Targets,
+}
+
+/// `Const k` into `kd`, `d = a op k`, then the branch on it.
+#[derive(Clone, Copy, Debug)]
+pub struct CompareBranchK {
+    pub d: u32,
+    pub a: u32,
+    pub k: u64,
+    pub kd: u32,
+    pub to: Targets,
+}
+
+/// A branch's targets: `t` when its condition holds, else `e`.
+#[derive(Clone, Copy, Debug)]
+pub struct Targets {
+    pub t: u32,
+    pub e: u32,
+}
+
+/// Element `index` (the frame offset of an `index`) of the list at `list`, read into
+/// `value` or written from it.
+#[derive(Clone, Copy, Debug)]
+pub struct Element {
+    pub list: u32,
+    pub index: u32,
+    pub value: u32,
+    pub fail: u32,
+}
+
+/// An operation, then its result's 8 bytes copied to `m`.
+#[derive(Clone, Copy, Debug)]
+pub struct ThenCopy<T> {
+    pub op: T,
+    pub m: u32,
 }
 
 /// A function, lowered.

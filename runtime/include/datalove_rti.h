@@ -28,9 +28,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Open and close declarations with C linkage, in C and in C++ (this header's and a
+   rider header's, `datalove rider-header`). */
 #ifdef __cplusplus
-extern "C" {
+#define DTLV_BEGIN_DECLS extern "C" {
+#define DTLV_END_DECLS }
+#else
+#define DTLV_BEGIN_DECLS
+#define DTLV_END_DECLS
 #endif
+
+DTLV_BEGIN_DECLS
 
 /* ---- versions and constants ---------------------------------------------------- */
 
@@ -478,8 +486,6 @@ int32_t dtlv_rt_run_main(void (*entry)(void *rt), size_t stack_size);
 int32_t dtlv_rt_run_linked(void (*entry)(void *rt), size_t stack_size,
                            const uint8_t *manifest, void **slots);
 
-#ifdef __cplusplus
-}
-#endif
+DTLV_END_DECLS
 
 #endif /* DATALOVE_RTI_H */

@@ -144,7 +144,7 @@ pub fn c_header_file_name(rider: &str) -> String {
 
 /// The header of prototypes for an interface parsed from `dli_text` (`dli_name` names it
 /// in comments): the ABI-version export `DTLV_EXPORT_RIDER` defines, then one prototype
-/// per native, each under a comment giving its `.dli` line.
+/// per native, one a line, each under a comment giving its `.dli` line.
 pub fn c_header(iface: &RiderInterface, dli_name: &str, dli_text: &str) -> String {
     let mut sources = Sources::new();
     let file = sources.add(dli_name, dli_text);
@@ -160,9 +160,7 @@ pub fn c_header(iface: &RiderInterface, dli_name: &str, dli_text: &str) -> Strin
          #define {guard}\n\n\
          #include <stdint.h>\n\n\
          #include \"datalove_rti.h\"\n\n\
-         #ifdef __cplusplus\n\
-         extern \"C\" {{\n\
-         #endif\n\n\
+         DTLV_BEGIN_DECLS\n\n\
          /* The ABI version the rider was built for: DTLV_EXPORT_RIDER({rider}). */\n\
          uint32_t {abi}(void);\n",
         rider = iface.rider,
@@ -174,15 +172,10 @@ pub fn c_header(iface: &RiderInterface, dli_name: &str, dli_text: &str) -> Strin
         out.push_str(&format!(
             "\n/* {location}: {} */\n{};\n",
             source.replace("*/", "* /"),
-            // One parameter a line (no C type here contains ", ").
             c_declaration(&iface.rider, decl)
-                .replacen('(', "(\n    ", 1)
-                .replace(", ", ",\n    ")
         ));
     }
-    out.push_str(&format!(
-        "\n#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {guard} */\n"
-    ));
+    out.push_str(&format!("\nDTLV_END_DECLS\n\n#endif /* {guard} */\n"));
     out
 }
 
@@ -274,16 +267,17 @@ mod tests {
         assert!(header.contains("#ifndef DLR_DEMO_H\n#define DLR_DEMO_H\n"));
         assert!(header.contains("#include \"datalove_rti.h\"\n"));
         assert!(header.contains("uint32_t dtlv_rider_abi_version_demo(void);\n"));
+        assert!(header.contains("DTLV_BEGIN_DECLS\n"));
         assert!(header.contains(
-            "/* rider.dli:2:1: native fun a(x: u8): u8 */\nuint8_t dlr_demo__a(\n    void *rt,\n    \
-             const uint8_t *x,\n    const dtlv_tydesc_t *x_td,\n    uint8_t *result_out,\n    \
+            "/* rider.dli:2:1: native fun a(x: u8): u8 */\nuint8_t dlr_demo__a(void *rt, \
+             const uint8_t *x, const dtlv_tydesc_t *x_td, uint8_t *result_out, \
              const dtlv_tydesc_t *result_td);\n"
         ));
         assert!(header.contains(
-            "/* rider.dli:3:1: native fun b<T>(): T */\nuint8_t dlr_demo__b(\n    void *rt,\n    \
-             void *result_out,\n    const dtlv_tydesc_t *result_td,\n    const dtlv_tydesc_t *t_td);\n"
+            "/* rider.dli:3:1: native fun b<T>(): T */\nuint8_t dlr_demo__b(void *rt, \
+             void *result_out, const dtlv_tydesc_t *result_td, const dtlv_tydesc_t *t_td);\n"
         ));
-        assert!(header.ends_with("#endif /* DLR_DEMO_H */\n"));
+        assert!(header.ends_with("DTLV_END_DECLS\n\n#endif /* DLR_DEMO_H */\n"));
         assert_eq!(c_header_file_name("demo"), "dlr_demo.h");
     }
 

@@ -617,21 +617,29 @@ mod tests {
 
     #[test]
     fn export_rider_calls_are_found() {
-        assert!(calls_export_rider("datalove_rti::export_rider!(std);"));
-        assert!(calls_export_rider("    export_rider! (std);"));
-        assert!(!calls_export_rider("// datalove_rti::export_rider!(std);"));
-        assert!(!calls_export_rider("fn x() {} // export_rider!(std)"));
-        assert!(!calls_export_rider("my_export_rider!(std);"));
-        assert!(!calls_export_rider("let export_rider = 1;"));
+        for (line, calls) in [
+            ("datalove_rti::export_rider!(std);", true),
+            ("    export_rider! (std);", true),
+            ("// datalove_rti::export_rider!(std);", false),
+            ("fn x() {} // export_rider!(std)", false),
+            ("my_export_rider!(std);", false),
+            ("let export_rider = 1;", false),
+        ] {
+            assert_eq!(calls_export_rider(line), calls, "{line}");
+        }
     }
 
     #[test]
     fn rider_names() {
-        assert!(valid_rider_name("std"));
-        assert!(valid_rider_name("test_rider2"));
-        assert!(!valid_rider_name("Std"));
-        assert!(!valid_rider_name("2x"));
-        assert!(!valid_rider_name(""));
-        assert!(!valid_rider_name("a-b"));
+        for (name, valid) in [
+            ("std", true),
+            ("test_rider2", true),
+            ("Std", false),
+            ("2x", false),
+            ("", false),
+            ("a-b", false),
+        ] {
+            assert_eq!(valid_rider_name(name), valid, "{name:?}");
+        }
     }
 }

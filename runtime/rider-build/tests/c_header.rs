@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use datalove_rider_build::{c_header, c_header_for_file, parse_rider};
 use datalove_toolchain::Target;
 
+mod common;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -130,11 +132,11 @@ fn disagreeing_c_rider_fails_naming_the_native() {
         !ok,
         "a definition that disagrees with the header compiled:\n{stderr}"
     );
-    assert!(stderr.contains("dlr_demo__disagrees"), "{stderr}");
-    assert!(stderr.contains("conflicting types"), "{stderr}");
-    assert!(
-        !stderr.contains("dlr_demo__agrees"),
-        "the agreeing native is not blamed:\n{stderr}"
+    // The disagreeing native is named; the agreeing one is not blamed.
+    common::assert_says(
+        &stderr,
+        &["dlr_demo__disagrees", "conflicting types"],
+        &["dlr_demo__agrees"],
     );
 }
 

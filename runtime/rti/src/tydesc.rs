@@ -243,15 +243,22 @@ pub fn kind_layout(kind: TyKind) -> Layout {
     compute_layout(kind, &[], &mut []).layout
 }
 
+/// The constant descriptor of each kind a `data` packs, and [`packed_tydesc`] over them.
 macro_rules! packed {
     ($($name:ident = $kind:ident),* $(,)?) => {
         $(
             #[doc = concat!("The runtime's constant descriptor for `", stringify!($kind), "`.")]
-            pub static $name: TyDesc = {
-                let l = crate::layout::scalar_layout_const(TyKind::$kind);
-                TyDesc::scalar(TyKind::$kind, l.size, l.align)
-            };
+            pub static $name: TyDesc = constant_tydesc(TyKind::$kind, false);
         )*
+
+        /// The constant descriptor of a type packed into a `data` (every scalar kind), as
+        /// `dtlv_rti_data_borrow` lends it. `None` for kinds a data keeps on the heap.
+        pub fn packed_tydesc(kind: TyKind) -> Option<&'static TyDesc> {
+            match kind {
+                $(TyKind::$kind => Some(&$name),)*
+                _ => None,
+            }
+        }
     };
 }
 
@@ -272,42 +279,21 @@ packed! {
 }
 
 /// The runtime's constant descriptor for `string` (not copy: it owns its bytes).
-pub static STRING_TYDESC: TyDesc = {
-    let l = crate::layout::scalar_layout_const(TyKind::String);
-    TyDesc {
-        flags: 0,
-        ..TyDesc::scalar(TyKind::String, l.size, l.align)
-    }
-};
+pub static STRING_TYDESC: TyDesc = constant_tydesc(TyKind::String, true);
 
 /// The runtime's constant descriptor for `data` (not copy: it may own a box).
-pub static DATA_TYDESC: TyDesc = {
-    let l = crate::layout::scalar_layout_const(TyKind::Data);
-    TyDesc {
-        flags: 0,
-        ..TyDesc::scalar(TyKind::Data, l.size, l.align)
-    }
-};
+pub static DATA_TYDESC: TyDesc = constant_tydesc(TyKind::Data, true);
 
-/// The constant descriptor of a type packed into a `data` (every scalar kind), as
-/// `dtlv_rti_data_borrow` lends it. `None` for kinds a data keeps on the heap.
-pub fn packed_tydesc(kind: TyKind) -> Option<&'static TyDesc> {
-    Some(match kind {
-        TyKind::Unit => &UNIT_TYDESC,
-        TyKind::Bool => &BOOL_TYDESC,
-        TyKind::U8 => &U8_TYDESC,
-        TyKind::U16 => &U16_TYDESC,
-        TyKind::U32 => &U32_TYDESC,
-        TyKind::U64 => &U64_TYDESC,
-        TyKind::I8 => &I8_TYDESC,
-        TyKind::I16 => &I16_TYDESC,
-        TyKind::I32 => &I32_TYDESC,
-        TyKind::I64 => &I64_TYDESC,
-        TyKind::F32 => &F32_TYDESC,
-        TyKind::F64 => &F64_TYDESC,
-        TyKind::Index => &INDEX_TYDESC,
-        _ => return None,
-    })
+/// The constant descriptor of a scalar kind, or of the head of a string or a data, which
+/// `owns` memory (so is not copy).
+const fn constant_tydesc(kind: TyKind, owns: bool) -> TyDesc {
+    let l = crate::layout::scalar_layout_const(kind);
+    let desc = TyDesc::scalar(kind, l.size, l.align);
+    if owns {
+        TyDesc { flags: 0, ..desc }
+    } else {
+        desc
+    }
 }
 
 /// A descriptor whose children it owns, for code that builds descriptors at run time

@@ -33,7 +33,7 @@ use datalove_rti::rider_helpers::{
 };
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
-use datalove_rti::{same_tydesc, ErrorKind, TyDesc, TyKind};
+use datalove_rti::{same_tydesc, ErrorKind, RtStatus, TyDesc, TyKind};
 
 include!(concat!(env!("OUT_DIR"), "/datalove_rider.rs"));
 
@@ -96,6 +96,51 @@ unsafe fn list_elem(td: &TyDesc) -> Result<&TyDesc, Failure> {
 unsafe fn option_payload(td: &TyDesc) -> Result<(&TyDesc, usize), Failure> {
     expect_kind(td, TyKind::Option)?;
     Ok((td.elem(), td.payload_offset))
+}
+
+/// The payload offset of the `?T` result slot of `result_td`, whose `T` must be `t_td`'s
+/// type; else the type mismatch `mismatch(T's name, the slot's)` words.
+///
+/// # Safety
+/// Both descriptors well formed.
+unsafe fn option_of(
+    result_td: &TyDesc,
+    t_td: &TyDesc,
+    mismatch: fn(String, String) -> String,
+) -> Result<usize, Failure> {
+    let (payload_td, offset) = option_payload(result_td)?;
+    if !same_tydesc(payload_td, t_td) {
+        let message = mismatch(t_td.type_name(), result_td.type_name());
+        return Err(Failure::type_mismatch(message));
+    }
+    Ok(offset)
+}
+
+/// The mismatch of a native whose `T` the caller decides (`option_of`).
+fn asked_for(t: String, slot: String) -> String {
+    format!("asked for {t} but the result slot holds {slot}")
+}
+
+/// Writes `value` as the `?T` of `option_td` (`T` an integer type) at `out`: some of it,
+/// or none.
+///
+/// # Safety
+/// `rt` live; `option_td` well formed; `out` room for a value of it.
+unsafe fn write_optional_int(
+    rt: RtHandle,
+    out: &AnyOut<'_>,
+    option_td: &TyDesc,
+    value: Option<i128>,
+) -> Result<(), Failure> {
+    let (payload_td, offset) = option_payload(option_td)?;
+    match value {
+        Some(v) => {
+            write_int(&payload_slot(out, offset), payload_td, v)?;
+            set_some(out);
+        }
+        None => write_none(rt, out, option_td),
+    }
+    Ok(())
 }
 
 /// A value handed over `in` whose descriptor must be `expected`'s type; a mismatched one
@@ -248,45 +293,62 @@ datalove_rti::natives! {
         needle: &rtdt::String, _needle_td,
         result_out: AnyOut<'_>, result_td,
     ) {
-        let (payload_td, offset) = option_payload(result_td)?;
-        expect_kind(payload_td, TyKind::Index)?;
-        match s.as_str().find(needle.as_str()) {
-            Some(at) => {
-                write_int(&payload_slot(&result_out, offset), payload_td, at as i128)?;
-                set_some(&result_out);
+        expect_kind(option_payload(result_td)?.0, TyKind::Index)?;
+        let at = s.as_str().find(needle.as_str()).map(|at| at as i128);
+        write_optional_int(rt, &result_out, result_td, at)
+    }
+}
+
+/// Natives of one string that make their result from its text `$text` (`$result`, written
+/// by `$write`: `string_result`, `write_string_list`).
+macro_rules! from_text {
+    ($result:ty, $write:ident: $($(#[$doc:meta])* $name:ident = |$text:ident| $make:expr;)*) => {
+        datalove_rti::natives! {$(
+            $(#[$doc])*
+            fn $name(rt, s: &rtdt::String, _s_td, result_out: &mut MaybeUninit<$result>, result_td) {
+                let $text = s.as_str();
+                $write(rt, $make, result_out, result_td)
             }
-            None => write_none(rt, &result_out, result_td),
-        }
-        Ok(())
-    }
+        )*}
+    };
+}
 
-    fn dlr_std__string_contains(
-        rt,
-        s: &rtdt::String, _s_td,
-        needle: &rtdt::String, _needle_td,
-        result_out: &mut MaybeUninit<bool>, _result_td,
-    ) {
-        result_out.write(s.as_str().contains(needle.as_str()));
-        Ok(())
-    }
+/// Writes `text` as a string result.
+///
+/// # Safety
+/// `rt` live; `out` room for a string.
+unsafe fn string_result(
+    rt: RtHandle,
+    text: impl AsRef<str>,
+    out: &mut MaybeUninit<rtdt::String>,
+    _string_td: &TyDesc,
+) -> Result<(), Failure> {
+    make_string(rt, text.as_ref(), out)
+}
 
+/// Natives from two strings to whether `$holds` of their texts `$a`, `$b`.
+macro_rules! string_test {
+    ($($(#[$doc:meta])* $name:ident = |$a:ident, $b:ident| $holds:expr;)*) => {
+        datalove_rti::natives! {$(
+            $(#[$doc])*
+            fn $name(rt, s: &rtdt::String, _s_td, t: &rtdt::String, _t_td, result_out: &mut MaybeUninit<bool>, _result_td) {
+                let ($a, $b) = (s.as_str(), t.as_str());
+                result_out.write($holds);
+                Ok(())
+            }
+        )*}
+    };
+}
+
+from_text! { rtdt::String, string_result:
     /// Upper case, by Unicode's full case mapping (`ß` becomes `SS`).
-    fn dlr_std__string_to_upper(
-        rt,
-        s: &rtdt::String, _s_td,
-        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
-    ) {
-        make_string(rt, &s.as_str().to_uppercase(), result_out)
-    }
-
+    dlr_std__string_to_upper = |s| s.to_uppercase();
     /// Lower case, by Unicode's full case mapping.
-    fn dlr_std__string_to_lower(
-        rt,
-        s: &rtdt::String, _s_td,
-        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
-    ) {
-        make_string(rt, &s.as_str().to_lowercase(), result_out)
-    }
+    dlr_std__string_to_lower = |s| s.to_lowercase();
+}
+
+string_test! {
+    dlr_std__string_contains = |s, needle| s.contains(needle);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -379,22 +441,8 @@ datalove_rti::natives! {
         ; t_td
     ) {
         expect_fixedint(t_td)?;
-        let (payload_td, offset) = option_payload(result_td)?;
-        if !same_tydesc(payload_td, t_td) {
-            return Err(Failure::type_mismatch(format!(
-                "asked for {} but the result slot holds {}",
-                t_td.type_name(),
-                result_td.type_name()
-            )));
-        }
-        match parse_int_text(s.as_str(), t_td.kind) {
-            Some(v) => {
-                write_int(&payload_slot(&result_out, offset), payload_td, v)?;
-                set_some(&result_out);
-            }
-            None => write_none(rt, &result_out, result_td),
-        }
-        Ok(())
+        option_of(result_td, t_td, asked_for)?;
+        write_optional_int(rt, &result_out, result_td, parse_int_text(s.as_str(), t_td.kind))
     }
 
     /// The float `s` spells (Rust's syntax: `1.5`, `-2e10`, `inf`, `NaN`), or none.
@@ -405,14 +453,7 @@ datalove_rti::natives! {
         ; t_td
     ) {
         expect_float(t_td)?;
-        let (payload_td, offset) = option_payload(result_td)?;
-        if !same_tydesc(payload_td, t_td) {
-            return Err(Failure::type_mismatch(format!(
-                "asked for {} but the result slot holds {}",
-                t_td.type_name(),
-                result_td.type_name()
-            )));
-        }
+        let offset = option_of(result_td, t_td, asked_for)?;
         let slot = payload_slot(&result_out, offset);
         let text = s.as_str();
         // Parse at the target width, so an f32 is rounded once.
@@ -437,6 +478,42 @@ datalove_rti::natives! {
 // ---------------------------------------------------------------------------------------
 // Lists
 // ---------------------------------------------------------------------------------------
+
+/// `i` as a position of an element of `xs`; fails past the end.
+fn within(xs: &rtdt::List, i: &rtdt::Index) -> Result<usize, Failure> {
+    if i.0 >= xs.len() as u64 {
+        return Err(index_out_of_bounds(i.0, xs.len()));
+    }
+    Ok(position(i))
+}
+
+/// Moves `value` into `xs` at `i` through the runtime's `entry` (`list_set`,
+/// `list_insert`): past where it may go, the runtime destroys the value and the failure is
+/// `beyond(len)`.
+///
+/// # Safety
+/// `rt` live; `xs` a list of `xs_td`; `value` an initialized value of `value_td` the
+/// native owns.
+#[allow(clippy::too_many_arguments)]
+unsafe fn move_in(
+    rt: RtHandle,
+    xs: &mut rtdt::List,
+    xs_td: &TyDesc,
+    i: &rtdt::Index,
+    value: AnyOwned<'_>,
+    value_td: &TyDesc,
+    entry: unsafe fn(RtHandle, &mut rtdt::List, &TyDesc, usize, *mut c_void) -> RtStatus,
+    beyond: impl FnOnce(usize) -> Failure,
+) -> Result<(), Failure> {
+    let elem_td = list_elem(xs_td)?;
+    expect_same(rt, &value, value_td, elem_td)?;
+    let len = xs.len();
+    let status = entry(rt, xs, elem_td, position(i), value.as_ptr().cast());
+    if status == STATUS_OUT_OF_BOUNDS {
+        return Err(beyond(len));
+    }
+    check(rt, status)
+}
 
 datalove_rti::natives! {
     fn dlr_std__list_len(
@@ -470,14 +547,9 @@ datalove_rti::natives! {
         result_out: AnyOut<'_>, result_td,
     ) {
         let elem_td = list_elem(xs_td)?;
-        let (payload_td, offset) = option_payload(result_td)?;
-        if !same_tydesc(payload_td, elem_td) {
-            return Err(Failure::type_mismatch(format!(
-                "popping a {} into a {} slot",
-                elem_td.type_name(),
-                result_td.type_name()
-            )));
-        }
+        let offset = option_of(result_td, elem_td, |elem, slot| {
+            format!("popping a {elem} into a {slot} slot")
+        })?;
         if xs.is_empty() {
             write_none(rt, &result_out, result_td);
             return Ok(());
@@ -495,15 +567,8 @@ datalove_rti::natives! {
         i: &rtdt::Index, _i_td,
         result_out: AnyOut<'_>, _result_td,
     ) {
-        let elem_td = list_elem(xs_td)?;
-        let len = xs.len();
-        if i.0 >= len as u64 {
-            return Err(index_out_of_bounds(i.0, len));
-        }
-        check(
-            rt,
-            call::dtlv_rti_list_get(rt, xs, elem_td, position(i), result_out.as_ptr().cast()),
-        )
+        let (elem_td, at) = (list_elem(xs_td)?, within(xs, i)?);
+        check(rt, call::dtlv_rti_list_get(rt, xs, elem_td, at, result_out.as_ptr().cast()))
     }
 
     /// Moves `value` into element `i`, dropping the old one; past the end the value is
@@ -515,14 +580,9 @@ datalove_rti::natives! {
         value: AnyOwned<'_>, value_td,
         _result_out: &mut MaybeUninit<()>, _result_td,
     ) {
-        let elem_td = list_elem(xs_td)?;
-        expect_same(rt, &value, value_td, elem_td)?;
-        let len = xs.len();
-        let status = call::dtlv_rti_list_set(rt, xs, elem_td, position(i), value.as_ptr().cast());
-        if status == STATUS_OUT_OF_BOUNDS {
-            return Err(index_out_of_bounds(i.0, len));
-        }
-        check(rt, status)
+        move_in(rt, xs, xs_td, i, value, value_td, call::dtlv_rti_list_set, |len| {
+            index_out_of_bounds(i.0, len)
+        })
     }
 
     /// Moves `value` in before element `i` (`i` = length appends); past that the value is
@@ -534,18 +594,9 @@ datalove_rti::natives! {
         value: AnyOwned<'_>, value_td,
         _result_out: &mut MaybeUninit<()>, _result_td,
     ) {
-        let elem_td = list_elem(xs_td)?;
-        expect_same(rt, &value, value_td, elem_td)?;
-        let len = xs.len();
-        let status =
-            call::dtlv_rti_list_insert(rt, xs, elem_td, position(i), value.as_ptr().cast());
-        if status == STATUS_OUT_OF_BOUNDS {
-            return Err(out_of_bounds(format!(
-                "insertion index {} out of bounds for length {len}",
-                i.0
-            )));
-        }
-        check(rt, status)
+        move_in(rt, xs, xs_td, i, value, value_td, call::dtlv_rti_list_insert, |len| {
+            out_of_bounds(format!("insertion index {} out of bounds for length {len}", i.0))
+        })
     }
 
     /// Moves element `i` out, closing the gap; fails past the end.
@@ -555,15 +606,8 @@ datalove_rti::natives! {
         i: &rtdt::Index, _i_td,
         result_out: AnyOut<'_>, _result_td,
     ) {
-        let elem_td = list_elem(xs_td)?;
-        let len = xs.len();
-        if i.0 >= len as u64 {
-            return Err(index_out_of_bounds(i.0, len));
-        }
-        check(
-            rt,
-            call::dtlv_rti_list_remove(rt, xs, elem_td, position(i), result_out.as_ptr().cast()),
-        )
+        let (elem_td, at) = (list_elem(xs_td)?, within(xs, i)?);
+        check(rt, call::dtlv_rti_list_remove(rt, xs, elem_td, at, result_out.as_ptr().cast()))
     }
 
     /// Reverses in place.
@@ -735,30 +779,24 @@ unsafe fn keep_one(
     Ok(())
 }
 
-datalove_rti::natives! {
-    /// The smaller by the runtime's order (`a` on a tie); the other is destroyed.
-    fn dlr_std__min(
-        rt,
-        a: AnyOwned<'_>, a_td,
-        b: AnyOwned<'_>, b_td,
-        result_out: AnyOut<'_>, result_td,
-    ) {
-        keep_one(rt, a, a_td, b, b_td, result_out, result_td, |o| {
-            o != Ordering::Greater
-        })
-    }
+/// Natives that keep one of two owned values: the first when `$pick_first` holds of their
+/// order.
+macro_rules! keep_one {
+    ($($(#[$doc:meta])* $name:ident = $pick_first:expr;)*) => {
+        datalove_rti::natives! {$(
+            $(#[$doc])*
+            fn $name(rt, a: AnyOwned<'_>, a_td, b: AnyOwned<'_>, b_td, result_out: AnyOut<'_>, result_td) {
+                keep_one(rt, a, a_td, b, b_td, result_out, result_td, $pick_first)
+            }
+        )*}
+    };
+}
 
+keep_one! {
+    /// The smaller by the runtime's order (`a` on a tie); the other is destroyed.
+    dlr_std__min = |o| o != Ordering::Greater;
     /// The larger by the runtime's order (`b` on a tie); the other is destroyed.
-    fn dlr_std__max(
-        rt,
-        a: AnyOwned<'_>, a_td,
-        b: AnyOwned<'_>, b_td,
-        result_out: AnyOut<'_>, result_td,
-    ) {
-        keep_one(rt, a, a_td, b, b_td, result_out, result_td, |o| {
-            o == Ordering::Greater
-        })
-    }
+    dlr_std__max = |o| o == Ordering::Greater;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -837,15 +875,11 @@ datalove_rti::natives! {
     }
 }
 
-datalove_rti::natives! {
+from_text! { rtdt::List, write_string_list:
     /// The words: the non-empty pieces between runs of Unicode whitespace.
-    fn dlr_std__string_split_whitespace(
-        rt,
-        s: &rtdt::String, _s_td,
-        result_out: &mut MaybeUninit<rtdt::List>, result_td,
-    ) {
-        write_string_list(rt, s.as_str().split_whitespace(), result_out, result_td)
-    }
+    dlr_std__string_split_whitespace = |s| s.split_whitespace();
+    /// Each character as a string of its own.
+    dlr_std__string_chars = |s| s.char_indices().map(|(at, c)| &s[at..at + c.len_utf8()]);
 }
 
 datalove_rti::natives! {
@@ -870,74 +904,18 @@ datalove_rti::natives! {
     }
 }
 
-/// The defining part of a trimming native: `s` with `trim` applied.
-///
-/// # Safety
-/// `rt` live; `out` room for a string.
-unsafe fn trimmed(
-    rt: RtHandle,
-    s: &rtdt::String,
-    trim: fn(&str) -> &str,
-    out: &mut MaybeUninit<rtdt::String>,
-) -> Result<(), Failure> {
-    make_string(rt, trim(s.as_str()), out)
-}
-
-datalove_rti::natives! {
+from_text! { rtdt::String, string_result:
     /// Without Unicode whitespace at either end.
-    fn dlr_std__string_trim(
-        rt,
-        s: &rtdt::String, _s_td,
-        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
-    ) {
-        trimmed(rt, s, str::trim, result_out)
-    }
-}
-
-datalove_rti::natives! {
+    dlr_std__string_trim = |s| s.trim();
     /// Without Unicode whitespace at the start.
-    fn dlr_std__string_trim_start(
-        rt,
-        s: &rtdt::String, _s_td,
-        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
-    ) {
-        trimmed(rt, s, str::trim_start, result_out)
-    }
-}
-
-datalove_rti::natives! {
+    dlr_std__string_trim_start = |s| s.trim_start();
     /// Without Unicode whitespace at the end.
-    fn dlr_std__string_trim_end(
-        rt,
-        s: &rtdt::String, _s_td,
-        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
-    ) {
-        trimmed(rt, s, str::trim_end, result_out)
-    }
+    dlr_std__string_trim_end = |s| s.trim_end();
 }
 
-datalove_rti::natives! {
-    fn dlr_std__string_starts_with(
-        rt,
-        s: &rtdt::String, _s_td,
-        prefix: &rtdt::String, _prefix_td,
-        result_out: &mut MaybeUninit<bool>, _result_td,
-    ) {
-        result_out.write(s.as_str().starts_with(prefix.as_str()));
-        Ok(())
-    }
-}
-
-datalove_rti::natives! {
-    fn dlr_std__string_ends_with(
-        rt,
-        s: &rtdt::String, _s_td,
-        suffix: &rtdt::String, _suffix_td,
-        result_out: &mut MaybeUninit<bool>, _result_td,
-    ) {
-        result_out.write(s.as_str().ends_with(suffix.as_str()));
-        Ok(())
-    }
+string_test! {
+    dlr_std__string_starts_with = |s, prefix| s.starts_with(prefix);
+    dlr_std__string_ends_with = |s, suffix| s.ends_with(suffix);
 }
 
 datalove_rti::natives! {
@@ -989,21 +967,6 @@ datalove_rti::natives! {
             repeated.push_str(text);
         }
         make_string(rt, &repeated, result_out)
-    }
-}
-
-datalove_rti::natives! {
-    /// Each character as a string of its own.
-    fn dlr_std__string_chars(
-        rt,
-        s: &rtdt::String, _s_td,
-        result_out: &mut MaybeUninit<rtdt::List>, result_td,
-    ) {
-        let text = s.as_str();
-        let pieces = text
-            .char_indices()
-            .map(|(at, c)| &text[at..at + c.len_utf8()]);
-        write_string_list(rt, pieces, result_out, result_td)
     }
 }
 
