@@ -1,8 +1,6 @@
 //! The embedder's errors: one value per way a program can fail to compile, load, link or
 //! run, so that a caller can tell them apart with a `match`.
 
-use std::fmt;
-
 use datalove_front::Failed;
 use datalove_rti::ErrorKind;
 
@@ -13,27 +11,35 @@ use crate::CompileError;
 
 /// Why an [`Engine`](crate::Engine) or a [`Module`](crate::Module) could not do what it
 /// was asked.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The backend cannot run programs on this machine (aot and c need a C compiler).
+    #[error("backend {} is unavailable: {}", .0.backend.name(), .0.reason)]
     Unavailable(Unavailable),
     /// The program does not compile: unreadable file or diagnostics.
+    #[error("{}", .0.to_string().trim_end())]
     Compile(CompileError),
     /// The program compiled but may not run: a module with no entry (`F008`), IR the
     /// verifier refuses (`V001`), or a backend that cannot take it (`B001`).
+    #[error("{}", .0.render().trim_end())]
     Refused(Failed),
     /// A rider the program requires cannot be found or loaded, or lacks a native.
+    #[error("rider: {0}")]
     Rider(String),
     /// The aot or c executable could not be built (the toolchain or the filesystem
     /// failed).
+    #[error("link: {0}")]
     Link(String),
     /// The program ran and raised a runtime error (or, with leak checking on, ended with
     /// allocations still live: kind [`ErrorKind::Leak`]).
+    #[error("{0}")]
     Runtime(RuntimeError),
     /// A function looked up by name does not exist, or its signature is not the one the
     /// caller's Rust types describe.
+    #[error("signature: {0}")]
     Signature(String),
     /// The backend cannot do this (for example call a function of an aot or c module).
+    #[error("unsupported: {0}")]
     Unsupported(String),
 }
 
@@ -46,28 +52,6 @@ impl Error {
         }
     }
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Unavailable(u) => write!(
-                f,
-                "backend {} is unavailable: {}",
-                u.backend.name(),
-                u.reason
-            ),
-            Error::Compile(e) => write!(f, "{}", e.to_string().trim_end()),
-            Error::Refused(failed) => f.write_str(failed.render().trim_end()),
-            Error::Rider(m) => write!(f, "rider: {m}"),
-            Error::Link(m) => write!(f, "link: {m}"),
-            Error::Runtime(e) => write!(f, "{e}"),
-            Error::Signature(m) => write!(f, "signature: {m}"),
-            Error::Unsupported(m) => write!(f, "unsupported: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// The error an executable reported on stderr: its line `error: <kind>: <detail>[ at
 /// FILE:LINE:COL]` and the chain lines after it (`RuntimeError::parse_report`, the

@@ -223,37 +223,29 @@ pub(crate) fn executable_riders(
 }
 
 /// Why no executable was made.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// Refused before anything was built (a module, IR the verifier refuses, a backend
     /// that cannot take the program): diagnostics, exit 2.
+    #[error("{}", .0.render().trim_end())]
     Refused(Failed),
     /// A rider the program requires cannot be found or loaded.
+    #[error("rider: {0}")]
     Rider(String),
     /// The toolchain or the filesystem failed.
+    #[error("{0}")]
     Failed(String),
     /// The output is one of the build's inputs (the program's source, a module, a rider's
     /// interface or library, the runtime): nothing was written.
+    #[error(
+        "the output {} is {}, which the build reads: refusing to write over it",
+        output.display(),
+        input.display()
+    )]
     WouldOverwrite {
         output: std::path::PathBuf,
         input: std::path::PathBuf,
     },
-}
-
-impl std::fmt::Display for BuildError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BuildError::Refused(failed) => f.write_str(failed.render().trim_end()),
-            BuildError::Rider(m) => write!(f, "rider: {m}"),
-            BuildError::Failed(m) => f.write_str(m),
-            BuildError::WouldOverwrite { output, input } => write!(
-                f,
-                "the output {} is {}, which the build reads: refusing to write over it",
-                output.display(),
-                input.display()
-            ),
-        }
-    }
 }
 
 /// Refuses an output that is one of `inputs`.
@@ -272,8 +264,6 @@ fn refuse_overwrite(
         None => Ok(()),
     }
 }
-
-impl std::error::Error for BuildError {}
 
 /// Links the executable `out` of `backend` (aot or c) for `target` with the runtime
 /// staticlib built for it, and places the riders beside it.

@@ -14,7 +14,6 @@
 //! prints the error and leak lines (leaks checked with `DATALOVE_CHECK_LEAKS=1`) and
 //! gives the exit code.
 
-use std::fmt;
 use std::path::Path;
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Type, UserFuncName, Value};
@@ -29,32 +28,23 @@ use datalove_ir::Program;
 /// The C API function the generated `main` calls.
 pub const RUN_MAIN_SYMBOL: &str = "dtlv_rt_run_linked";
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum AotError {
+    #[error("{0}")]
     Lower(ClifError),
     /// The target is unknown or Cranelift could not set it up.
+    #[error("target: {0}")]
     Target(String),
     /// Cranelift could not write the object.
+    #[error("writing the object: {0}")]
     Object(String),
     /// Writing a file or starting the C compiler failed.
+    #[error("{0}")]
     Io(String),
     /// The C compiler refused to link (its stderr follows).
+    #[error("linking failed: {0}")]
     Link(String),
 }
-
-impl fmt::Display for AotError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AotError::Lower(e) => write!(f, "{e}"),
-            AotError::Target(m) => write!(f, "target: {m}"),
-            AotError::Object(m) => write!(f, "writing the object: {m}"),
-            AotError::Io(m) => write!(f, "{m}"),
-            AotError::Link(m) => write!(f, "linking failed: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for AotError {}
 
 /// The ISA for `triple` (`None`: this machine), position independent.
 pub fn target_isa(triple: Option<&str>) -> Result<OwnedTargetIsa, AotError> {

@@ -8,7 +8,6 @@
 //! ```
 
 use std::collections::HashMap;
-use std::fmt;
 
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::default_libcall_names;
@@ -23,26 +22,17 @@ pub use datalove_ir::native::NativeResolver;
 pub const JIT_ARENA_BYTES: usize = 128 << 20;
 
 /// Why the JIT could not take a program.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum JitError {
+    #[error("{0}")]
     Lower(ClifError),
     /// A native's implementation could not be found (the message names rider and symbol).
+    #[error("{0}")]
     Native(String),
     /// Cranelift could not set up or finish the module.
+    #[error("the JIT failed: {0}")]
     Module(String),
 }
-
-impl fmt::Display for JitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            JitError::Lower(e) => write!(f, "{e}"),
-            JitError::Native(m) => write!(f, "{m}"),
-            JitError::Module(m) => write!(f, "the JIT failed: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for JitError {}
 
 /// A program compiled into executable memory.
 pub struct JitProgram {

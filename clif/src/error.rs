@@ -2,12 +2,14 @@
 
 use std::fmt;
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ClifError {
     /// The program did not pass the IR verifier (the backends take verified IR only).
+    #[error("the program is not valid IR: {0}")]
     Unverified(String),
     /// Cranelift refused a function or a data object (a lowering bug, reported with the
     /// function's name).
+    #[error("cranelift refused `{function}`: {message}")]
     Module { function: String, message: String },
 }
 
@@ -19,16 +21,3 @@ impl ClifError {
         }
     }
 }
-
-impl fmt::Display for ClifError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ClifError::Unverified(m) => write!(f, "the program is not valid IR: {m}"),
-            ClifError::Module { function, message } => {
-                write!(f, "cranelift refused `{function}`: {message}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ClifError {}

@@ -1,22 +1,11 @@
 //! Why the interpreter could not take a program.
 
-use std::fmt;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InterpError {
     /// The program did not pass the verifier (the interpreter runs verified IR only).
+    #[error("the program is not valid IR: {0}")]
     Unverified(String),
     /// A native's implementation could not be found (the message names rider and symbol).
+    #[error("{0}")]
     Native(String),
 }
-
-impl fmt::Display for InterpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InterpError::Unverified(m) => write!(f, "the program is not valid IR: {m}"),
-            InterpError::Native(m) => write!(f, "{m}"),
-        }
-    }
-}
-
-impl std::error::Error for InterpError {}

@@ -36,26 +36,15 @@ pub struct LinkInputs {
 }
 
 /// A link that failed: the command as run and what the compiler printed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LinkError {
     /// Something to read or write, or the compiler, was missing.
+    #[error("{0}")]
     Io(String),
     /// The compiler ran and failed.
+    #[error("the C compiler failed: {command}\n{stderr}")]
     Failed { command: String, stderr: String },
 }
-
-impl std::fmt::Display for LinkError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LinkError::Io(message) => f.write_str(message),
-            LinkError::Failed { command, stderr } => {
-                write!(f, "the C compiler failed: {command}\n{stderr}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for LinkError {}
 
 /// Runs `inputs.target`'s C compiler on `flags_and_inputs` (objects, C files, and the
 /// flags before them) and links `out` with the runtime staticlib, then `-lpthread -ldl
