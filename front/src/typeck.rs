@@ -631,10 +631,17 @@ impl<'a> FnChecker<'a> {
                         Need::Integer => "integers",
                         Need::Signed => "signed integers and floats",
                     };
-                    self.diagnostics.push(
+                    let mut d =
                         Diagnostic::error("T002", span, format!("`{op}` does not apply to {t}"))
-                            .with_label(format!("`{op}` takes {what}")),
-                    );
+                            .with_label(format!("`{op}` takes {what}"));
+                    if ty == IrType::BigInt {
+                        if let Some(call) = bigint_function(op, need) {
+                            d = d.with_help(format!(
+                                "bigint arithmetic is the `bigint` module's: import it, then `{call}`"
+                            ));
+                        }
+                    }
+                    self.diagnostics.push(d);
                 }
             }
             Obligation::Cast { from, to, span } => {
@@ -645,10 +652,15 @@ impl<'a> FnChecker<'a> {
                 let numeric = |t: &IrType| t.is_integer() || t.is_float();
                 if !numeric(&from) || !numeric(&to) {
                     let (f, t) = (self.show(&from), self.show(&to));
-                    self.diagnostics.push(
+                    let mut d =
                         Diagnostic::error("T009", span, format!("cannot convert {f} to {t}"))
-                            .with_label("`as` converts between integer, index and float types"),
-                    );
+                            .with_label("`as` converts between integer, index and float types");
+                    if from == IrType::BigInt || to == IrType::BigInt {
+                        d = d.with_help(
+                            "a bigint converts with the `bigint` module: `from(x)` makes one, `to(ref n)` gives the integer the call site expects",
+                        );
+                    }
+                    self.diagnostics.push(d);
                 }
             }
         }
@@ -900,10 +912,14 @@ impl<'a> FnChecker<'a> {
             && !self.poisoned_or_error(expected)
         {
             let (want, got) = (self.show(expected), self.show(&out.ty));
-            self.diagnostics.push(
-                Diagnostic::error("T001", e.span, format!("expected {want}, found {got}"))
-                    .with_label(format!("this is {got}")),
-            );
+            let mut d = Diagnostic::error("T001", e.span, format!("expected {want}, found {got}"))
+                .with_label(format!("this is {got}"));
+            if *expected == IrType::BigInt && matches!(e.kind, A::Int(..)) {
+                d = d.with_help(
+                    "there is no bigint literal: `from(5i64)` or `unwrap(parse(ref \"5\"))` of the `bigint` module makes one",
+                );
+            }
+            self.diagnostics.push(d);
         }
         out
     }
@@ -1788,4 +1804,18 @@ fn zonk_expr(vars: &[Var], e: &mut Expr) {
         | ExprKind::Unit
         | ExprKind::None => {}
     }
+}
+
+/// The call of the `bigint` module that does what an arithmetic operator would on
+/// bigints, named in the help of `T002`.
+fn bigint_function(op: &str, need: Need) -> Option<&'static str> {
+    Some(match (op, need) {
+        ("-", Need::Signed) => "neg(ref a)",
+        ("+", _) => "add(ref a, ref b)",
+        ("-", _) => "sub(ref a, ref b)",
+        ("*", _) => "mul(ref a, ref b)",
+        ("/", _) => "div(ref a, ref b)",
+        ("%", _) => "rem(ref a, ref b)",
+        _ => return None,
+    })
 }
