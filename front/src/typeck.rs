@@ -634,12 +634,12 @@ impl<'a> FnChecker<'a> {
                     let mut d =
                         Diagnostic::error("T002", span, format!("`{op}` does not apply to {t}"))
                             .with_label(format!("`{op}` takes {what}"));
-                    if ty == IrType::BigInt {
-                        if let Some(call) = bigint_function(op, need) {
-                            d = d.with_help(format!(
-                                "bigint arithmetic is the `bigint` module's: import it, then `{call}`"
-                            ));
-                        }
+                    if let Some(function) =
+                        bigint_function(op, need).filter(|_| ty == IrType::BigInt)
+                    {
+                        d = d.with_help(format!(
+                            "on bigints `{op}` is `bigint.{function}`, which applies once the program imports from the `bigint` module (`import bigint.{function}`)"
+                        ));
                     }
                     self.diagnostics.push(d);
                 }
@@ -1086,6 +1086,9 @@ impl<'a> FnChecker<'a> {
             A::Call { callee, args } => self.call(callee, args, span, expected),
             A::Neg(value) => {
                 let value = self.expr(value, expected);
+                if let Some(f) = self.bigint_operator("-", Need::Signed, &value.ty) {
+                    return self.bigint_call(f, vec![value], span);
+                }
                 self.obligations.push(Obligation::Arith {
                     ty: value.ty.clone(),
                     op: "-",
@@ -1118,6 +1121,44 @@ impl<'a> FnChecker<'a> {
                 )
             }
         }
+    }
+
+    /// The `bigint` module's function an arithmetic operator on operands of type `ty` is
+    /// ([`bigint_function`]); `None` when they are not bigints (as far as is known here),
+    /// the operator has no such function, or the program does not include the module
+    /// (then the operator's obligation reports `T002`).
+    fn bigint_operator(&self, op: &str, need: Need, ty: &IrType) -> Option<usize> {
+        if self.shallow(ty) != IrType::BigInt {
+            return None;
+        }
+        self.library_function(&format!("bigint.{}", bigint_function(op, need)?))
+    }
+
+    /// The call of program function `f` with `operands` lent (`ref`), giving a bigint.
+    fn bigint_call(&self, f: usize, operands: Vec<Expr>, span: Span) -> Expr {
+        let args = operands
+            .into_iter()
+            .map(|value| Arg {
+                mode: ParamMode::Ref,
+                span: value.span,
+                value,
+            })
+            .collect();
+        let call = ExprKind::Call {
+            callee: Callee::Function(f),
+            type_args: Vec::new(),
+            args,
+        };
+        self.mk(call, IrType::BigInt, span)
+    }
+
+    /// The program's function `ir_name` (`bigint.add`, `describe.to_string`) when the
+    /// module that defines it is part of the program.
+    fn library_function(&self, ir_name: &str) -> Option<usize> {
+        self.resolved
+            .functions
+            .iter()
+            .position(|f| f.ir_name == ir_name)
     }
 
     fn binary(
@@ -1160,6 +1201,9 @@ impl<'a> FnChecker<'a> {
         if let Some((ir_op, need)) = arith(op) {
             let l = self.expr(lhs, expected);
             let r = self.expr_coerce(rhs, &l.ty.clone());
+            if let Some(f) = self.bigint_operator(op.symbol(), need, &l.ty) {
+                return self.bigint_call(f, vec![l, r], span);
+            }
             self.obligations.push(Obligation::Arith {
                 ty: l.ty.clone(),
                 op: op.symbol(),
@@ -1806,16 +1850,17 @@ fn zonk_expr(vars: &[Var], e: &mut Expr) {
     }
 }
 
-/// The call of the `bigint` module that does what an arithmetic operator would on
-/// bigints, named in the help of `T002`.
+/// The function of the `bigint` module an arithmetic operator on bigints is: the one
+/// decision behind both the lowering (`FnChecker::bigint_operator`) and the help of
+/// `T002`. The operands are passed `ref`.
 fn bigint_function(op: &str, need: Need) -> Option<&'static str> {
     Some(match (op, need) {
-        ("-", Need::Signed) => "neg(ref a)",
-        ("+", _) => "add(ref a, ref b)",
-        ("-", _) => "sub(ref a, ref b)",
-        ("*", _) => "mul(ref a, ref b)",
-        ("/", _) => "div(ref a, ref b)",
-        ("%", _) => "rem(ref a, ref b)",
+        ("-", Need::Signed) => "neg",
+        ("+", _) => "add",
+        ("-", _) => "sub",
+        ("*", _) => "mul",
+        ("/", _) => "div",
+        ("%", _) => "rem",
         _ => return None,
     })
 }

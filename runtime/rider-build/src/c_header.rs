@@ -243,6 +243,17 @@ mod tests {
     }
 
     #[test]
+    fn bigints_by_mode() {
+        assert_eq!(
+            c_sig("native fun b(ref a: bigint, mut c: bigint, d: bigint, out e: bigint): bigint"),
+            "uint8_t dlr_t__b(void *rt, const dtlv_bigint_t *a, const dtlv_tydesc_t *a_td, \
+             dtlv_bigint_t *c, const dtlv_tydesc_t *c_td, dtlv_bigint_t *d, \
+             const dtlv_tydesc_t *d_td, dtlv_bigint_t *e, const dtlv_tydesc_t *e_td, \
+             dtlv_bigint_t *result_out, const dtlv_tydesc_t *result_td)"
+        );
+    }
+
+    #[test]
     fn generic_values_are_void_and_trailing_descriptors_follow() {
         assert_eq!(
             c_sig("native fun g<T, U>(ref x: T, y: ?u8, mut z: (u8, T)): (T, U)"),

@@ -548,6 +548,17 @@ mod tests {
     }
 
     #[test]
+    fn bigints_by_mode() {
+        assert_eq!(
+            sig("native fun m(ref a: bigint, mut b: bigint, c: bigint, out d: bigint): bigint"),
+            "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: &rtdt::BigInt, a_td: &TyDesc, \
+             b: &mut rtdt::BigInt, b_td: &TyDesc, c: &mut rtdt::BigInt, c_td: &TyDesc, \
+             d: &mut MaybeUninit<rtdt::BigInt>, d_td: &TyDesc, \
+             result_out: &mut MaybeUninit<rtdt::BigInt>, result_td: &TyDesc) -> u8"
+        );
+    }
+
+    #[test]
     fn params_options_tuples_are_any() {
         assert_eq!(
             sig("native fun m<T>(ref a: T, mut b: ?u8, c: (u8, T), out d: T, ref e: [T]): (u8,)"),
