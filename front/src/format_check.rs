@@ -172,12 +172,7 @@ impl FnChecker<'_> {
                 ("floats.to_string_fixed", value, Some(digits))
             }
         };
-        let Some(f) = self
-            .resolved
-            .functions
-            .iter()
-            .position(|f| f.ir_name == function)
-        else {
+        let Some(f) = self.library_function(function) else {
             self.diagnostics.push(Diagnostic::error(
                 "F012",
                 at,

@@ -631,10 +631,17 @@ impl<'a> FnChecker<'a> {
                         Need::Integer => "integers",
                         Need::Signed => "signed integers and floats",
                     };
-                    self.diagnostics.push(
+                    let mut d =
                         Diagnostic::error("T002", span, format!("`{op}` does not apply to {t}"))
-                            .with_label(format!("`{op}` takes {what}")),
-                    );
+                            .with_label(format!("`{op}` takes {what}"));
+                    if let Some(function) =
+                        bigint_function(op, need).filter(|_| ty == IrType::BigInt)
+                    {
+                        d = d.with_help(format!(
+                            "on bigints `{op}` is `bigint.{function}`, which applies once the program imports from the `bigint` module (`import bigint.{function}`)"
+                        ));
+                    }
+                    self.diagnostics.push(d);
                 }
             }
             Obligation::Cast { from, to, span } => {
@@ -645,10 +652,15 @@ impl<'a> FnChecker<'a> {
                 let numeric = |t: &IrType| t.is_integer() || t.is_float();
                 if !numeric(&from) || !numeric(&to) {
                     let (f, t) = (self.show(&from), self.show(&to));
-                    self.diagnostics.push(
+                    let mut d =
                         Diagnostic::error("T009", span, format!("cannot convert {f} to {t}"))
-                            .with_label("`as` converts between integer, index and float types"),
-                    );
+                            .with_label("`as` converts between integer, index and float types");
+                    if from == IrType::BigInt || to == IrType::BigInt {
+                        d = d.with_help(
+                            "a bigint converts with the `bigint` module: `from(x)` makes one, `to(ref n)` gives the integer the call site expects",
+                        );
+                    }
+                    self.diagnostics.push(d);
                 }
             }
         }
@@ -906,10 +918,14 @@ impl<'a> FnChecker<'a> {
             && !self.poisoned_or_error(expected)
         {
             let (want, got) = (self.show(expected), self.show(&out.ty));
-            self.diagnostics.push(
-                Diagnostic::error("T001", e.span, format!("expected {want}, found {got}"))
-                    .with_label(format!("this is {got}")),
-            );
+            let mut d = Diagnostic::error("T001", e.span, format!("expected {want}, found {got}"))
+                .with_label(format!("this is {got}"));
+            if *expected == IrType::BigInt && matches!(e.kind, A::Int(..)) {
+                d = d.with_help(
+                    "there is no bigint literal: `from(5i64)` or `unwrap(parse(ref \"5\"))` of the `bigint` module makes one",
+                );
+            }
+            self.diagnostics.push(d);
         }
         out
     }
@@ -1074,6 +1090,9 @@ impl<'a> FnChecker<'a> {
             A::Call { callee, args } => self.call(callee, args, span, expected),
             A::Neg(value) => {
                 let value = self.expr(value, expected);
+                if let Some(f) = self.bigint_operator("-", Need::Signed, &value.ty) {
+                    return self.bigint_call(f, vec![value], span);
+                }
                 self.obligations.push(Obligation::Arith {
                     ty: value.ty.clone(),
                     op: "-",
@@ -1108,6 +1127,44 @@ impl<'a> FnChecker<'a> {
         }
     }
 
+    /// The `bigint` module's function an arithmetic operator on operands of type `ty` is
+    /// ([`bigint_function`]); `None` when they are not bigints (as far as is known here),
+    /// the operator has no such function, or the program does not include the module
+    /// (then the operator's obligation reports `T002`).
+    fn bigint_operator(&self, op: &str, need: Need, ty: &IrType) -> Option<usize> {
+        if self.shallow(ty) != IrType::BigInt {
+            return None;
+        }
+        self.library_function(&format!("bigint.{}", bigint_function(op, need)?))
+    }
+
+    /// The call of program function `f` with `operands` lent (`ref`), giving a bigint.
+    fn bigint_call(&self, f: usize, operands: Vec<Expr>, span: Span) -> Expr {
+        let args = operands
+            .into_iter()
+            .map(|value| Arg {
+                mode: ParamMode::Ref,
+                span: value.span,
+                value,
+            })
+            .collect();
+        let call = ExprKind::Call {
+            callee: Callee::Function(f),
+            type_args: Vec::new(),
+            args,
+        };
+        self.mk(call, IrType::BigInt, span)
+    }
+
+    /// The program's function `ir_name` (`bigint.add`, `describe.to_string`) when the
+    /// module that defines it is part of the program.
+    fn library_function(&self, ir_name: &str) -> Option<usize> {
+        self.resolved
+            .functions
+            .iter()
+            .position(|f| f.ir_name == ir_name)
+    }
+
     fn binary(
         &mut self,
         op: BinOp,
@@ -1129,6 +1186,9 @@ impl<'a> FnChecker<'a> {
                 };
                 let l = self.expr(lhs, expected);
                 let r = self.expr_coerce(rhs, &l.ty.clone());
+                if let Some(f) = self.bigint_operator(op.symbol(), need, &l.ty) {
+                    return self.bigint_call(f, vec![l, r], span);
+                }
                 self.obligations.push(Obligation::Arith {
                     ty: l.ty.clone(),
                     op: op.symbol(),
@@ -1770,4 +1830,19 @@ fn zonk_expr(vars: &[Var], e: &mut Expr) {
         | ExprKind::Unit
         | ExprKind::None => {}
     }
+}
+
+/// The function of the `bigint` module an arithmetic operator on bigints is: the one
+/// decision behind both the lowering (`FnChecker::bigint_operator`) and the help of
+/// `T002`. The operands are passed `ref`.
+fn bigint_function(op: &str, need: Need) -> Option<&'static str> {
+    Some(match (op, need) {
+        ("-", Need::Signed) => "neg",
+        ("+", _) => "add",
+        ("-", _) => "sub",
+        ("*", _) => "mul",
+        ("/", _) => "div",
+        ("%", _) => "rem",
+        _ => return None,
+    })
 }

@@ -29,6 +29,8 @@ pub enum IrType {
     Tuple(Vec<IrType>),
     Data,
     Param(u32),
+    /// An arbitrary-precision integer (`rtdt::BigInt`); owned, not copy.
+    BigInt,
 }
 
 impl IrType {
@@ -62,6 +64,7 @@ impl IrType {
             IrType::Tuple(_) => TyKind::Tuple,
             IrType::Data => TyKind::Data,
             IrType::Param(_) => return None,
+            IrType::BigInt => TyKind::BigInt,
         })
     }
 
@@ -83,6 +86,7 @@ impl IrType {
             TyKind::Index => IrType::Index,
             TyKind::String => IrType::String,
             TyKind::Data => IrType::Data,
+            TyKind::BigInt => IrType::BigInt,
             _ => return None,
         })
     }
@@ -106,6 +110,7 @@ impl IrType {
             "index" => IrType::Index,
             "string" => IrType::String,
             "data" => IrType::Data,
+            "bigint" => IrType::BigInt,
             _ => return None,
         })
     }
@@ -139,7 +144,9 @@ impl IrType {
     /// the runtime copies it when its descriptor says copy.
     pub fn is_copy(&self) -> bool {
         match self {
-            IrType::String | IrType::List(_) | IrType::Data | IrType::Param(_) => false,
+            IrType::String | IrType::List(_) | IrType::Data | IrType::Param(_) | IrType::BigInt => {
+                false
+            }
             IrType::Option(p) => p.is_copy(),
             IrType::Tuple(fields) => fields.iter().all(IrType::is_copy),
             _ => true,

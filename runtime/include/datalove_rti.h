@@ -73,6 +73,7 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_KIND_OPTION 15u
 #define DTLV_KIND_TUPLE 16u
 #define DTLV_KIND_DATA 17u
+#define DTLV_KIND_BIGINT 19u
 
 /* dtlv_tydesc_t.flags: plain bytes (copy is memcpy, drop is nothing). */
 #define DTLV_TYDESC_COPY 1u
@@ -151,6 +152,15 @@ typedef struct dtlv_data {
     const dtlv_tydesc_t *desc;
     uint64_t word;
 } dtlv_data_t;
+
+/* A bigint: sign and magnitude, `len` little-endian 64-bit limbs at `limbs` (the top
+ * one never zero; zero has len 0 and is not negative). Made only by the runtime
+ * (dtlv_rti_bigint_from_limbs); read the limbs as they are. */
+typedef struct dtlv_bigint {
+    uint64_t *limbs;
+    size_t len;
+    size_t negative;
+} dtlv_bigint_t;
 
 /* An index: a position or length. */
 typedef uint64_t dtlv_index_t;
@@ -268,6 +278,10 @@ struct dtlv_rti_table {
                                  dtlv_list_t *out);
     /* where the error being abandoned for passed: "FILE:LINE:COL" (compiled code only) */
     void (*error_at)(void *rt, const uint8_t *site, size_t len);
+
+    /* bigints */
+    dtlv_status_t (*bigint_from_limbs)(void *rt, uint8_t negative, const uint64_t *limbs,
+                                       size_t len, dtlv_bigint_t *out);
 };
 
 /* The table behind `rt`. */
@@ -460,6 +474,14 @@ static inline dtlv_status_t dtlv_rti_list_filled(void *rt, const dtlv_tydesc_t *
 
 static inline void dtlv_rti_error_at(void *rt, const uint8_t *site, size_t len) {
     DTLV_RTI_TABLE(rt)->error_at(rt, site, len);
+}
+
+/* ---- bigints ---- */
+
+static inline dtlv_status_t dtlv_rti_bigint_from_limbs(void *rt, uint8_t negative,
+                                                       const uint64_t *limbs, size_t len,
+                                                       dtlv_bigint_t *out) {
+    return DTLV_RTI_TABLE(rt)->bigint_from_limbs(rt, negative, limbs, len, out);
 }
 
 /* A convenience for C riders: a failure status with a NUL-terminated message. */

@@ -240,3 +240,32 @@ uint8_t dlr_cprobe__cprobe_zero(void *rt, void *result_out, const dtlv_tydesc_t 
     DTLV_RTI_TABLE(rt)->init(result_out, t_td);
     return DTLV_STATUS_OK;
 }
+
+/* Reads an owned bigint's limbs in C, builds twice its value through the table, and
+ * drops the argument (handed over `in`: the native's). */
+uint8_t dlr_cprobe__cprobe_bigint_double(void *rt, dtlv_bigint_t *b, const dtlv_tydesc_t *b_td,
+                                         dtlv_bigint_t *result_out,
+                                         const dtlv_tydesc_t *result_td) {
+    if (!expect(rt, "cprobe_bigint_double", "b", b_td, DTLV_KIND_BIGINT, sizeof(dtlv_bigint_t)) ||
+        !expect(rt, "cprobe_bigint_double", "result", result_td, DTLV_KIND_BIGINT,
+                sizeof(dtlv_bigint_t))) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    size_t n = b->len;
+    uint64_t *limbs = malloc((n + 1) * sizeof(uint64_t));
+    if (limbs == NULL) {
+        dtlv_rti_drop(rt, b, b_td);
+        return dtlv_rti_fail(rt, "cprobe_bigint_double: out of memory");
+    }
+    uint64_t carry = 0;
+    for (size_t i = 0; i < n; i++) {
+        limbs[i] = (b->limbs[i] << 1) | carry;
+        carry = b->limbs[i] >> 63;
+    }
+    limbs[n] = carry;
+    dtlv_status_t status =
+        dtlv_rti_bigint_from_limbs(rt, (uint8_t)b->negative, limbs, n + 1, result_out);
+    free(limbs);
+    dtlv_rti_drop(rt, b, b_td);
+    return status;
+}

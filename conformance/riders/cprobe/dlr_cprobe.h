@@ -49,6 +49,9 @@ uint8_t dlr_cprobe__cprobe_tagged(void *rt, void *result_out, const dtlv_tydesc_
 /* rider.dli:15:1: native fun cprobe_zero<T>(): T */
 uint8_t dlr_cprobe__cprobe_zero(void *rt, void *result_out, const dtlv_tydesc_t *result_td, const dtlv_tydesc_t *t_td);
 
+/* rider.dli:16:1: native fun cprobe_bigint_double(b: bigint): bigint */
+uint8_t dlr_cprobe__cprobe_bigint_double(void *rt, dtlv_bigint_t *b, const dtlv_tydesc_t *b_td, dtlv_bigint_t *result_out, const dtlv_tydesc_t *result_td);
+
 DTLV_END_DECLS
 
 #endif /* DLR_CPROBE_H */

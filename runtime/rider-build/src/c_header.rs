@@ -37,6 +37,7 @@ fn c_type(ty: &IrType) -> Option<&'static str> {
         IrType::String => "dtlv_string_t",
         IrType::List(_) => "dtlv_list_t",
         IrType::Data => "dtlv_data_t",
+        IrType::BigInt => "dtlv_bigint_t",
         IrType::Option(_) | IrType::Tuple(_) | IrType::Param(_) => return None,
     })
 }
@@ -231,6 +232,17 @@ mod tests {
              const dtlv_tydesc_t *c_td, dtlv_string_t *d, const dtlv_tydesc_t *d_td, \
              double *e, const dtlv_tydesc_t *e_td, const uint8_t *f, const dtlv_tydesc_t *f_td, \
              dtlv_index_t *result_out, const dtlv_tydesc_t *result_td)"
+        );
+    }
+
+    #[test]
+    fn bigints_by_mode() {
+        assert_eq!(
+            c_sig("native fun b(ref a: bigint, mut c: bigint, d: bigint, out e: bigint): bigint"),
+            "uint8_t dlr_t__b(void *rt, const dtlv_bigint_t *a, const dtlv_tydesc_t *a_td, \
+             dtlv_bigint_t *c, const dtlv_tydesc_t *c_td, dtlv_bigint_t *d, \
+             const dtlv_tydesc_t *d_td, dtlv_bigint_t *e, const dtlv_tydesc_t *e_td, \
+             dtlv_bigint_t *result_out, const dtlv_tydesc_t *result_td)"
         );
     }
 

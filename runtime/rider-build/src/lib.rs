@@ -295,6 +295,7 @@ pub fn nameable_type(ty: &IrType) -> Option<&'static str> {
         IrType::String => "rtdt::String",
         IrType::List(_) => "rtdt::List",
         IrType::Data => "rtdt::Data",
+        IrType::BigInt => "rtdt::BigInt",
         IrType::Option(_) | IrType::Tuple(_) | IrType::Param(_) => return None,
     })
 }
@@ -543,6 +544,17 @@ mod tests {
              b: &mut rtdt::List, b_td: &TyDesc, c: &mut rtdt::Data, c_td: &TyDesc, \
              d: &mut MaybeUninit<rtdt::String>, d_td: &TyDesc, \
              result_out: &mut MaybeUninit<rtdt::List>, result_td: &TyDesc) -> u8"
+        );
+    }
+
+    #[test]
+    fn bigints_by_mode() {
+        assert_eq!(
+            sig("native fun m(ref a: bigint, mut b: bigint, c: bigint, out d: bigint): bigint"),
+            "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: &rtdt::BigInt, a_td: &TyDesc, \
+             b: &mut rtdt::BigInt, b_td: &TyDesc, c: &mut rtdt::BigInt, c_td: &TyDesc, \
+             d: &mut MaybeUninit<rtdt::BigInt>, d_td: &TyDesc, \
+             result_out: &mut MaybeUninit<rtdt::BigInt>, result_td: &TyDesc) -> u8"
         );
     }
 

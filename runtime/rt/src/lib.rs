@@ -30,6 +30,7 @@
 pub mod alloc;
 pub mod args;
 pub mod artifact;
+pub mod bigints;
 pub mod capi;
 pub mod crash;
 pub mod data;

@@ -2,7 +2,7 @@
 
 use datalove_rti::{RtiTable, ABI_VERSION};
 
-use crate::{alloc, args, data, errors, lists, shadow, strings, tydescs, values};
+use crate::{alloc, args, bigints, data, errors, lists, shadow, strings, tydescs, values};
 
 /// The runtime's entry points, in `RtiTable` order.
 pub static TABLE: RtiTable = RtiTable {
@@ -68,4 +68,6 @@ pub static TABLE: RtiTable = RtiTable {
     program_args: args::program_args,
     list_filled: lists::list_filled,
     error_at: errors::error_at,
+
+    bigint_from_limbs: bigints::bigint_from_limbs,
 };

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use datalove_rti::layout::{compute_layout, Layout};
 use datalove_rti::table::{Rt, Td};
-use datalove_rti::tydesc::{DATA_TYDESC, STRING_TYDESC, TYDESC_COPY};
+use datalove_rti::tydesc::{BIGINT_TYDESC, DATA_TYDESC, STRING_TYDESC, TYDESC_COPY};
 use datalove_rti::{packed_tydesc, TyDesc, TyField, TyKind};
 
 use crate::state::Runtime;
@@ -60,6 +60,7 @@ impl Runtime {
         match td.kind {
             TyKind::String => &STRING_TYDESC,
             TyKind::Data => &DATA_TYDESC,
+            TyKind::BigInt => &BIGINT_TYDESC,
             TyKind::List => self.tydesc_list(td.elem()),
             TyKind::Option => self.tydesc_option(td.elem()),
             TyKind::Tuple => {

@@ -5,10 +5,10 @@
 //! true`; floats by IEEE total order (`f64::total_cmp`: `-0.0 < 0.0`) except that every
 //! NaN is one value, equal to any other NaN and after everything else (after `inf`);
 //! strings by bytes (code point order); lists lexicographically; `none < some(_)`, then
-//! payloads; tuples field by field; data by the spelling of the held type, then (same
+//! payloads; tuples field by field; bigints numerically; data by the spelling of the held type, then (same
 //! type) by value.
 //!
-//! **Formatting** (`format`, `debuglog`): integers and `index` in decimal; `f64` as Rust's
+//! **Formatting** (`format`, `debuglog`): integers, bigints and `index` in decimal; `f64` as Rust's
 //! `{:?}` (`1.0`, `0.1`, `1e300`, `inf`, `-inf`, `NaN`), `f32` as `{:?}` of the `f32`;
 //! `true`/`false`; unit `()`; a string at top level prints its bytes unchanged (interior
 //! NUL included); a string inside a list, option, tuple (or a data inside one of those)
@@ -20,11 +20,12 @@
 use std::cmp::Ordering;
 use std::ffi::c_void;
 
-use datalove_rti::rtdt::{Data, List, String as RtString};
+use datalove_rti::rtdt::{BigInt, Data, List, String as RtString};
 use datalove_rti::status::{RtStatus, STATUS_OK};
 use datalove_rti::table::{Rt, Td};
 use datalove_rti::{TyDesc, TyKind};
 
+use crate::bigints::{compare_bigints, format_bigint};
 use crate::state::Runtime;
 use crate::strings::ordering_i32;
 
@@ -156,6 +157,10 @@ impl Runtime {
                         .write(Data::from_raw_parts(desc, boxed.expose_provenance() as u64));
                 }
             }
+            TyKind::BigInt => {
+                let b = &*src.cast::<BigInt>();
+                dst.cast::<BigInt>().write(self.clone_bigint(b));
+            }
             _ => std::ptr::copy_nonoverlapping(src, dst, td.size),
         }
     }
@@ -196,6 +201,7 @@ impl Runtime {
                     self.free(boxed, held.size, held.align);
                 }
             }
+            TyKind::BigInt => self.free_bigint(&*value.cast::<BigInt>()),
             _ => {}
         }
     }
@@ -272,6 +278,7 @@ impl Runtime {
                 }
                 self.compare_values(va, vb, ta)
             }
+            TyKind::BigInt => compare_bigints(&*a.cast::<BigInt>(), &*b.cast::<BigInt>()),
         }
     }
 
@@ -358,6 +365,7 @@ impl Runtime {
                 self.format_into(out, held, held_td, nested);
                 Ok(())
             }
+            TyKind::BigInt => write!(out, "{}", format_bigint(&*value.cast::<BigInt>())),
         };
     }
 

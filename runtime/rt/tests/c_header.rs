@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use common::{c_program, tmp_dir};
 use datalove_rti::header::RtHeader;
-use datalove_rti::rtdt::{Data, Index, List, String as RtString};
+use datalove_rti::rtdt::{BigInt, Data, Index, List, String as RtString};
 use datalove_rti::status::*;
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::{
@@ -51,6 +51,7 @@ fn expectations() -> Vec<(String, u64)> {
         "dtlv_string_t" = RtString {},
         "dtlv_list_t" = List {},
         "dtlv_data_t" = Data {},
+        "dtlv_bigint_t" = BigInt {},
         "dtlv_index_t" = Index {},
         "dtlv_status_t" = RtStatus {},
     }
@@ -78,11 +79,24 @@ fn expectations() -> Vec<(String, u64)> {
     let l_bytes: [u8; 24] = unsafe { std::mem::transmute(l) };
     let d = unsafe { Data::from_raw_parts(std::ptr::without_provenance(0x1111), 0x2222) };
     let d_bytes: [u8; 16] = unsafe { std::mem::transmute(d) };
+    let b =
+        unsafe { BigInt::from_raw_parts(std::ptr::without_provenance_mut(0x1111), 0x2222, true) };
+    let mut b_bytes: [u8; 24] = unsafe { std::mem::transmute(b) };
+    // The sign word is 0 or 1: mark it with the third part to find it like the others.
+    let sign_at = (0..3)
+        .find(|i| b_bytes[i * 8..i * 8 + 8] == 1u64.to_ne_bytes())
+        .unwrap();
+    b_bytes[sign_at * 8..sign_at * 8 + 8].copy_from_slice(&0x3333u64.to_ne_bytes());
     // Each field found by the raw part it was made from, in the order they were given.
     for (ty, bytes, fields) in [
         ("dtlv_string_t", &s_bytes[..], &["ptr", "len", "cap"][..]),
         ("dtlv_list_t", &l_bytes[..], &["ptr", "len", "cap"][..]),
         ("dtlv_data_t", &d_bytes[..], &["desc", "word"][..]),
+        (
+            "dtlv_bigint_t",
+            &b_bytes[..],
+            &["limbs", "len", "negative"][..],
+        ),
     ] {
         for (field, part) in fields.iter().zip([0x1111, 0x2222, 0x3333]) {
             e.push((format!("offsetof({ty}, {field})"), word_at(bytes, part)));
@@ -100,6 +114,17 @@ fn expectations() -> Vec<(String, u64)> {
             offset as u64,
             word_at(&l_bytes, part),
             "layout.rs list offsets"
+        );
+    }
+    for (offset, part) in [
+        (datalove_rti::layout::BIGINT_PTR_OFFSET, 0x1111),
+        (datalove_rti::layout::BIGINT_LEN_OFFSET, 0x2222),
+        (datalove_rti::layout::BIGINT_NEGATIVE_OFFSET, 0x3333),
+    ] {
+        assert_eq!(
+            offset as u64,
+            word_at(&b_bytes, part),
+            "layout.rs bigint offsets"
         );
     }
     // Table entry count: every field after the two version words is one pointer.
@@ -123,8 +148,7 @@ fn expectations() -> Vec<(String, u64)> {
     ] {
         c(name, status as u64);
     }
-    for v in 0..=17u32 {
-        let kind = TyKind::from_u32(v).unwrap();
+    for &kind in TyKind::ALL {
         let name = match kind {
             TyKind::Index => "INDEX".to_owned(),
             k => k.name().to_uppercase(),

@@ -27,7 +27,7 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
 use crate::header::RtHeader;
-use crate::rtdt::{Data, List, RtHandle, String};
+use crate::rtdt::{BigInt, Data, List, RtHandle, String};
 use crate::status::{ArithOp, ErrorKind, RtStatus};
 use crate::table::{AllocStats, RtiTable, Td, ABI_VERSION};
 use crate::tydesc::{TyDesc, TyKind};
@@ -404,6 +404,16 @@ pub unsafe fn dtlv_rti_raise_arith(rt: RtHandle, kind: ErrorKind, op: ArithOp, t
     (table(rt).raise_arith)(rt.as_ptr(), kind as u32, op as u32, ty as u32)
 }
 
+/// Records a failed conversion from `from` to `to` (`kind` is overflow or invalid cast):
+/// `<from> to <to> conversion`, and sets `abandoning`.
+///
+/// # Safety
+/// `rt` must be live.
+pub unsafe fn dtlv_rti_raise_cast(rt: RtHandle, kind: ErrorKind, from: TyKind, to: TyKind) {
+    let ty = crate::status::cast_ty(from, to);
+    (table(rt).raise_arith)(rt.as_ptr(), kind as u32, ArithOp::Cast as u32, ty)
+}
+
 forward! {
     /// Records `index <index> out of bounds for length <len>` and sets `abandoning`.
     ///
@@ -512,4 +522,26 @@ forward! {
         value: *mut c_void,
         out: &mut MaybeUninit<List> => as_mut_ptr,
     ) -> RtStatus;
+}
+
+// ---- bigints ----
+
+/// A new bigint at `out` of the magnitude `limbs` (least significant first; high zero
+/// limbs are dropped) and sign `negative` (ignored for zero). Never fails.
+///
+/// # Safety
+/// `rt` live; `out` room for a bigint.
+pub unsafe fn dtlv_rti_bigint_from_limbs(
+    rt: RtHandle,
+    negative: bool,
+    limbs: &[u64],
+    out: &mut MaybeUninit<BigInt>,
+) -> RtStatus {
+    (table(rt).bigint_from_limbs)(
+        rt.as_ptr(),
+        negative as u8,
+        limbs.as_ptr(),
+        limbs.len(),
+        out.as_mut_ptr(),
+    )
 }

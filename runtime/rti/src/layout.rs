@@ -14,6 +14,7 @@
 //! | `?T` | tag byte (0 none, 1 some) at 0, payload at `align_up(1, align(T))` |
 //! | tuple | fields in declaration order, each at the next multiple of its alignment |
 //! | data | `{ desc, word }`, 16 bytes, align 8 |
+//! | bigint | `{ ptr, len, negative }`, 24 bytes, align 8: `len` little-endian `u64` limbs of the magnitude |
 //!
 //! Every size is a multiple of its alignment, so an array stride is the size.
 
@@ -40,6 +41,15 @@ pub const LIST_PTR_OFFSET: usize = 0;
 pub const LIST_LEN_OFFSET: usize = POINTER_SIZE;
 pub const LIST_CAP_OFFSET: usize = 2 * POINTER_SIZE;
 
+/// Where the parts of a bigint are: `{ ptr, len, negative }`, one word each. `ptr` is
+/// `len` little-endian 64-bit limbs of the magnitude in a counted runtime buffer of
+/// exactly `len` limbs, the top one never zero; zero is `len == 0` (null `ptr`, owns
+/// nothing) and never negative; `negative` is 0 or 1. `rtdt::BigInt` is held to these
+/// at compile time and the C header's `dtlv_bigint_t` by the header test.
+pub const BIGINT_PTR_OFFSET: usize = 0;
+pub const BIGINT_LEN_OFFSET: usize = POINTER_SIZE;
+pub const BIGINT_NEGATIVE_OFFSET: usize = 2 * POINTER_SIZE;
+
 pub const fn align_up(value: usize, align: usize) -> usize {
     (value + align - 1) & !(align - 1)
 }
@@ -53,7 +63,7 @@ pub const fn scalar_layout_const(kind: TyKind) -> Layout {
         TyKind::U16 | TyKind::I16 => (2, 2),
         TyKind::U32 | TyKind::I32 | TyKind::F32 => (4, 4),
         TyKind::U64 | TyKind::I64 | TyKind::F64 | TyKind::Index => (8, 8),
-        TyKind::String | TyKind::List => (3 * POINTER_SIZE, POINTER_SIZE),
+        TyKind::String | TyKind::List | TyKind::BigInt => (3 * POINTER_SIZE, POINTER_SIZE),
         TyKind::Data => (2 * POINTER_SIZE, POINTER_SIZE),
         // An option or tuple needs its children: see `compute_layout`.
         TyKind::Option | TyKind::Tuple => (0, 1),

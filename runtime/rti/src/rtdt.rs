@@ -150,6 +150,68 @@ impl Data {
     }
 }
 
+/// A `bigint`: `{ ptr, len, negative }`, the magnitude as `len` little-endian 64-bit
+/// limbs in a runtime buffer (the top limb never zero; zero has no limbs and is never
+/// negative). Only the runtime makes one (`dtlv_rti_bigint_from_limbs`), so what a
+/// native reads is always in that form.
+#[repr(C)]
+#[derive(Debug)]
+pub struct BigInt {
+    ptr: *mut u64,
+    len: usize,
+    negative: usize,
+}
+
+// The one description of a bigint's parts (`layout.rs`) is this struct's.
+const _: () = {
+    use crate::layout::{BIGINT_LEN_OFFSET, BIGINT_NEGATIVE_OFFSET, BIGINT_PTR_OFFSET};
+    assert!(std::mem::offset_of!(BigInt, ptr) == BIGINT_PTR_OFFSET);
+    assert!(std::mem::offset_of!(BigInt, len) == BIGINT_LEN_OFFSET);
+    assert!(std::mem::offset_of!(BigInt, negative) == BIGINT_NEGATIVE_OFFSET);
+};
+
+impl BigInt {
+    /// Zero; owns nothing.
+    pub const ZERO: BigInt = BigInt {
+        ptr: std::ptr::null_mut(),
+        len: 0,
+        negative: 0,
+    };
+
+    /// The magnitude's limbs, least significant first; empty for zero.
+    pub fn limbs(&self) -> &[u64] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: a BigInt is only ever built by the runtime over `len` live limbs.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+
+    pub fn is_negative(&self) -> bool {
+        self.negative != 0
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn raw_parts(&self) -> (*mut u64, usize, bool) {
+        (self.ptr, self.len, self.negative != 0)
+    }
+
+    /// # Safety
+    /// `ptr` must be a runtime buffer of exactly `len` limbs, the top one not zero (or
+    /// null with `len == 0` and `negative` false).
+    pub unsafe fn from_raw_parts(ptr: *mut u64, len: usize, negative: bool) -> BigInt {
+        BigInt {
+            ptr,
+            len,
+            negative: negative as usize,
+        }
+    }
+}
+
 /// An `index`: a position or a length, 64 bits.
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -14,7 +14,7 @@
 use std::ffi::c_void;
 
 use crate::header::RtHeader;
-use crate::rtdt::{Data, List, String};
+use crate::rtdt::{BigInt, Data, List, String};
 use crate::status::RtStatus;
 use crate::tydesc::TyDesc;
 
@@ -274,4 +274,7 @@ rti_table! {
     /// call the error propagated through (kept as the chain of calls). Ignored when no
     /// error is recorded.
     ErrorAt error_at(rt: Rt, site: *const u8, len: usize);
+
+    // ---- bigints (issue 16) ----
+    BigintFromLimbs bigint_from_limbs(rt: Rt, negative: u8, limbs: *const u64, len: usize, out: *mut BigInt) -> RtStatus;
 }

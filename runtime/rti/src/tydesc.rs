@@ -26,6 +26,8 @@ abi_enum! {
         Option = 15 => "option",
         Tuple = 16 => "tuple",
         Data = 17 => "data",
+        /// An arbitrary-precision integer (`rtdt::BigInt`). 18 is the map's (issue 16).
+        BigInt = 19 => "bigint",
     }
 }
 
@@ -281,6 +283,15 @@ packed! {
 /// The runtime's constant descriptor for `string` (not copy: it owns its bytes).
 pub static STRING_TYDESC: TyDesc = constant_tydesc(TyKind::String, true);
 
+/// The runtime's constant descriptor for `bigint` (not copy: it owns its limbs).
+pub static BIGINT_TYDESC: TyDesc = {
+    let l = crate::layout::scalar_layout_const(TyKind::BigInt);
+    TyDesc {
+        flags: 0,
+        ..TyDesc::scalar(TyKind::BigInt, l.size, l.align)
+    }
+};
+
 /// The runtime's constant descriptor for `data` (not copy: it may own a box).
 pub static DATA_TYDESC: TyDesc = constant_tydesc(TyKind::Data, true);
 
@@ -306,7 +317,7 @@ pub struct OwnedTyDesc {
 
 impl OwnedTyDesc {
     pub fn scalar(kind: TyKind) -> OwnedTyDesc {
-        assert!(kind.is_scalar() || matches!(kind, TyKind::String | TyKind::Data));
+        assert!(kind.is_scalar() || matches!(kind, TyKind::String | TyKind::Data | TyKind::BigInt));
         let layout = kind_layout(kind);
         let flags = if kind.is_scalar() { TYDESC_COPY } else { 0 };
         OwnedTyDesc {
@@ -325,6 +336,10 @@ impl OwnedTyDesc {
 
     pub fn data() -> OwnedTyDesc {
         OwnedTyDesc::scalar(TyKind::Data)
+    }
+
+    pub fn bigint() -> OwnedTyDesc {
+        OwnedTyDesc::scalar(TyKind::BigInt)
     }
 
     pub fn list(elem: OwnedTyDesc) -> OwnedTyDesc {

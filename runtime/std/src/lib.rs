@@ -33,7 +33,8 @@ use datalove_rti::rider_helpers::{
 };
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
-use datalove_rti::{same_tydesc, ErrorKind, RtStatus, TyDesc, TyKind};
+use datalove_rti::{same_tydesc, ArithOp, ErrorKind, RtStatus, TyDesc, TyKind};
+use num_bigint::{BigInt, BigUint, Sign};
 
 include!(concat!(env!("OUT_DIR"), "/datalove_rider.rs"));
 
@@ -192,6 +193,46 @@ unsafe fn set_some(out: &AnyOut<'_>) {
     out.as_ptr().write(1);
 }
 
+/// Refuses a result slot whose type (`got`: the slot's, or its payload's) is not the one
+/// the trailing descriptor `asked` names.
+///
+/// # Safety
+/// The descriptors must be well formed.
+unsafe fn expect_asked_for(asked: &TyDesc, got: &TyDesc, slot: &TyDesc) -> Result<(), Failure> {
+    if same_tydesc(asked, got) {
+        Ok(())
+    } else {
+        Err(Failure::type_mismatch(format!(
+            "asked for {} but the result slot holds {}",
+            asked.type_name(),
+            slot.type_name()
+        )))
+    }
+}
+
+/// Writes `?T` at `out` (an `option_td` value): some of the payload `write` puts at its
+/// slot (given the payload's descriptor), or none.
+///
+/// # Safety
+/// `out` has room for an `option_td` value.
+unsafe fn write_option<V>(
+    rt: RtHandle,
+    out: &AnyOut<'_>,
+    option_td: &TyDesc,
+    value: Option<V>,
+    write: impl FnOnce(*mut u8, &TyDesc, V) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let (payload_td, offset) = option_payload(option_td)?;
+    match value {
+        Some(v) => {
+            write(payload_slot(out, offset), payload_td, v)?;
+            set_some(out);
+        }
+        None => write_none(rt, out, option_td),
+    }
+    Ok(())
+}
+
 /// Moves a `td` value from `src` to `dst` (values are owned trees: a move is a copy of
 /// their bytes, after which `src` is not used again).
 ///
@@ -219,13 +260,7 @@ datalove_rti::natives! {
     /// `0` of the fixed-width integer type the call site asks for (its trailing descriptor).
     fn dlr_std__fixedint_zero(rt, result_out: AnyOut<'_>, result_td; t_td) {
         expect_fixedint(t_td)?;
-        if !same_tydesc(t_td, result_td) {
-            return Err(Failure::type_mismatch(format!(
-                "asked for {} but the result slot holds {}",
-                t_td.type_name(),
-                result_td.type_name()
-            )));
-        }
+        expect_asked_for(t_td, result_td, result_td)?;
         write_int(&result_out, result_td, 0)
     }
 }
@@ -1193,9 +1228,223 @@ datalove_rti::natives! {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Bigints (issue 16)
+// ---------------------------------------------------------------------------------------
+
+/// A runtime bigint as `num-bigint` computes with it. The runtime keeps every bigint in
+/// one form (`datalove_rti::layout`), so its limbs are read as they are.
+fn to_num(b: &rtdt::BigInt) -> BigInt {
+    let digits: Vec<u32> = b
+        .limbs()
+        .iter()
+        .flat_map(|&limb| [limb as u32, (limb >> 32) as u32])
+        .collect();
+    let sign = if b.is_negative() {
+        Sign::Minus
+    } else {
+        Sign::Plus
+    };
+    BigInt::from_biguint(sign, BigUint::new(digits))
+}
+
+/// Writes a new runtime bigint of the value `n` into `out`.
+///
+/// # Safety
+/// `rt` must be live.
+unsafe fn make_bigint(
+    rt: RtHandle,
+    n: &BigInt,
+    out: &mut MaybeUninit<rtdt::BigInt>,
+) -> Result<(), Failure> {
+    let (sign, limbs) = n.to_u64_digits();
+    check(
+        rt,
+        call::dtlv_rti_bigint_from_limbs(rt, sign == Sign::Minus, &limbs, out),
+    )
+}
+
+/// Whether `text` is an integer as `bigint_parse` reads one: an optional `+` or `-`, then
+/// one or more ASCII digits, nothing else.
+pub fn is_bigint_text(text: &str) -> bool {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `a / b` or `a % b` (`op`), refusing a zero `b` with the runtime's `division by zero`
+/// error (`bigint division`, `bigint remainder`), as fixed-width arithmetic does.
+///
+/// # Safety
+/// `rt` must be live.
+unsafe fn bigint_divide(
+    rt: RtHandle,
+    a: &rtdt::BigInt,
+    b: &rtdt::BigInt,
+    op: ArithOp,
+    out: &mut MaybeUninit<rtdt::BigInt>,
+) -> Result<(), Failure> {
+    if b.is_zero() {
+        call::dtlv_rti_raise_arith(rt, ErrorKind::DivisionByZero, op, TyKind::BigInt);
+        return Err(Failure::failed(format!("bigint {}", op.name())));
+    }
+    let (a, b) = (to_num(a), to_num(b));
+    let n = if op == ArithOp::Div { a / b } else { a % b };
+    make_bigint(rt, &n, out)
+}
+
+datalove_rti::natives! {
+    fn dlr_std__bigint_from_int(
+        rt,
+        value: AnyOwned<'_>, value_td,
+        result_out: &mut MaybeUninit<rtdt::BigInt>, _result_td,
+    ) {
+        expect_fixedint(value_td)?;
+        make_bigint(rt, &BigInt::from(read_int(&value, value_td)?), result_out)
+    }
+
+    /// `T` is undetermined: the call site's trailing descriptor names the integer. A value
+    /// outside `T` is the runtime's `overflow` error `bigint to T conversion`, as a
+    /// narrowing `as` is.
+    fn dlr_std__bigint_to_int(
+        rt,
+        b: &rtdt::BigInt, _b_td,
+        result_out: AnyOut<'_>, result_td
+        ; t_td
+    ) {
+        expect_fixedint(t_td)?;
+        expect_asked_for(t_td, result_td, result_td)?;
+        let (lo, hi) = int_range(t_td.kind).unwrap_or((0, 0));
+        match i128::try_from(to_num(b)) {
+            Ok(v) if (lo..=hi).contains(&v) => write_int(&result_out, result_td, v),
+            _ => {
+                call::dtlv_rti_raise_cast(rt, ErrorKind::Overflow, TyKind::BigInt, t_td.kind);
+                Err(Failure::failed(format!(
+                    "bigint to {} conversion",
+                    t_td.kind.name()
+                )))
+            }
+        }
+    }
+
+    fn dlr_std__bigint_parse(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
+        let text = s.as_str();
+        let parsed = is_bigint_text(text).then(|| text.parse::<BigInt>().ok()).flatten();
+        write_option(rt, &result_out, result_td, parsed, |slot, payload_td, n| {
+            expect_kind(payload_td, TyKind::BigInt)?;
+            make_bigint(rt, &n, &mut *slot.cast::<MaybeUninit<rtdt::BigInt>>())
+        })
+    }
+
+    /// The runtime's format (decimal), the one `debuglog` uses.
+    fn dlr_std__bigint_to_string(
+        rt,
+        b: &rtdt::BigInt, b_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        let value = (b as *const rtdt::BigInt).cast::<c_void>();
+        check(rt, call::dtlv_rti_format(rt, value, b_td, result_out))
+    }
+
+}
+
+/// Natives of two bigints read by reference and a new bigint: `fn name(rt, a, b, out)`.
+macro_rules! bigint_binary {
+    ($($(#[$doc:meta])* fn $name:ident($rt:ident, $a:ident, $b:ident, $out:ident) $body:block)*) => {
+        datalove_rti::natives! {$(
+            $(#[$doc])*
+            fn $name(
+                $rt,
+                $a: &rtdt::BigInt, _a_td,
+                $b: &rtdt::BigInt, _b_td,
+                $out: &mut MaybeUninit<rtdt::BigInt>, _result_td,
+            ) $body
+        )*}
+    };
+}
+
+bigint_binary! {
+    fn dlr_std__bigint_add(rt, a, b, out) {
+        make_bigint(rt, &(to_num(a) + to_num(b)), out)
+    }
+
+    fn dlr_std__bigint_sub(rt, a, b, out) {
+        make_bigint(rt, &(to_num(a) - to_num(b)), out)
+    }
+
+    fn dlr_std__bigint_mul(rt, a, b, out) {
+        make_bigint(rt, &(to_num(a) * to_num(b)), out)
+    }
+
+    /// Rounds toward zero, as fixed-width division does.
+    fn dlr_std__bigint_div(rt, a, b, out) {
+        bigint_divide(rt, a, b, ArithOp::Div, out)
+    }
+
+    /// Takes the sign of `a`, as fixed-width remainder does.
+    fn dlr_std__bigint_rem(rt, a, b, out) {
+        bigint_divide(rt, a, b, ArithOp::Rem, out)
+    }
+}
+
+datalove_rti::natives! {
+    fn dlr_std__bigint_neg(
+        rt,
+        a: &rtdt::BigInt, _a_td,
+        result_out: &mut MaybeUninit<rtdt::BigInt>, _result_td,
+    ) {
+        make_bigint(rt, &-to_num(a), result_out)
+    }
+
+    fn dlr_std__bigint_abs(
+        rt,
+        a: &rtdt::BigInt, _a_td,
+        result_out: &mut MaybeUninit<rtdt::BigInt>, _result_td,
+    ) {
+        make_bigint(rt, &BigInt::from(to_num(a).into_parts().1), result_out)
+    }
+
+    fn dlr_std__bigint_pow(
+        rt,
+        a: &rtdt::BigInt, _a_td,
+        exponent: &u32, _exponent_td,
+        result_out: &mut MaybeUninit<rtdt::BigInt>, _result_td,
+    ) {
+        make_bigint(rt, &to_num(a).pow(*exponent), result_out)
+    }
+
+    /// The runtime's order, as `<` and `==` on two bigints compare them.
+    fn dlr_std__bigint_cmp(
+        rt,
+        a: &rtdt::BigInt, a_td,
+        b: &rtdt::BigInt, _b_td,
+        result_out: &mut MaybeUninit<i32>, _result_td,
+    ) {
+        let (a, b) = (
+            (a as *const rtdt::BigInt).cast::<c_void>(),
+            (b as *const rtdt::BigInt).cast::<c_void>(),
+        );
+        result_out.write(call::dtlv_rti_cmp(rt, a, b, a_td) as i32);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bigint_text_is_a_sign_and_digits() {
+        for good in ["0", "-0", "+12", "123456789012345678901234567890"] {
+            assert!(is_bigint_text(good), "{good}");
+        }
+        for bad in ["", "-", "+-1", "1_000", " 1", "1 ", "0x10", "1e3", "١"] {
+            assert!(!is_bigint_text(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn parse_int_text_respects_ranges() {

@@ -33,7 +33,7 @@ use datalove_rti::rider_helpers::{
     make_string, read_int, write_int, Failure, StringMut,
 };
 use datalove_rti::rtdt::{self, AnyMut, AnyOut, AnyOwned, AnyRef, RtHandle};
-use datalove_rti::tydesc::{kind_layout, I64_TYDESC, STRING_TYDESC, U16_TYDESC};
+use datalove_rti::tydesc::{kind_layout, I64_TYDESC, STRING_TYDESC, U16_TYDESC, U64_TYDESC};
 use datalove_rti::{same_tydesc, RtStatus, TyDesc, TyKind};
 
 include!(concat!(env!("OUT_DIR"), "/datalove_rider.rs"));
@@ -478,6 +478,11 @@ unsafe fn walk(rt: RtHandle, p: *const u8, td: &TyDesc, out: &mut String) -> Res
             walk(rt, held.cast(), held_td, out)?;
             out.push(')');
         }
+        TyKind::BigInt => {
+            let b = &*p.cast::<rtdt::BigInt>();
+            let sign = if b.is_negative() { "-" } else { "" };
+            let _ = write!(out, "bigint:{sign}{}", joined(b.limbs(), u64::to_string));
+        }
         other => unreachable!("every kind is matched above: {other:?}"),
     }
     Ok(())
@@ -537,6 +542,11 @@ unsafe fn write_sample(rt: RtHandle, out: *mut u8, td: &TyDesc) -> Result<(), Fa
                     &mut *out.cast::<MaybeUninit<rtdt::Data>>(),
                 ),
             )?;
+        }
+        TyKind::BigInt => {
+            // -2^64: two limbs, so a reader that takes only the low word shows it.
+            let b = &mut *out.cast::<MaybeUninit<rtdt::BigInt>>();
+            check(rt, call::dtlv_rti_bigint_from_limbs(rt, true, &[0, 1], b))?;
         }
         other => unreachable!("every kind is matched above: {other:?}"),
     }
@@ -1076,5 +1086,40 @@ datalove_rti::natives! {
         drop_value(rt, &x, x_td);
         walked?;
         make_string(rt, &format!("took {text}"), result_out)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Bigints (issue 16): built and read by a rider through the table and the one form
+// ---------------------------------------------------------------------------------------
+
+datalove_rti::natives! {
+    /// The bigint of the magnitude `limbs` (least significant first) and the sign
+    /// `negative`, made through the runtime (`bigint_from_limbs`).
+    fn dlr_probe__probe_bigint(
+        rt,
+        limbs: &rtdt::List, limbs_td,
+        negative: &bool, _negative_td,
+        result_out: &mut MaybeUninit<rtdt::BigInt>, _result_td,
+    ) {
+        expect_same("probe_bigint", "the limbs' element", limbs_td.elem(), &U64_TYDESC)?;
+        let limbs = elements::<u64>(limbs);
+        check(rt, call::dtlv_rti_bigint_from_limbs(rt, *negative, limbs, result_out))
+    }
+
+    /// The sign and limbs of a bigint as the rider reads them: `(true, [0, 1])`.
+    fn dlr_probe__probe_bigint_parts(
+        rt,
+        b: &rtdt::BigInt, b_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        if b_td.kind != TyKind::BigInt || b_td.size != kind_layout(TyKind::BigInt).size {
+            return Err(Failure::type_mismatch(format!(
+                "probe_bigint_parts: argument b should be a bigint, but its descriptor says {}",
+                describe_td(b_td)
+            )));
+        }
+        let text = format!("({}, {})", b.is_negative(), joined(b.limbs(), u64::to_string));
+        make_string(rt, &text, result_out)
     }
 }
