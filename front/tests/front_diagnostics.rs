@@ -313,6 +313,9 @@ fn every_code_is_documented_and_tested() {
             "{code} is not in docs/language.md"
         );
         let tested = [format!("\"{code}\""), format!("\n== {code} ")];
-        assert!(tested.iter().any(|t| tests.contains(t)), "{code} has no test");
+        assert!(
+            tested.iter().any(|t| tests.contains(t)),
+            "{code} has no test"
+        );
     }
 }

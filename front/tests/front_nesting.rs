@@ -45,6 +45,18 @@ fn nested_values(open: &str, close: &str, n: usize) -> String {
     )
 }
 
+/// A `let` of a value at most as deep as the limit (`open` and `close` around `1`),
+/// then `access` written `n` times after its name.
+fn accessed_value(name: &str, (open, close): (&str, &str), access: &str, n: usize) -> String {
+    let deep = n.min(LIMIT);
+    format!(
+        "let {name} = {}1{}\ndebuglog {name}{}\n",
+        open.repeat(deep),
+        close.repeat(deep),
+        access.repeat(n)
+    )
+}
+
 fn constructs() -> Vec<Construct> {
     vec![
         Construct {
@@ -134,28 +146,12 @@ fn constructs() -> Vec<Construct> {
         Construct {
             // A list at most as deep as the limit, indexed n times.
             name: "index chains",
-            program: |n| {
-                let deep = n.min(LIMIT);
-                format!(
-                    "let v = {}1{}\ndebuglog v{}\n",
-                    "[".repeat(deep),
-                    "]".repeat(deep),
-                    "[0]".repeat(n)
-                )
-            },
+            program: |n| accessed_value("v", ("[", "]"), "[0]", n),
             opener: |n| (2, 11 + 3 * (n as u32 - 1)),
         },
         Construct {
             name: "tuple fields",
-            program: |n| {
-                let deep = n.min(LIMIT);
-                format!(
-                    "let t = {}1{}\ndebuglog t{}\n",
-                    "(".repeat(deep),
-                    ",)".repeat(deep),
-                    ".0".repeat(n)
-                )
-            },
+            program: |n| accessed_value("t", ("(", ",)"), ".0", n),
             opener: |n| (2, 11 + 2 * (n as u32 - 1)),
         },
         Construct {

@@ -186,7 +186,8 @@ pub const LOWERING_PROGRAMS: &[(&str, &str)] = &[
 ];
 
 /// One case of a case file (`front/tests/cases/*.txt`): a line `== CODE LINE:COL`, then
-/// a line `== says TEXT` for each text its rendering must say, then the program's lines.
+/// a line `== says TEXT` for each text its rendering must say and `== lacks TEXT` for each
+/// it must not, then the program's lines.
 /// Lines before the first case, and lines `== # ...`, are notes for the reader.
 pub struct Case {
     /// `FILE:LINE` of the case's first line, to name it in a failure.
@@ -195,6 +196,7 @@ pub struct Case {
     pub line: u32,
     pub col: u32,
     pub says: Vec<String>,
+    pub lacks: Vec<String>,
     pub program: String,
 }
 
@@ -213,16 +215,23 @@ pub fn cases(file: &str, text: &str) -> Vec<Case> {
         if directive.starts_with('#') {
             continue;
         }
-        if let Some(said) = directive.strip_prefix("says ") {
-            let case = cases
-                .last_mut()
-                .expect("`== says` after a case's first line");
-            assert!(
-                case.program.is_empty(),
-                "{name}: `== says` after the program"
-            );
-            case.says.push(said.to_string());
-            continue;
+        if let Some((word, said)) = directive.split_once(' ') {
+            if word == "says" || word == "lacks" {
+                let case = cases
+                    .last_mut()
+                    .expect("`== says` after a case's first line");
+                assert!(
+                    case.program.is_empty(),
+                    "{name}: `== {word}` after the program"
+                );
+                let texts = if word == "says" {
+                    &mut case.says
+                } else {
+                    &mut case.lacks
+                };
+                texts.push(said.to_string());
+                continue;
+            }
         }
         let (code, at) = directive
             .split_once(' ')
@@ -237,6 +246,7 @@ pub fn cases(file: &str, text: &str) -> Vec<Case> {
             line,
             col,
             says: Vec::new(),
+            lacks: Vec::new(),
             program: String::new(),
         });
     }
@@ -244,12 +254,17 @@ pub fn cases(file: &str, text: &str) -> Vec<Case> {
 }
 
 /// Asserts each case of the case file `file` (`text`): its program is refused with its
-/// code at its place, and the rendering says each of its texts. A failure names the case.
+/// code at its place, and the rendering says each of its texts and none it lacks. A
+/// failure names the case.
 pub fn assert_cases(file: &str, text: &str) {
     for case in cases(file, text) {
         eprintln!("case {}", case.name);
         let says: Vec<&str> = case.says.iter().map(String::as_str).collect();
-        assert_help(&case.program, &case.code, case.line, case.col, &says);
+        let failed = assert_help(&case.program, &case.code, case.line, case.col, &says);
+        let rendered = failed.render();
+        for t in &case.lacks {
+            assert!(!rendered.contains(t.as_str()), "{t:?} in:\n{rendered}");
+        }
     }
 }
 
