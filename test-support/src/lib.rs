@@ -23,8 +23,8 @@ use datalove_front::{compile, MemoryLoader};
 use datalove_ir::builder::{FunctionBuilder, ProgramBuilder};
 use datalove_ir::native::NativeParam;
 use datalove_ir::{
-    FileId, FuncId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, Span,
-    Terminator, TypeClass, TypeParam,
+    FileId, FuncId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, SlotId,
+    Span, Terminator, TypeClass, TypeParam,
 };
 
 /// A native `name` with `params` parameters (parameter `i` of mode `mode(i)` and type
@@ -77,6 +77,27 @@ pub fn define_identity(pb: &mut ProgramBuilder) -> FuncId {
     let x = fb.param(0);
     fb.terminate(Terminator::Return(Some(x)));
     id
+}
+
+/// Declares `name(params): result` (no type parameters) in `pb`, lets `build` write its
+/// body and returns the slot `build` gives back (`None`: nothing) from the block it leaves
+/// open.
+pub fn define_function(
+    pb: &mut ProgramBuilder,
+    name: &str,
+    params: &[(&str, ParamMode, IrType)],
+    result: IrType,
+    build: impl FnOnce(&mut FunctionBuilder<'_>) -> Option<SlotId>,
+) -> FuncId {
+    let params = params
+        .iter()
+        .map(|(name, mode, ty)| (name.to_string(), *mode, ty.clone()))
+        .collect();
+    let f = pb.declare_function(name, vec![], params, result);
+    let mut fb = pb.function(f);
+    let returned = build(&mut fb);
+    fb.terminate(Terminator::Return(returned));
+    f
 }
 
 /// Declares `main(): unit` in `pb`, lets `build` write its body, returns from the block
