@@ -13,14 +13,8 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn build(backend: &str, out: &Path, file: &Path) -> Output {
-    datalove_output(&[
-        "build",
-        "--backend",
-        backend,
-        "-o",
-        out.to_str().unwrap(),
-        file.to_str().unwrap(),
-    ])
+    let (out, file) = (out.to_str().unwrap(), file.to_str().unwrap());
+    datalove_output(&["build", "--backend", backend, "-o", out, file])
 }
 
 /// `build -o p.dfs p.dfs` wrote the executable over the source. Now: exit 2, one line,

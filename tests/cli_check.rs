@@ -13,8 +13,12 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 
 #[test]
 fn check_reports_f011_with_location_and_exits_2() {
-    let path = scratch("f011.dfs", "import fixedint.zero\ndebuglog zero()\n");
-    common::assert_file_diagnosed(&["check"], &path, "F011", "2:10");
+    common::assert_file_diagnosed(
+        &["check"],
+        &common::test_program("f011.dfs"),
+        "F011",
+        "2:10",
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use common::{assert_ended, available, datalove, text, BACKENDS};
@@ -20,16 +20,17 @@ fn scratch(name: &str, text: &str) -> PathBuf {
     common::scratch_file("cli-failures", name, text)
 }
 
-/// `datalove ARGS` under `ulimit -v KIB` (through `sh`, which sets the limit and execs
-/// the target's runner, if any, with datalove).
-fn datalove_limited(kib: u64, args: &[&str]) -> Output {
+/// `datalove run --backend BACKEND PATH` under `ulimit -v KIB` (through `sh`, which sets
+/// the limit and execs the target's runner, if any, with datalove).
+fn run_limited(kib: u64, backend: &str, path: &Path) -> Output {
+    let args = ["run", "--backend", backend, path.to_str().unwrap()];
     let runner = datalove::Target::current()
         .runner()
         .expect("a way to run datalove")
         .unwrap_or_default();
     let mut words: Vec<&str> = runner.iter().map(String::as_str).collect();
     words.push(env!("CARGO_BIN_EXE_datalove"));
-    words.extend_from_slice(args);
+    words.extend_from_slice(&args);
     let mut line = format!("ulimit -v {kib} && exec");
     for i in 1..=words.len() {
         line.push_str(&format!(" \"${i}\""));
@@ -47,10 +48,7 @@ fn datalove_limited(kib: u64, args: &[&str]) -> Output {
 
 #[test]
 fn a_closed_stdout_is_one_error_line_on_every_backend() {
-    let path = scratch(
-        "many.dfs",
-        "var i = 0\nloop while i < 1000000\n  debuglog i\n  set i = i + 1\nend loop\n",
-    );
+    let path = common::test_program("cli_failures/many.dfs");
     for backend in available(&BACKENDS) {
         let mut child = datalove()
             .args(["run", "--backend", backend, path.to_str().unwrap()])
@@ -72,15 +70,9 @@ fn a_closed_stdout_is_one_error_line_on_every_backend() {
 
 #[test]
 fn out_of_memory_under_an_address_space_limit_is_one_line_on_every_backend() {
-    let path = scratch(
-        "grow.dfs",
-        "var s = \"0123456789abcdef\"\ndebuglog \"start\"\nloop while true\n  set s = s ++ s\nend loop\n",
-    );
+    let path = common::test_program("cli_failures/grow.dfs");
     for backend in available(&BACKENDS) {
-        let out = datalove_limited(
-            3_000_000,
-            &["run", "--backend", backend, path.to_str().unwrap()],
-        );
+        let out = run_limited(3_000_000, backend, &path);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(101), "{backend}: {stderr}");
         assert_eq!(text(&out.stdout), "start\n", "{backend}");
@@ -103,20 +95,14 @@ fn a_small_program_starts_under_a_small_address_space_limit_on_every_backend() {
     }
     let path = scratch("one.dfs", "debuglog \"hello\"\n");
     for backend in available(&BACKENDS) {
-        let out = datalove_limited(
-            600_000,
-            &["run", "--backend", backend, path.to_str().unwrap()],
-        );
+        let out = run_limited(600_000, backend, &path);
         assert_ended(&out, backend, 0, "hello\n", "");
     }
 }
 
 #[test]
 fn the_depth_limit_is_set_on_the_command_line_for_every_backend() {
-    let path = scratch(
-        "down.dfs",
-        "fun down(n: u64): u64\n  if n == 0\n    ret 0\n  end if\n  ret down(n - 1) + 1\nend fun\ndebuglog down(99)\ndebuglog down(100)\n",
-    );
+    let path = common::test_program("cli_failures/down.dfs");
     for backend in available(&BACKENDS) {
         let out = datalove()
             .args([

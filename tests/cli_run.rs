@@ -75,8 +75,7 @@ fn overflow_and_deep_recursion_are_runtime_errors() {
 
 #[test]
 fn a_compile_error_exits_2_with_its_diagnostic() {
-    let path = scratch("f082.dfs", "require rider std\ndebuglog 1\n");
-    common::assert_file_diagnosed(&["run"], &path, "F082", "1:1");
+    common::assert_file_diagnosed(&["run"], &common::test_program("f082.dfs"), "F082", "1:1");
 }
 
 #[test]

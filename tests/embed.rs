@@ -8,21 +8,8 @@ use datalove::ir::builder::ProgramBuilder;
 use datalove::ir::IrType;
 use datalove::{Backend, Capture, Engine, Error, ErrorKind};
 
-/// `fib`, recursively, in the text language.
-macro_rules! fib_fun {
-    () => {
-        "\
-fun fib(n: u64): u64
-  if n < 2
-    ret n
-  end if
-  ret fib(n - 1) + fib(n - 2)
-end fun
-"
-    };
-}
-
-const FIB: &str = concat!(fib_fun!(), "debuglog fib(20)\n");
+/// `fib`, recursively, in the text language (`programs/fib_fun.dfs`), and a call of it.
+const FIB: &str = concat!(include_str!("programs/fib_fun.dfs"), "debuglog fib(20)\n");
 
 /// A program whose `main` prints `logged`, if given, and returns.
 fn builder_with_main(logged: Option<i128>) -> ProgramBuilder {
@@ -39,20 +26,17 @@ fn builder_with_main(logged: Option<i128>) -> ProgramBuilder {
 #[test]
 fn a_string_compiles_and_runs_on_every_backend() {
     for (engine, capture) in engines() {
+        let backend = engine.backend().name();
         let module = engine.compile_str("fib.dfs", FIB).expect("compiles");
         module.run().expect("runs");
-        assert_eq!(
-            capture.take_string(),
-            "6765\n",
-            "{}",
-            engine.backend().name()
-        );
+        assert_eq!(capture.take_string(), "6765\n", "{backend}");
     }
 }
 
 #[test]
 fn a_module_compiled_once_runs_a_thousand_times_and_executables_are_built_once() {
     for (engine, capture) in engines() {
+        let backend = engine.backend().name();
         let module = engine
             .compile_str("count.dfs", "debuglog 41 + 1\n")
             .expect("compiles");
@@ -60,22 +44,12 @@ fn a_module_compiled_once_runs_a_thousand_times_and_executables_are_built_once()
             module.run().expect("runs");
         }
         let expected = "42\n".repeat(1000);
-        assert_eq!(
-            capture.take_string(),
-            expected,
-            "{}",
-            engine.backend().name()
-        );
+        assert_eq!(capture.take_string(), expected, "{backend}");
         let built = match engine.backend() {
             Backend::Aot | Backend::C => 1,
             Backend::Interp | Backend::Jit => 0,
         };
-        assert_eq!(
-            engine.executables_built(),
-            built,
-            "{}",
-            engine.backend().name()
-        );
+        assert_eq!(engine.executables_built(), built, "{backend}");
     }
 }
 
@@ -109,12 +83,13 @@ debuglog 1
 debuglog add(200, 100)
 ";
     for (engine, capture) in engines() {
+        let backend = engine.backend().name();
         let module = engine
             .compile_str("overflow.dfs", program)
             .expect("compiles");
-        let e = runtime_error(module.run(), engine.backend().name());
-        assert_eq!(e.kind, ErrorKind::Overflow, "{}", engine.backend().name());
-        assert_eq!(e.detail, "u8 addition", "{}", engine.backend().name());
+        let e = runtime_error(module.run(), backend);
+        assert_eq!(e.kind, ErrorKind::Overflow, "{backend}");
+        assert_eq!(e.detail, "u8 addition", "{backend}");
         // What was printed before the error is the embedder's too.
         assert_eq!(capture.take_string(), "1\n");
     }
@@ -187,16 +162,12 @@ fn compile_refusal_and_rider_failures_are_distinct_errors() {
 #[test]
 fn a_program_built_with_the_ir_builder_runs() {
     for (engine, capture) in engines() {
+        let backend = engine.backend().name();
         let builder = builder_with_main(Some(7));
         let module = engine.compile_program(builder.finish()).expect("loads");
         module.run().expect("runs");
         module.run().expect("runs again");
-        assert_eq!(
-            capture.take_string(),
-            "7\n7\n",
-            "{}",
-            engine.backend().name()
-        );
+        assert_eq!(capture.take_string(), "7\n7\n", "{backend}");
     }
 }
 
@@ -222,7 +193,7 @@ fn in_process() -> Vec<(Engine, Capture)> {
 }
 
 const VALUES: &str = concat!(
-    fib_fun!(),
+    include_str!("programs/fib_fun.dfs"),
     "\
 fun negate(x: i32): i32
   ret 0 - x

@@ -32,8 +32,11 @@ debuglog twice(200)
 ";
 
 /// `datalove run --backend B --check-leaks [EXTRA] PATH` ends in a runtime error (status
-/// 101) on every backend that runs here, printing `stdout` and the error `stderr`.
+/// 101) on every backend that runs here, printing `stdout` and the error `stderr`, in
+/// which `{dir}` stands for the folder of `path`.
 fn fails_everywhere(path: &Path, extra: &[&str], stdout: &str, stderr: &str) {
+    let dir = path.parent().expect("a file in a folder").display();
+    let stderr = stderr.replace("{dir}", &dir.to_string());
     for backend in available(&BACKENDS) {
         let out = datalove()
             .args(["run", "--check-leaks", "--backend", backend])
@@ -41,19 +44,37 @@ fn fails_everywhere(path: &Path, extra: &[&str], stdout: &str, stderr: &str) {
             .arg(path)
             .output()
             .expect("datalove runs");
-        assert_ended(&out, backend, 101, stdout, stderr);
+        assert_ended(&out, backend, 101, stdout, &stderr);
     }
+}
+
+/// The runtime error `program` (compiled as `file`) ends with on every engine that runs
+/// here, each set up by `configure`: the engine's backend name, the error and what the
+/// program printed.
+fn errors_everywhere(
+    file: &str,
+    program: &str,
+    configure: impl Fn(Engine) -> Engine,
+) -> Vec<(&'static str, RuntimeError, String)> {
+    let mut errors = Vec::new();
+    for (engine, capture) in engines() {
+        let backend = engine.backend().name();
+        let module = configure(engine)
+            .compile_str(file, program)
+            .expect("compiles");
+        let error = runtime_error(module.run(), backend);
+        errors.push((backend, error, capture.take_string()));
+    }
+    errors
 }
 
 #[test]
 fn the_cli_prints_the_location_and_the_calls_on_every_backend() {
     let path = scratch_dir("error-locations").join("overflow.dfs");
     std::fs::write(&path, OVERFLOW).unwrap();
-    let p = path.display();
-    let expected = format!(
-        "error: overflow: u8 addition at {p}:4:7\n  called from {p}:8:7\n  called from {p}:12:10\n"
-    );
-    fails_everywhere(&path, &[], "kept\n200\nkept\n", &expected);
+    let expected = "error: overflow: u8 addition at {dir}/overflow.dfs:4:7\n  \
+        called from {dir}/overflow.dfs:8:7\n  called from {dir}/overflow.dfs:12:10\n";
+    fails_everywhere(&path, &[], "kept\n200\nkept\n", expected);
 }
 
 #[test]
@@ -84,10 +105,10 @@ fn a_deep_recursion_reports_the_refused_call_and_counts_the_calls_past_sixteen()
         "fun down(n: u64): u64\n  ret down(n + 1) + 1\nend fun\ndebuglog down(0)\n",
     )
     .unwrap();
-    let p = path.display();
     let mut expected =
-        format!("error: stack overflow: call depth limit of 5000 reached at {p}:2:7\n");
-    expected.push_str(&format!("  called from {p}:2:7\n").repeat(16));
+        "error: stack overflow: call depth limit of 5000 reached at {dir}/deep.dfs:2:7\n"
+            .to_string();
+    expected.push_str(&"  called from {dir}/deep.dfs:2:7\n".repeat(16));
     // 5000 calls active: 4999 of them made from `down`, one from the top level.
     expected.push_str("  ... and 4984 more calls\n");
     fails_everywhere(&path, &["--depth-limit", "5000"], "", &expected);
@@ -103,21 +124,14 @@ fn a_native_failure_is_located_at_the_native_call() {
          fun pieces(ref s: string, ref sep: string): [string]\n  ret string_split(ref s, ref sep)\nend fun\n",
         "import text.pieces\nlet s = \"a,b\"\nlet empty = \"\"\ndebuglog pieces(ref s, ref empty)\n",
     );
-    let d = dir.display();
-    let expected = format!(
-        "error: native failure: std.string_split: the separator is empty at {d}/text.dfm:4:7\n  called from {d}/main.dfs:4:10\n"
-    );
-    fails_everywhere(&program, &[], "", &expected);
+    let expected = "error: native failure: std.string_split: the separator is empty at \
+        {dir}/text.dfm:4:7\n  called from {dir}/main.dfs:4:10\n";
+    fails_everywhere(&program, &[], "", expected);
 }
 
 #[test]
 fn an_embedder_gets_the_location_and_calls_as_values_on_every_backend() {
-    for (engine, capture) in engines() {
-        let backend = engine.backend().name();
-        let module = engine
-            .compile_str("overflow.dfs", OVERFLOW)
-            .expect("compiles");
-        let e = runtime_error(module.run(), backend);
+    for (backend, e, printed) in errors_everywhere("overflow.dfs", OVERFLOW, |e| e) {
         let mut want = RuntimeError::new(ErrorKind::Overflow, "u8 addition").at(SourceLoc::new(
             "overflow.dfs",
             4,
@@ -137,31 +151,18 @@ fn an_embedder_gets_the_location_and_calls_as_values_on_every_backend() {
             Error::Runtime(e).to_string(),
             "overflow: u8 addition at overflow.dfs:4:7"
         );
-        assert_eq!(capture.take_string(), "kept\n200\nkept\n", "{backend}");
+        assert_eq!(printed, "kept\n200\nkept\n", "{backend}");
     }
 }
 
 #[test]
 fn a_deep_recursion_keeps_sixteen_calls_and_counts_the_rest_for_an_embedder() {
     let program = "fun down(n: u64): u64\n  ret down(n + 1) + 1\nend fun\ndebuglog down(0)\n";
-    for (engine, _) in engines() {
-        let backend = engine.backend().name();
-        let module = engine
-            .depth_limit(300)
-            .compile_str("deep.dfs", program)
-            .expect("compiles");
-        let e = runtime_error(module.run(), backend);
+    let at = SourceLoc::new("deep.dfs", 2, 7);
+    for (backend, e, _) in errors_everywhere("deep.dfs", program, |e| e.depth_limit(300)) {
         assert_eq!(e.kind, ErrorKind::StackOverflow, "{backend}");
-        assert_eq!(
-            e.location,
-            Some(SourceLoc::new("deep.dfs", 2, 7)),
-            "{backend}"
-        );
-        assert_eq!(
-            e.calls,
-            vec![SourceLoc::new("deep.dfs", 2, 7); 16],
-            "{backend}"
-        );
+        assert_eq!(e.location.as_ref(), Some(&at), "{backend}");
+        assert_eq!(e.calls, vec![at.clone(); 16], "{backend}");
         assert_eq!(e.more_calls, 300 - 16, "{backend}");
     }
 }
@@ -215,24 +216,11 @@ fun down<T>(x: T, n: u64): u64
 end fun
 debuglog down((1u64, 2u64, 3u64, 4u64), 0)
 ";
-    for (engine, _) in engines() {
-        let backend = engine.backend().name();
-        let module = engine
-            .shadow_stack_size(4096)
-            .compile_str("shadow.dfs", program)
-            .expect("compiles");
-        let e = runtime_error(module.run(), backend);
+    let at = SourceLoc::new("shadow.dfs", 3, 7);
+    for (backend, e, _) in errors_everywhere("shadow.dfs", program, |e| e.shadow_stack_size(4096)) {
         assert_eq!(e.kind, ErrorKind::ShadowStackExhausted, "{backend}: {e}");
-        assert_eq!(
-            e.location,
-            Some(SourceLoc::new("shadow.dfs", 3, 7)),
-            "{backend}"
-        );
-        assert_eq!(
-            e.calls.first(),
-            Some(&SourceLoc::new("shadow.dfs", 3, 7)),
-            "{backend}"
-        );
+        assert_eq!(e.location.as_ref(), Some(&at), "{backend}");
+        assert_eq!(e.calls.first(), Some(&at), "{backend}");
         assert!(e.more_calls > 0, "{backend}: {e:?}");
     }
 }

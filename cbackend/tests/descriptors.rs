@@ -12,6 +12,7 @@ use datalove_cbackend::StaticDescs;
 use datalove_ir::IrType;
 use datalove_rti::tydesc::OwnedTyDesc;
 use datalove_rti::TyDesc;
+use datalove_test_support::ir_type;
 
 fn owned(ty: &IrType) -> OwnedTyDesc {
     match ty {
@@ -69,26 +70,25 @@ fn static_descriptors_match_the_interpreters() {
     if datalove_toolchain::unavailable_without_c_compiler("compiling the emitted C") {
         return;
     }
-    let types = vec![
-        IrType::Unit,
-        IrType::Bool,
-        IrType::I16,
-        IrType::F32,
-        IrType::Index,
-        IrType::String,
-        IrType::Data,
-        IrType::list(IrType::U8),
-        IrType::option(IrType::U32),
-        IrType::option(IrType::Unit),
-        IrType::option(IrType::String),
-        IrType::Tuple(vec![]),
-        IrType::Tuple(vec![IrType::U8, IrType::U64, IrType::U16]),
-        IrType::Tuple(vec![IrType::String, IrType::option(IrType::I8)]),
-        IrType::list(IrType::Tuple(vec![
-            IrType::option(IrType::list(IrType::F64)),
-            IrType::Bool,
-        ])),
-    ];
+    let types: Vec<IrType> = [
+        "unit",
+        "bool",
+        "i16",
+        "f32",
+        "index",
+        "string",
+        "data",
+        "[u8]",
+        "?u32",
+        "?unit",
+        "?string",
+        "()",
+        "(u8, u64, u16)",
+        "(string, ?i8)",
+        "[(?[f64], bool)]",
+    ]
+    .map(ir_type)
+    .into();
     let mut statics = StaticDescs::default();
     let names: Vec<String> = types.iter().map(|t| statics.get(t)).collect();
     let mut c = String::from("#include \"dtlv_c.h\"\n");

@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 
 use datalove_ir::builder::ProgramBuilder;
-use datalove_ir::{BinaryOp, IrType, NativeContext, ParamMode, Program, Terminator};
+use datalove_ir::{BinaryOp, IrType, NativeContext, ParamMode, Program};
 use datalove_rt::{run_on_thread, Runtime, RuntimeOptions, PROGRAM_STACK_SIZE};
 use datalove_rti::{RtHeader, TyDesc};
 
@@ -21,6 +21,7 @@ unsafe extern "C-unwind" fn t_seven(_rt: *mut RtHeader, out: *mut i32, _td: *con
     1
 }
 
+use datalove_test_support::define_function;
 use datalove_test_support::program_from_text as from_text;
 
 struct Ran {
@@ -118,17 +119,12 @@ fn deep_recursion_is_a_stack_overflow_not_a_crash() {
 fn a_built_program_with_a_generic_identity_and_checked_doubling() {
     let mut pb = ProgramBuilder::new();
     let id = datalove_test_support::define_identity(&mut pb);
-    let double = pb.declare_function(
-        "double",
-        vec![],
-        vec![("x".into(), ParamMode::In, IrType::I8)],
-        IrType::I8,
-    );
-    let mut fb = pb.function(double);
-    let x = fb.param(0);
-    let overflow = fb.abandon_block(&[]);
-    let sum = fb.binary(BinaryOp::Add, x, x, Some(overflow));
-    fb.terminate(Terminator::Return(Some(sum)));
+    let x = [("x", ParamMode::In, IrType::I8)];
+    let double = define_function(&mut pb, "double", &x, IrType::I8, |fb| {
+        let x = fb.param(0);
+        let overflow = fb.abandon_block(&[]);
+        Some(fb.binary(BinaryOp::Add, x, x, Some(overflow)))
+    });
     datalove_test_support::define_main(&mut pb, |fb| {
         let s = fb.string("through id");
         let r = fb.new_slot(IrType::String);

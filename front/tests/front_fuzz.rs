@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use datalove_front::{compile, LIBRARY};
-use front_support::{loader, DIAGNOSTIC_CASES, LOWERING_PROGRAMS};
+use front_support::{diagnostic_cases, loader, LOWERING_PROGRAMS};
 
 /// xorshift64*: a tiny deterministic generator, so failures reproduce.
 struct Rng(u64);
@@ -64,8 +64,8 @@ fn test_programs() -> Vec<(String, String)> {
     for (name, text) in LOWERING_PROGRAMS {
         out.push((format!("{name}.dfs"), text.to_string()));
     }
-    for (code, text, _, _) in DIAGNOSTIC_CASES {
-        out.push((format!("{code}.dfs"), text.to_string()));
+    for case in diagnostic_cases() {
+        out.push((format!("{}.dfs", case.code), case.program));
     }
     out
 }

@@ -6,7 +6,7 @@
 mod front_support;
 
 use datalove_ir::InstKind;
-use front_support::{assert_error, assert_help, compile_ok, located};
+use front_support::{assert_cases, assert_error, assert_help, compile_ok, located};
 
 /// Programs with `for` loops and nested `set`, each lowered and verified.
 const PROGRAMS: &[&str] = &[
@@ -59,32 +59,10 @@ fn a_nested_set_reads_the_row_once_and_sets_it_back() {
 
 #[test]
 fn for_mistakes_are_located() {
-    // A range with a mode, and `out`: S013 at the `..` and at the `out`.
-    assert_error("for i in ref 0..3\nend for\n", "S013", 1, 15);
-    assert_error("var xs = [1]\nfor x in out xs\nend for\n", "S013", 2, 10);
-    // Not a list.
-    assert_error("let n = 3\nfor x in n\nend for\n", "T007", 2, 10);
-    // A range over strings.
-    assert_error("for i in \"a\"..\"b\"\nend for\n", "T002", 1, 10);
-    // Bounds of two types.
-    assert_error("let n: u8 = 3\nfor i in 0i32..n\nend for\n", "T001", 2, 16);
-    // Moving the list, then using it.
-    assert_error(
-        "let xs = [\"a\"]\nfor x in xs\nend for\ndebuglog xs\n",
-        "D001",
-        4,
-        10,
+    assert_cases(
+        "cases/for_mistakes.txt",
+        include_str!("cases/for_mistakes.txt"),
     );
-    // The loop variable of a range cannot be set.
-    assert_help(
-        "for i in 0..3\n  set i = 1\nend for\n",
-        "D003",
-        2,
-        3,
-        &["it is the variable of a `for` loop"],
-    );
-    // `break` after the loop is outside any loop.
-    assert_error("for i in 0..3\nend for\nbreak\n", "F006", 3, 1);
 }
 
 #[test]
@@ -170,16 +148,10 @@ fn a_mut_loop_variable_passed_mut_says_how() {
 
 #[test]
 fn nested_set_mistakes_are_located() {
-    // A step into what is not a list, or a field a tuple does not have.
-    assert_error("var t = (1, 2)\nset t[0] = 3\n", "T007", 2, 7);
-    assert_error("var t = (1, 2)\nset t.2 = 3\n", "T008", 2, 7);
-    assert_error("var m = [[1]]\nset m[0].0 = 3\n", "T008", 2, 10);
-    // The value's type is the part's.
-    assert_error("var m = [[1]]\nset m[0][0] = \"a\"\n", "T001", 2, 15);
-    // The variable must be a `var`.
-    assert_error("let m = [[1]]\nset m[0][0] = 2\n", "D003", 2, 1);
-    // Not a part of a variable: a call.
-    assert_error("fun f(): u8\n  ret 1\nend fun\nset f() = 3\n", "S008", 4, 6);
+    assert_cases(
+        "cases/nested_set_mistakes.txt",
+        include_str!("cases/nested_set_mistakes.txt"),
+    );
 }
 
 #[test]
@@ -215,16 +187,8 @@ fn format_expands_to_conversions_and_concatenation() {
 
 #[test]
 fn format_mistakes_are_located() {
-    assert_error("let s = \"x\"\ndebuglog format(s)\n", "F012", 2, 17);
-    assert_error("debuglog format()\n", "F012", 1, 10);
-    assert_error("debuglog format(\"a}\")\n", "F012", 1, 17);
-    assert_error("debuglog format(\"{:.2}\", 3)\n", "T010", 1, 26);
-    assert_error("debuglog format(\"{:.1}\", [1.5])\n", "T010", 1, 26);
-    assert_help(
-        "debuglog format(\"{}\", ref \"a\")\n",
-        "F002",
-        1,
-        23,
-        &["help: remove the mode before the argument"],
+    assert_cases(
+        "cases/format_mistakes.txt",
+        include_str!("cases/format_mistakes.txt"),
     );
 }

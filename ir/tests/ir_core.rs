@@ -8,7 +8,7 @@ use datalove_ir::native::{
 use datalove_ir::print::print_program;
 use datalove_ir::verify::verify_program;
 use datalove_ir::*;
-use datalove_test_support::{define_identity, define_main};
+use datalove_test_support::{define_function, define_identity, define_main};
 
 fn decl(name: &str, params: usize, trailing: usize) -> NativeDecl {
     datalove_test_support::native_decl(name, params, trailing, |_| ParamMode::Ref, IrType::U32)
@@ -416,19 +416,15 @@ fn mut_and_out_arguments_may_not_alias_another_argument() {
 #[test]
 fn a_value_moved_or_changed_by_a_call_is_not_passed_to_it_twice() {
     let mut pb = ProgramBuilder::new();
-    let f = pb.declare_function(
-        "f",
-        vec![],
-        vec![
-            ("a".into(), ParamMode::Ref, IrType::String),
-            ("b".into(), ParamMode::In, IrType::String),
-        ],
-        IrType::Unit,
-    );
-    let mut fb = pb.function(f);
-    let b = fb.param(1);
-    fb.drop_slot(b);
-    fb.terminate(Terminator::Return(None));
+    let params = [
+        ("a", ParamMode::Ref, IrType::String),
+        ("b", ParamMode::In, IrType::String),
+    ];
+    let f = define_function(&mut pb, "f", &params, IrType::Unit, |fb| {
+        let b = fb.param(1);
+        fb.drop_slot(b);
+        None
+    });
     define_main(&mut pb, |fb| {
         let s = fb.string("x");
         let abandon = fb.abandon_block(&[]);

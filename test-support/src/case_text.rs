@@ -39,6 +39,16 @@ pub fn parts(text: &str) -> impl Iterator<Item = Part<'_>> {
     })
 }
 
+/// The escapes of an `#>e` line for single characters, and what each stands for; any
+/// other byte is written `\xHH`.
+const ESCAPES: [(char, char); 5] = [
+    ('0', '\0'),
+    ('t', '\t'),
+    ('r', '\r'),
+    ('n', '\n'),
+    ('\\', '\\'),
+];
+
 /// Decodes the escapes of an `#>e` line: `\0 \t \r \n \\ \xHH`.
 pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
@@ -54,12 +64,11 @@ pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
             return Err("a `\\` at the end of an `#>e` line".into());
         };
         i += 2;
+        if let Some(&(_, meant)) = ESCAPES.iter().find(|(e, _)| *e == c as char) {
+            out.push(meant as u8);
+            continue;
+        }
         match c {
-            b'0' => out.push(0),
-            b't' => out.push(b'\t'),
-            b'r' => out.push(b'\r'),
-            b'n' => out.push(b'\n'),
-            b'\\' => out.push(b'\\'),
             b'x' => {
                 let hex = text.get(i..i + 2).ok_or("`\\x` needs two hex digits")?;
                 out.push(u8::from_str_radix(hex, 16).map_err(|_| format!("bad `\\x{hex}`"))?);
@@ -83,18 +92,18 @@ pub fn expectation_line(bytes: &[u8]) -> String {
             let mut out = String::from("#>e ");
             for chunk in bytes.utf8_chunks() {
                 for c in chunk.valid().chars() {
-                    match c {
-                        '\0' => out.push_str("\\0"),
-                        '\t' => out.push_str("\\t"),
-                        '\r' => out.push_str("\\r"),
-                        '\\' => out.push_str("\\\\"),
-                        c if c.is_control() || c == ' ' => {
-                            let mut buf = [0u8; 4];
-                            for b in c.encode_utf8(&mut buf).bytes() {
-                                let _ = write!(out, "\\x{b:02x}");
-                            }
+                    // A newline is written `\x0a`, like the other control characters.
+                    let escape = ESCAPES.iter().find(|&&(_, meant)| meant == c && c != '\n');
+                    if let Some(&(letter, _)) = escape {
+                        out.push('\\');
+                        out.push(letter);
+                    } else if c.is_control() || c == ' ' {
+                        let mut buf = [0u8; 4];
+                        for b in c.encode_utf8(&mut buf).bytes() {
+                            let _ = write!(out, "\\x{b:02x}");
                         }
-                        c => out.push(c),
+                    } else {
+                        out.push(c);
                     }
                 }
                 for b in chunk.invalid() {

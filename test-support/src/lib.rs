@@ -23,8 +23,8 @@ use datalove_front::{compile, MemoryLoader};
 use datalove_ir::builder::{FunctionBuilder, ProgramBuilder};
 use datalove_ir::native::NativeParam;
 use datalove_ir::{
-    FileId, FuncId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, Span,
-    Terminator, TypeClass, TypeParam,
+    FileId, FuncId, IrType, NativeContext, NativeDecl, ParamMode, Program, RiderInterface, SlotId,
+    Span, Terminator, TypeClass, TypeParam,
 };
 
 /// A native `name` with `params` parameters (parameter `i` of mode `mode(i)` and type
@@ -61,6 +61,50 @@ pub fn native_decl(
     }
 }
 
+/// The IR type that a type written as the language writes it names: a built-in name
+/// (`u8`, `unit`, `string`, ...), `[T]`, `?T` or a tuple `(A, B)` (`()` has no field);
+/// panics on anything else.
+pub fn ir_type(text: &str) -> IrType {
+    let (ty, rest) = ir_type_prefix(text);
+    assert!(rest.trim().is_empty(), "{text:?}: {rest:?} is left over");
+    ty
+}
+
+/// The type written at the start of `text`, and what follows it.
+fn ir_type_prefix(text: &str) -> (IrType, &str) {
+    let text = text.trim_start();
+    if let Some(rest) = text.strip_prefix('[') {
+        let (element, rest) = ir_type_prefix(rest);
+        let rest = rest.trim_start().strip_prefix(']');
+        (
+            IrType::list(element),
+            rest.expect("a `]` after a list's element type"),
+        )
+    } else if let Some(rest) = text.strip_prefix('?') {
+        let (inner, rest) = ir_type_prefix(rest);
+        (IrType::option(inner), rest)
+    } else if let Some(mut rest) = text.strip_prefix('(') {
+        let mut fields = Vec::new();
+        loop {
+            rest = rest.trim_start();
+            if let Some(after) = rest.strip_prefix(')') {
+                return (IrType::Tuple(fields), after);
+            }
+            let (field, after) = ir_type_prefix(rest);
+            fields.push(field);
+            rest = after.trim_start();
+            rest = rest.strip_prefix(',').unwrap_or(rest);
+        }
+    } else {
+        let end = text
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(text.len());
+        let name = &text[..end];
+        let ty = IrType::from_name(name).unwrap_or_else(|| panic!("no type {name:?}"));
+        (ty, &text[end..])
+    }
+}
+
 /// Declares and defines `id<T>(x: T): T` (it returns its parameter) in `pb`.
 pub fn define_identity(pb: &mut ProgramBuilder) -> FuncId {
     let t = TypeParam {
@@ -77,6 +121,27 @@ pub fn define_identity(pb: &mut ProgramBuilder) -> FuncId {
     let x = fb.param(0);
     fb.terminate(Terminator::Return(Some(x)));
     id
+}
+
+/// Declares `name(params): result` (no type parameters) in `pb`, lets `build` write its
+/// body and returns the slot `build` gives back (`None`: nothing) from the block it leaves
+/// open.
+pub fn define_function(
+    pb: &mut ProgramBuilder,
+    name: &str,
+    params: &[(&str, ParamMode, IrType)],
+    result: IrType,
+    build: impl FnOnce(&mut FunctionBuilder<'_>) -> Option<SlotId>,
+) -> FuncId {
+    let params = params
+        .iter()
+        .map(|(name, mode, ty)| (name.to_string(), *mode, ty.clone()))
+        .collect();
+    let f = pb.declare_function(name, vec![], params, result);
+    let mut fb = pb.function(f);
+    let returned = build(&mut fb);
+    fb.terminate(Terminator::Return(returned));
+    f
 }
 
 /// Declares `main(): unit` in `pb`, lets `build` write its body, returns from the block
@@ -466,5 +531,24 @@ mod scratch_tests {
         assert!(!stale.exists(), "{} is left", stale.display());
         assert!(root.is_dir(), "{} was removed", root.display());
         assert!(scratch_dir("a/b").starts_with(root));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_type_reads_as_its_ir_type() {
+        assert_eq!(ir_type("u8"), IrType::U8);
+        assert_eq!(ir_type("()"), IrType::Tuple(vec![]));
+        assert_eq!(
+            ir_type("[(?[f64], bool, string)]"),
+            IrType::list(IrType::Tuple(vec![
+                IrType::option(IrType::list(IrType::F64)),
+                IrType::Bool,
+                IrType::String,
+            ]))
+        );
     }
 }

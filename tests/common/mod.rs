@@ -61,6 +61,13 @@ pub fn assert_file_diagnosed(args: &[&str], file: &Path, code: &str, line_col: &
     assert_diagnostic(&out, code, &format!("{}:{line_col}", file.display()));
 }
 
+/// The test program `name` kept in `tests/programs`.
+pub fn test_program(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/programs")
+        .join(name)
+}
+
 /// The scratch directory `name` of this test process, created (removed when the
 /// process exits: `datalove_test_support::scratch_root`).
 pub fn scratch_dir(name: &str) -> PathBuf {

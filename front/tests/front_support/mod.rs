@@ -185,70 +185,93 @@ pub const LOWERING_PROGRAMS: &[(&str, &str)] = &[
     ),
 ];
 
-/// `(code, program, line, col)`: one program per remaining code.
-pub const DIAGNOSTIC_CASES: &[(&str, &str, u32, u32)] = &[
-    ("S001", "debuglog 1 $ 2\n", 1, 12),
-    ("S002", "debuglog \"open\n", 1, 10),
-    ("S003", "debuglog \"\\q\"\n", 1, 11),
-    ("S004", "debuglog 12u7\n", 1, 10),
-    ("S005", "let = 3\n", 1, 5),
-    ("S006", "if true\n  debuglog 1\n", 3, 1),
-    ("S007", "loop\n  break\nend if\n", 3, 1),
-    ("S008", "fun f(): u8\n  ret 1\nend fun\nset f() = 3\n", 4, 6),
-    ("S010", "fun f()\n  import strings.len\nend fun\n", 2, 3),
-    ("S011", "debuglog 1 < 2 < 3\n", 1, 16),
-    ("S013", "for i in ref 0..3\nend for\n", 1, 15),
-    ("N002", "let x: u9 = 1\n", 1, 8),
-    ("N003", "import nowhere.f\n", 1, 8),
-    ("N005", "import strings.nope\n", 1, 16),
-    ("N006", "fun f()\nend fun\nfun f()\nend fun\n", 3, 5),
-    ("N007", "let a = 1\nlet a = 2\n", 2, 5),
-    ("N008", "fun main()\nend fun\n", 1, 5),
-    (
-        "N009",
-        "fun f<T>(x: T) where { T is number, }\nend fun\n",
-        1,
-        29,
-    ),
-    ("N010", "fun f(a: u8, a: u8)\nend fun\n", 1, 14),
-    ("T002", "debuglog \"a\" * 2\n", 1, 10),
-    (
-        "T003",
-        "fun add<T>(a: T, b: T): T\n  ret a + b\nend fun\n",
-        2,
-        7,
-    ),
-    ("T004", "let x: u8 = 256\n", 1, 13),
-    ("T005", "debuglog []\n", 1, 10),
-    (
-        "T006",
-        "import fixedint.zero\nlet s: string = zero()\n",
-        2,
-        17,
-    ),
-    ("T007", "let n = 3\ndebuglog n[0]\n", 2, 10),
-    ("T008", "let t = (1, 2)\ndebuglog t.2\n", 2, 10),
-    ("T009", "debuglog \"1\" as u8\n", 1, 10),
-    ("T010", "debuglog format(\"{:.1}\", true)\n", 1, 26),
-    ("F012", "debuglog format(\"{} {}\", 1)\n", 1, 10),
-    ("F003", "fun f()\nend fun\ndebuglog f\n", 3, 10),
-    ("F004", "fun f(): u8\n  debuglog 1\nend fun\n", 3, 1),
-    ("F005", "fun f(): u8\n  ret\nend fun\n", 2, 3),
-    ("F006", "break\n", 1, 1),
-    ("F009", "fun f(mut a: u8)\nend fun\nf(mut 3)\n", 3, 7),
-    ("D002", "var x: u8\ndebuglog x\n", 2, 10),
-    ("D003", "let x = 1\nset x = 2\n", 2, 1),
-    (
-        "D004",
-        "fun f(mut a: [u8])\nend fun\nlet xs: [u8] = []\nf(mut xs)\n",
-        4,
-        3,
-    ),
-    (
-        "D005",
-        "fun f(ref s: string): string\n  ret s\nend fun\n",
-        2,
-        7,
-    ),
-    ("D006", "fun f(out r: u8)\nend fun\n", 2, 1),
-];
+/// One case of a case file (`front/tests/cases/*.txt`): a line `== CODE LINE:COL`, then
+/// a line `== says TEXT` for each text its rendering must say and `== lacks TEXT` for each
+/// it must not, then the program's lines.
+/// Lines before the first case, and lines `== # ...`, are notes for the reader.
+pub struct Case {
+    /// `FILE:LINE` of the case's first line, to name it in a failure.
+    pub name: String,
+    pub code: String,
+    pub line: u32,
+    pub col: u32,
+    pub says: Vec<String>,
+    pub lacks: Vec<String>,
+    pub program: String,
+}
+
+/// The cases of `text`, the case file `file`.
+pub fn cases(file: &str, text: &str) -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
+    for (i, row) in text.lines().enumerate() {
+        let Some(directive) = row.strip_prefix("== ") else {
+            if let Some(case) = cases.last_mut() {
+                case.program.push_str(row);
+                case.program.push('\n');
+            }
+            continue;
+        };
+        let name = format!("{file}:{}", i + 1);
+        if directive.starts_with('#') {
+            continue;
+        }
+        if let Some((word, said)) = directive.split_once(' ') {
+            if word == "says" || word == "lacks" {
+                let case = cases
+                    .last_mut()
+                    .expect("`== says` after a case's first line");
+                assert!(
+                    case.program.is_empty(),
+                    "{name}: `== {word}` after the program"
+                );
+                let texts = if word == "says" {
+                    &mut case.says
+                } else {
+                    &mut case.lacks
+                };
+                texts.push(said.to_string());
+                continue;
+            }
+        }
+        let (code, at) = directive
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("{name}: not `== CODE LINE:COL`"));
+        let (line, col) = at
+            .split_once(':')
+            .and_then(|(l, c)| Some((l.parse().ok()?, c.parse().ok()?)))
+            .unwrap_or_else(|| panic!("{name}: not `== CODE LINE:COL`"));
+        cases.push(Case {
+            name,
+            code: code.to_string(),
+            line,
+            col,
+            says: Vec::new(),
+            lacks: Vec::new(),
+            program: String::new(),
+        });
+    }
+    cases
+}
+
+/// Asserts each case of the case file `file` (`text`): its program is refused with its
+/// code at its place, and the rendering says each of its texts and none it lacks. A
+/// failure names the case.
+pub fn assert_cases(file: &str, text: &str) {
+    for case in cases(file, text) {
+        eprintln!("case {}", case.name);
+        let says: Vec<&str> = case.says.iter().map(String::as_str).collect();
+        let failed = assert_help(&case.program, &case.code, case.line, case.col, &says);
+        let rendered = failed.render();
+        for t in &case.lacks {
+            assert!(!rendered.contains(t.as_str()), "{t:?} in:\n{rendered}");
+        }
+    }
+}
+
+/// One program per diagnostic code the other tests do not take at length.
+pub fn diagnostic_cases() -> Vec<Case> {
+    cases(
+        "cases/diagnostics.txt",
+        include_str!("../cases/diagnostics.txt"),
+    )
+}

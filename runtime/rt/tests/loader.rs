@@ -35,13 +35,15 @@ fn refused_library(name: &str, rider: &str, source: &str) -> Option<(LoadError, 
     Some((RiderLibrary::load(rider, &[dir]).unwrap_err(), lib))
 }
 
+/// Rider `fake`, built for ABI version 999.
+const FAKE_ABI_999: &str = "unsigned dtlv_rider_abi_version_fake(void) { return 999; }\n";
+
+/// A library with no ABI version symbol (built as rider `plain`).
+const NO_ABI_SYMBOL: &str = "int something(void) { return 1; }\n";
+
 #[test]
 fn a_rider_built_for_another_abi_is_refused_naming_both_versions_and_the_path() {
-    let Some((err, lib)) = refused_library(
-        "loader-fake",
-        "fake",
-        "unsigned dtlv_rider_abi_version_fake(void) { return 999; }\n",
-    ) else {
+    let Some((err, lib)) = refused_library("loader-fake", "fake", FAKE_ABI_999) else {
         return;
     };
     assert!(
@@ -89,11 +91,7 @@ fn a_good_rider_loads_and_hands_out_its_symbols_or_names_a_missing_one() {
 
 #[test]
 fn a_library_without_the_abi_symbol_is_not_a_rider() {
-    let Some((err, lib)) = refused_library(
-        "loader-nosym",
-        "plain",
-        "int something(void) { return 1; }\n",
-    ) else {
+    let Some((err, lib)) = refused_library("loader-nosym", "plain", NO_ABI_SYMBOL) else {
         return;
     };
     assert_eq!(
