@@ -135,7 +135,7 @@ impl Runtime {
                     self.clone_value(src.add(off), td.elem(), dst.add(off));
                 }
             }
-            TyKind::Tuple => {
+            TyKind::Tuple | TyKind::Record => {
                 // Padding is copied too, so a clone is byte-identical where it can be.
                 std::ptr::copy_nonoverlapping(src, dst, td.size);
                 for field in td.fields() {
@@ -180,7 +180,7 @@ impl Runtime {
             TyKind::Option if *value != 0 => {
                 self.drop_value(value.add(td.payload_offset), td.elem());
             }
-            TyKind::Tuple => {
+            TyKind::Tuple | TyKind::Record => {
                 for field in td.fields() {
                     self.drop_value(value.add(field.offset), &*field.desc);
                 }
@@ -251,7 +251,7 @@ impl Runtime {
                     self.compare_values(a.add(off), b.add(off), td.elem())
                 }
             },
-            TyKind::Tuple => {
+            TyKind::Tuple | TyKind::Record => {
                 for field in td.fields() {
                     let o =
                         self.compare_values(a.add(field.offset), b.add(field.offset), &*field.desc);
@@ -337,6 +337,19 @@ impl Runtime {
                     self.format_into(out, value.add(td.payload_offset), td.elem(), true);
                     out.push(b')');
                 }
+                Ok(())
+            }
+            TyKind::Record => {
+                let names = td.record_names();
+                out.extend_from_slice(names[0].as_bytes());
+                out.extend_from_slice(b" {");
+                for (i, field) in td.fields().iter().enumerate() {
+                    out.extend_from_slice(if i > 0 { b", " } else { b" " });
+                    out.extend_from_slice(names[i + 1].as_bytes());
+                    out.extend_from_slice(b": ");
+                    self.format_into(out, value.add(field.offset), &*field.desc, true);
+                }
+                out.extend_from_slice(if td.field_count > 0 { b" }" } else { b"}" });
                 Ok(())
             }
             TyKind::Tuple => {
