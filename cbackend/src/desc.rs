@@ -11,7 +11,9 @@ use datalove_rti::tydesc::{record_names_bytes, TYDESC_COPY};
 use datalove_rti::TyKind;
 
 use crate::runtime::{call, Entry};
-use crate::writer::{bytes_literal, static_desc_name, static_fields_name, type_param_name, CWriter};
+use crate::writer::{
+    bytes_literal, static_desc_name, static_fields_name, type_param_name, CWriter,
+};
 
 /// The program's static descriptors, in definition order (children before parents).
 #[derive(Default)]

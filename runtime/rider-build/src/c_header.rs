@@ -37,7 +37,7 @@ fn c_type(ty: &IrType) -> Option<&'static str> {
         IrType::String => "dtlv_string_t",
         IrType::List(_) => "dtlv_list_t",
         IrType::Data => "dtlv_data_t",
-        IrType::Option(_) | IrType::Tuple(_) | IrType::Param(_) => return None,
+        IrType::Option(_) | IrType::Tuple(_) | IrType::Record(_) | IrType::Param(_) => return None,
     })
 }
 

@@ -235,7 +235,9 @@ impl TyDesc {
                 }
                 out.push(')');
             }
-            TyKind::Record => out.push_str(self.record_names().first().copied().unwrap_or("record")),
+            TyKind::Record => {
+                out.push_str(self.record_names().first().copied().unwrap_or("record"))
+            }
             kind => out.push_str(kind.name()),
         }
     }
