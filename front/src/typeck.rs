@@ -1665,7 +1665,7 @@ impl FnChecker<'_> {
                     {
                         d = d.with_help(format!("a field with a similar name exists: `{near}`"));
                     }
-                    d.with_note(record_fields_note(record))
+                    d.with_note(format!("note: {}", record_fields_note(record)))
                 }
                 IrType::Tuple(fs) => d.with_help(fields_help(fs.len())),
                 _ => d.with_note("only records have named fields"),
@@ -1797,7 +1797,7 @@ impl FnChecker<'_> {
                     ),
                 )
                 .with_label(format!("{} not given", list.join(", ")))
-                .with_note(record_fields_note(&record)),
+                .with_note(format!("note: {}", record_fields_note(&record))),
             );
             ok = false;
         }

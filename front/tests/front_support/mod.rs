@@ -246,4 +246,48 @@ pub const DIAGNOSTIC_CASES: &[(&str, &str, u32, u32)] = &[
         7,
     ),
     ("D006", "fun f(out r: u8)\nend fun\n", 2, 1),
+    (
+        "R001",
+        "record P\n  x: u8\nend record\nlet p = Q(x: 1)\n",
+        4,
+        9,
+    ),
+    (
+        "R002",
+        "record P\n  x: u8\nend record\nlet p = P(x: 1)\ndebuglog p.y\n",
+        5,
+        12,
+    ),
+    (
+        "R003",
+        "record P\n  x: u8\n  y: u8\nend record\nlet p = P(x: 1)\n",
+        5,
+        9,
+    ),
+    (
+        "R004",
+        "record P\n  x: u8\nend record\nlet p = P(x: 1, x: 2)\n",
+        4,
+        17,
+    ),
+    ("R005", "record P\n  x: u8\n  x: u8\nend record\n", 3, 3),
+    (
+        "R006",
+        "record P\n  x: u8\nend record\nlet p = P(x: \"a\")\n",
+        4,
+        14,
+    ),
+    (
+        "R007",
+        "record P\n  x: u8\nend record\nrecord P\n  y: u8\nend record\n",
+        4,
+        8,
+    ),
+    ("R008", "record P\n  x: ?P\nend record\n", 1, 8),
+    (
+        "R009",
+        "record P\n  x: u8\n  y: u8\nend record\nlet p = P(y: 1, x: 2)\n",
+        5,
+        17,
+    ),
 ];
