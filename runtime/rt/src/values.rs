@@ -5,8 +5,8 @@
 //! true`; floats by IEEE total order (`f64::total_cmp`: `-0.0 < 0.0`) except that every
 //! NaN is one value, equal to any other NaN and after everything else (after `inf`);
 //! strings by bytes (code point order); lists lexicographically; `none < some(_)`, then
-//! payloads; tuples field by field; data by the spelling of the held type, then (same
-//! type) by value.
+//! payloads; tuples and records field by field; data by the spelling of the held type,
+//! then (same type) by value.
 //!
 //! **Formatting** (`format`, `debuglog`): integers and `index` in decimal; `f64` as Rust's
 //! `{:?}` (`1.0`, `0.1`, `1e300`, `inf`, `-inf`, `NaN`), `f32` as `{:?}` of the `f32`;
@@ -14,7 +14,7 @@
 //! NUL included); a string inside a list, option, tuple (or a data inside one of those)
 //! prints quoted, with `"`, `\`, newline, tab and NUL escaped as `\"`, `\\`, `\n`, `\t`,
 //! `\0`; lists `[1, 2, 3]`; options `some(3)` / `none`; tuples `(1, "a")`, one field
-//! `(1,)`, none `()`; a data prints exactly as the value it holds would in its place
+//! `(1,)`, none `()`; records `Point { x: 1.0, y: 2.0 }`; a data prints exactly as the value it holds would in its place
 //! (so a data holding a string prints the string raw at top level, quoted inside a list).
 
 use std::cmp::Ordering;
