@@ -705,6 +705,17 @@ impl Resolver<'_> {
         for (file, scope) in visible.iter_mut().enumerate() {
             for (item, it) in self.out.files[file].ast.items.iter().enumerate() {
                 let Item::Record(decl) = it else { continue };
+                if IrType::from_name(&decl.name.name).is_some() {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "R010",
+                            decl.name.span,
+                            format!("`{}` is a built-in type", decl.name.name),
+                        )
+                        .with_label("a record cannot take a built-in type's name"),
+                    );
+                    continue;
+                }
                 if let Some(&(_, first)) = scope.get(&decl.name.name) {
                     let Item::Record(first) = &self.out.files[file].ast.items[first] else {
                         unreachable!("a record scope names records")

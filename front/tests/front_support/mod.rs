@@ -290,4 +290,5 @@ pub const DIAGNOSTIC_CASES: &[(&str, &str, u32, u32)] = &[
         5,
         17,
     ),
+    ("R010", "record u8\n  x: u8\nend record\n", 1, 8),
 ];
