@@ -146,6 +146,14 @@ uint8_t dlr_cprobe__cprobe_zero(
     const dtlv_tydesc_t *result_td,
     const dtlv_tydesc_t *t_td);
 
+/* rider.dli:16:1: native fun cprobe_record<T>(ref x: T): string */
+uint8_t dlr_cprobe__cprobe_record(
+    void *rt,
+    const void *x,
+    const dtlv_tydesc_t *x_td,
+    dtlv_string_t *result_out,
+    const dtlv_tydesc_t *result_td);
+
 #ifdef __cplusplus
 }
 #endif
