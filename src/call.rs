@@ -79,9 +79,10 @@ fn not_callable(program: &Program, func: usize) -> Option<String> {
     None
 }
 
+/// Whether the type mentions `data` or a record (a record has no Rust type yet).
 fn mentions_data(ty: &IrType) -> bool {
     match ty {
-        IrType::Data => true,
+        IrType::Data | IrType::Record(_) => true,
         IrType::List(t) | IrType::Option(t) => mentions_data(t),
         IrType::Tuple(ts) => ts.iter().any(mentions_data),
         _ => false,

@@ -7,11 +7,13 @@ use std::collections::HashMap;
 
 use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc};
 use datalove_ir::IrType;
-use datalove_rti::tydesc::TYDESC_COPY;
+use datalove_rti::tydesc::{record_names_bytes, TYDESC_COPY};
 use datalove_rti::TyKind;
 
 use crate::runtime::{call, Entry};
-use crate::writer::{static_desc_name, static_fields_name, type_param_name, CWriter};
+use crate::writer::{
+    bytes_literal, static_desc_name, static_fields_name, type_param_name, CWriter,
+};
 
 /// The program's static descriptors, in definition order (children before parents).
 #[derive(Default)]
@@ -45,7 +47,8 @@ impl StaticDescs {
                 elem = self.get(p);
                 payload_offset = offsets[0];
             }
-            IrType::Tuple(types) => {
+            IrType::Tuple(_) | IrType::Record(_) => {
+                let types = ty.fields().expect("a tuple or record has fields");
                 for (t, offset) in types.iter().zip(&offsets) {
                     field_entries.push(format!("{{{}, {offset}}}", self.get(t)));
                 }
@@ -68,8 +71,17 @@ impl StaticDescs {
             fields = (field_entries.len().to_string(), static_fields_name(k));
         }
         let flags = if ty.is_copy() { TYDESC_COPY } else { 0 };
+        let names = match ty {
+            IrType::Record(record) => {
+                let names: Vec<&str> = record.field_names.iter().map(String::as_str).collect();
+                let bytes = record_names_bytes(&record.name, &names);
+                // The NUL that ends the last name is the literal's own.
+                bytes_literal(&bytes[..bytes.len() - 1])
+            }
+            _ => "NULL".to_string(),
+        };
         w.line(format!(
-            "static const dtlv_tydesc_t {} = {{{}u, {flags}u, {}, {}, {elem}, {payload_offset}, {}, {}}};",
+            "static const dtlv_tydesc_t {} = {{{}u, {flags}u, {}, {}, {elem}, {payload_offset}, {}, {}, {names}}};",
             static_desc_name(k),
             kind as u32,
             layout.size,

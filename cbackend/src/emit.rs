@@ -710,9 +710,7 @@ impl Fx<'_> {
             }
             K::TupleField { dst, src, index } => {
                 let ty = self.ty(*src).clone();
-                let IrType::Tuple(field_types) = &ty else {
-                    unreachable!("verified: a tuple")
-                };
+                let field_types = ty.fields().expect("verified: a tuple or record");
                 let field_ty = field_types[*index as usize].clone();
                 let offset = self.field_offset(&ty, *index as usize);
                 let at = self.at_offset(*src, &offset);

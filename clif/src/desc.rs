@@ -15,7 +15,7 @@ fn text(e: ModuleError) -> String {
 }
 use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc, NativeLinks};
 use datalove_ir::{IrType, Program};
-use datalove_rti::tydesc::TYDESC_COPY;
+use datalove_rti::tydesc::{record_names_bytes, TYDESC_COPY};
 use datalove_rti::{TyDesc, TyField};
 
 use crate::lower::{trusted, Fx};
@@ -128,7 +128,8 @@ impl Statics {
                     );
                 }
             }
-            IrType::Tuple(fields) if !fields.is_empty() => {
+            IrType::Tuple(_) | IrType::Record(_) if ty.fields().is_some_and(|f| !f.is_empty()) => {
+                let fields = ty.fields().expect("a tuple or record has fields");
                 let fields_id = module.declare_anonymous_data(false, false).map_err(text)?;
                 let mut fields_data = DataDescription::new();
                 fields_data.set_align(8);
@@ -157,6 +158,12 @@ impl Statics {
                 data.write_data_addr(OFF_FIELDS as u32, gv, 0);
             }
             _ => {}
+        }
+        if let IrType::Record(record) = ty {
+            let names: Vec<&str> = record.field_names.iter().map(String::as_str).collect();
+            let names_id = self.bytes(module, &record_names_bytes(&record.name, &names))?;
+            let gv = module.declare_data_in_data(names_id, &mut data);
+            data.write_data_addr(offset_of!(TyDesc, names) as u32, gv, 0);
         }
         data.define(bytes.into_boxed_slice());
         let id = module.declare_anonymous_data(false, false).map_err(text)?;

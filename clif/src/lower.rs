@@ -764,9 +764,7 @@ impl<M: Module> Fx<'_, '_, M> {
             }
             K::TupleField { dst, src, index } => {
                 let ty = self.slot_ty(*src).clone();
-                let IrType::Tuple(field_types) = &ty else {
-                    unreachable!("verified: a tuple")
-                };
+                let field_types = ty.fields().expect("verified: a tuple or record");
                 let field_ty = field_types[*index as usize].clone();
                 let base = self.addr(*src);
                 let off = self.field_offset(&ty, *index as usize);

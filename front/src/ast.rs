@@ -39,6 +39,8 @@ pub enum Item {
         span: Span,
     },
     Fun(FunDecl),
+    /// `record NAME` / `field: T` lines / `end record`
+    Record(RecordDecl),
     /// A top-level statement: part of a script's body.
     Stmt(Stmt),
 }
@@ -55,6 +57,14 @@ pub struct FunDecl {
     pub span: Span,
     /// Where `end fun` is: the implicit return at the end of the body.
     pub end_span: Span,
+}
+
+/// A record declaration: its name and its fields, in order.
+#[derive(Clone, Debug)]
+pub struct RecordDecl {
+    pub name: Ident,
+    pub fields: Vec<(Ident, TypeExpr)>,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -133,6 +143,8 @@ pub enum StmtKind {
 pub enum SetStep {
     Index(Expr),
     Field(u32, Span),
+    /// `.name`: a field of a record.
+    Named(Ident),
 }
 
 /// What a `for` loop walks.
@@ -206,6 +218,13 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `t.0`
     Field(Box<Expr>, u32),
+    /// `p.x`: a field of a record, by name.
+    NamedField(Box<Expr>, Ident),
+    /// `Point(x: 1.0, y: 2.0)`: a record built from every field, each named once.
+    Construct {
+        record: Ident,
+        fields: Vec<(Ident, Expr)>,
+    },
     Some(Box<Expr>),
     None,
     /// `xs[i]`

@@ -119,7 +119,7 @@ fn stmt_call(s: &ast::Stmt) -> Option<Span> {
             .iter()
             .find_map(|p| match p {
                 ast::SetStep::Index(e) => expr_call(e),
-                ast::SetStep::Field(..) => None,
+                ast::SetStep::Field(..) | ast::SetStep::Named(_) => None,
             })
             .or_else(|| expr_call(value)),
         S::If {
@@ -155,7 +155,8 @@ fn expr_call(e: &ast::Expr) -> Option<Span> {
         }
         A::Name(_) | A::Int(..) | A::Float(..) | A::Str(_) | A::Bool(_) | A::Unit | A::None => None,
         A::List(es) | A::Tuple(es) => es.iter().find_map(expr_call),
-        A::Field(x, _) | A::Some(x) | A::Neg(x) | A::Not(x) => expr_call(x),
+        A::Field(x, _) | A::NamedField(x, _) | A::Some(x) | A::Neg(x) | A::Not(x) => expr_call(x),
+        A::Construct { fields, .. } => fields.iter().find_map(|(_, e)| expr_call(e)),
         A::Cast { value, .. } => expr_call(value),
         A::Index(a, b) | A::Binary(_, a, b) => expr_call(a).or_else(|| expr_call(b)),
     }

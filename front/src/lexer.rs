@@ -52,6 +52,7 @@ pub enum Kw {
     And,
     Or,
     Not,
+    Record,
 }
 
 impl Kw {
@@ -88,6 +89,7 @@ impl Kw {
             "and" => Kw::And,
             "or" => Kw::Or,
             "not" => Kw::Not,
+            "record" => Kw::Record,
             _ => return None,
         })
     }
@@ -125,6 +127,7 @@ impl Kw {
             Kw::And => "and",
             Kw::Or => "or",
             Kw::Not => "not",
+            Kw::Record => "record",
         }
     }
 }

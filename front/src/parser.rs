@@ -362,8 +362,34 @@ impl Parser {
                 })
             }
             Tok::Kw(Kw::Fun) => Ok(Item::Fun(self.fun()?)),
+            Tok::Kw(Kw::Record) => Ok(Item::Record(self.record()?)),
             _ => Ok(Item::Stmt(self.stmt()?)),
         }
+    }
+
+    /// `record NAME`, then one `field: T` a line, then `end record`.
+    fn record(&mut self) -> PResult<RecordDecl> {
+        let start = self.expect_kw(Kw::Record)?;
+        let name = self.ident("a record name")?;
+        let span = start.to(name.span);
+        self.end_of_line()?;
+        let mut fields = Vec::new();
+        loop {
+            self.skip_newlines();
+            if self.at_kw(Kw::End) || *self.peek() == Tok::Eof {
+                break;
+            }
+            let field = self.ident("a field name")?;
+            self.expect_punct(":")?;
+            let ty = self.type_expr()?;
+            self.end_of_line()?;
+            fields.push((field, ty));
+        }
+        if fields.is_empty() && self.at_kw(Kw::End) {
+            return Err(self.expected("a field (`name: type`): a record has at least one"));
+        }
+        self.end(Kw::Record, start)?;
+        Ok(RecordDecl { name, fields, span })
     }
 
     fn fun(&mut self) -> PResult<FunDecl> {
@@ -711,8 +737,12 @@ impl Parser {
             } else if self.at_punct(".") {
                 let dot = self.bump().span;
                 self.enter(dot)?;
+                if let Tok::Ident(_) = self.peek() {
+                    path.push(SetStep::Named(self.ident("a field name")?));
+                    continue;
+                }
                 let Tok::Int(n, None) = *self.peek() else {
-                    return Err(self.expected("a tuple field number"));
+                    return Err(self.expected("a tuple field number or a record field name"));
                 };
                 let at = self.bump().span;
                 let Ok(n) = u32::try_from(n) else {
@@ -978,8 +1008,17 @@ impl Parser {
             } else if self.at_punct(".") {
                 let dot = self.bump().span;
                 height = self.deepen(height, dot)?;
+                if let Tok::Ident(_) = self.peek() {
+                    let field = self.ident("a field name")?;
+                    let span = e.span.to(field.span);
+                    e = Expr {
+                        kind: ExprKind::NamedField(Box::new(e), field),
+                        span,
+                    };
+                    continue;
+                }
                 let Tok::Int(n, None) = *self.peek() else {
-                    return Err(self.expected("a tuple field number"));
+                    return Err(self.expected("a tuple field number or a record field name"));
                 };
                 let end = self.bump().span;
                 let span = e.span.to(end);
@@ -1067,6 +1106,20 @@ impl Parser {
                 if self.at_punct("(") {
                     let callee = Ident { name, span: start };
                     let open = self.bump().span;
+                    if self.at_field_init() {
+                        let (fields, h, _) = self.elements(open, ")", Parser::field_init)?;
+                        let end = self.expect_punct(")")?;
+                        return Ok((
+                            Expr {
+                                kind: ExprKind::Construct {
+                                    record: callee,
+                                    fields,
+                                },
+                                span: start.to(end),
+                            },
+                            h + 1,
+                        ));
+                    }
                     let (args, h, _) = self.elements(open, ")", Parser::arg)?;
                     let end = self.expect_punct(")")?;
                     let height = if args.is_empty() { 0 } else { h + 1 };
@@ -1125,6 +1178,20 @@ impl Parser {
             _ => return Err(self.expected("an expression")),
         };
         Ok((Expr { kind, span: start }, 0))
+    }
+
+    /// Whether a `NAME:` starts here: the first field of a record construction.
+    fn at_field_init(&self) -> bool {
+        matches!(self.peek(), Tok::Ident(_))
+            && matches!(self.tokens.get(self.pos + 1), Some(t) if t.tok == Tok::Punct(":"))
+    }
+
+    /// `NAME: value`, one field of a record construction.
+    fn field_init(&mut self) -> PResult<((Ident, Expr), u32)> {
+        let name = self.ident("a field name (`name: value`)")?;
+        self.expect_punct(":")?;
+        let (value, h) = self.expr_h()?;
+        Ok(((name, value), h))
     }
 
     fn arg(&mut self) -> PResult<(Arg, u32)> {

@@ -96,6 +96,19 @@ impl FnChecker<'_> {
         })
     }
 
+    /// The name of the record whose field the last step of `place` is, if it is one.
+    fn set_record(&self, place: &Place) -> Option<String> {
+        let container = match place.steps.len() {
+            0 => return None,
+            1 => &self.locals[place.base.index()].ty,
+            n => &place.steps[n - 2].1,
+        };
+        match self.shallow(container) {
+            IrType::Record(record) => Some(record.name.clone()),
+            _ => None,
+        }
+    }
+
     /// The statements that write `value` over the part `steps` of `base`.
     fn assign(
         &mut self,
@@ -116,10 +129,11 @@ impl FnChecker<'_> {
                 })]
             }
             [(Step::Field(n), _)] => {
-                let tuple_ty = self.locals[base.index()].ty.clone();
-                let IrType::Tuple(fields) = self.shallow(&tuple_ty) else {
-                    unreachable!("a field step is taken only from a tuple");
-                };
+                let tuple_ty = self.shallow(&self.locals[base.index()].ty.clone());
+                let fields = tuple_ty
+                    .fields()
+                    .expect("a field step is taken only from a tuple or record")
+                    .to_vec();
                 let mut value = Some(value);
                 let elems = fields
                     .iter()
@@ -208,6 +222,17 @@ impl FnChecker<'_> {
                         });
                         place.steps.push((Step::Index(k), *elem));
                     }
+                    (ast::SetStep::Named(field), container) => {
+                        match c.record_field(&container, field) {
+                            Some((index, fty)) => {
+                                place.steps.push((Step::Field(index as u32), fty));
+                            }
+                            None => {
+                                ok = false;
+                                break;
+                            }
+                        }
+                    }
                     (ast::SetStep::Field(n, _), IrType::Tuple(fields))
                         if (*n as usize) < fields.len() =>
                     {
@@ -226,6 +251,7 @@ impl FnChecker<'_> {
                                         format!("this is {t}, not a list"),
                                     )
                                 }
+                                ast::SetStep::Named(_) => unreachable!("matched above"),
                                 ast::SetStep::Field(n, at) => {
                                     let d = Diagnostic::error(
                                         "T008",
@@ -246,10 +272,12 @@ impl FnChecker<'_> {
                 }
             }
             let want = place.ty(&c.locals).clone();
-            let value = if ok {
-                c.expr_coerce(value, &want)
-            } else {
-                c.expr(value, None)
+            let value = match (ok, path.last(), c.set_record(&place)) {
+                (true, Some(ast::SetStep::Named(field)), Some(record)) => {
+                    c.field_coerce(value, &want, &record, &field.name)
+                }
+                (true, ..) => c.expr_coerce(value, &want),
+                _ => c.expr(value, None),
             };
             c.finish_stmt();
             if ok {

@@ -12,7 +12,7 @@ use super::suggest;
 use crate::Help;
 use datalove_ir::diag::{Diagnostic, FileId, Sources, Span};
 use datalove_ir::native::{NativeDecl, RiderInterface};
-use datalove_ir::types::{IrType, ParamMode, TypeClass, TypeParam};
+use datalove_ir::types::{IrType, ParamMode, RecordType, TypeClass, TypeParam};
 
 /// One parsed file and what it is.
 #[derive(Debug)]
@@ -95,6 +95,8 @@ pub struct Resolved {
     pub functions: Vec<FunInfo>,
     /// Per file: callable names.
     pub scopes: Vec<BTreeMap<String, Callable>>,
+    /// Per file: the record types it can name (its own and those it imports).
+    pub record_scopes: Vec<BTreeMap<String, IrType>>,
 }
 
 impl Resolved {
@@ -163,6 +165,7 @@ pub fn resolve(
         rider_index: BTreeMap::new(),
     };
     r.load(root_path, root_text);
+    r.declare_records();
     r.declare_functions();
     r.build_scopes();
     r.out
@@ -417,7 +420,7 @@ impl Resolver<'_> {
                     ));
                     continue;
                 }
-                let sig = self.signature(&decl);
+                let sig = self.signature(file, &decl);
                 let ir_name = match &module {
                     Some(m) => format!("{m}.{}", decl.name.name),
                     None => decl.name.name.clone(),
@@ -434,7 +437,8 @@ impl Resolver<'_> {
         }
     }
 
-    fn signature(&mut self, decl: &ast::FunDecl) -> Signature {
+    fn signature(&mut self, file: usize, decl: &ast::FunDecl) -> Signature {
+        let records = &self.out.record_scopes[file];
         let mut type_params: Vec<TypeParam> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
         for tp in &decl.type_params {
@@ -494,7 +498,7 @@ impl Resolver<'_> {
                 );
                 continue;
             }
-            let ty = resolve_type(&p.ty, &names, self.diagnostics);
+            let ty = resolve_type(&p.ty, &names, records, self.diagnostics);
             params.push(SigParam {
                 name: p.name.name.clone(),
                 mode: p.mode,
@@ -503,7 +507,7 @@ impl Resolver<'_> {
             });
         }
         let result = match &decl.result {
-            Some(t) => resolve_type(t, &names, self.diagnostics),
+            Some(t) => resolve_type(t, &names, records, self.diagnostics),
             None => IrType::Unit,
         };
         Signature {
@@ -585,6 +589,14 @@ impl Resolver<'_> {
                     let Some(Some(module_file)) = self.module_files.get(&from.name).copied() else {
                         continue; // already reported
                     };
+                    let record = self.out.files[module_file]
+                        .ast
+                        .items
+                        .iter()
+                        .any(|i| matches!(i, Item::Record(r) if r.name.name == name.name));
+                    if record && !own[module_file].contains_key(&name.name) {
+                        continue; // a record type: `declare_records` imported it
+                    }
                     let Some(f) = own[module_file].get(&name.name) else {
                         let reexport = self.out.files[module_file].ast.items.iter().any(|i| {
                             matches!(i, Item::Import { name: n, alias, .. }
@@ -634,36 +646,225 @@ impl Resolver<'_> {
     }
 }
 
-/// Resolves a written type over the named type parameters.
+/// Resolves a written type over the named type parameters and the record types the
+/// file can name.
 pub fn resolve_type(
     t: &TypeExpr,
     type_params: &[String],
+    records: &BTreeMap<String, IrType>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> IrType {
+    let mut sub = |t| resolve_type(t, type_params, records, diagnostics);
     match &t.kind {
         TypeExprKind::Unit => IrType::Unit,
-        TypeExprKind::List(e) => IrType::list(resolve_type(e, type_params, diagnostics)),
-        TypeExprKind::Option(e) => IrType::option(resolve_type(e, type_params, diagnostics)),
-        TypeExprKind::Tuple(fields) => IrType::Tuple(
-            fields
-                .iter()
-                .map(|f| resolve_type(f, type_params, diagnostics))
-                .collect(),
-        ),
+        TypeExprKind::List(e) => IrType::list(sub(e)),
+        TypeExprKind::Option(e) => IrType::option(sub(e)),
+        TypeExprKind::Tuple(fields) => IrType::Tuple(fields.iter().map(sub).collect()),
         TypeExprKind::Named(name) => {
             if let Some(i) = type_params.iter().position(|p| p == name) {
                 return IrType::Param(i as u32);
             }
+            if let Some(record) = records.get(name) {
+                return record.clone();
+            }
             match IrType::from_name(name) {
                 Some(ty) => ty,
                 None => {
-                    diagnostics.push(
-                        Diagnostic::error("N002", t.span, format!("no type `{name}`"))
-                            .with_label("unknown type"),
-                    );
+                    let mut d = Diagnostic::error("N002", t.span, format!("no type `{name}`"))
+                        .with_label("unknown type");
+                    if let Some(near) = suggest::similar(name, records.keys().map(String::as_str)) {
+                        d = d.with_help(format!("a record with a similar name exists: `{near}`"));
+                    }
+                    diagnostics.push(d);
                     IrType::Unit
                 }
             }
         }
+    }
+}
+
+/// The names a written type mentions that may be records.
+fn named_types<'t>(t: &'t TypeExpr, out: &mut Vec<&'t str>) {
+    match &t.kind {
+        TypeExprKind::Unit => {}
+        TypeExprKind::List(e) | TypeExprKind::Option(e) => named_types(e, out),
+        TypeExprKind::Tuple(fields) => fields.iter().for_each(|f| named_types(f, out)),
+        TypeExprKind::Named(name) => out.push(name),
+    }
+}
+
+impl Resolver<'_> {
+    /// Gives every file the record types it can name: its own `record`s and those it
+    /// imports (`import m.Point`), each resolved once. A record declared twice in a file
+    /// is `R007`; one that contains itself (directly or through other records, lists,
+    /// options or tuples) is `R008`; a field declared twice is `R005`.
+    fn declare_records(&mut self) {
+        type Decl = (usize, usize);
+        let files = self.out.files.len();
+        let mut visible: Vec<BTreeMap<String, Decl>> = vec![BTreeMap::new(); files];
+        for (file, scope) in visible.iter_mut().enumerate() {
+            for (item, it) in self.out.files[file].ast.items.iter().enumerate() {
+                let Item::Record(decl) = it else { continue };
+                if IrType::from_name(&decl.name.name).is_some() {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "R010",
+                            decl.name.span,
+                            format!("`{}` is a built-in type", decl.name.name),
+                        )
+                        .with_label("a record cannot take a built-in type's name"),
+                    );
+                    continue;
+                }
+                if let Some(&(_, first)) = scope.get(&decl.name.name) {
+                    let Item::Record(first) = &self.out.files[file].ast.items[first] else {
+                        unreachable!("a record scope names records")
+                    };
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "R007",
+                            decl.name.span,
+                            format!("record `{}` is declared twice", decl.name.name),
+                        )
+                        .with_secondary(first.name.span, "first declared here"),
+                    );
+                    continue;
+                }
+                scope.insert(decl.name.name.clone(), (file, item));
+            }
+        }
+        let own = visible.clone();
+        for (file, scope) in visible.iter_mut().enumerate() {
+            for it in &self.out.files[file].ast.items {
+                let Item::Import {
+                    from, name, alias, ..
+                } = it
+                else {
+                    continue;
+                };
+                let Some(Some(module_file)) = self.module_files.get(&from.name).copied() else {
+                    continue;
+                };
+                let Some(&found) = own[module_file].get(&name.name) else {
+                    continue;
+                };
+                let local = alias.as_ref().unwrap_or(name);
+                if let Some(&(f, item)) = scope.get(&local.name) {
+                    let Item::Record(first) = &self.out.files[f].ast.items[item] else {
+                        unreachable!("a record scope names records")
+                    };
+                    let first = if f == file {
+                        first.name.span
+                    } else {
+                        local.span
+                    };
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "R007",
+                            local.span,
+                            format!("record `{}` is declared twice", local.name),
+                        )
+                        .with_secondary(first, "first declared here")
+                        .with_note("import it under another name: `import M.Point as P`"),
+                    );
+                    continue;
+                }
+                scope.insert(local.name.clone(), found);
+            }
+        }
+        // Resolve records whose records are resolved, until none is left or none moves:
+        // those left contain themselves.
+        let mut done: BTreeMap<Decl, IrType> = BTreeMap::new();
+        let all: Vec<Decl> = own.iter().flat_map(|s| s.values().copied()).collect();
+        loop {
+            let mut moved = false;
+            for &(file, item) in &all {
+                if done.contains_key(&(file, item)) {
+                    continue;
+                }
+                let Item::Record(decl) = &self.out.files[file].ast.items[item] else {
+                    unreachable!("a record scope names records")
+                };
+                let mut names = Vec::new();
+                decl.fields
+                    .iter()
+                    .for_each(|(_, t)| named_types(t, &mut names));
+                let ready = names.iter().all(|n| match visible[file].get(*n) {
+                    Some(d) => done.contains_key(d),
+                    None => true,
+                });
+                if !ready {
+                    continue;
+                }
+                let scope: BTreeMap<String, IrType> = visible[file]
+                    .iter()
+                    .filter_map(|(n, d)| Some((n.clone(), done.get(d)?.clone())))
+                    .collect();
+                let decl = decl.clone();
+                let mut record = RecordType {
+                    name: decl.name.name.clone(),
+                    field_names: Vec::new(),
+                    fields: Vec::new(),
+                };
+                for (field, t) in &decl.fields {
+                    if let Some(first) = decl.fields.iter().find(|(f, _)| f.name == field.name) {
+                        if first.0.span != field.span {
+                            self.diagnostics.push(
+                                Diagnostic::error(
+                                    "R005",
+                                    field.span,
+                                    format!(
+                                        "record `{}` declares field `{}` twice",
+                                        decl.name.name, field.name
+                                    ),
+                                )
+                                .with_secondary(first.0.span, "first declared here"),
+                            );
+                            continue;
+                        }
+                    }
+                    let ty = resolve_type(t, &[], &scope, self.diagnostics);
+                    record.field_names.push(field.name.clone());
+                    record.fields.push(ty);
+                }
+                done.insert((file, item), IrType::record(record));
+                moved = true;
+            }
+            if !moved {
+                break;
+            }
+        }
+        for &(file, item) in &all {
+            if done.contains_key(&(file, item)) {
+                continue;
+            }
+            let Item::Record(decl) = &self.out.files[file].ast.items[item] else {
+                unreachable!("a record scope names records")
+            };
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "R008",
+                    decl.name.span,
+                    format!("record `{}` contains itself", decl.name.name),
+                )
+                .with_label("a field holds this record, directly or inside another type")
+                .with_note("a value holds its fields in place, so it cannot hold itself"),
+            );
+            let placeholder = RecordType {
+                name: decl.name.name.clone(),
+                field_names: Vec::new(),
+                fields: Vec::new(),
+            };
+            done.insert((file, item), IrType::record(placeholder));
+        }
+        self.out.record_scopes = visible
+            .iter()
+            .map(|scope| {
+                scope
+                    .iter()
+                    .map(|(n, d)| (n.clone(), done[d].clone()))
+                    .collect()
+            })
+            .collect();
     }
 }

@@ -331,7 +331,8 @@ impl<'a> FnChecker<'a> {
     /// is not reported again as a mismatch.
     fn written_type(&mut self, t: &ast::TypeExpr) -> IrType {
         let before = self.diagnostics.len();
-        let ty = resolve_type(t, &self.names, self.diagnostics);
+        let records = &self.resolved.record_scopes[self.file];
+        let ty = resolve_type(t, &self.names, records, self.diagnostics);
         if self.diagnostics.len() > before {
             self.error_ty()
         } else {
@@ -1047,6 +1048,20 @@ impl<'a> FnChecker<'a> {
                     }
                 }
             }
+            A::NamedField(base, field) => {
+                let base = self.expr(base, None);
+                let ty = self.shallow(&base.ty);
+                match self.record_field(&ty, field) {
+                    Some((index, fty)) => {
+                        self.mk(ExprKind::Field(Box::new(base), index as u32), fty, span)
+                    }
+                    None => {
+                        let ty = self.error_ty();
+                        self.mk(ExprKind::Unit, ty, span)
+                    }
+                }
+            }
+            A::Construct { record, fields } => self.construct(record, fields, span),
             A::Some(value) => {
                 let hint = match expected.map(|x| self.shallow(x)) {
                     Some(IrType::Option(p)) => Some(*p),
@@ -1666,6 +1681,193 @@ impl<'a> FnChecker<'a> {
             span,
         )
     }
+}
+
+impl FnChecker<'_> {
+    /// The position and type of `field` in the record `ty`; `None`, reported (`R002`),
+    /// when `ty` is not a record or has no such field.
+    fn record_field(&mut self, ty: &IrType, field: &ast::Ident) -> Option<(usize, IrType)> {
+        if let IrType::Record(record) = ty {
+            if let Some(index) = record.field_index(&field.name) {
+                return Some((index, record.fields[index].clone()));
+            }
+        }
+        if !self.poisoned_or_error(ty) {
+            let t = self.show(ty);
+            let mut d = Diagnostic::error(
+                "R002",
+                field.span,
+                format!("{t} has no field `{}`", field.name),
+            )
+            .with_label("no such field");
+            d = match ty {
+                IrType::Record(record) => {
+                    if let Some(near) =
+                        suggest::similar(&field.name, record.field_names.iter().map(String::as_str))
+                    {
+                        d = d.with_help(format!("a field with a similar name exists: `{near}`"));
+                    }
+                    d.with_note(format!("note: {}", record_fields_note(record)))
+                }
+                IrType::Tuple(fs) => d.with_help(fields_help(fs.len())),
+                _ => d.with_note("only records have named fields"),
+            };
+            self.diagnostics.push(d);
+        }
+        None
+    }
+
+    /// Checks a value given for field `field` of `record` against its type: a mismatch
+    /// is `R006`.
+    pub(super) fn field_coerce(
+        &mut self,
+        value: &ast::Expr,
+        expected: &IrType,
+        record: &str,
+        field: &str,
+    ) -> Expr {
+        let out = self.expr(value, Some(expected));
+        if !self.unify(&out.ty, expected)
+            && !self.poisoned_or_error(&out.ty)
+            && !self.poisoned_or_error(expected)
+        {
+            let (want, got) = (self.show(expected), self.show(&out.ty));
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "R006",
+                    value.span,
+                    format!("field `{field}` of `{record}` is {want}, found {got}"),
+                )
+                .with_label(format!("this is {got}")),
+            );
+        }
+        out
+    }
+
+    /// `Point(x: 1.0, y: 2.0)`: every field, each once, in the declaration's order (so
+    /// that the values are evaluated in the order they are written). Built as the tuple
+    /// of its fields, with the record's type.
+    fn construct(
+        &mut self,
+        name: &ast::Ident,
+        given: &[(ast::Ident, ast::Expr)],
+        span: Span,
+    ) -> Expr {
+        let Some(IrType::Record(record)) = self.resolved.record_scopes[self.file]
+            .get(&name.name)
+            .cloned()
+        else {
+            let mut d = Diagnostic::error("R001", name.span, format!("no record `{}`", name.name))
+                .with_label("not a record type");
+            let known = self.resolved.record_scopes[self.file]
+                .keys()
+                .map(String::as_str);
+            if let Some(near) = suggest::similar(&name.name, known) {
+                d = d.with_help(format!("a record with a similar name exists: `{near}`"));
+            }
+            self.diagnostics.push(d);
+            for (_, value) in given {
+                self.expr(value, None);
+            }
+            let ty = self.error_ty();
+            return self.mk(ExprKind::Unit, ty, span);
+        };
+        let mut ok = true;
+        let mut seen: Vec<(usize, Span)> = Vec::new();
+        let mut elems = Vec::new();
+        for (field, value) in given {
+            let Some(index) = record.field_index(&field.name) else {
+                self.record_field(&IrType::Record(record.clone()), field);
+                self.expr(value, None);
+                ok = false;
+                continue;
+            };
+            if let Some((_, first)) = seen.iter().find(|(i, _)| *i == index) {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "R004",
+                        field.span,
+                        format!("field `{}` is given twice", field.name),
+                    )
+                    .with_secondary(*first, "first given here"),
+                );
+                self.expr(value, None);
+                ok = false;
+                continue;
+            }
+            if let Some(&(last, _)) = seen.last() {
+                if index < last && ok {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "R009",
+                            field.span,
+                            format!(
+                                "field `{}` is given after `{}`, which `{}` declares after it",
+                                field.name, record.field_names[last], record.name
+                            ),
+                        )
+                        .with_label("out of order")
+                        .with_help(format!(
+                            "give the fields in the declaration's order: {}",
+                            record_fields_list(&record)
+                        )),
+                    );
+                    ok = false;
+                }
+            }
+            seen.push((index, field.span));
+            let fty = record.fields[index].clone();
+            elems.push(self.field_coerce(value, &fty, &record.name, &field.name));
+        }
+        let missing: Vec<&str> = record
+            .field_names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !seen.iter().any(|(j, _)| j == i))
+            .map(|(_, n)| n.as_str())
+            .collect();
+        if ok && !missing.is_empty() {
+            let list = missing.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>();
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "R003",
+                    span,
+                    format!(
+                        "`{}` needs every field: {} missing",
+                        record.name,
+                        list.join(", ")
+                    ),
+                )
+                .with_label(format!("{} not given", list.join(", ")))
+                .with_note(format!("note: {}", record_fields_note(&record))),
+            );
+            ok = false;
+        }
+        if !ok {
+            let ty = self.error_ty();
+            return self.mk(ExprKind::Unit, ty, span);
+        }
+        self.mk(ExprKind::Tuple(elems), IrType::Record(record), span)
+    }
+}
+
+/// `x: f64, y: f64`: a record's fields as its declaration has them.
+fn record_fields_list(record: &datalove_ir::RecordType) -> String {
+    record
+        .field_names
+        .iter()
+        .zip(&record.fields)
+        .map(|(n, t)| format!("`{n}: {t}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn record_fields_note(record: &datalove_ir::RecordType) -> String {
+    format!(
+        "`{}` has the fields {}",
+        record.name,
+        record_fields_list(record)
+    )
 }
 
 /// What fields a tuple of `n` fields has.

@@ -297,7 +297,7 @@ fn every_code_is_documented_and_tested() {
         for i in 0..bytes.len().saturating_sub(5) {
             let quoted = bytes[i] == b'"' && bytes[i + 5] == b'"';
             if quoted
-                && b"SNTFDVB".contains(&bytes[i + 1])
+                && b"SNTFDVBR".contains(&bytes[i + 1])
                 && bytes[i + 2..i + 5].iter().all(u8::is_ascii_digit)
             {
                 codes.push(text[i + 1..i + 5].to_string());

@@ -55,6 +55,14 @@ fn build(ty: &IrType) -> OwnedTyDesc {
         IrType::List(e) => OwnedTyDesc::list(build(e)),
         IrType::Option(p) => OwnedTyDesc::option(build(p)),
         IrType::Tuple(fields) => OwnedTyDesc::tuple(fields.iter().map(build).collect()),
+        IrType::Record(record) => {
+            let names: Vec<&str> = record.field_names.iter().map(String::as_str).collect();
+            OwnedTyDesc::record(
+                &record.name,
+                &names,
+                record.fields.iter().map(build).collect(),
+            )
+        }
         IrType::Param(_) => unreachable!("checked by the caller"),
         other => OwnedTyDesc::scalar(other.kind().expect("concrete")),
     }

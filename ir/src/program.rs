@@ -382,9 +382,10 @@ pub enum InstKind {
         lhs: SlotId,
         rhs: SlotId,
     },
-    /// Builds a tuple, moving (or copying) each field in.
+    /// Builds a tuple (or a record: `dst`'s type says which), moving (or copying) each
+    /// field in.
     MakeTuple { dst: SlotId, fields: Vec<SlotId> },
-    /// Copies (copy type) or clones field `index` of `src`.
+    /// Copies (copy type) or clones field `index` of `src` (a tuple or a record).
     TupleField {
         dst: SlotId,
         src: SlotId,

@@ -31,6 +31,27 @@ pub enum IrType {
     Param(u32),
     /// An arbitrary-precision integer (`rtdt::BigInt`); owned, not copy.
     BigInt,
+    /// A record: a product type with named fields, declared once and referred to by
+    /// name. It is laid out, built, read, written, cloned, dropped and compared as the
+    /// tuple of its fields (every place that handles a tuple reaches the fields through
+    /// [`IrType::fields`]); its descriptor also carries the names, for formatting. Its
+    /// fields are concrete: a record mentions no type parameter.
+    Record(Box<RecordType>),
+}
+
+/// The declaration of a record type: its name and its fields, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RecordType {
+    pub name: String,
+    pub field_names: Vec<String>,
+    pub fields: Vec<IrType>,
+}
+
+impl RecordType {
+    /// The position of the field called `name`.
+    pub fn field_index(&self, name: &str) -> Option<usize> {
+        self.field_names.iter().position(|n| n == name)
+    }
 }
 
 impl IrType {
@@ -40,6 +61,20 @@ impl IrType {
 
     pub fn option(payload: IrType) -> IrType {
         IrType::Option(Box::new(payload))
+    }
+
+    pub fn record(record: RecordType) -> IrType {
+        IrType::Record(Box::new(record))
+    }
+
+    /// The fields of a tuple or a record, which share one layout and every operation on
+    /// fields; `None` for any other type.
+    pub fn fields(&self) -> Option<&[IrType]> {
+        match self {
+            IrType::Tuple(fields) => Some(fields),
+            IrType::Record(record) => Some(&record.fields),
+            _ => None,
+        }
     }
 
     /// The descriptor kind, or `None` for a type parameter.
@@ -63,6 +98,7 @@ impl IrType {
             IrType::Option(_) => TyKind::Option,
             IrType::Tuple(_) => TyKind::Tuple,
             IrType::Data => TyKind::Data,
+            IrType::Record(_) => TyKind::Record,
             IrType::Param(_) => return None,
             IrType::BigInt => TyKind::BigInt,
         })
@@ -149,6 +185,7 @@ impl IrType {
             }
             IrType::Option(p) => p.is_copy(),
             IrType::Tuple(fields) => fields.iter().all(IrType::is_copy),
+            IrType::Record(record) => record.fields.iter().all(IrType::is_copy),
             _ => true,
         }
     }
@@ -202,7 +239,8 @@ impl IrType {
                 let l = compute_layout(kind, &[p.layout()?], &mut offsets);
                 Some((l.layout, offsets))
             }
-            IrType::Tuple(fields) => {
+            IrType::Tuple(_) | IrType::Record(_) => {
+                let fields = self.fields().expect("a tuple or record has fields");
                 let layouts = fields
                     .iter()
                     .map(IrType::layout)
@@ -252,6 +290,7 @@ impl fmt::Display for DisplayType<'_> {
                 }
                 write!(f, ")")
             }
+            IrType::Record(record) => write!(f, "{}", record.name),
             IrType::Param(n) => match self.names.get(*n as usize) {
                 Some(name) => write!(f, "{name}"),
                 None => write!(f, "T{n}"),

@@ -435,30 +435,34 @@ impl<'a> Verifier<'a> {
                 }
             }
             MakeTuple { dst, fields } => {
-                let want = IrType::Tuple(fields.iter().map(|s| self.ty(*s).clone()).collect());
-                self.expect(at, *dst, &want, "destination");
+                let parts: Vec<IrType> = fields.iter().map(|s| self.ty(*s).clone()).collect();
+                match self.ty(*dst).clone() {
+                    // A record is built as the tuple of its fields.
+                    IrType::Record(record) if record.fields == parts => {}
+                    _ => self.expect(at, *dst, &IrType::Tuple(parts), "destination"),
+                }
             }
-            TupleField { dst, src, index } => match self.ty(*src).clone() {
-                IrType::Tuple(fields) => match fields.get(*index as usize) {
+            TupleField { dst, src, index } => match self.ty(*src).fields().map(<[_]>::to_vec) {
+                Some(fields) => match fields.get(*index as usize) {
                     Some(field) => self.expect(at, *dst, field, "destination"),
                     None => self.error(
                         at,
                         format!("field {index} of a {}-field tuple", fields.len()),
                     ),
                 },
-                other => {
-                    let t = self.show(&other);
+                None => {
+                    let t = self.show(&self.ty(*src).clone());
                     self.error(at, format!("field of {src}, which is {t}, not a tuple"));
                 }
             },
-            Unpack { src, dsts } => match self.ty(*src).clone() {
-                IrType::Tuple(fields) if fields.len() == dsts.len() => {
+            Unpack { src, dsts } => match self.ty(*src).fields().map(<[_]>::to_vec) {
+                Some(fields) if fields.len() == dsts.len() => {
                     for (d, field) in dsts.iter().zip(&fields) {
                         self.expect(at, *d, field, "destination");
                     }
                 }
-                other => {
-                    let t = self.show(&other);
+                _ => {
+                    let t = self.show(&self.ty(*src).clone());
                     self.error(
                         at,
                         format!("unpacks {src} of type {t} into {} slots", dsts.len()),

@@ -74,6 +74,7 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_KIND_TUPLE 16u
 #define DTLV_KIND_DATA 17u
 #define DTLV_KIND_BIGINT 19u
+#define DTLV_KIND_RECORD 20u
 
 /* dtlv_tydesc_t.flags: plain bytes (copy is memcpy, drop is nothing). */
 #define DTLV_TYDESC_COPY 1u
@@ -119,8 +120,10 @@ typedef struct dtlv_tyfield {
 
 /* A type descriptor. `elem` is a list's element or an option's payload;
  * `payload_offset` where an option's payload starts (the tag byte is at 0);
- * `fields`/`field_count` a tuple's fields. Compare descriptors structurally, never
- * by address. */
+ * `fields`/`field_count` a tuple's or a record's fields; `names` a record's name and
+ * field names, each followed by a NUL byte ("Point\0x\0y\0"), NULL for other kinds.
+ * A record is laid out as the tuple of its fields. Compare descriptors structurally,
+ * never by address. */
 struct dtlv_tydesc {
     uint32_t kind;
     uint32_t flags;
@@ -130,6 +133,7 @@ struct dtlv_tydesc {
     size_t payload_offset;
     size_t field_count;
     const dtlv_tyfield_t *fields;
+    const char *names;
 };
 
 /* A string: UTF-8, length delimited (interior NUL allowed), owned by the runtime.

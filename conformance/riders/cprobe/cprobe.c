@@ -210,7 +210,8 @@ uint8_t dlr_cprobe__cprobe_crash(void *rt, const int32_t *how, const dtlv_tydesc
 static const char *kind_name(uint32_t kind) {
     static const char *names[] = {"unit", "bool",  "u8",  "u16",   "u32",    "u64",
                                   "i8",   "i16",   "i32", "i64",   "f32",    "f64",
-                                  "index", "string", "list", "option", "tuple", "data"};
+                                  "index", "string", "list", "option", "tuple", "data",
+                                  "?",     "?",      "record"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
@@ -268,4 +269,43 @@ uint8_t dlr_cprobe__cprobe_bigint_double(void *rt, dtlv_bigint_t *b, const dtlv_
     free(limbs);
     dtlv_rti_drop(rt, b, b_td);
     return status;
+/* A record read through its descriptor, as C sees it: `Name{field:kind=value,...}`, the
+ * names walked from `names` (each NUL-terminated, the record's first), integer and
+ * float fields read at their offsets, any other field by its kind alone. */
+uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *x_td,
+                                  dtlv_string_t *result_out, const dtlv_tydesc_t *result_td) {
+    char text[512];
+    size_t at = 0;
+    (void)result_td;
+    if (x_td->kind != DTLV_KIND_RECORD || x_td->names == NULL) {
+        return dtlv_rti_fail(rt, "cprobe_record: the argument is not a record");
+    }
+    const char *name = x_td->names;
+    at += (size_t)snprintf(text + at, sizeof text - at, "%s{", name);
+    for (size_t i = 0; i < x_td->field_count && at < sizeof text; i++) {
+        name += strlen(name) + 1;
+        const dtlv_tyfield_t *field = &x_td->fields[i];
+        const uint8_t *p = (const uint8_t *)x + field->offset;
+        uint32_t kind = field->desc->kind;
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s%s:%s", i ? "," : "", name,
+                               kind_name(kind));
+        if (at >= sizeof text) {
+            break;
+        }
+        if (kind == DTLV_KIND_I64) {
+            int64_t v;
+            memcpy(&v, p, sizeof v);
+            at += (size_t)snprintf(text + at, sizeof text - at, "=%lld", (long long)v);
+        } else if (kind == DTLV_KIND_F64) {
+            double v;
+            memcpy(&v, p, sizeof v);
+            at += (size_t)snprintf(text + at, sizeof text - at, "=%g", v);
+        }
+    }
+    if (at + 2 > sizeof text) {
+        return dtlv_rti_fail(rt, "cprobe_record: the text is too long");
+    }
+    text[at++] = '}';
+    text[at] = '\0';
+    return make_string(rt, text, result_out);
 }

@@ -52,6 +52,9 @@ uint8_t dlr_cprobe__cprobe_zero(void *rt, void *result_out, const dtlv_tydesc_t 
 /* rider.dli:16:1: native fun cprobe_bigint_double(b: bigint): bigint */
 uint8_t dlr_cprobe__cprobe_bigint_double(void *rt, dtlv_bigint_t *b, const dtlv_tydesc_t *b_td, dtlv_bigint_t *result_out, const dtlv_tydesc_t *result_td);
 
+/* rider.dli:17:1: native fun cprobe_record<T>(ref x: T): string */
+uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *x_td, dtlv_string_t *result_out, const dtlv_tydesc_t *result_td);
+
 DTLV_END_DECLS
 
 #endif /* DLR_CPROBE_H */

@@ -208,6 +208,8 @@ fn behavior(name: &str) -> Option<Behavior> {
         ),
         "cprobe_fail" => safe.guard(0, Zero),
         "cprobe_tagged" | "cprobe_zero" => safe,
+        // The generator makes no records, and anything else is refused.
+        "cprobe_record" => Behavior::fails(Fails::Always),
         "fixedint.zero" | "fixedint.to_string" | "fixedint.parse" => safe,
         "fixedint.abs" => safe.guard(0, NotMin),
         "floats.to_string" | "floats.parse" => safe,

@@ -38,7 +38,7 @@ fn c_type(ty: &IrType) -> Option<&'static str> {
         IrType::List(_) => "dtlv_list_t",
         IrType::Data => "dtlv_data_t",
         IrType::BigInt => "dtlv_bigint_t",
-        IrType::Option(_) | IrType::Tuple(_) | IrType::Param(_) => return None,
+        IrType::Option(_) | IrType::Tuple(_) | IrType::Record(_) | IrType::Param(_) => return None,
     })
 }
 

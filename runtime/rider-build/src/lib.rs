@@ -296,7 +296,7 @@ pub fn nameable_type(ty: &IrType) -> Option<&'static str> {
         IrType::List(_) => "rtdt::List",
         IrType::Data => "rtdt::Data",
         IrType::BigInt => "rtdt::BigInt",
-        IrType::Option(_) | IrType::Tuple(_) | IrType::Param(_) => return None,
+        IrType::Option(_) | IrType::Tuple(_) | IrType::Record(_) | IrType::Param(_) => return None,
     })
 }
 

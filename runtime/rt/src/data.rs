@@ -53,7 +53,7 @@ pub unsafe fn init_value(out: *mut u8, td: &TyDesc) {
     std::ptr::write_bytes(out, 0, td.size);
     match td.kind {
         TyKind::Data => out.cast::<Data>().write(empty_data()),
-        TyKind::Tuple => {
+        TyKind::Tuple | TyKind::Record => {
             for field in td.fields() {
                 init_value(out.add(field.offset), &*field.desc);
             }

@@ -23,11 +23,13 @@ enum Key {
     List(usize),
     Option(usize),
     Tuple(Vec<usize>),
+    Record(Vec<u8>, Vec<usize>),
 }
 
 struct Interned {
     desc: Box<TyDesc>,
     _fields: Box<[TyField]>,
+    _names: Box<[u8]>,
 }
 
 #[derive(Default)]
@@ -52,6 +54,11 @@ impl Interner {
 }
 
 impl Runtime {
+    /// How many descriptors have been interned (lists, options, tuples and records).
+    pub fn interned_tydescs(&self) -> usize {
+        self.tydescs.len()
+    }
+
     /// The interned descriptor structurally equal to `td`.
     ///
     /// # Safety
@@ -67,6 +74,7 @@ impl Runtime {
                 let fields: Vec<&TyDesc> = td.fields().iter().map(|f| &*f.desc).collect();
                 self.tydesc_tuple(&fields)
             }
+            TyKind::Record => self.tydesc_record(td),
             kind => packed_tydesc(kind).expect("every scalar kind has a constant descriptor"),
         }
     }
@@ -89,8 +97,10 @@ impl Runtime {
                     payload_offset: 0,
                     field_count: 0,
                     fields: std::ptr::null(),
+                    names: std::ptr::null(),
                 }),
                 _fields: Box::new([]),
+                _names: Box::new([]),
             }
         });
         &*ptr
@@ -115,8 +125,10 @@ impl Runtime {
                     payload_offset: offsets[0],
                     field_count: 0,
                     fields: std::ptr::null(),
+                    names: std::ptr::null(),
                 }),
                 _fields: Box::new([]),
+                _names: Box::new([]),
             }
         });
         &*ptr
@@ -132,40 +144,69 @@ impl Runtime {
             .map(|f| self.intern_tydesc(f) as *const TyDesc)
             .collect();
         let key = Key::Tuple(interned.iter().map(|&p| p as usize).collect());
+        &*self.tydescs.get_or_make(key, || tuple_interned(&interned))
+    }
+
+    /// The interned record structurally equal to `td` (a record descriptor): its fields
+    /// interned, its names copied, so that it outlives the code that described it.
+    ///
+    /// # Safety
+    /// `td` must be a well-formed record descriptor.
+    pub unsafe fn tydesc_record(&self, td: &TyDesc) -> &TyDesc {
+        let interned: Vec<*const TyDesc> = td
+            .fields()
+            .iter()
+            .map(|f| self.intern_tydesc(&*f.desc) as *const TyDesc)
+            .collect();
+        let names = td.record_names();
+        let bytes = datalove_rti::tydesc::record_names_bytes(names[0], &names[1..]);
+        let key = Key::Record(
+            bytes.clone(),
+            interned.iter().map(|&p| p as usize).collect(),
+        );
         let ptr = self.tydescs.get_or_make(key, || {
-            let layouts: Vec<Layout> = interned.iter().map(|&f| (*f).layout()).collect();
-            let mut offsets = vec![0usize; layouts.len()];
-            let l = compute_layout(TyKind::Tuple, &layouts, &mut offsets).layout;
-            let copy = interned.iter().all(|&f| (*f).is_copy());
-            let entries: Box<[TyField]> = interned
-                .iter()
-                .zip(&offsets)
-                .map(|(&desc, &offset)| TyField { desc, offset })
-                .collect();
-            Interned {
-                desc: Box::new(TyDesc {
-                    kind: TyKind::Tuple,
-                    flags: if copy { TYDESC_COPY } else { 0 },
-                    size: l.size,
-                    align: l.align,
-                    elem: std::ptr::null(),
-                    payload_offset: 0,
-                    field_count: entries.len(),
-                    fields: if entries.is_empty() {
-                        std::ptr::null()
-                    } else {
-                        entries.as_ptr()
-                    },
-                }),
-                _fields: entries,
-            }
+            let mut made = tuple_interned(&interned);
+            made._names = bytes.into_boxed_slice();
+            made.desc.kind = TyKind::Record;
+            made.desc.names = made._names.as_ptr();
+            made
         });
         &*ptr
     }
+}
 
-    /// How many descriptors have been interned (lists, options and tuples).
-    pub fn interned_tydescs(&self) -> usize {
-        self.tydescs.len()
+/// A tuple descriptor over interned `fields` (also the body of an interned record).
+///
+/// # Safety
+/// Every field must be well formed.
+unsafe fn tuple_interned(interned: &[*const TyDesc]) -> Interned {
+    let layouts: Vec<Layout> = interned.iter().map(|&f| (*f).layout()).collect();
+    let mut offsets = vec![0usize; layouts.len()];
+    let l = compute_layout(TyKind::Tuple, &layouts, &mut offsets).layout;
+    let copy = interned.iter().all(|&f| (*f).is_copy());
+    let entries: Box<[TyField]> = interned
+        .iter()
+        .zip(&offsets)
+        .map(|(&desc, &offset)| TyField { desc, offset })
+        .collect();
+    Interned {
+        desc: Box::new(TyDesc {
+            kind: TyKind::Tuple,
+            flags: if copy { TYDESC_COPY } else { 0 },
+            size: l.size,
+            align: l.align,
+            elem: std::ptr::null(),
+            payload_offset: 0,
+            field_count: entries.len(),
+            fields: if entries.is_empty() {
+                std::ptr::null()
+            } else {
+                entries.as_ptr()
+            },
+            names: std::ptr::null(),
+        }),
+        _fields: entries,
+        _names: Box::new([]),
     }
 }
 
@@ -194,7 +235,7 @@ pub(crate) unsafe extern "C" fn tydesc_tuple(rt: Rt, fields: *const Td, count: u
 /// `usize::MAX` when `tuple_td` is not a tuple or `field` is past its last field.
 pub(crate) unsafe extern "C" fn field_offset(tuple_td: Td, field: usize) -> usize {
     let td = &*tuple_td;
-    if td.kind != TyKind::Tuple || field >= td.field_count {
+    if !matches!(td.kind, TyKind::Tuple | TyKind::Record) || field >= td.field_count {
         return usize::MAX;
     }
     td.fields()[field].offset
@@ -203,7 +244,7 @@ pub(crate) unsafe extern "C" fn field_offset(tuple_td: Td, field: usize) -> usiz
 /// Null when `tuple_td` is not a tuple or `field` is past its last field.
 pub(crate) unsafe extern "C" fn field_tydesc(tuple_td: Td, field: usize) -> Td {
     let td = &*tuple_td;
-    if td.kind != TyKind::Tuple || field >= td.field_count {
+    if !matches!(td.kind, TyKind::Tuple | TyKind::Record) || field >= td.field_count {
         return std::ptr::null();
     }
     td.fields()[field].desc

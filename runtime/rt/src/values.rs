@@ -5,7 +5,7 @@
 //! true`; floats by IEEE total order (`f64::total_cmp`: `-0.0 < 0.0`) except that every
 //! NaN is one value, equal to any other NaN and after everything else (after `inf`);
 //! strings by bytes (code point order); lists lexicographically; `none < some(_)`, then
-//! payloads; tuples field by field; bigints numerically; data by the spelling of the held type, then (same
+//! payloads; tuples and records field by field; bigints numerically; data by the spelling of the held type, then (same
 //! type) by value.
 //!
 //! **Formatting** (`format`, `debuglog`): integers, bigints and `index` in decimal; `f64` as Rust's
@@ -14,7 +14,7 @@
 //! NUL included); a string inside a list, option, tuple (or a data inside one of those)
 //! prints quoted, with `"`, `\`, newline, tab and NUL escaped as `\"`, `\\`, `\n`, `\t`,
 //! `\0`; lists `[1, 2, 3]`; options `some(3)` / `none`; tuples `(1, "a")`, one field
-//! `(1,)`, none `()`; a data prints exactly as the value it holds would in its place
+//! `(1,)`, none `()`; records `Point { x: 1.0, y: 2.0 }`; a data prints exactly as the value it holds would in its place
 //! (so a data holding a string prints the string raw at top level, quoted inside a list).
 
 use std::cmp::Ordering;
@@ -136,7 +136,7 @@ impl Runtime {
                     self.clone_value(src.add(off), td.elem(), dst.add(off));
                 }
             }
-            TyKind::Tuple => {
+            TyKind::Tuple | TyKind::Record => {
                 // Padding is copied too, so a clone is byte-identical where it can be.
                 std::ptr::copy_nonoverlapping(src, dst, td.size);
                 for field in td.fields() {
@@ -185,7 +185,7 @@ impl Runtime {
             TyKind::Option if *value != 0 => {
                 self.drop_value(value.add(td.payload_offset), td.elem());
             }
-            TyKind::Tuple => {
+            TyKind::Tuple | TyKind::Record => {
                 for field in td.fields() {
                     self.drop_value(value.add(field.offset), &*field.desc);
                 }
@@ -257,7 +257,7 @@ impl Runtime {
                     self.compare_values(a.add(off), b.add(off), td.elem())
                 }
             },
-            TyKind::Tuple => {
+            TyKind::Tuple | TyKind::Record => {
                 for field in td.fields() {
                     let o =
                         self.compare_values(a.add(field.offset), b.add(field.offset), &*field.desc);
@@ -344,6 +344,19 @@ impl Runtime {
                     self.format_into(out, value.add(td.payload_offset), td.elem(), true);
                     out.push(b')');
                 }
+                Ok(())
+            }
+            TyKind::Record => {
+                let names = td.record_names();
+                out.extend_from_slice(names[0].as_bytes());
+                out.extend_from_slice(b" {");
+                for (i, field) in td.fields().iter().enumerate() {
+                    out.extend_from_slice(if i > 0 { b", " } else { b" " });
+                    out.extend_from_slice(names[i + 1].as_bytes());
+                    out.extend_from_slice(b": ");
+                    self.format_into(out, value.add(field.offset), &*field.desc, true);
+                }
+                out.extend_from_slice(if td.field_count > 0 { b" }" } else { b"}" });
                 Ok(())
             }
             TyKind::Tuple => {

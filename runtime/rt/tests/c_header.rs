@@ -43,7 +43,7 @@ fn expectations() -> Vec<(String, u64)> {
         )*};
     }
     layouts! {
-        "dtlv_tydesc_t" = TyDesc { kind, flags, size, align, elem, payload_offset, field_count, fields },
+        "dtlv_tydesc_t" = TyDesc { kind, flags, size, align, elem, payload_offset, field_count, fields, names },
         "dtlv_tyfield_t" = TyField { desc, offset },
         "dtlv_alloc_stats_t" = AllocStats { live, total, live_bytes },
         "dtlv_rt_header_t" = RtHeader { table, abandoning, stack_limit, shadow_top, shadow_limit, depth_left },
@@ -227,8 +227,8 @@ const PROGRAM: &str = r#"
 #include <string.h>
 #include "datalove_rti.h"
 
-static const dtlv_tydesc_t STRING_TD = { DTLV_KIND_STRING, 0, 24, 8, 0, 0, 0, 0 };
-static const dtlv_tydesc_t U32_TD = { DTLV_KIND_U32, DTLV_TYDESC_COPY, 4, 4, 0, 0, 0, 0 };
+static const dtlv_tydesc_t STRING_TD = { DTLV_KIND_STRING, 0, 24, 8, 0, 0, 0, 0, 0 };
+static const dtlv_tydesc_t U32_TD = { DTLV_KIND_U32, DTLV_TYDESC_COPY, 4, 4, 0, 0, 0, 0, 0 };
 
 static const char *mode;
 

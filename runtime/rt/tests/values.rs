@@ -405,3 +405,76 @@ fn drop_of_copy_values_and_of_a_none_does_nothing() {
     unsafe { call::dtlv_rti_drop(fx.h(), mut_ptr(&mut n), &scalar(TyKind::U64)) };
     assert_eq!(n, 5);
 }
+
+/// A record: laid out, cloned, dropped, compared and formatted as the tuple of its
+/// fields, with its name and field names from its descriptor, and interned with them.
+#[test]
+fn records_format_with_their_names_and_compare_as_tuples() {
+    let fx = Fixture::new();
+    let record = OwnedTyDesc::record(
+        "Item",
+        &["count", "name"],
+        vec![scalar(TyKind::U32), OwnedTyDesc::string()],
+    );
+    let tuple = OwnedTyDesc::tuple(vec![scalar(TyKind::U32), OwnedTyDesc::string()]);
+    assert_eq!(record.kind, TyKind::Record);
+    assert_eq!((record.size, record.align), (tuple.size, tuple.align));
+    assert_eq!(unsafe { record.record_names() }, ["Item", "count", "name"]);
+    assert!(!unsafe { same_tydesc(&record, &tuple) });
+    let other = OwnedTyDesc::record(
+        "Other",
+        &["count", "name"],
+        vec![scalar(TyKind::U32), OwnedTyDesc::string()],
+    );
+    assert!(
+        !unsafe { same_tydesc(&record, &other) },
+        "names tell records apart"
+    );
+
+    let make = |count: u32, name: &str| {
+        let mut b = buf(&record);
+        let fields = unsafe { record.fields() };
+        unsafe {
+            bptr(&mut b)
+                .add(fields[0].offset)
+                .cast::<u32>()
+                .write(count);
+            let s = fx.string(name);
+            bptr(&mut b)
+                .add(fields[1].offset)
+                .cast::<rtdt::String>()
+                .write(s);
+        }
+        b
+    };
+    let mut a = make(3, "pear");
+    let mut b = make(3, "plum");
+    assert_eq!(
+        fx.format(bptr(&mut a).cast(), &record),
+        "Item { count: 3, name: \"pear\" }"
+    );
+    let cmp =
+        unsafe { call::dtlv_rti_cmp(fx.h(), bptr(&mut a).cast(), bptr(&mut b).cast(), &record) };
+    assert_eq!(cmp, Ordering::Less);
+    let name = fx.text_of(|out| unsafe { call::dtlv_rti_type_name(fx.h(), &record, out) });
+    assert_eq!(name, "Item");
+
+    // A list of records, interned at run time, keeps the names.
+    let list_td = unsafe { call::dtlv_rti_tydesc_list(fx.h(), &record) };
+    let elem = unsafe { list_td.elem() };
+    assert_eq!(elem.kind, TyKind::Record);
+    assert_eq!(unsafe { elem.record_names() }, ["Item", "count", "name"]);
+
+    let mut copy = buf(&record);
+    let status = unsafe {
+        call::dtlv_rti_clone(fx.h(), bptr(&mut a).cast(), &record, bptr(&mut copy).cast())
+    };
+    assert_eq!(status, STATUS_OK);
+    assert_eq!(
+        fx.format(bptr(&mut copy).cast(), &record),
+        "Item { count: 3, name: \"pear\" }"
+    );
+    for mut v in [a, b, copy] {
+        fx.drop_at(bptr(&mut v), &record);
+    }
+}

@@ -12,7 +12,7 @@
 //! | string | `{ ptr, len, cap }`, 24 bytes, align 8 (UTF-8 bytes, length delimited) |
 //! | `[T]` | `{ ptr, len, cap }`, 24 bytes, align 8; elements at `i * size(T)` |
 //! | `?T` | tag byte (0 none, 1 some) at 0, payload at `align_up(1, align(T))` |
-//! | tuple | fields in declaration order, each at the next multiple of its alignment |
+//! | tuple, record | fields in declaration order, each at the next multiple of its alignment |
 //! | data | `{ desc, word }`, 16 bytes, align 8 |
 //! | bigint | `{ ptr, len, negative }`, 24 bytes, align 8: `len` little-endian `u64` limbs of the magnitude |
 //!
@@ -66,7 +66,7 @@ pub const fn scalar_layout_const(kind: TyKind) -> Layout {
         TyKind::String | TyKind::List | TyKind::BigInt => (3 * POINTER_SIZE, POINTER_SIZE),
         TyKind::Data => (2 * POINTER_SIZE, POINTER_SIZE),
         // An option or tuple needs its children: see `compute_layout`.
-        TyKind::Option | TyKind::Tuple => (0, 1),
+        TyKind::Option | TyKind::Tuple | TyKind::Record => (0, 1),
     };
     Layout { size, align }
 }
@@ -88,7 +88,7 @@ pub fn compute_layout(kind: TyKind, children: &[Layout], offsets: &mut [usize]) 
                 align,
             }
         }
-        TyKind::Tuple => {
+        TyKind::Tuple | TyKind::Record => {
             assert_eq!(children.len(), offsets.len(), "one offset per tuple field");
             let mut size = 0usize;
             let mut align = 1usize;

@@ -28,6 +28,7 @@ abi_enum! {
         Data = 17 => "data",
         /// An arbitrary-precision integer (`rtdt::BigInt`). 18 is the map's (issue 16).
         BigInt = 19 => "bigint",
+        Record = 20 => "record",
     }
 }
 
@@ -107,7 +108,12 @@ pub struct TyField {
 ///
 /// `elem` is the element of a list and the payload of an option (null otherwise);
 /// `payload_offset` is where an option's payload starts (the tag is the first byte);
-/// `fields`/`field_count` describe a tuple. Descriptors are compared structurally
+/// `fields`/`field_count` describe a tuple or a record; `names` is a record's name and
+/// field names (null for every other kind): the record's name, then each field's name in
+/// order, each followed by a NUL byte (`"Point\0x\0y\0"`). A record is laid out as the
+/// tuple of its fields. `names` is the last field, so a rider built before records
+/// (which never makes or reads a record descriptor) still reads every other field where
+/// it was. Descriptors are compared structurally
 /// ([`same_tydesc`]), never by address: a descriptor made at run time and one the
 /// compiler emitted for the same type are interchangeable.
 #[repr(C)]
@@ -121,6 +127,7 @@ pub struct TyDesc {
     pub payload_offset: usize,
     pub field_count: usize,
     pub fields: *const TyField,
+    pub names: *const u8,
 }
 
 // Descriptors are immutable once built; the raw pointers inside point at other immutable
@@ -142,6 +149,7 @@ impl TyDesc {
             payload_offset: 0,
             field_count: 0,
             fields: std::ptr::null(),
+            names: std::ptr::null(),
         }
     }
 
@@ -165,7 +173,25 @@ impl TyDesc {
         &*self.elem
     }
 
-    /// The tuple's fields.
+    /// A record's name and its field names, in order (empty for any other kind).
+    ///
+    /// # Safety
+    /// `self` must be a well-formed descriptor.
+    pub unsafe fn record_names(&self) -> Vec<&str> {
+        if self.kind != TyKind::Record || self.names.is_null() {
+            return Vec::new();
+        }
+        let mut names = Vec::with_capacity(self.field_count + 1);
+        let mut at = self.names;
+        for _ in 0..=self.field_count {
+            let name = std::ffi::CStr::from_ptr(at.cast());
+            at = at.add(name.to_bytes().len() + 1);
+            names.push(std::str::from_utf8(name.to_bytes()).unwrap_or("?"));
+        }
+        names
+    }
+
+    /// The tuple's (or record's) fields.
     ///
     /// # Safety
     /// `self` must be a well-formed descriptor.
@@ -211,6 +237,9 @@ impl TyDesc {
                 }
                 out.push(')');
             }
+            TyKind::Record => {
+                out.push_str(self.record_names().first().copied().unwrap_or("record"))
+            }
             kind => out.push_str(kind.name()),
         }
     }
@@ -229,7 +258,8 @@ pub unsafe fn same_tydesc(a: &TyDesc, b: &TyDesc) -> bool {
     }
     match a.kind {
         TyKind::List | TyKind::Option => same_tydesc(a.elem(), b.elem()),
-        TyKind::Tuple => {
+        TyKind::Record if a.record_names() != b.record_names() => false,
+        TyKind::Tuple | TyKind::Record => {
             a.field_count == b.field_count
                 && a.fields()
                     .iter()
@@ -313,6 +343,18 @@ pub struct OwnedTyDesc {
     desc: Box<TyDesc>,
     _children: Vec<OwnedTyDesc>,
     _fields: Vec<TyField>,
+    _names: Vec<u8>,
+}
+
+/// The bytes of a record descriptor's `names`: the record's name, then each field's
+/// name, each followed by a NUL byte.
+pub fn record_names_bytes(name: &str, field_names: &[&str]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for part in std::iter::once(&name).chain(field_names) {
+        bytes.extend_from_slice(part.as_bytes());
+        bytes.push(0);
+    }
+    bytes
 }
 
 impl OwnedTyDesc {
@@ -327,6 +369,7 @@ impl OwnedTyDesc {
             }),
             _children: Vec::new(),
             _fields: Vec::new(),
+            _names: Vec::new(),
         }
     }
 
@@ -353,11 +396,13 @@ impl OwnedTyDesc {
             payload_offset: 0,
             field_count: 0,
             fields: std::ptr::null(),
+            names: std::ptr::null(),
         });
         OwnedTyDesc {
             desc,
             _children: vec![elem],
             _fields: Vec::new(),
+            _names: Vec::new(),
         }
     }
 
@@ -373,11 +418,13 @@ impl OwnedTyDesc {
             payload_offset: offsets[0],
             field_count: 0,
             fields: std::ptr::null(),
+            names: std::ptr::null(),
         });
         OwnedTyDesc {
             desc,
             _children: vec![payload],
             _fields: Vec::new(),
+            _names: Vec::new(),
         }
     }
 
@@ -403,12 +450,24 @@ impl OwnedTyDesc {
             payload_offset: 0,
             field_count: field_entries.len(),
             fields: field_entries.as_ptr(),
+            names: std::ptr::null(),
         });
         OwnedTyDesc {
             desc,
             _children: fields,
             _fields: field_entries,
+            _names: Vec::new(),
         }
+    }
+
+    /// A record: laid out as the tuple of its fields, with its name and field names.
+    pub fn record(name: &str, field_names: &[&str], fields: Vec<OwnedTyDesc>) -> OwnedTyDesc {
+        assert_eq!(field_names.len(), fields.len(), "one name per record field");
+        let mut made = OwnedTyDesc::tuple(fields);
+        made._names = record_names_bytes(name, field_names);
+        made.desc.kind = TyKind::Record;
+        made.desc.names = made._names.as_ptr();
+        made
     }
 }
 

@@ -461,6 +461,19 @@ unsafe fn walk(rt: RtHandle, p: *const u8, td: &TyDesc, out: &mut String) -> Res
                 out.push(')');
             }
         }
+        TyKind::Record => {
+            // A record through its descriptor: the names travel with the fields.
+            let names = td.record_names();
+            let _ = write!(out, "record {}{{", names[0]);
+            for (i, field) in td.fields().iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{}=", names[i + 1]);
+                walk(rt, p.add(field.offset), &*field.desc, out)?;
+            }
+            out.push('}');
+        }
         TyKind::Tuple => {
             out.push_str("tuple(");
             for (i, field) in td.fields().iter().enumerate() {
