@@ -84,6 +84,7 @@ fn mentions_data(ty: &IrType) -> bool {
         IrType::Data => true,
         IrType::List(t) | IrType::Option(t) => mentions_data(t),
         IrType::Tuple(ts) => ts.iter().any(mentions_data),
+        IrType::Map(k, v) => mentions_data(k) || mentions_data(v),
         _ => false,
     }
 }

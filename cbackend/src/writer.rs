@@ -174,6 +174,7 @@ pub fn declaration(ty: &IrType, name: &str) -> String {
         TyKind::String => format!("dtlv_string_t {name}"),
         TyKind::List => format!("dtlv_list_t {name}"),
         TyKind::Data => format!("dtlv_data_t {name}"),
+        TyKind::Map => format!("dtlv_map_t {name}"),
         TyKind::Option | TyKind::Tuple => {
             let layout = ty.layout().expect("a concrete type has a layout");
             format!(

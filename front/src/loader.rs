@@ -62,6 +62,7 @@ pub const LIBRARY: &[(&str, &str)] = &[
     ("describe", include_str!("../../library/describe.dfm")),
     ("env", include_str!("../../library/env.dfm")),
     ("io", include_str!("../../library/io.dfm")),
+    ("maps", include_str!("../../library/maps.dfm")),
 ];
 
 /// The interface of the `std` rider (`runtime/std/rider.dli`), built in.

@@ -644,6 +644,10 @@ pub fn resolve_type(
         TypeExprKind::Unit => IrType::Unit,
         TypeExprKind::List(e) => IrType::list(resolve_type(e, type_params, diagnostics)),
         TypeExprKind::Option(e) => IrType::option(resolve_type(e, type_params, diagnostics)),
+        TypeExprKind::Map(k, v) => IrType::map(
+            resolve_type(k, type_params, diagnostics),
+            resolve_type(v, type_params, diagnostics),
+        ),
         TypeExprKind::Tuple(fields) => IrType::Tuple(
             fields
                 .iter()

@@ -24,6 +24,7 @@ pub enum GenericEntry {
     List(DescRef),
     Option(DescRef),
     Tuple(Vec<DescRef>),
+    Map(DescRef, DescRef),
 }
 
 /// The interpreter's static descriptors, one per concrete type.
@@ -55,6 +56,7 @@ fn build(ty: &IrType) -> OwnedTyDesc {
         IrType::List(e) => OwnedTyDesc::list(build(e)),
         IrType::Option(p) => OwnedTyDesc::option(build(p)),
         IrType::Tuple(fields) => OwnedTyDesc::tuple(fields.iter().map(build).collect()),
+        IrType::Map(k, v) => OwnedTyDesc::map(build(k), build(v)),
         IrType::Param(_) => unreachable!("checked by the caller"),
         other => OwnedTyDesc::scalar(other.kind().expect("concrete")),
     }
@@ -107,6 +109,9 @@ impl FrameDescs {
                 GenericDesc::Option(p) => GenericEntry::Option(self.source(cache, p)),
                 GenericDesc::Tuple(fields) => {
                     GenericEntry::Tuple(fields.iter().map(|f| self.source(cache, f)).collect())
+                }
+                GenericDesc::Map(k, v) => {
+                    GenericEntry::Map(self.source(cache, k), self.source(cache, v))
                 }
             })
             .collect()

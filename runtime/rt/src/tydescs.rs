@@ -23,6 +23,7 @@ enum Key {
     List(usize),
     Option(usize),
     Tuple(Vec<usize>),
+    Map(usize),
 }
 
 struct Interned {
@@ -65,6 +66,10 @@ impl Runtime {
             TyKind::Tuple => {
                 let fields: Vec<&TyDesc> = td.fields().iter().map(|f| &*f.desc).collect();
                 self.tydesc_tuple(&fields)
+            }
+            TyKind::Map => {
+                let (key, value) = td.map_parts();
+                self.tydesc_map(key, value)
             }
             kind => packed_tydesc(kind).expect("every scalar kind has a constant descriptor"),
         }
@@ -162,6 +167,32 @@ impl Runtime {
         &*ptr
     }
 
+    /// The interned `map[key, value]`: its `elem` is the interned entry tuple `(key,
+    /// value)` and its `fields` that tuple's two fields.
+    ///
+    /// # Safety
+    /// `key` and `value` must be well formed.
+    pub unsafe fn tydesc_map(&self, key: &TyDesc, value: &TyDesc) -> &TyDesc {
+        let entry = self.tydesc_tuple(&[key, value]) as *const TyDesc;
+        let ptr = self.tydescs.get_or_make(Key::Map(entry as usize), || {
+            let l = compute_layout(TyKind::Map, &[], &mut []).layout;
+            Interned {
+                desc: Box::new(TyDesc {
+                    kind: TyKind::Map,
+                    flags: 0,
+                    size: l.size,
+                    align: l.align,
+                    elem: entry,
+                    payload_offset: 0,
+                    field_count: (*entry).field_count,
+                    fields: (*entry).fields,
+                }),
+                _fields: Box::new([]),
+            }
+        });
+        &*ptr
+    }
+
     /// How many descriptors have been interned (lists, options and tuples).
     pub fn interned_tydescs(&self) -> usize {
         self.tydescs.len()
@@ -172,6 +203,10 @@ impl Runtime {
 
 pub(crate) unsafe extern "C" fn tydesc_list(rt: Rt, elem: Td) -> Td {
     Runtime::from_handle(rt).tydesc_list(&*elem)
+}
+
+pub(crate) unsafe extern "C" fn tydesc_map(rt: Rt, key: Td, value: Td) -> Td {
+    Runtime::from_handle(rt).tydesc_map(&*key, &*value)
 }
 
 pub(crate) unsafe extern "C" fn tydesc_option(rt: Rt, payload: Td) -> Td {

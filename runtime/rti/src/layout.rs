@@ -14,6 +14,7 @@
 //! | `?T` | tag byte (0 none, 1 some) at 0, payload at `align_up(1, align(T))` |
 //! | tuple | fields in declaration order, each at the next multiple of its alignment |
 //! | data | `{ desc, word }`, 16 bytes, align 8 |
+//! | `map[K, V]` | one pointer, 8 bytes, align 8: a handle the runtime owns (null: empty) |
 //!
 //! Every size is a multiple of its alignment, so an array stride is the size.
 
@@ -55,6 +56,7 @@ pub const fn scalar_layout_const(kind: TyKind) -> Layout {
         TyKind::U64 | TyKind::I64 | TyKind::F64 | TyKind::Index => (8, 8),
         TyKind::String | TyKind::List => (3 * POINTER_SIZE, POINTER_SIZE),
         TyKind::Data => (2 * POINTER_SIZE, POINTER_SIZE),
+        TyKind::Map => (POINTER_SIZE, POINTER_SIZE),
         // An option or tuple needs its children: see `compute_layout`.
         TyKind::Option | TyKind::Tuple => (0, 1),
     };
