@@ -146,6 +146,26 @@ uint8_t dlr_cprobe__cprobe_zero(
     const dtlv_tydesc_t *result_td,
     const dtlv_tydesc_t *t_td);
 
+/* rider.dli:16:1: native fun cprobe_map_sum(ref m: map[string, u64]): u64 */
+uint8_t dlr_cprobe__cprobe_map_sum(
+    void *rt,
+    const dtlv_map_t *m,
+    const dtlv_tydesc_t *m_td,
+    uint64_t *result_out,
+    const dtlv_tydesc_t *result_td);
+
+/* rider.dli:17:1: native fun cprobe_map_put(mut m: map[string, u64], ref key: string, v: u64) */
+uint8_t dlr_cprobe__cprobe_map_put(
+    void *rt,
+    dtlv_map_t *m,
+    const dtlv_tydesc_t *m_td,
+    const dtlv_string_t *key,
+    const dtlv_tydesc_t *key_td,
+    const uint64_t *v,
+    const dtlv_tydesc_t *v_td,
+    void *result_out,
+    const dtlv_tydesc_t *result_td);
+
 #ifdef __cplusplus
 }
 #endif
