@@ -174,6 +174,42 @@ fn word_freq_counts_standard_input_on_every_backend() {
     }
 }
 
+/// The map version of the word-frequency example (issue 16: a `map[string, i64]` of
+/// counts) prints the same on every available backend, leaking nothing, and agrees under
+/// `--backend all` on a file.
+#[test]
+fn wordfreq_counts_with_a_map_on_every_backend() {
+    let path = format!("{}/examples/wordfreq.dfs", env!("CARGO_MANIFEST_DIR"));
+    for backend in common::available(&common::BACKENDS) {
+        let out = datalove_with_stdin(
+            &["run", "--check-leaks", "--backend", backend, &path],
+            WORDS,
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), WORD_COUNTS, "{backend}");
+        assert!(out.stderr.is_empty(), "{backend}: {}", text(&out.stderr));
+    }
+    let input = script("wordfreq-words.txt", WORDS);
+    let all = datalove(&[
+        "run",
+        "--check-leaks",
+        "--backend",
+        "all",
+        &path,
+        "--",
+        &input,
+    ]);
+    let stdout = text(&all.stdout);
+    assert_eq!(all.status.code(), Some(0), "{stdout}{}", text(&all.stderr));
+    assert!(stdout.contains(" available backends agree\n"), "{stdout}");
+    assert!(stdout.contains(&format!(")\n{WORD_COUNTS}")), "{stdout}");
+}
+
 /// Given a file, it reads the file instead, and the backends agree; a missing file is
 /// the runtime error naming it.
 #[test]
