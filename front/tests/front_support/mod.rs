@@ -193,6 +193,7 @@ pub const DIAGNOSTIC_CASES: &[(&str, &str, u32, u32)] = &[
     ("S010", "fun f()\n  import strings.len\nend fun\n", 2, 3),
     ("S011", "debuglog 1 < 2 < 3\n", 1, 16),
     ("S013", "for i in ref 0..3\nend for\n", 1, 15),
+    ("S014", "let m: map[u8] = []\n", 1, 8),
     ("N002", "let x: u9 = 1\n", 1, 8),
     ("N003", "import nowhere.f\n", 1, 8),
     ("N005", "import strings.nope\n", 1, 16),
