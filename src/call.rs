@@ -85,6 +85,7 @@ fn mentions_data(ty: &IrType) -> bool {
         IrType::Data | IrType::Record(_) => true,
         IrType::List(t) | IrType::Option(t) => mentions_data(t),
         IrType::Tuple(ts) => ts.iter().any(mentions_data),
+        IrType::Map(k, v) => mentions_data(k) || mentions_data(v),
         _ => false,
     }
 }

@@ -157,7 +157,13 @@ const WORD_COUNTS: &str = "4 the\n2 and\n2 cat\n1 end\n1 hat\n";
 /// available backend, leaking nothing.
 #[test]
 fn word_freq_counts_standard_input_on_every_backend() {
-    let path = format!("{}/examples/word_freq.dfs", env!("CARGO_MANIFEST_DIR"));
+    counts_words_of_standard_input_on_every_backend("word_freq.dfs");
+}
+
+/// Runs `examples/<example>` on [`WORDS`] as standard input on every available backend:
+/// it prints [`WORD_COUNTS`] and leaks nothing.
+fn counts_words_of_standard_input_on_every_backend(example: &str) -> String {
+    let path = format!("{}/examples/{example}", env!("CARGO_MANIFEST_DIR"));
     for backend in common::available(&common::BACKENDS) {
         let out = datalove_with_stdin(
             &["run", "--check-leaks", "--backend", backend, &path],
@@ -172,6 +178,29 @@ fn word_freq_counts_standard_input_on_every_backend() {
         assert_eq!(text(&out.stdout), WORD_COUNTS, "{backend}");
         assert!(out.stderr.is_empty(), "{backend}: {}", text(&out.stderr));
     }
+    path
+}
+
+/// The map version of the word-frequency example (issue 16: a `map[string, i64]` of
+/// counts) prints the same on every available backend, leaking nothing, and agrees under
+/// `--backend all` on a file.
+#[test]
+fn wordfreq_counts_with_a_map_on_every_backend() {
+    let path = counts_words_of_standard_input_on_every_backend("wordfreq.dfs");
+    let input = script("wordfreq-words.txt", WORDS);
+    let all = datalove(&[
+        "run",
+        "--check-leaks",
+        "--backend",
+        "all",
+        &path,
+        "--",
+        &input,
+    ]);
+    let stdout = text(&all.stdout);
+    assert_eq!(all.status.code(), Some(0), "{stdout}{}", text(&all.stderr));
+    assert!(stdout.contains(" available backends agree\n"), "{stdout}");
+    assert!(stdout.contains(&format!(")\n{WORD_COUNTS}")), "{stdout}");
 }
 
 /// Given a file, it reads the file instead, and the backends agree; a missing file is

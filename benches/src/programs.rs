@@ -144,6 +144,16 @@ pub const BENCHMARKS: &[Benchmark] = &[
         peers: Peers::All,
     },
     Benchmark {
+        name: "wordfreq",
+        what: "maps: count words in a map[string, i64], walk it in key order",
+        check_size: 1000,
+        check_output: "8000 words, 1528 distinct\nmost frequent: ya (243)\n",
+        run_size: 40_000,
+        callgrind_size: 500,
+        empty_size: 0,
+        peers: Peers::All,
+    },
+    Benchmark {
         name: "noop",
         what: "a C native that adds one to a u64, called in a loop (ns per call)",
         check_size: 1000,

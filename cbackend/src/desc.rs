@@ -53,6 +53,12 @@ impl StaticDescs {
                     field_entries.push(format!("{{{}, {offset}}}", self.get(t)));
                 }
             }
+            IrType::Map(key, value) => {
+                // `elem` is the entry tuple; the map's fields are the tuple's.
+                let entry = self.id(&IrType::map_entry(key, value));
+                elem = format!("&{}", static_desc_name(entry));
+                fields = ("2".to_string(), static_fields_name(entry));
+            }
             _ => {}
         }
         let k = self.index.len();
@@ -129,6 +135,10 @@ pub fn emit_table(plan: &DescPlan, statics: &mut StaticDescs, w: &mut CWriter) {
                 ));
                 call(Entry::TydescTuple, &[&array, &fields.len().to_string()])
             }
+            GenericDesc::Map(k, v) => call(
+                Entry::TydescMap,
+                &[&source(statics, k), &source(statics, v)],
+            ),
         };
         w.stmt(format!("const dtlv_tydesc_t *const {name} = {value}"));
     }

@@ -175,6 +175,7 @@ pub fn declaration(ty: &IrType, name: &str) -> String {
         TyKind::List => format!("dtlv_list_t {name}"),
         TyKind::Data => format!("dtlv_data_t {name}"),
         TyKind::BigInt => format!("dtlv_bigint_t {name}"),
+        TyKind::Map => format!("dtlv_map_t {name}"),
         TyKind::Option | TyKind::Tuple | TyKind::Record => {
             let layout = ty.layout().expect("a concrete type has a layout");
             format!(

@@ -91,6 +91,34 @@ impl Statics {
         Ok(id)
     }
 
+    /// A `TyField` array for `fields` at `offsets`.
+    fn fields<M: Module>(
+        &mut self,
+        module: &mut M,
+        fields: &[IrType],
+        offsets: &[usize],
+    ) -> Result<DataId, String> {
+        let fields_id = module.declare_anonymous_data(false, false).map_err(text)?;
+        let mut fields_data = DataDescription::new();
+        fields_data.set_align(8);
+        let mut field_bytes = vec![0u8; fields.len() * FIELD_SIZE as usize];
+        for (i, (field, offset)) in fields.iter().zip(offsets).enumerate() {
+            let field_id = self.desc(module, field)?;
+            let gv = module.declare_data_in_data(field_id, &mut fields_data);
+            let at = i * FIELD_SIZE as usize;
+            fields_data.write_data_addr((at + FIELD_OFF_DESC as usize) as u32, gv, 0);
+            put(
+                &mut field_bytes,
+                at + FIELD_OFF_OFFSET as usize,
+                *offset as u64,
+                8,
+            );
+        }
+        fields_data.define(field_bytes.into_boxed_slice());
+        module.define_data(fields_id, &fields_data).map_err(text)?;
+        Ok(fields_id)
+    }
+
     /// The static descriptor of the concrete type `ty`.
     pub fn desc<M: Module>(&mut self, module: &mut M, ty: &IrType) -> Result<DataId, String> {
         assert!(!ty.mentions_param(), "a static descriptor for {ty}");
@@ -130,30 +158,26 @@ impl Statics {
             }
             IrType::Tuple(_) | IrType::Record(_) if ty.fields().is_some_and(|f| !f.is_empty()) => {
                 let fields = ty.fields().expect("a tuple or record has fields");
-                let fields_id = module.declare_anonymous_data(false, false).map_err(text)?;
-                let mut fields_data = DataDescription::new();
-                fields_data.set_align(8);
-                let mut field_bytes = vec![0u8; fields.len() * FIELD_SIZE as usize];
-                for (i, (field, offset)) in fields.iter().zip(&offsets).enumerate() {
-                    let field_id = self.desc(module, field)?;
-                    let gv = module.declare_data_in_data(field_id, &mut fields_data);
-                    let at = i * FIELD_SIZE as usize;
-                    fields_data.write_data_addr((at + FIELD_OFF_DESC as usize) as u32, gv, 0);
-                    put(
-                        &mut field_bytes,
-                        at + FIELD_OFF_OFFSET as usize,
-                        *offset as u64,
-                        8,
-                    );
-                }
-                fields_data.define(field_bytes.into_boxed_slice());
-                module.define_data(fields_id, &fields_data).map_err(text)?;
+                let fields_id = self.fields(module, fields, &offsets)?;
                 put(
                     &mut bytes,
                     offset_of!(TyDesc, field_count),
                     fields.len() as u64,
                     8,
                 );
+                let gv = module.declare_data_in_data(fields_id, &mut data);
+                data.write_data_addr(OFF_FIELDS as u32, gv, 0);
+            }
+            IrType::Map(key, value) => {
+                // `elem` is the entry tuple; the map's fields are the key and the value.
+                let entry = IrType::map_entry(key, value);
+                let (_, entry_offsets) = entry.layout_with_offsets().expect("a concrete entry");
+                let entry_id = self.desc(module, &entry)?;
+                let gv = module.declare_data_in_data(entry_id, &mut data);
+                data.write_data_addr(offset_of!(TyDesc, elem) as u32, gv, 0);
+                let parts = [(**key).clone(), (**value).clone()];
+                let fields_id = self.fields(module, &parts, &entry_offsets)?;
+                put(&mut bytes, offset_of!(TyDesc, field_count), 2, 8);
                 let gv = module.declare_data_in_data(fields_id, &mut data);
                 data.write_data_addr(OFF_FIELDS as u32, gv, 0);
             }
@@ -247,6 +271,11 @@ impl<M: Module> Fx<'_, '_, M> {
                     }
                     let count = self.iconst_ptr(n as i64);
                     self.call_rt(Entry::TydescTuple, &[rt, array, count])
+                }
+                GenericDesc::Map(k, v) => {
+                    let k = self.source_desc(k);
+                    let v = self.source_desc(v);
+                    self.call_rt(Entry::TydescMap, &[rt, k, v])
                 }
             }
             .expect("tydesc entries return a descriptor");

@@ -83,6 +83,8 @@ pub enum TypeExprKind {
     List(Box<TypeExpr>),
     Option(Box<TypeExpr>),
     Tuple(Vec<TypeExpr>),
+    /// `map[K, V]`.
+    Map(Box<TypeExpr>, Box<TypeExpr>),
 }
 
 #[derive(Clone, Debug)]

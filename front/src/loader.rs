@@ -63,6 +63,7 @@ pub const LIBRARY: &[(&str, &str)] = &[
     ("env", include_str!("../../library/env.dfm")),
     ("io", include_str!("../../library/io.dfm")),
     ("bigint", include_str!("../../library/bigint.dfm")),
+    ("maps", include_str!("../../library/maps.dfm")),
 ];
 
 /// The interface of the `std` rider (`runtime/std/rider.dli`), built in.

@@ -97,6 +97,11 @@ impl Parser {
         t
     }
 
+    /// Whether the token after the current one is the punctuation `p`.
+    fn next_is_punct(&self, p: &str) -> bool {
+        matches!(self.tokens.get(self.pos + 1).map(|t| &t.tok), Some(Tok::Punct(q)) if *q == p)
+    }
+
     fn at_kw(&self, kw: Kw) -> bool {
         *self.peek() == Tok::Kw(kw)
     }
@@ -534,6 +539,36 @@ impl Parser {
     fn type_expr_h(&mut self) -> PResult<(TypeExpr, u32)> {
         let start = self.span();
         match self.peek().clone() {
+            Tok::Ident(name) if name == "map" && self.next_is_punct("[") => {
+                self.bump();
+                let open = self.span();
+                self.bump();
+                let (mut args, h, _) = self.elements(open, "]", Parser::type_expr_h)?;
+                let end = self.expect_punct("]")?;
+                let span = start.to(end);
+                if args.len() != 2 {
+                    return Err(self
+                        .error(
+                            "S014",
+                            span,
+                            format!(
+                                "a map type takes a key type and a value type, found {} type{}",
+                                args.len(),
+                                if args.len() == 1 { "" } else { "s" }
+                            ),
+                        )
+                        .into_label(self, "a key type and a value type"));
+                }
+                let value = args.pop().expect("two");
+                let key = args.pop().expect("two");
+                Ok((
+                    TypeExpr {
+                        kind: TypeExprKind::Map(Box::new(key), Box::new(value)),
+                        span,
+                    },
+                    h + 1,
+                ))
+            }
             Tok::Ident(name) => {
                 self.bump();
                 Ok((

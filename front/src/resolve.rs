@@ -659,6 +659,7 @@ pub fn resolve_type(
         TypeExprKind::Unit => IrType::Unit,
         TypeExprKind::List(e) => IrType::list(sub(e)),
         TypeExprKind::Option(e) => IrType::option(sub(e)),
+        TypeExprKind::Map(k, v) => IrType::map(sub(k), sub(v)),
         TypeExprKind::Tuple(fields) => IrType::Tuple(fields.iter().map(sub).collect()),
         TypeExprKind::Named(name) => {
             if let Some(i) = type_params.iter().position(|p| p == name) {
@@ -689,6 +690,10 @@ fn named_types<'t>(t: &'t TypeExpr, out: &mut Vec<&'t str>) {
         TypeExprKind::Unit => {}
         TypeExprKind::List(e) | TypeExprKind::Option(e) => named_types(e, out),
         TypeExprKind::Tuple(fields) => fields.iter().for_each(|f| named_types(f, out)),
+        TypeExprKind::Map(k, v) => {
+            named_types(k, out);
+            named_types(v, out);
+        }
         TypeExprKind::Named(name) => out.push(name),
     }
 }

@@ -367,6 +367,7 @@ impl<'a> FnChecker<'a> {
         match &ty {
             IrType::List(e) | IrType::Option(e) => self.occurs(v, e),
             IrType::Tuple(fs) => fs.iter().any(|f| self.occurs(v, f)),
+            IrType::Map(k, val) => self.occurs(v, k) || self.occurs(v, val),
             _ => false,
         }
     }
@@ -386,6 +387,11 @@ impl<'a> FnChecker<'a> {
             }
             (IrType::Tuple(xs), IrType::Tuple(ys)) => {
                 xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| self.unify(x, y))
+            }
+            (IrType::Map(xk, xv), IrType::Map(yk, yv)) => {
+                // Both sides, so that a mismatch in the key still learns the value.
+                let key = self.unify(xk, yk);
+                self.unify(xv, yv) && key
             }
             _ => a == b,
         }
@@ -452,6 +458,13 @@ impl<'a> FnChecker<'a> {
             IrType::Option(e) => {
                 out.push('?');
                 self.write_type(e, out);
+            }
+            IrType::Map(k, v) => {
+                out.push_str("map[");
+                self.write_type(k, out);
+                out.push_str(", ");
+                self.write_type(v, out);
+                out.push(']');
             }
             IrType::Tuple(fs) => {
                 out.push('(');
@@ -1921,6 +1934,7 @@ fn contains_error_unit(vars: &[Var], ty: &IrType) -> bool {
         }
         IrType::List(e) | IrType::Option(e) => contains_error_unit(vars, e),
         IrType::Tuple(fs) => fs.iter().any(|f| contains_error_unit(vars, f)),
+        IrType::Map(k, v) => contains_error_unit(vars, k) || contains_error_unit(vars, v),
         _ => false,
     }
 }
@@ -1935,6 +1949,7 @@ fn zonk_partial(vars: &[Var], ty: &IrType) -> IrType {
         IrType::List(e) => IrType::list(zonk_partial(vars, e)),
         IrType::Option(e) => IrType::option(zonk_partial(vars, e)),
         IrType::Tuple(fs) => IrType::Tuple(fs.iter().map(|f| zonk_partial(vars, f)).collect()),
+        IrType::Map(k, v) => IrType::map(zonk_partial(vars, k), zonk_partial(vars, v)),
         other => other.clone(),
     }
 }
@@ -1949,6 +1964,7 @@ fn zonk(vars: &[Var], ty: &IrType) -> IrType {
         IrType::List(e) => IrType::list(zonk(vars, e)),
         IrType::Option(e) => IrType::option(zonk(vars, e)),
         IrType::Tuple(fs) => IrType::Tuple(fs.iter().map(|f| zonk(vars, f)).collect()),
+        IrType::Map(k, v) => IrType::map(zonk(vars, k), zonk(vars, v)),
         other => other.clone(),
     }
 }

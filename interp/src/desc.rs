@@ -24,6 +24,7 @@ pub enum GenericEntry {
     List(DescRef),
     Option(DescRef),
     Tuple(Vec<DescRef>),
+    Map(DescRef, DescRef),
 }
 
 /// The interpreter's static descriptors, one per concrete type.
@@ -63,6 +64,7 @@ fn build(ty: &IrType) -> OwnedTyDesc {
                 record.fields.iter().map(build).collect(),
             )
         }
+        IrType::Map(k, v) => OwnedTyDesc::map(build(k), build(v)),
         IrType::Param(_) => unreachable!("checked by the caller"),
         other => OwnedTyDesc::scalar(other.kind().expect("concrete")),
     }
@@ -115,6 +117,9 @@ impl FrameDescs {
                 GenericDesc::Option(p) => GenericEntry::Option(self.source(cache, p)),
                 GenericDesc::Tuple(fields) => {
                     GenericEntry::Tuple(fields.iter().map(|f| self.source(cache, f)).collect())
+                }
+                GenericDesc::Map(k, v) => {
+                    GenericEntry::Map(self.source(cache, k), self.source(cache, v))
                 }
             })
             .collect()

@@ -178,6 +178,9 @@ impl Machine<'_> {
                     let ds: Vec<Td> = fields.iter().map(|d| desc_of(frame, base, *d)).collect();
                     (t.tydesc_tuple)(rt, ds.as_ptr(), ds.len())
                 }
+                GenericEntry::Map(k, v) => {
+                    (t.tydesc_map)(rt, desc_of(frame, base, *k), desc_of(frame, base, *v))
+                }
             };
             *(frame.add(base as usize + 8 * (f.type_params + i)) as *mut Td) = desc;
         }

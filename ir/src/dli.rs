@@ -20,7 +20,8 @@
 //! type       := "unit" | "bool" | "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32"
 //!             | "i64" | "f32" | "f64" | "index" | "string" | "data"
 //!             | "[" type "]" | "?" type | "(" ")" | "(" type ")" | "(" type "," ")"
-//!             | "(" type ("," type)+ ","? ")" | TYPE_PARAM_NAME
+//!             | "(" type ("," type)+ ","? ")" | "map" "[" type "," type "]"
+//!             | TYPE_PARAM_NAME
 //! where      := "where" "{" (NAME "is" CLASS ("," NAME "is" CLASS)* ","?)? "}"
 //! CLASS      := "any" | "fixedint" | "float"
 //! ```
@@ -230,6 +231,7 @@ enum RawType {
     List(Box<RawType>),
     Option(Box<RawType>),
     Tuple(Vec<RawType>),
+    Map(Box<RawType>, Box<RawType>),
     Named(String, Span),
 }
 
@@ -601,6 +603,19 @@ impl Parser {
             return Err(self.unexpected("a type"));
         };
         match token.tok {
+            Tok::Name(n)
+                if n == "map"
+                    && self
+                        .peek_at(1)
+                        .is_some_and(|t| matches!(t.tok, Tok::Punct('['))) =>
+            {
+                self.pos += 2;
+                let key = self.ty(depth + 1)?;
+                self.expect_punct(',', "`,`")?;
+                let value = self.ty(depth + 1)?;
+                self.expect_punct(']', "`]`")?;
+                Ok(RawType::Map(Box::new(key), Box::new(value)))
+            }
             Tok::Name(n) if !KEYWORDS.contains(&n.as_str()) => {
                 self.pos += 1;
                 Ok(match builtin_type(&n) {
@@ -649,6 +664,10 @@ impl Parser {
             RawType::Known(t) => t,
             RawType::List(e) => IrType::list(self.resolve(*e, type_params)?),
             RawType::Option(p) => IrType::option(self.resolve(*p, type_params)?),
+            RawType::Map(k, v) => IrType::map(
+                self.resolve(*k, type_params)?,
+                self.resolve(*v, type_params)?,
+            ),
             RawType::Tuple(fields) => IrType::Tuple(
                 fields
                     .into_iter()

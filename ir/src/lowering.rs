@@ -188,6 +188,8 @@ pub enum GenericDesc {
     List(DescSource),
     Option(DescSource),
     Tuple(Vec<DescSource>),
+    /// `tydesc_map(key, value)`.
+    Map(DescSource, DescSource),
 }
 
 /// A function's descriptor table: the type parameters' descriptors first (passed by
@@ -232,6 +234,7 @@ impl DescPlan {
                 IrType::Tuple(fields) => {
                     GenericDesc::Tuple(fields.iter().map(|t| plan.source(t)).collect())
                 }
+                IrType::Map(k, v) => GenericDesc::Map(plan.source(k), plan.source(v)),
                 other => unreachable!("{other} is not a generic composite"),
             };
             plan.generic.push((ty, entry));
@@ -272,6 +275,10 @@ fn generic_types(ty: &IrType, out: &mut Vec<IrType>) {
     match ty {
         IrType::List(e) | IrType::Option(e) => generic_types(e, out),
         IrType::Tuple(fields) => fields.iter().for_each(|f| generic_types(f, out)),
+        IrType::Map(k, v) => {
+            generic_types(k, out);
+            generic_types(v, out);
+        }
         _ => {}
     }
     if !out.contains(ty) {

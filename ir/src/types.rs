@@ -29,6 +29,8 @@ pub enum IrType {
     Tuple(Vec<IrType>),
     Data,
     Param(u32),
+    /// `map[K, V]`: a runtime-owned handle; entries in the runtime's order of keys.
+    Map(Box<IrType>, Box<IrType>),
     /// An arbitrary-precision integer (`rtdt::BigInt`); owned, not copy.
     BigInt,
     /// A record: a product type with named fields, declared once and referred to by
@@ -77,6 +79,16 @@ impl IrType {
         }
     }
 
+    pub fn map(key: IrType, value: IrType) -> IrType {
+        IrType::Map(Box::new(key), Box::new(value))
+    }
+
+    /// A map's entry tuple `(K, V)`: what its descriptor's `elem` describes, and the
+    /// element type of `maps.entries`.
+    pub fn map_entry(key: &IrType, value: &IrType) -> IrType {
+        IrType::Tuple(vec![key.clone(), value.clone()])
+    }
+
     /// The descriptor kind, or `None` for a type parameter.
     pub fn kind(&self) -> Option<TyKind> {
         Some(match self {
@@ -99,6 +111,7 @@ impl IrType {
             IrType::Tuple(_) => TyKind::Tuple,
             IrType::Data => TyKind::Data,
             IrType::Record(_) => TyKind::Record,
+            IrType::Map(..) => TyKind::Map,
             IrType::Param(_) => return None,
             IrType::BigInt => TyKind::BigInt,
         })
@@ -180,9 +193,12 @@ impl IrType {
     /// the runtime copies it when its descriptor says copy.
     pub fn is_copy(&self) -> bool {
         match self {
-            IrType::String | IrType::List(_) | IrType::Data | IrType::Param(_) | IrType::BigInt => {
-                false
-            }
+            IrType::String
+            | IrType::List(_)
+            | IrType::Data
+            | IrType::Param(_)
+            | IrType::BigInt
+            | IrType::Map(..) => false,
             IrType::Option(p) => p.is_copy(),
             IrType::Tuple(fields) => fields.iter().all(IrType::is_copy),
             IrType::Record(record) => record.fields.iter().all(IrType::is_copy),
@@ -196,6 +212,7 @@ impl IrType {
             IrType::Param(_) => true,
             IrType::List(e) | IrType::Option(e) => e.mentions_param(),
             IrType::Tuple(fields) => fields.iter().any(IrType::mentions_param),
+            IrType::Map(k, v) => k.mentions_param() || v.mentions_param(),
             _ => false,
         }
     }
@@ -207,6 +224,10 @@ impl IrType {
             IrType::Param(_) => {}
             IrType::List(e) | IrType::Option(e) => e.collect_params(out),
             IrType::Tuple(fields) => fields.iter().for_each(|f| f.collect_params(out)),
+            IrType::Map(k, v) => {
+                k.collect_params(out);
+                v.collect_params(out);
+            }
             _ => {}
         }
     }
@@ -220,6 +241,7 @@ impl IrType {
             IrType::Tuple(fields) => {
                 IrType::Tuple(fields.iter().map(|f| f.substitute(args)).collect())
             }
+            IrType::Map(k, v) => IrType::map(k.substitute(args), v.substitute(args)),
             other => other.clone(),
         }
     }
@@ -255,6 +277,11 @@ impl IrType {
                 elem?;
                 Some((compute_layout(kind, &[], &mut []).layout, Vec::new()))
             }
+            IrType::Map(k, v) => {
+                // As for a list: the handle's layout is fixed, but the entry's must exist.
+                IrType::map_entry(k, v).layout()?;
+                Some((compute_layout(kind, &[], &mut []).layout, Vec::new()))
+            }
             _ => Some((compute_layout(kind, &[], &mut []).layout, Vec::new())),
         }
     }
@@ -277,6 +304,7 @@ impl fmt::Display for DisplayType<'_> {
         match self.ty {
             IrType::List(e) => write!(f, "[{}]", sub(e)),
             IrType::Option(e) => write!(f, "?{}", sub(e)),
+            IrType::Map(k, v) => write!(f, "map[{}, {}]", sub(k), sub(v)),
             IrType::Tuple(fields) => {
                 write!(f, "(")?;
                 for (i, field) in fields.iter().enumerate() {

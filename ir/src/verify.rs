@@ -1668,6 +1668,9 @@ fn unify(declared: &IrType, actual: &IrType, bindings: &mut [Option<IrType>]) ->
         (IrType::Tuple(d), IrType::Tuple(a)) => {
             d.len() == a.len() && d.iter().zip(a).all(|(d, a)| unify(d, a, bindings))
         }
+        (IrType::Map(dk, dv), IrType::Map(ak, av)) => {
+            unify(dk, ak, bindings) && unify(dv, av, bindings)
+        }
         _ => declared == actual,
     }
 }

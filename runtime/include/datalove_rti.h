@@ -45,6 +45,15 @@ DTLV_BEGIN_DECLS
 /* The ABI this header describes (datalove_rti::ABI_VERSION). */
 #define DTLV_ABI_VERSION 1u
 
+/* The newest table version this header describes (datalove_rti::TABLE_VERSION). A rider
+ * may pin itself to an earlier one by defining DTLV_TABLE_VERSION before including this
+ * header: its table struct then ends where that version's did, and it still loads and
+ * runs against a newer runtime (whose table is only longer). */
+#define DTLV_TABLE_VERSION_LATEST 2u
+#ifndef DTLV_TABLE_VERSION
+#define DTLV_TABLE_VERSION DTLV_TABLE_VERSION_LATEST
+#endif
+
 typedef uint8_t dtlv_status_t;
 #define DTLV_STATUS_FAILED ((dtlv_status_t)0)
 #define DTLV_STATUS_OK ((dtlv_status_t)1)
@@ -53,6 +62,7 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_STATUS_TYPE_MISMATCH ((dtlv_status_t)4)
 #define DTLV_STATUS_PANICKED ((dtlv_status_t)5)
 #define DTLV_STATUS_EMPTY ((dtlv_status_t)6)
+#define DTLV_STATUS_NOT_FOUND ((dtlv_status_t)7)
 
 /* dtlv_tydesc_t.kind */
 #define DTLV_KIND_UNIT 0u
@@ -73,6 +83,7 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_KIND_OPTION 15u
 #define DTLV_KIND_TUPLE 16u
 #define DTLV_KIND_DATA 17u
+#define DTLV_KIND_MAP 18u
 #define DTLV_KIND_BIGINT 19u
 #define DTLV_KIND_RECORD 20u
 
@@ -94,6 +105,7 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_ERROR_NATIVE_CRASH 12u
 #define DTLV_ERROR_CRASH 13u
 #define DTLV_ERROR_EXIT 14u
+#define DTLV_ERROR_KEY_NOT_FOUND 15u
 
 /* Arithmetic operations (dtlv_rti_raise_arith), datalove_rti::ArithOp. */
 #define DTLV_ARITH_ADD 0u
@@ -150,6 +162,13 @@ typedef struct dtlv_list {
     size_t len;
     size_t cap;
 } dtlv_list_t;
+
+/* A map: a handle the runtime owns (null: the empty map), entries in key order. Read
+ * and change it only through the table (dtlv_rti_map_*); the key and value descriptors
+ * are the map descriptor's two fields (its `elem` is the entry tuple). */
+typedef struct dtlv_map {
+    void *handle;
+} dtlv_map_t;
 
 /* A data: a value with its descriptor; scalars packed into `word`, the rest boxed. */
 typedef struct dtlv_data {
@@ -283,9 +302,23 @@ struct dtlv_rti_table {
     /* where the error being abandoned for passed: "FILE:LINE:COL" (compiled code only) */
     void (*error_at)(void *rt, const uint8_t *site, size_t len);
 
+#if DTLV_TABLE_VERSION >= 2
+    /* maps (table version 2) */
+    const dtlv_tydesc_t *(*tydesc_map)(void *rt, const dtlv_tydesc_t *key,
+                                       const dtlv_tydesc_t *value);
+    size_t (*map_len)(void *rt, const dtlv_map_t *map);
+    dtlv_status_t (*map_insert)(void *rt, dtlv_map_t *map, const dtlv_tydesc_t *map_td,
+                                void *key, void *value);
+    void *(*map_find)(void *rt, const dtlv_map_t *map, const dtlv_tydesc_t *map_td,
+                      const void *key);
+    dtlv_status_t (*map_remove)(void *rt, dtlv_map_t *map, const dtlv_tydesc_t *map_td,
+                                const void *key, void *out);
+    void *(*map_entry_at)(void *rt, const dtlv_map_t *map, const dtlv_tydesc_t *map_td,
+                          size_t index);
     /* bigints */
     dtlv_status_t (*bigint_from_limbs)(void *rt, uint8_t negative, const uint64_t *limbs,
                                        size_t len, dtlv_bigint_t *out);
+#endif
 };
 
 /* The table behind `rt`. */
@@ -480,6 +513,34 @@ static inline void dtlv_rti_error_at(void *rt, const uint8_t *site, size_t len) 
     DTLV_RTI_TABLE(rt)->error_at(rt, site, len);
 }
 
+#if DTLV_TABLE_VERSION >= 2
+/* ---- maps (table version 2) ---- */
+
+static inline const dtlv_tydesc_t *dtlv_rti_tydesc_map(void *rt, const dtlv_tydesc_t *key,
+                                                       const dtlv_tydesc_t *value) {
+    return DTLV_RTI_TABLE(rt)->tydesc_map(rt, key, value);
+}
+static inline size_t dtlv_rti_map_len(void *rt, const dtlv_map_t *map) {
+    return DTLV_RTI_TABLE(rt)->map_len(rt, map);
+}
+static inline dtlv_status_t dtlv_rti_map_insert(void *rt, dtlv_map_t *map,
+                                                const dtlv_tydesc_t *map_td, void *key,
+                                                void *value) {
+    return DTLV_RTI_TABLE(rt)->map_insert(rt, map, map_td, key, value);
+}
+static inline void *dtlv_rti_map_find(void *rt, const dtlv_map_t *map,
+                                      const dtlv_tydesc_t *map_td, const void *key) {
+    return DTLV_RTI_TABLE(rt)->map_find(rt, map, map_td, key);
+}
+static inline dtlv_status_t dtlv_rti_map_remove(void *rt, dtlv_map_t *map,
+                                                const dtlv_tydesc_t *map_td, const void *key,
+                                                void *out) {
+    return DTLV_RTI_TABLE(rt)->map_remove(rt, map, map_td, key, out);
+}
+static inline void *dtlv_rti_map_entry_at(void *rt, const dtlv_map_t *map,
+                                          const dtlv_tydesc_t *map_td, size_t index) {
+    return DTLV_RTI_TABLE(rt)->map_entry_at(rt, map, map_td, index);
+}
 /* ---- bigints ---- */
 
 static inline dtlv_status_t dtlv_rti_bigint_from_limbs(void *rt, uint8_t negative,
@@ -487,6 +548,7 @@ static inline dtlv_status_t dtlv_rti_bigint_from_limbs(void *rt, uint8_t negativ
                                                        dtlv_bigint_t *out) {
     return DTLV_RTI_TABLE(rt)->bigint_from_limbs(rt, negative, limbs, len, out);
 }
+#endif
 
 /* A convenience for C riders: a failure status with a NUL-terminated message. */
 static inline dtlv_status_t dtlv_rti_fail(void *rt, const char *message) {

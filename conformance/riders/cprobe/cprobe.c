@@ -309,3 +309,50 @@ uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *
     text[at] = '\0';
     return make_string(rt, text, result_out);
 }
+
+/* A map read from C: its length and entries through the table, the value's offset in
+ * an entry from the descriptor (the map's second field). */
+uint8_t dlr_cprobe__cprobe_map_sum(void *rt, const dtlv_map_t *m, const dtlv_tydesc_t *m_td,
+                                   uint64_t *result_out, const dtlv_tydesc_t *result_td) {
+    uint64_t sum = 0;
+    size_t len;
+    if (!expect(rt, "cprobe_map_sum", "m", m_td, DTLV_KIND_MAP, sizeof(dtlv_map_t)) ||
+        m_td->field_count != 2 ||
+        !expect(rt, "cprobe_map_sum", "the key", m_td->fields[0].desc, DTLV_KIND_STRING,
+                sizeof(dtlv_string_t)) ||
+        !expect(rt, "cprobe_map_sum", "the value", m_td->fields[1].desc, DTLV_KIND_U64, 8) ||
+        !expect(rt, "cprobe_map_sum", "result", result_td, DTLV_KIND_U64, 8)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    len = dtlv_rti_map_len(rt, m);
+    for (size_t i = 0; i < len; i++) {
+        const uint8_t *entry = (const uint8_t *)dtlv_rti_map_entry_at(rt, m, m_td, i);
+        uint64_t v;
+        memcpy(&v, entry + m_td->fields[1].offset, sizeof v);
+        sum += v;
+    }
+    *result_out = sum;
+    return DTLV_STATUS_OK;
+}
+
+/* A map changed from C: the key is cloned (it is only lent), then both move in. */
+uint8_t dlr_cprobe__cprobe_map_put(void *rt, dtlv_map_t *m, const dtlv_tydesc_t *m_td,
+                                   const dtlv_string_t *key, const dtlv_tydesc_t *key_td,
+                                   const uint64_t *v, const dtlv_tydesc_t *v_td, void *result_out,
+                                   const dtlv_tydesc_t *result_td) {
+    dtlv_string_t copy;
+    uint64_t value = *v;
+    dtlv_status_t status;
+    (void)result_out;
+    (void)result_td;
+    if (!expect(rt, "cprobe_map_put", "m", m_td, DTLV_KIND_MAP, sizeof(dtlv_map_t)) ||
+        !expect(rt, "cprobe_map_put", "key", key_td, DTLV_KIND_STRING, sizeof(dtlv_string_t)) ||
+        !expect(rt, "cprobe_map_put", "v", v_td, DTLV_KIND_U64, 8)) {
+        return DTLV_STATUS_TYPE_MISMATCH;
+    }
+    status = dtlv_rti_clone(rt, key, key_td, &copy);
+    if (status != DTLV_STATUS_OK) {
+        return status;
+    }
+    return dtlv_rti_map_insert(rt, m, m_td, &copy, &value);
+}

@@ -36,6 +36,7 @@ fn c_type(ty: &IrType) -> Option<&'static str> {
         IrType::Index => "dtlv_index_t",
         IrType::String => "dtlv_string_t",
         IrType::List(_) => "dtlv_list_t",
+        IrType::Map(..) => "dtlv_map_t",
         IrType::Data => "dtlv_data_t",
         IrType::BigInt => "dtlv_bigint_t",
         IrType::Option(_) | IrType::Tuple(_) | IrType::Record(_) | IrType::Param(_) => return None,

@@ -275,7 +275,7 @@ fn valid_rider_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// The Rust spelling of a type that has one (scalars, string, list, data), in the terms
+/// The Rust spelling of a type that has one (scalars, string, list, data, map), in the terms
 /// the generated file imports (`rtdt::String`, `rtdt::Index`, ...).
 pub fn nameable_type(ty: &IrType) -> Option<&'static str> {
     Some(match ty {
@@ -294,6 +294,7 @@ pub fn nameable_type(ty: &IrType) -> Option<&'static str> {
         IrType::Index => "rtdt::Index",
         IrType::String => "rtdt::String",
         IrType::List(_) => "rtdt::List",
+        IrType::Map(..) => "rtdt::Map",
         IrType::Data => "rtdt::Data",
         IrType::BigInt => "rtdt::BigInt",
         IrType::Option(_) | IrType::Tuple(_) | IrType::Record(_) | IrType::Param(_) => return None,

@@ -38,6 +38,7 @@ pub mod errors;
 pub mod exit;
 pub mod lists;
 pub mod loader;
+pub mod maps;
 pub mod output;
 pub mod shadow;
 pub mod stack;

@@ -21,7 +21,11 @@ use crate::state::Runtime;
 /// The message `list_pop` sets on an empty list.
 pub const POP_EMPTY_MESSAGE: &str = "pop from an empty list";
 
-unsafe fn elem_ptr(list: &List, td: &TyDesc, index: usize) -> *mut u8 {
+/// Where element `index` of a list of `td` values is (any address for a zero-size one).
+///
+/// # Safety
+/// `index` within the buffer.
+pub(crate) unsafe fn elem_ptr(list: &List, td: &TyDesc, index: usize) -> *mut u8 {
     let (ptr, _, _) = list.raw_parts();
     if td.size == 0 {
         return std::ptr::without_provenance_mut(td.align.max(1));

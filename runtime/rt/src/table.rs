@@ -2,7 +2,7 @@
 
 use datalove_rti::{RtiTable, ABI_VERSION};
 
-use crate::{alloc, args, bigints, data, errors, lists, shadow, strings, tydescs, values};
+use crate::{alloc, args, bigints, data, errors, lists, maps, shadow, strings, tydescs, values};
 
 /// The runtime's entry points, in `RtiTable` order.
 pub static TABLE: RtiTable = RtiTable {
@@ -69,5 +69,11 @@ pub static TABLE: RtiTable = RtiTable {
     list_filled: lists::list_filled,
     error_at: errors::error_at,
 
+    tydesc_map: tydescs::tydesc_map,
+    map_len: maps::map_len,
+    map_insert: maps::map_insert,
+    map_find: maps::map_find,
+    map_remove: maps::map_remove,
+    map_entry_at: maps::map_entry_at,
     bigint_from_limbs: bigints::bigint_from_limbs,
 };

@@ -24,6 +24,7 @@ enum Key {
     Option(usize),
     Tuple(Vec<usize>),
     Record(Vec<u8>, Vec<usize>),
+    Map(usize),
 }
 
 struct Interned {
@@ -75,6 +76,10 @@ impl Runtime {
                 self.tydesc_tuple(&fields)
             }
             TyKind::Record => self.tydesc_record(td),
+            TyKind::Map => {
+                let (key, value) = td.map_parts();
+                self.tydesc_map(key, value)
+            }
             kind => packed_tydesc(kind).expect("every scalar kind has a constant descriptor"),
         }
     }
@@ -173,6 +178,34 @@ impl Runtime {
         });
         &*ptr
     }
+
+    /// The interned `map[key, value]`: its `elem` is the interned entry tuple `(key,
+    /// value)` and its `fields` that tuple's two fields.
+    ///
+    /// # Safety
+    /// `key` and `value` must be well formed.
+    pub unsafe fn tydesc_map(&self, key: &TyDesc, value: &TyDesc) -> &TyDesc {
+        let entry = self.tydesc_tuple(&[key, value]) as *const TyDesc;
+        let ptr = self.tydescs.get_or_make(Key::Map(entry as usize), || {
+            let l = compute_layout(TyKind::Map, &[], &mut []).layout;
+            Interned {
+                desc: Box::new(TyDesc {
+                    kind: TyKind::Map,
+                    flags: 0,
+                    size: l.size,
+                    align: l.align,
+                    elem: entry,
+                    payload_offset: 0,
+                    field_count: (*entry).field_count,
+                    fields: (*entry).fields,
+                    names: std::ptr::null(),
+                }),
+                _fields: Box::new([]),
+                _names: Box::new([]),
+            }
+        });
+        &*ptr
+    }
 }
 
 /// A tuple descriptor over interned `fields` (also the body of an interned record).
@@ -214,6 +247,10 @@ unsafe fn tuple_interned(interned: &[*const TyDesc]) -> Interned {
 
 pub(crate) unsafe extern "C" fn tydesc_list(rt: Rt, elem: Td) -> Td {
     Runtime::from_handle(rt).tydesc_list(&*elem)
+}
+
+pub(crate) unsafe extern "C" fn tydesc_map(rt: Rt, key: Td, value: Td) -> Td {
+    Runtime::from_handle(rt).tydesc_map(&*key, &*value)
 }
 
 pub(crate) unsafe extern "C" fn tydesc_option(rt: Rt, payload: Td) -> Td {

@@ -20,7 +20,7 @@
 use std::cmp::Ordering;
 use std::ffi::c_void;
 
-use datalove_rti::rtdt::{BigInt, Data, List, String as RtString};
+use datalove_rti::rtdt::{BigInt, Data, List, Map, String as RtString};
 use datalove_rti::status::{RtStatus, STATUS_OK};
 use datalove_rti::table::{Rt, Td};
 use datalove_rti::{TyDesc, TyKind};
@@ -107,25 +107,12 @@ impl Runtime {
                     .write(self.string_from_utf8(s.as_bytes()));
             }
             TyKind::List => {
-                let list = &*src.cast::<List>();
-                let elem = td.elem();
-                let mut copy = self.new_list(elem, list.len());
-                let (sptr, len, _) = list.raw_parts();
-                if elem.size == 0 {
-                    let (p, _, cap) = copy.raw_parts();
-                    copy.set_raw_parts(p, len, cap);
-                } else if elem.is_copy() {
-                    let (p, _, cap) = copy.raw_parts();
-                    std::ptr::copy_nonoverlapping(sptr, p, len * elem.size);
-                    copy.set_raw_parts(p, len, cap);
-                } else {
-                    let (p, _, cap) = copy.raw_parts();
-                    for i in 0..len {
-                        self.clone_value(sptr.add(i * elem.size), elem, p.add(i * elem.size));
-                    }
-                    copy.set_raw_parts(p, len, cap);
-                }
+                let copy = self.clone_list(&*src.cast::<List>(), td.elem());
                 dst.cast::<List>().write(copy);
+            }
+            TyKind::Map => {
+                let copy = self.clone_map(&*src.cast::<Map>(), td);
+                dst.cast::<Map>().write(copy);
             }
             TyKind::Option => {
                 let tag = *src;
@@ -182,6 +169,10 @@ impl Runtime {
                 let list = value.cast::<List>().read();
                 self.free_list(&list, td.elem());
             }
+            TyKind::Map => {
+                let map = value.cast::<Map>().read();
+                self.free_map(map, td);
+            }
             TyKind::Option if *value != 0 => {
                 self.drop_value(value.add(td.payload_offset), td.elem());
             }
@@ -227,27 +218,12 @@ impl Runtime {
                 let (a, b) = (&*a.cast::<RtString>(), &*b.cast::<RtString>());
                 a.as_bytes().cmp(b.as_bytes())
             }
-            TyKind::List => {
-                let (la, lb) = (&*a.cast::<List>(), &*b.cast::<List>());
-                let elem = td.elem();
-                let (pa, na, _) = la.raw_parts();
-                let (pb, nb, _) = lb.raw_parts();
-                for i in 0..na.min(nb) {
-                    let (ea, eb) = if elem.size == 0 {
-                        (pa.cast_const(), pb.cast_const())
-                    } else {
-                        (
-                            pa.add(i * elem.size).cast_const(),
-                            pb.add(i * elem.size).cast_const(),
-                        )
-                    };
-                    let o = self.compare_values(ea, eb, elem);
-                    if o != Ordering::Equal {
-                        return o;
-                    }
-                }
-                na.cmp(&nb)
-            }
+            TyKind::List => self.compare_lists(&*a.cast::<List>(), &*b.cast::<List>(), td.elem()),
+            TyKind::Map => self.compare_lists(
+                &self.map_entries(&*a.cast::<Map>()),
+                &self.map_entries(&*b.cast::<Map>()),
+                td.elem(),
+            ),
             TyKind::Option => match ((*a != 0), (*b != 0)) {
                 (false, false) => Ordering::Equal,
                 (false, true) => Ordering::Less,
@@ -334,6 +310,22 @@ impl Runtime {
                     self.format_into(out, e, elem, true);
                 }
                 out.push(b']');
+                Ok(())
+            }
+            TyKind::Map => {
+                let entries = self.map_entries(&*value.cast::<Map>());
+                let (key, val) = (&td.elem().fields()[0], &td.elem().fields()[1]);
+                out.push(b'{');
+                for i in 0..entries.len() {
+                    if i > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    let entry = crate::lists::elem_ptr(&entries, td.elem(), i);
+                    self.format_into(out, entry.add(key.offset), &*key.desc, true);
+                    out.extend_from_slice(b": ");
+                    self.format_into(out, entry.add(val.offset), &*val.desc, true);
+                }
+                out.push(b'}');
                 Ok(())
             }
             TyKind::Option => {
@@ -443,4 +435,44 @@ pub(crate) unsafe extern "C" fn format(
 
 pub(crate) unsafe extern "C" fn debuglog(rt: Rt, value: *const c_void, td: Td) {
     Runtime::from_handle(rt).debuglog_value(value.cast(), &*td)
+}
+
+impl Runtime {
+    /// A deep copy of a list of `elem` values.
+    ///
+    /// # Safety
+    /// `list` a live list of `elem` values of this runtime.
+    pub(crate) unsafe fn clone_list(&self, list: &List, elem: &TyDesc) -> List {
+        let mut copy = self.new_list(elem, list.len());
+        let (sptr, len, _) = list.raw_parts();
+        let (p, _, cap) = copy.raw_parts();
+        if elem.is_copy() {
+            if elem.size != 0 {
+                std::ptr::copy_nonoverlapping(sptr, p, len * elem.size);
+            }
+        } else {
+            for i in 0..len {
+                self.clone_value(sptr.add(i * elem.size), elem, p.add(i * elem.size));
+            }
+        }
+        copy.set_raw_parts(p, len, cap);
+        copy
+    }
+
+    /// Lexicographic order of two lists of `elem` values (a prefix first).
+    ///
+    /// # Safety
+    /// Both live lists of `elem` values.
+    pub(crate) unsafe fn compare_lists(&self, la: &List, lb: &List, elem: &TyDesc) -> Ordering {
+        let (na, nb) = (la.len(), lb.len());
+        for i in 0..na.min(nb) {
+            let ea = crate::lists::elem_ptr(la, elem, i).cast_const();
+            let eb = crate::lists::elem_ptr(lb, elem, i).cast_const();
+            let o = self.compare_values(ea, eb, elem);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        na.cmp(&nb)
+    }
 }

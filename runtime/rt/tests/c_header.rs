@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 
 use common::{c_program, tmp_dir};
 use datalove_rti::header::RtHeader;
-use datalove_rti::rtdt::{BigInt, Data, Index, List, String as RtString};
+use datalove_rti::rtdt::{BigInt, Data, Index, List, Map, String as RtString};
 use datalove_rti::status::*;
 use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::{
     AllocStats, ArithOp, Entry, ErrorKind, RtiTable, TyDesc, TyField, TyKind, Word, ABI_VERSION,
+    TABLE_VERSION,
 };
 use datalove_test_support::{include_dir, run_command, run_to_success};
 
@@ -50,6 +51,7 @@ fn expectations() -> Vec<(String, u64)> {
         "dtlv_rti_table_t" = RtiTable { abi_version, struct_size },
         "dtlv_string_t" = RtString {},
         "dtlv_list_t" = List {},
+        "dtlv_map_t" = Map {},
         "dtlv_data_t" = Data {},
         "dtlv_bigint_t" = BigInt {},
         "dtlv_index_t" = Index {},
@@ -145,9 +147,11 @@ fn expectations() -> Vec<(String, u64)> {
         ("DTLV_STATUS_TYPE_MISMATCH", STATUS_TYPE_MISMATCH),
         ("DTLV_STATUS_PANICKED", STATUS_PANICKED),
         ("DTLV_STATUS_EMPTY", STATUS_EMPTY),
+        ("DTLV_STATUS_NOT_FOUND", STATUS_NOT_FOUND),
     ] {
         c(name, status as u64);
     }
+    c("DTLV_TABLE_VERSION", TABLE_VERSION as u64);
     for &kind in TyKind::ALL {
         let name = match kind {
             TyKind::Index => "INDEX".to_owned(),

@@ -27,7 +27,7 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
 use crate::header::RtHeader;
-use crate::rtdt::{BigInt, Data, List, RtHandle, String};
+use crate::rtdt::{BigInt, Data, List, Map, RtHandle, String};
 use crate::status::{ArithOp, ErrorKind, RtStatus};
 use crate::table::{AllocStats, RtiTable, Td, ABI_VERSION};
 use crate::tydesc::{TyDesc, TyKind};
@@ -522,6 +522,63 @@ forward! {
         value: *mut c_void,
         out: &mut MaybeUninit<List> => as_mut_ptr,
     ) -> RtStatus;
+}
+
+// ---- maps (table version 2) ----
+
+/// The interned descriptor of `map[key, value]`; lives as long as the runtime.
+///
+/// # Safety
+/// As for [`dtlv_rti_tydesc_list`].
+pub unsafe fn dtlv_rti_tydesc_map(rt: RtHandle, key: &TyDesc, value: &TyDesc) -> &'static TyDesc {
+    &*(table(rt).tydesc_map)(rt.as_ptr(), key, value)
+}
+
+forward! {
+    /// The number of entries.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_map_len => map_len(map: &Map) -> usize;
+
+    /// Moves `key` and `value` in (an existing key's value is dropped and replaced, the
+    /// new key dropped); a refused move destroys both.
+    ///
+    /// # Safety
+    /// `rt` must be live; `key` and `value` must hold initialized values of the map
+    /// descriptor's key and value types.
+    fn dtlv_rti_map_insert => map_insert(
+        map: &mut Map,
+        map_td: &TyDesc,
+        key: *mut c_void,
+        value: *mut c_void,
+    ) -> RtStatus;
+
+    /// The value at `key` in place (valid until the map is changed or dropped); null
+    /// when the key is not there.
+    ///
+    /// # Safety
+    /// `rt` must be live; `key` must hold a value of the key type.
+    fn dtlv_rti_map_find => map_find(map: &Map, map_td: &TyDesc, key: *const c_void) -> *mut c_void;
+
+    /// Moves the value at `key` out to `out`, dropping the entry's key;
+    /// `STATUS_NOT_FOUND` when it is not there.
+    ///
+    /// # Safety
+    /// `rt` must be live; `out` must have room for a value of the value type.
+    fn dtlv_rti_map_remove => map_remove(
+        map: &mut Map,
+        map_td: &TyDesc,
+        key: *const c_void,
+        out: *mut c_void,
+    ) -> RtStatus;
+
+    /// Entry `index` in key order, in place (a `(key, value)` tuple of the map
+    /// descriptor's `elem`); null past the end.
+    ///
+    /// # Safety
+    /// `rt` must be live.
+    fn dtlv_rti_map_entry_at => map_entry_at(map: &Map, map_td: &TyDesc, index: usize) -> *mut c_void;
 }
 
 // ---- bigints ----

@@ -15,6 +15,7 @@
 //! | tuple, record | fields in declaration order, each at the next multiple of its alignment |
 //! | data | `{ desc, word }`, 16 bytes, align 8 |
 //! | bigint | `{ ptr, len, negative }`, 24 bytes, align 8: `len` little-endian `u64` limbs of the magnitude |
+//! | `map[K, V]` | one pointer, 8 bytes, align 8: a handle the runtime owns (null: empty) |
 //!
 //! Every size is a multiple of its alignment, so an array stride is the size.
 
@@ -65,6 +66,7 @@ pub const fn scalar_layout_const(kind: TyKind) -> Layout {
         TyKind::U64 | TyKind::I64 | TyKind::F64 | TyKind::Index => (8, 8),
         TyKind::String | TyKind::List | TyKind::BigInt => (3 * POINTER_SIZE, POINTER_SIZE),
         TyKind::Data => (2 * POINTER_SIZE, POINTER_SIZE),
+        TyKind::Map => (POINTER_SIZE, POINTER_SIZE),
         // An option or tuple needs its children: see `compute_layout`.
         TyKind::Option | TyKind::Tuple | TyKind::Record => (0, 1),
     };

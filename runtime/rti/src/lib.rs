@@ -68,7 +68,9 @@ pub use layout::{compute_layout, Layout};
 pub use links::RiderManifest;
 pub use site::SourceLoc;
 pub use status::{ArithOp, ErrorKind, RtStatus, STATUS_OK};
-pub use table::{AllocStats, Entry, RtiTable, Word, ABI_VERSION};
+pub use table::{
+    table_version_of, AllocStats, Entry, RtiTable, Word, ABI_VERSION, TABLE_SIZES, TABLE_VERSION,
+};
 pub use tydesc::{packed_tydesc, same_tydesc, TyDesc, TyField, TyKind};
 
 /// The symbol of a native: `dlr_<rider>__<function>`. The only place it is spelled.

@@ -2,6 +2,7 @@
 //! `layout.rs` computes; their fields are private so that what a native holds keeps the
 //! runtime's invariants (a `String`'s bytes are UTF-8).
 
+use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
@@ -91,6 +92,34 @@ impl String {
     /// bytes are UTF-8 (or null with `len == cap == 0`).
     pub unsafe fn from_raw_parts(ptr: *mut u8, len: usize, cap: usize) -> String {
         String { ptr, len, cap }
+    }
+}
+
+/// A map: a handle the runtime owns (null for a map that has never held an entry). Its
+/// entries are kept in key order, by the runtime's total order over values; read and
+/// change one only through the runtime's `map_*` entries. Key and value types travel in
+/// the descriptor beside it (`TyDesc::map_parts`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct Map {
+    handle: *mut c_void,
+}
+
+impl Map {
+    /// # Safety
+    /// `handle` must be null or a map handle made by the runtime.
+    pub unsafe fn from_raw(handle: *mut c_void) -> Map {
+        Map { handle }
+    }
+
+    pub fn raw(&self) -> *mut c_void {
+        self.handle
+    }
+
+    /// # Safety
+    /// Only the runtime changes a map's handle.
+    pub unsafe fn set_raw(&mut self, handle: *mut c_void) {
+        self.handle = handle;
     }
 }
 

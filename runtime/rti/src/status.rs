@@ -18,6 +18,8 @@ pub const STATUS_TYPE_MISMATCH: RtStatus = 4;
 pub const STATUS_PANICKED: RtStatus = 5;
 /// An empty list popped, a none unwrapped.
 pub const STATUS_EMPTY: RtStatus = 6;
+/// A key a map does not have (`map_remove`).
+pub const STATUS_NOT_FOUND: RtStatus = 7;
 
 /// A short description of a status, for messages when a native set none.
 pub fn status_name(status: RtStatus) -> &'static str {
@@ -29,6 +31,7 @@ pub fn status_name(status: RtStatus) -> &'static str {
         STATUS_TYPE_MISMATCH => "type mismatch",
         STATUS_PANICKED => "panicked",
         STATUS_EMPTY => "empty",
+        STATUS_NOT_FOUND => "not found",
         _ => "unknown failure status",
     }
 }
@@ -67,6 +70,8 @@ abi_enum! {
         /// detail. It unwinds like an error (every frame drops what it holds), then the run
         /// ends with that code and prints nothing.
         Exit = 14 => "exit",
+        /// A map asked for a key it does not have (`maps.at`); the detail names the key.
+        KeyNotFound = 15 => "key not found",
     }
 }
 

@@ -14,12 +14,33 @@
 use std::ffi::c_void;
 
 use crate::header::RtHeader;
-use crate::rtdt::{BigInt, Data, List, String};
+use crate::rtdt::{BigInt, Data, List, Map, String};
 use crate::status::RtStatus;
 use crate::tydesc::TyDesc;
 
 /// The ABI this crate describes. A rider built for another is refused at load.
 pub const ABI_VERSION: u32 = 1;
+
+/// The table version: which entries exist. It rises each time entries are appended
+/// (`struct_size` grows with it) while `abi_version` stays: a rider built against an
+/// earlier table version checks only that the table is at least as long as it knew, so
+/// it still loads and runs. Version 1 ends at `error_at`; version 2 adds the map entries and `bigint_from_limbs`.
+pub const TABLE_VERSION: u32 = 2;
+
+/// `struct_size` of each table version, oldest first (`TABLE_SIZES[v - 1]`).
+pub const TABLE_SIZES: [usize; TABLE_VERSION as usize] = [
+    std::mem::offset_of!(RtiTable, error_at) + std::mem::size_of::<usize>(),
+    std::mem::size_of::<RtiTable>(),
+];
+
+/// The table version a table of `struct_size` bytes provides (0 when it is shorter than
+/// version 1's).
+pub fn table_version_of(struct_size: usize) -> u32 {
+    TABLE_SIZES
+        .iter()
+        .take_while(|size| **size <= struct_size)
+        .count() as u32
+}
 
 pub type Rt = *mut RtHeader;
 pub type Td = *const TyDesc;
@@ -275,6 +296,23 @@ rti_table! {
     /// error is recorded.
     ErrorAt error_at(rt: Rt, site: *const u8, len: usize);
 
+    // ---- maps (table version 2) ----
+    /// The descriptor of `map[key, value]` (its `elem` the entry tuple `(key, value)`).
+    TydescMap tydesc_map(rt: Rt, key: Td, value: Td) -> Td;
+    /// The number of entries.
+    MapLen map_len(rt: Rt, map: *const Map) -> usize;
+    /// Moves `*key` and `*value` in. A key already present keeps its entry: the old value
+    /// is dropped and replaced, the new key dropped. A refused move destroys both.
+    MapInsert map_insert(rt: Rt, map: *mut Map, map_td: Td, key: *mut c_void, value: *mut c_void) -> RtStatus;
+    /// Lends the value at `*key` in place (valid until the map is changed); null when the
+    /// key is not there.
+    MapFind map_find(rt: Rt, map: *const Map, map_td: Td, key: *const c_void) -> *mut c_void;
+    /// Moves the value at `*key` out to `out` and drops the entry's key;
+    /// `STATUS_NOT_FOUND` (nothing written) when the key is not there.
+    MapRemove map_remove(rt: Rt, map: *mut Map, map_td: Td, key: *const c_void, out: *mut c_void) -> RtStatus;
+    /// Lends entry `index` in key order (an entry tuple: key, then value at the map
+    /// descriptor's second field offset); null past the end.
+    MapEntryAt map_entry_at(rt: Rt, map: *const Map, map_td: Td, index: usize) -> *mut c_void;
     // ---- bigints (issue 16) ----
     BigintFromLimbs bigint_from_limbs(rt: Rt, negative: u8, limbs: *const u64, len: usize, out: *mut BigInt) -> RtStatus;
 }

@@ -26,7 +26,10 @@ abi_enum! {
         Option = 15 => "option",
         Tuple = 16 => "tuple",
         Data = 17 => "data",
-        /// An arbitrary-precision integer (`rtdt::BigInt`). 18 is the map's (issue 16).
+        /// `map[K, V]`: `elem` is the entry tuple `(K, V)`, whose two fields (also the
+        /// map's own `fields`) are the key and the value.
+        Map = 18 => "map",
+        /// An arbitrary-precision integer (`rtdt::BigInt`).
         BigInt = 19 => "bigint",
         Record = 20 => "record",
     }
@@ -203,6 +206,15 @@ impl TyDesc {
         }
     }
 
+    /// A map's key and value descriptors (the fields of its entry tuple).
+    ///
+    /// # Safety
+    /// `self` must be a well-formed map descriptor.
+    pub unsafe fn map_parts(&self) -> (&TyDesc, &TyDesc) {
+        let fields = self.elem().fields();
+        (&*fields[0].desc, &*fields[1].desc)
+    }
+
     /// The surface spelling of the type: `u8`, `[string]`, `?(i32, f64)`, `data`.
     ///
     /// # Safety
@@ -223,6 +235,14 @@ impl TyDesc {
             TyKind::Option => {
                 out.push('?');
                 self.elem().write_type_name(out);
+            }
+            TyKind::Map => {
+                let (key, value) = self.map_parts();
+                out.push_str("map[");
+                key.write_type_name(out);
+                out.push_str(", ");
+                value.write_type_name(out);
+                out.push(']');
             }
             TyKind::Tuple => {
                 out.push('(');
@@ -257,7 +277,7 @@ pub unsafe fn same_tydesc(a: &TyDesc, b: &TyDesc) -> bool {
         return false;
     }
     match a.kind {
-        TyKind::List | TyKind::Option => same_tydesc(a.elem(), b.elem()),
+        TyKind::List | TyKind::Option | TyKind::Map => same_tydesc(a.elem(), b.elem()),
         TyKind::Record if a.record_names() != b.record_names() => false,
         TyKind::Tuple | TyKind::Record => {
             a.field_count == b.field_count
@@ -401,6 +421,29 @@ impl OwnedTyDesc {
         OwnedTyDesc {
             desc,
             _children: vec![elem],
+            _fields: Vec::new(),
+            _names: Vec::new(),
+        }
+    }
+
+    /// `map[key, value]`: `elem` is the entry tuple `(key, value)`, `fields` its fields.
+    pub fn map(key: OwnedTyDesc, value: OwnedTyDesc) -> OwnedTyDesc {
+        let entry = OwnedTyDesc::tuple(vec![key, value]);
+        let layout = kind_layout(TyKind::Map);
+        let desc = Box::new(TyDesc {
+            kind: TyKind::Map,
+            flags: 0,
+            size: layout.size,
+            align: layout.align,
+            elem: &*entry.desc,
+            payload_offset: 0,
+            field_count: entry.desc.field_count,
+            fields: entry.desc.fields,
+            names: std::ptr::null(),
+        });
+        OwnedTyDesc {
+            desc,
+            _children: vec![entry],
             _fields: Vec::new(),
             _names: Vec::new(),
         }

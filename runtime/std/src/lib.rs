@@ -28,8 +28,9 @@ use std::mem::MaybeUninit;
 
 use datalove_rti::call;
 use datalove_rti::rider_helpers::{
-    check, compare_values, drop_value, expect_kind, init_value, int_range, make_string, new_string,
-    read_int, write_int, Failure, ValuePtr,
+    check, clone_value, compare_values, drop_value, expect_kind,
+    format_value as rider_format_value, init_value, int_range, make_string, new_string, read_int,
+    write_int, Failure, ValuePtr,
 };
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
@@ -715,6 +716,314 @@ datalove_rti::natives! {
             rt,
             call::dtlv_rti_list_filled(rt, elem_td, len, value.as_ptr().cast(), result_out),
         )
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Maps
+// ---------------------------------------------------------------------------------------
+
+/// The key and value descriptors of a map descriptor.
+///
+/// # Safety
+/// `td` must be a well-formed descriptor.
+unsafe fn map_parts(td: &TyDesc) -> Result<(&TyDesc, &TyDesc), Failure> {
+    expect_kind(td, TyKind::Map)?;
+    Ok(td.map_parts())
+}
+
+/// A key handed over `ref` must be of the map's key type.
+///
+/// # Safety
+/// Both descriptors well formed.
+unsafe fn expect_key(key_td: &TyDesc, map_td: &TyDesc) -> Result<(), Failure> {
+    let (map_key, _) = map_parts(map_td)?;
+    if same_tydesc(key_td, map_key) {
+        Ok(())
+    } else {
+        Err(Failure::type_mismatch(format!(
+            "a {} key for a {}",
+            key_td.type_name(),
+            map_td.type_name()
+        )))
+    }
+}
+
+/// Room for one value of any type, aligned for every type (at most 8).
+fn scratch(td: &TyDesc) -> Vec<u64> {
+    vec![0u64; td.size.div_ceil(8).max(1)]
+}
+
+/// Which part of each entry `map_keys`, `map_values` and `map_entries` list.
+#[derive(Clone, Copy)]
+enum EntryPart {
+    Key,
+    Value,
+    Whole,
+}
+
+/// A new list at `out` (of `list_td`) holding a clone of `part` of each entry of `m`, in
+/// key order. On a failure the part built is destroyed.
+///
+/// # Safety
+/// `rt` live; `m` a `m_td` map; `out` room for a list.
+unsafe fn map_parts_list(
+    rt: RtHandle,
+    m: &rtdt::Map,
+    m_td: &TyDesc,
+    part: EntryPart,
+    out: &mut MaybeUninit<rtdt::List>,
+    list_td: &TyDesc,
+) -> Result<(), Failure> {
+    map_parts(m_td)?;
+    let entry_td = m_td.elem();
+    let (part_td, offset) = match part {
+        EntryPart::Key => (&*entry_td.fields()[0].desc, entry_td.fields()[0].offset),
+        EntryPart::Value => (&*entry_td.fields()[1].desc, entry_td.fields()[1].offset),
+        EntryPart::Whole => (entry_td, 0),
+    };
+    expect_list_of(list_td, part_td)?;
+    let elem_td = list_elem(list_td)?;
+    let len = call::dtlv_rti_map_len(rt, m);
+    check(rt, call::dtlv_rti_list_new(rt, elem_td, len, out))?;
+    let mut slot = scratch(elem_td);
+    for i in 0..len {
+        let entry = call::dtlv_rti_map_entry_at(rt, m, m_td, i).cast::<u8>();
+        assert!(!entry.is_null(), "entry {i} of a map of {len}");
+        let dst = slot.as_mut_ptr().cast::<u8>();
+        let pushed = clone_value(rt, &entry.add(offset), elem_td, &dst).and_then(|()| {
+            check(
+                rt,
+                call::dtlv_rti_list_push(rt, out.assume_init_mut(), elem_td, dst.cast()),
+            )
+        });
+        if let Err(failure) = pushed {
+            call::dtlv_rti_drop(rt, out.as_mut_ptr().cast(), list_td);
+            return Err(failure);
+        }
+    }
+    Ok(())
+}
+
+macro_rules! map_lists {
+    ($($(#[$doc:meta])* $name:ident = $part:ident;)*) => {
+        datalove_rti::natives! {$(
+            $(#[$doc])*
+            fn $name(
+                rt,
+                m: &rtdt::Map, m_td,
+                result_out: &mut MaybeUninit<rtdt::List>, result_td,
+            ) {
+                map_parts_list(rt, m, m_td, EntryPart::$part, result_out, result_td)
+            }
+        )*}
+    };
+}
+
+map_lists! {
+    /// Clones of the keys, in order.
+    dlr_std__map_keys = Key;
+    /// Clones of the values, in key order.
+    dlr_std__map_values = Value;
+    /// Clones of the entries as `(key, value)` tuples, in key order.
+    dlr_std__map_entries = Whole;
+}
+
+/// Checks that a list result holds the map's `part` (key, value or whole entry).
+///
+/// # Safety
+/// Both descriptors well formed.
+unsafe fn expect_list_of(list_td: &TyDesc, part: &TyDesc) -> Result<(), Failure> {
+    let elem_td = list_elem(list_td)?;
+    if same_tydesc(elem_td, part) {
+        Ok(())
+    } else {
+        Err(Failure::type_mismatch(format!(
+            "a list of {} where {} was asked for",
+            part.type_name(),
+            list_td.type_name()
+        )))
+    }
+}
+
+datalove_rti::natives! {
+    /// The empty map of the type the call site asks for.
+    fn dlr_std__map_new(
+        rt,
+        result_out: &mut MaybeUninit<rtdt::Map>, result_td;
+        k_td, v_td
+    ) {
+        let (key, value) = map_parts(result_td)?;
+        if !same_tydesc(key, k_td) || !same_tydesc(value, v_td) {
+            return Err(Failure::type_mismatch(format!(
+                "asked for map[{}, {}] but the result slot holds {}",
+                k_td.type_name(),
+                v_td.type_name(),
+                result_td.type_name()
+            )));
+        }
+        result_out.write(rtdt::Map::from_raw(std::ptr::null_mut()));
+        Ok(())
+    }
+
+    /// The number of entries.
+    fn dlr_std__map_len(
+        rt,
+        m: &rtdt::Map, _m_td,
+        result_out: &mut MaybeUninit<rtdt::Index>, _result_td,
+    ) {
+        result_out.write(rtdt::Index(call::dtlv_rti_map_len(rt, m) as u64));
+        Ok(())
+    }
+
+    /// Moves `key` and `value` in; an existing key's old value is dropped and replaced.
+    fn dlr_std__map_insert(
+        rt,
+        m: &mut rtdt::Map, m_td,
+        key: AnyOwned<'_>, key_td,
+        value: AnyOwned<'_>, value_td,
+        _result_out: &mut MaybeUninit<()>, _result_td,
+    ) {
+        let fits = map_parts(m_td).map(|(k, v)| same_tydesc(k, key_td) && same_tydesc(v, value_td));
+        if fits != Ok(true) {
+            let message = format!(
+                "a ({}, {}) entry for a {}",
+                key_td.type_name(),
+                value_td.type_name(),
+                m_td.type_name()
+            );
+            drop_value(rt, &key, key_td);
+            drop_value(rt, &value, value_td);
+            return Err(fits.err().unwrap_or_else(|| Failure::type_mismatch(message)));
+        }
+        check(
+            rt,
+            call::dtlv_rti_map_insert(rt, m, m_td, key.as_ptr().cast(), value.as_ptr().cast()),
+        )
+    }
+
+    /// A clone of the value at `key`, or none.
+    fn dlr_std__map_get(
+        rt,
+        m: &rtdt::Map, m_td,
+        key: AnyRef<'_>, key_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
+        expect_key(key_td, m_td)?;
+        let (_, value_td) = map_parts(m_td)?;
+        let (payload_td, offset) = option_payload(result_td)?;
+        if !same_tydesc(payload_td, value_td) {
+            return Err(Failure::type_mismatch(format!(
+                "a {} value into a {} slot",
+                value_td.type_name(),
+                result_td.type_name()
+            )));
+        }
+        let found = call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).cast::<u8>();
+        if found.is_null() {
+            write_none(rt, &result_out, result_td);
+            return Ok(());
+        }
+        clone_value(rt, &found, value_td, &payload_slot(&result_out, offset))?;
+        set_some(&result_out);
+        Ok(())
+    }
+
+    /// A clone of the value at `key`; a missing key is the runtime error `key not found`
+    /// (its detail the key as `debuglog` writes it).
+    fn dlr_std__map_at(
+        rt,
+        m: &rtdt::Map, m_td,
+        key: AnyRef<'_>, key_td,
+        result_out: AnyOut<'_>, _result_td,
+    ) {
+        expect_key(key_td, m_td)?;
+        let (_, value_td) = map_parts(m_td)?;
+        let found = call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).cast::<u8>();
+        if found.is_null() {
+            let shown = rider_format_value(rt, &key, key_td)?;
+            call::dtlv_rti_raise(rt, ErrorKind::KeyNotFound, &shown);
+            return Err(Failure::failed(format!("key not found: {shown}")));
+        }
+        clone_value(rt, &found, value_td, &result_out)
+    }
+
+    /// Moves the value at `key` out (dropping the entry's key), or none.
+    fn dlr_std__map_remove(
+        rt,
+        m: &mut rtdt::Map, m_td,
+        key: AnyRef<'_>, key_td,
+        result_out: AnyOut<'_>, result_td,
+    ) {
+        expect_key(key_td, m_td)?;
+        let (_, value_td) = map_parts(m_td)?;
+        let (payload_td, offset) = option_payload(result_td)?;
+        if !same_tydesc(payload_td, value_td) {
+            return Err(Failure::type_mismatch(format!(
+                "a {} value into a {} slot",
+                value_td.type_name(),
+                result_td.type_name()
+            )));
+        }
+        if call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).is_null() {
+            write_none(rt, &result_out, result_td);
+            return Ok(());
+        }
+        let slot = payload_slot(&result_out, offset);
+        check(rt, call::dtlv_rti_map_remove(rt, m, m_td, key.as_ptr().cast(), slot.cast()))?;
+        set_some(&result_out);
+        Ok(())
+    }
+
+    /// Whether the map has `key`.
+    fn dlr_std__map_contains(
+        rt,
+        m: &rtdt::Map, m_td,
+        key: AnyRef<'_>, key_td,
+        result_out: &mut MaybeUninit<bool>, _result_td,
+    ) {
+        expect_key(key_td, m_td)?;
+        let found = call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast());
+        result_out.write(!found.is_null());
+        Ok(())
+    }
+
+    /// A map of the `(key, value)` tuples of a list it takes; a later duplicate key wins.
+    fn dlr_std__map_from_entries(
+        rt,
+        entries: &mut rtdt::List, entries_td,
+        result_out: &mut MaybeUninit<rtdt::Map>, result_td,
+    ) {
+        let fits = map_parts(result_td).and_then(|_| expect_list_of(entries_td, result_td.elem()));
+        if let Err(failure) = fits {
+            call::dtlv_rti_drop(rt, (entries as *mut rtdt::List).cast(), entries_td);
+            return Err(failure);
+        }
+        let entry_td = result_td.elem();
+        let (key, value) = (&entry_td.fields()[0], &entry_td.fields()[1]);
+        let mut map = rtdt::Map::from_raw(std::ptr::null_mut());
+        let mut slot = scratch(entry_td);
+        let at = slot.as_mut_ptr().cast::<u8>();
+        // Taken from the end, so the first of a key met is its last in the list: it is
+        // kept, and an earlier one is dropped.
+        while !entries.is_empty() {
+            check(rt, call::dtlv_rti_list_pop(rt, entries, entry_td, at.cast()))?;
+            if call::dtlv_rti_map_find(rt, &map, result_td, at.cast()).is_null() {
+                let status = call::dtlv_rti_map_insert(
+                    rt,
+                    &mut map,
+                    result_td,
+                    at.add(key.offset).cast(),
+                    at.add(value.offset).cast(),
+                );
+                check(rt, status)?;
+            } else {
+                drop_value(rt, &at, entry_td);
+            }
+        }
+        call::dtlv_rti_drop(rt, (entries as *mut rtdt::List).cast(), entries_td);
+        result_out.write(map);
+        Ok(())
     }
 }
 

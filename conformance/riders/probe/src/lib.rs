@@ -29,8 +29,8 @@ use std::mem::MaybeUninit;
 
 use datalove_rti::call;
 use datalove_rti::rider_helpers::{
-    check, clone_value, data_borrow, drop_string, drop_value, format_value, init_value,
-    make_string, read_int, write_int, Failure, StringMut,
+    check, clone_value, data_borrow, drop_string, drop_value, expect_kind, format_value,
+    init_value, make_string, new_string, read_int, write_int, Failure, StringMut,
 };
 use datalove_rti::rtdt::{self, AnyMut, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::tydesc::{kind_layout, I64_TYDESC, STRING_TYDESC, U16_TYDESC, U64_TYDESC};
@@ -1134,5 +1134,57 @@ datalove_rti::natives! {
         }
         let text = format!("({}, {})", b.is_negative(), joined(b.limbs(), u64::to_string));
         make_string(rt, &text, result_out)
+    }
+}
+
+// ---- maps ----
+
+datalove_rti::natives! {
+    /// `{i: "i*i"}` for `i < n`, inserted from the largest key down (the runtime orders
+    /// them), every key and value moved into the map through `map_insert`.
+    fn dlr_probe__probe_map_squares(
+        rt,
+        n: &u32, _n_td,
+        result_out: &mut MaybeUninit<rtdt::Map>, result_td,
+    ) {
+        expect_kind(result_td, TyKind::Map)?;
+        let mut map = rtdt::Map::from_raw(std::ptr::null_mut());
+        for i in (0..*n).rev() {
+            let mut key = i;
+            let mut value = new_string(rt, &format!("{i}*{i}={}", i * i))?;
+            let status = call::dtlv_rti_map_insert(
+                rt,
+                &mut map,
+                result_td,
+                (&mut key as *mut u32).cast(),
+                (&mut value as *mut rtdt::String).cast(),
+            );
+            if let Err(failure) = check(rt, status) {
+                call::dtlv_rti_drop(rt, (&mut map as *mut rtdt::Map).cast(), result_td);
+                return Err(failure);
+            }
+        }
+        result_out.write(map);
+        Ok(())
+    }
+
+    /// `k=v;` per entry, in order: the entry tuple's fields give where the key and the
+    /// value are and their descriptors, and the runtime formats each.
+    fn dlr_probe__probe_map_entries(
+        rt,
+        m: &rtdt::Map, m_td,
+        result_out: &mut MaybeUninit<rtdt::String>, _result_td,
+    ) {
+        expect_kind(m_td, TyKind::Map)?;
+        let fields = m_td.fields();
+        let mut text = String::new();
+        for i in 0..call::dtlv_rti_map_len(rt, m) {
+            let entry = call::dtlv_rti_map_entry_at(rt, m, m_td, i).cast::<u8>();
+            let key = format_value(rt, &entry.add(fields[0].offset), &*fields[0].desc)?;
+            let value = format_value(rt, &entry.add(fields[1].offset), &*fields[1].desc)?;
+            let _ = write!(text, "{key}={value};");
+        }
+        result_out.write(new_string(rt, &text)?);
+        Ok(())
     }
 }
