@@ -269,6 +269,8 @@ uint8_t dlr_cprobe__cprobe_bigint_double(void *rt, dtlv_bigint_t *b, const dtlv_
     free(limbs);
     dtlv_rti_drop(rt, b, b_td);
     return status;
+}
+
 /* A record read through its descriptor, as C sees it: `Name{field:kind=value,...}`, the
  * names walked from `names` (each NUL-terminated, the record's first), integer and
  * float fields read at their offsets, any other field by its kind alone. */
