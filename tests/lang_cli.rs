@@ -187,13 +187,20 @@ fn counts_words_of_standard_input_on_every_backend(example: &str) -> String {
 #[test]
 fn wordfreq_counts_with_a_map_on_every_backend() {
     let path = counts_words_of_standard_input_on_every_backend("wordfreq.dfs");
-    let input = script("wordfreq-words.txt", WORDS);
+    backends_agree_on_a_file(&path, "wordfreq-words.txt");
+}
+
+/// Runs the word-frequency program at `path` on [`WORDS`] written to the file
+/// `file_name`, under `--backend all` with the leak check: the backends agree and print
+/// [`WORD_COUNTS`].
+fn backends_agree_on_a_file(path: &str, file_name: &str) {
+    let input = script(file_name, WORDS);
     let all = datalove(&[
         "run",
         "--check-leaks",
         "--backend",
         "all",
-        &path,
+        path,
         "--",
         &input,
     ]);
@@ -208,20 +215,7 @@ fn wordfreq_counts_with_a_map_on_every_backend() {
 #[test]
 fn word_freq_reads_a_file_named_by_its_argument() {
     let example = format!("{}/examples/word_freq.dfs", env!("CARGO_MANIFEST_DIR"));
-    let input = script("words.txt", WORDS);
-    let all = datalove(&[
-        "run",
-        "--check-leaks",
-        "--backend",
-        "all",
-        &example,
-        "--",
-        &input,
-    ]);
-    let stdout = text(&all.stdout);
-    assert_eq!(all.status.code(), Some(0), "{stdout}{}", text(&all.stderr));
-    assert!(stdout.contains(" available backends agree\n"), "{stdout}");
-    assert!(stdout.contains(&format!(")\n{WORD_COUNTS}")), "{stdout}");
+    backends_agree_on_a_file(&example, "words.txt");
     let missing = script("absent.txt", "");
     std::fs::remove_file(&missing).expect("remove");
     let out = datalove(&["run", &example, "--", &missing]);
