@@ -79,10 +79,10 @@ fn not_callable(program: &Program, func: usize) -> Option<String> {
     None
 }
 
-/// Whether the type mentions `data` or a record (a record has no Rust type yet).
+/// Whether the type mentions `data`, a record or an enum (neither has a Rust type yet).
 fn mentions_data(ty: &IrType) -> bool {
     match ty {
-        IrType::Data | IrType::Record(_) => true,
+        IrType::Data | IrType::Record(_) | IrType::Enum(_) => true,
         IrType::List(t) | IrType::Option(t) => mentions_data(t),
         IrType::Tuple(ts) => ts.iter().any(mentions_data),
         IrType::Map(k, v) => mentions_data(k) || mentions_data(v),

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc};
 use datalove_ir::IrType;
-use datalove_rti::tydesc::{record_names_bytes, TYDESC_COPY};
+use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::TyKind;
 
 use crate::runtime::{call, Entry};
@@ -53,6 +53,13 @@ impl StaticDescs {
                     field_entries.push(format!("{{{}, {offset}}}", self.get(t)));
                 }
             }
+            IrType::Enum(e) => {
+                payload_offset = offsets.first().copied().unwrap_or(4);
+                for (v, offset) in offsets.iter().enumerate() {
+                    let payload = self.get(&e.payload(v));
+                    field_entries.push(format!("{{{payload}, {offset}}}"));
+                }
+            }
             IrType::Map(key, value) => {
                 // `elem` is the entry tuple; the map's fields are the tuple's.
                 let entry = self.id(&IrType::map_entry(key, value));
@@ -77,14 +84,10 @@ impl StaticDescs {
             fields = (field_entries.len().to_string(), static_fields_name(k));
         }
         let flags = if ty.is_copy() { TYDESC_COPY } else { 0 };
-        let names = match ty {
-            IrType::Record(record) => {
-                let names: Vec<&str> = record.field_names.iter().map(String::as_str).collect();
-                let bytes = record_names_bytes(&record.name, &names);
-                // The NUL that ends the last name is the literal's own.
-                bytes_literal(&bytes[..bytes.len() - 1])
-            }
-            _ => "NULL".to_string(),
+        let names = match ty.descriptor_names() {
+            // The NUL that ends the last name is the literal's own.
+            Some(bytes) => bytes_literal(&bytes[..bytes.len() - 1]),
+            None => "NULL".to_string(),
         };
         w.line(format!(
             "static const dtlv_tydesc_t {} = {{{}u, {flags}u, {}, {}, {elem}, {payload_offset}, {}, {}, {names}}};",

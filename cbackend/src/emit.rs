@@ -733,6 +733,38 @@ impl Fx<'_> {
                     e.memcpy(&d, at, field_ty);
                 });
             }
+            K::MakeVariant {
+                dst,
+                variant,
+                fields,
+            } => {
+                let ty = self.ty(*dst).clone();
+                let offsets = ty
+                    .variant_field_offsets(*variant as usize)
+                    .expect("verified: a concrete enum");
+                let d = self.addr(*dst);
+                self.w.stmt(format!("*(uint32_t *){d} = {variant}u"));
+                for (field, offset) in fields.iter().zip(offsets) {
+                    let at = self.at_offset(*dst, &offset.to_string());
+                    let (v, field_ty) = (self.addr(*field), self.ty(*field).clone());
+                    self.memcpy(&at, &v, &field_ty);
+                }
+            }
+            K::VariantTag { dst, src } => {
+                let s = self.addr(*src);
+                self.write(*dst, &format!("*(const uint32_t *){s}"));
+            }
+            K::TakeVariant { src, variant, dsts } => {
+                let ty = self.ty(*src).clone();
+                let offsets = ty
+                    .variant_field_offsets(*variant as usize)
+                    .expect("verified: a concrete enum");
+                for (dst, offset) in dsts.iter().zip(offsets) {
+                    let at = self.at_offset(*src, &offset.to_string());
+                    let (d, field_ty) = (self.addr(*dst), self.ty(*dst).clone());
+                    self.memcpy(&d, &at, &field_ty);
+                }
+            }
             K::MakeList { dst, elems } => {
                 let IrType::List(elem) = self.ty(*dst).clone() else {
                     unreachable!("verified: a list")

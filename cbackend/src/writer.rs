@@ -176,7 +176,7 @@ pub fn declaration(ty: &IrType, name: &str) -> String {
         TyKind::Data => format!("dtlv_data_t {name}"),
         TyKind::BigInt => format!("dtlv_bigint_t {name}"),
         TyKind::Map => format!("dtlv_map_t {name}"),
-        TyKind::Option | TyKind::Tuple | TyKind::Record => {
+        TyKind::Option | TyKind::Tuple | TyKind::Record | TyKind::Enum => {
             let layout = ty.layout().expect("a concrete type has a layout");
             format!(
                 "_Alignas({}) uint8_t {name}[{}]",

@@ -15,7 +15,7 @@ fn text(e: ModuleError) -> String {
 }
 use datalove_ir::lowering::{DescPlan, DescSource, GenericDesc, NativeLinks};
 use datalove_ir::{IrType, Program};
-use datalove_rti::tydesc::{record_names_bytes, TYDESC_COPY};
+use datalove_rti::tydesc::TYDESC_COPY;
 use datalove_rti::{TyDesc, TyField};
 
 use crate::lower::{trusted, Fx};
@@ -168,6 +168,25 @@ impl Statics {
                 let gv = module.declare_data_in_data(fields_id, &mut data);
                 data.write_data_addr(OFF_FIELDS as u32, gv, 0);
             }
+            IrType::Enum(e) if !e.variants.is_empty() => {
+                // One field per variant: its payload tuple at the shared payload offset.
+                let payloads: Vec<IrType> = (0..e.variants.len()).map(|v| e.payload(v)).collect();
+                let fields_id = self.fields(module, &payloads, &offsets)?;
+                put(
+                    &mut bytes,
+                    offset_of!(TyDesc, field_count),
+                    payloads.len() as u64,
+                    8,
+                );
+                put(
+                    &mut bytes,
+                    offset_of!(TyDesc, payload_offset),
+                    offsets[0] as u64,
+                    8,
+                );
+                let gv = module.declare_data_in_data(fields_id, &mut data);
+                data.write_data_addr(OFF_FIELDS as u32, gv, 0);
+            }
             IrType::Map(key, value) => {
                 // `elem` is the entry tuple; the map's fields are the key and the value.
                 let entry = IrType::map_entry(key, value);
@@ -183,9 +202,8 @@ impl Statics {
             }
             _ => {}
         }
-        if let IrType::Record(record) = ty {
-            let names: Vec<&str> = record.field_names.iter().map(String::as_str).collect();
-            let names_id = self.bytes(module, &record_names_bytes(&record.name, &names))?;
+        if let Some(names) = ty.descriptor_names() {
+            let names_id = self.bytes(module, &names)?;
             let gv = module.declare_data_in_data(names_id, &mut data);
             data.write_data_addr(offset_of!(TyDesc, names) as u32, gv, 0);
         }

@@ -792,6 +792,39 @@ impl<M: Module> Fx<'_, '_, M> {
             K::Unpack { src, dsts } => {
                 self.each_field(*src, dsts.len(), |fx, i, at| fx.copy_from(dsts[i], at));
             }
+            K::MakeVariant {
+                dst,
+                variant,
+                fields,
+            } => {
+                let ty = self.slot_ty(*dst).clone();
+                let offsets = ty
+                    .variant_field_offsets(*variant as usize)
+                    .expect("verified: a concrete enum");
+                let d = self.addr(*dst);
+                let tag = self.b.ins().iconst(types::I32, *variant as i64);
+                self.b.ins().store(trusted(), tag, d, 0);
+                for (field, offset) in fields.iter().zip(offsets) {
+                    let at = self.b.ins().iadd_imm_u(d, offset as i64);
+                    self.copy_into(at, *field);
+                }
+            }
+            K::VariantTag { dst, src } => {
+                let s = self.addr(*src);
+                let tag = self.b.ins().load(types::I32, trusted(), s, 0);
+                self.write(*dst, tag);
+            }
+            K::TakeVariant { src, variant, dsts } => {
+                let ty = self.slot_ty(*src).clone();
+                let offsets = ty
+                    .variant_field_offsets(*variant as usize)
+                    .expect("verified: a concrete enum");
+                let s = self.addr(*src);
+                for (dst, offset) in dsts.iter().zip(offsets) {
+                    let at = self.b.ins().iadd_imm_u(s, offset as i64);
+                    self.copy_from(*dst, at);
+                }
+            }
             K::MakeList { dst, elems } => {
                 let IrType::List(elem) = self.slot_ty(*dst).clone() else {
                     unreachable!("verified: a list")

@@ -401,13 +401,19 @@ fn slots_mut(kind: &mut InstKind) -> Vec<&mut SlotId> {
         | K::Cast { dst, src, .. }
         | K::TupleField { dst, src, .. }
         | K::IsSome { dst, src }
+        | K::VariantTag { dst, src }
         | K::Unwrap { dst, src } => vec![dst, src],
         K::Drop { slot } => vec![slot],
         K::Binary { dst, lhs, rhs, .. }
         | K::Compare { dst, lhs, rhs, .. }
         | K::Concat { dst, lhs, rhs } => vec![dst, lhs, rhs],
         K::MakeTuple { dst, fields } => std::iter::once(dst).chain(fields.iter_mut()).collect(),
-        K::Unpack { src, dsts } => std::iter::once(src).chain(dsts.iter_mut()).collect(),
+        K::MakeVariant { dst, fields, .. } => {
+            std::iter::once(dst).chain(fields.iter_mut()).collect()
+        }
+        K::Unpack { src, dsts } | K::TakeVariant { src, dsts, .. } => {
+            std::iter::once(src).chain(dsts.iter_mut()).collect()
+        }
         K::MakeList { dst, elems } => std::iter::once(dst).chain(elems.iter_mut()).collect(),
         K::ListLen { dst, list } => vec![dst, list],
         K::ListGet { dst, list, index } => vec![dst, list, index],

@@ -64,6 +64,11 @@ fn build(ty: &IrType) -> OwnedTyDesc {
                 record.fields.iter().map(build).collect(),
             )
         }
+        IrType::Enum(e) => {
+            let names: Vec<&str> = e.variant_names.iter().map(String::as_str).collect();
+            let payloads = (0..e.variants.len()).map(|v| build(&e.payload(v)));
+            OwnedTyDesc::enumeration(&e.name, &names, payloads.collect())
+        }
         IrType::Map(k, v) => OwnedTyDesc::map(build(k), build(v)),
         IrType::Param(_) => unreachable!("checked by the caller"),
         other => OwnedTyDesc::scalar(other.kind().expect("concrete")),

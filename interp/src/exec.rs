@@ -414,6 +414,9 @@ impl Machine<'_> {
                 | Op::MakeTuple { .. }
                 | Op::TupleField { .. }
                 | Op::Unpack { .. }
+                | Op::MakeVariant { .. }
+                | Op::VariantTag { .. }
+                | Op::TakeVariant { .. }
                 | Op::MakeList { .. }
                 | Op::ListLen { .. }
                 | Op::ListGet { .. }
@@ -652,6 +655,22 @@ impl Machine<'_> {
                 let s0 = a(*src);
                 for (field, dst) in td.fields().iter().zip(dsts.iter()) {
                     ptr::copy(s0.add(field.offset), a(*dst), (*field.desc).size);
+                }
+            }
+            Op::MakeVariant { dst, tag, fields } => {
+                let d0 = a(*dst);
+                (d0 as *mut u32).write(*tag);
+                for &(src, offset, size) in fields.iter() {
+                    ptr::copy(a(src), d0.add(offset as usize), size as usize);
+                }
+            }
+            Op::VariantTag { dst, src } => {
+                (a(*dst) as *mut u32).write((a(*src) as *const u32).read());
+            }
+            Op::TakeVariant { src, dsts } => {
+                let s0 = a(*src);
+                for &(dst, offset, size) in dsts.iter() {
+                    ptr::copy(s0.add(offset as usize), a(dst), size as usize);
                 }
             }
             Op::MakeList { dst, elem, elems } => {

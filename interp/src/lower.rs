@@ -320,6 +320,23 @@ impl FuncLowering<'_, '_> {
         }
     }
 
+    /// Each payload slot of variant `variant` of the enum in `e`, with its offset in the
+    /// enum and its size: the enum is concrete, so both are known here.
+    fn variant_fields(&self, e: SlotId, variant: u32, slots: &[SlotId]) -> Box<[(Opnd, u32, u32)]> {
+        let offsets = self
+            .ty(e)
+            .variant_field_offsets(variant as usize)
+            .expect("verified: a concrete enum");
+        slots
+            .iter()
+            .zip(offsets)
+            .map(|(s, offset)| {
+                let size = self.size_of(*s).expect("a concrete payload");
+                (self.at(*s), offset as u32, size)
+            })
+            .collect()
+    }
+
     pub(crate) fn inst(&mut self, kind: &InstKind, fail: u32) -> Result<(), InterpError> {
         use InstKind as K;
         let op = match kind {
@@ -441,6 +458,23 @@ impl FuncLowering<'_, '_> {
                 src: self.at(*src),
                 desc: self.slot_desc(*src),
                 dsts: dsts.iter().map(|s| self.at(*s)).collect(),
+            },
+            K::MakeVariant {
+                dst,
+                variant,
+                fields,
+            } => Op::MakeVariant {
+                dst: self.at(*dst),
+                tag: *variant,
+                fields: self.variant_fields(*dst, *variant, fields),
+            },
+            K::VariantTag { dst, src } => Op::VariantTag {
+                dst: self.at(*dst),
+                src: self.at(*src),
+            },
+            K::TakeVariant { src, variant, dsts } => Op::TakeVariant {
+                src: self.at(*src),
+                dsts: self.variant_fields(*src, *variant, dsts),
             },
             K::MakeList { dst, elems } => {
                 let IrType::List(elem) = self.ty(*dst).clone() else {

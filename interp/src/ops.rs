@@ -178,6 +178,23 @@ pub enum Op {
         desc: DescRef,
         dsts: Box<[Opnd]>,
     },
+    /// Writes the tag and moves each payload field in: `(field, offset in the enum,
+    /// size)`, offsets from the one layout function.
+    MakeVariant {
+        dst: Opnd,
+        tag: u32,
+        fields: Box<[(Opnd, u32, u32)]>,
+    },
+    /// `dst: u32` = the tag of the enum at `src`.
+    VariantTag {
+        dst: Opnd,
+        src: Opnd,
+    },
+    /// Moves each payload field out: `(destination, offset in the enum, size)`.
+    TakeVariant {
+        src: Opnd,
+        dsts: Box<[(Opnd, u32, u32)]>,
+    },
     MakeList {
         dst: Opnd,
         elem: DescRef,

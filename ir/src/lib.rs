@@ -47,4 +47,4 @@ pub use native::{
     native_symbol, word_count, NativeContext, NativeDecl, RiderInterface, MAX_C_WORDS,
 };
 pub use program::*;
-pub use types::{IrType, ParamMode, RecordType, TypeClass, TypeParam};
+pub use types::{EnumType, IrType, ParamMode, RecordType, TypeClass, TypeParam};

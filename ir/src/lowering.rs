@@ -100,6 +100,8 @@ impl Function {
                     | K::Cast { dst, .. }
                     | K::Concat { dst, .. }
                     | K::MakeTuple { dst, .. }
+                    | K::MakeVariant { dst, .. }
+                    | K::VariantTag { dst, .. }
                     | K::TupleField { dst, .. }
                     | K::MakeList { dst, .. }
                     | K::ListLen { dst, .. }
@@ -109,7 +111,9 @@ impl Function {
                     | K::IsSome { dst, .. }
                     | K::Unwrap { dst, .. }
                     | K::MakeData { dst, .. } => mark(dst),
-                    K::Unpack { dsts, .. } => dsts.iter().for_each(mark),
+                    K::Unpack { dsts, .. } | K::TakeVariant { dsts, .. } => {
+                        dsts.iter().for_each(mark)
+                    }
                     K::ListSet { list, .. } | K::ListPush { list, .. } => mark(list),
                     K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => {
                         dst.iter().for_each(&mut mark);

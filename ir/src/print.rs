@@ -153,6 +153,15 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
         MakeTuple { dst, fields } => format!("{dst} = tuple ({})", list(fields)),
         TupleField { dst, src, index } => format!("{dst} = field {src}.{index}"),
         Unpack { src, dsts } => format!("({}) = unpack {src}", list(dsts)),
+        MakeVariant {
+            dst,
+            variant,
+            fields,
+        } => format!("{dst} = variant {variant} ({})", list(fields)),
+        VariantTag { dst, src } => format!("{dst} = variant_tag {src}"),
+        TakeVariant { src, variant, dsts } => {
+            format!("({}) = take_variant {src}.{variant}", list(dsts))
+        }
         MakeList { dst, elems } => format!("{dst} = list [{}]", list(elems)),
         ListLen { dst, list } => format!("{dst} = list_len {list}"),
         ListGet { dst, list, index } => format!("{dst} = list_get {list}[{index}]"),

@@ -393,6 +393,22 @@ pub enum InstKind {
     },
     /// Moves every field of `src` out; `src` is uninitialized afterwards.
     Unpack { src: SlotId, dsts: Vec<SlotId> },
+    /// Builds variant `variant` of the enum `dst`, moving (or copying) each payload
+    /// field in.
+    MakeVariant {
+        dst: SlotId,
+        variant: u32,
+        fields: Vec<SlotId>,
+    },
+    /// `dst: u32`: the variant `src` (an enum) holds, read inline from its tag.
+    VariantTag { dst: SlotId, src: SlotId },
+    /// Moves every payload field of `src` (an enum holding variant `variant`, which the
+    /// code has checked) out; `src` is uninitialized afterwards.
+    TakeVariant {
+        src: SlotId,
+        variant: u32,
+        dsts: Vec<SlotId>,
+    },
     /// Builds a list, moving (or copying) each element in.
     MakeList { dst: SlotId, elems: Vec<SlotId> },
     /// `dst: index`.
@@ -489,6 +505,9 @@ impl InstKind {
             InstKind::MakeTuple { .. } => "make_tuple",
             InstKind::TupleField { .. } => "tuple_field",
             InstKind::Unpack { .. } => "unpack",
+            InstKind::MakeVariant { .. } => "make_variant",
+            InstKind::VariantTag { .. } => "variant_tag",
+            InstKind::TakeVariant { .. } => "take_variant",
             InstKind::MakeList { .. } => "make_list",
             InstKind::ListLen { .. } => "list_len",
             InstKind::ListGet { .. } => "list_get",

@@ -39,6 +39,33 @@ pub enum IrType {
     /// [`IrType::fields`]); its descriptor also carries the names, for formatting. Its
     /// fields are concrete: a record mentions no type parameter.
     Record(Box<RecordType>),
+    /// An enum: a tagged union of variants, each with a payload of zero or more fields,
+    /// declared once and referred to by name. A `u32` tag (the variant's index) sits at
+    /// offset 0 and every payload, laid out as the tuple of its fields, at one shared
+    /// offset (`compute_layout`). Its payloads are concrete: an enum mentions no type
+    /// parameter (a generic enum is instantiated by the front end at concrete types).
+    Enum(Box<EnumType>),
+}
+
+/// The declaration of an enum type: its name and its variants, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EnumType {
+    pub name: String,
+    pub variant_names: Vec<String>,
+    /// Each variant's payload fields (empty for a variant without payload).
+    pub variants: Vec<Vec<IrType>>,
+}
+
+impl EnumType {
+    /// The index of the variant called `name`.
+    pub fn variant_index(&self, name: &str) -> Option<usize> {
+        self.variant_names.iter().position(|n| n == name)
+    }
+
+    /// A variant's payload as the tuple it is laid out as.
+    pub fn payload(&self, variant: usize) -> IrType {
+        IrType::Tuple(self.variants[variant].clone())
+    }
 }
 
 /// The declaration of a record type: its name and its fields, in order.
@@ -63,6 +90,33 @@ impl IrType {
 
     pub fn option(payload: IrType) -> IrType {
         IrType::Option(Box::new(payload))
+    }
+
+    pub fn enumeration(e: EnumType) -> IrType {
+        IrType::Enum(Box::new(e))
+    }
+
+    /// The `names` of the type's descriptor: a record's name and field names, or an
+    /// enum's name and variant names, each followed by a NUL byte; `None` for any other
+    /// type. Every backend's static descriptors carry these bytes.
+    pub fn descriptor_names(&self) -> Option<Vec<u8>> {
+        let (name, parts) = match self {
+            IrType::Record(r) => (&r.name, &r.field_names),
+            IrType::Enum(e) => (&e.name, &e.variant_names),
+            _ => return None,
+        };
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        Some(datalove_rti::tydesc::record_names_bytes(name, &parts))
+    }
+
+    /// Where each payload field of variant `variant` of an enum sits, from the start of
+    /// the enum: the shared payload offset plus the field's offset in the payload's
+    /// tuple. Every backend builds and takes variants inline at these offsets.
+    pub fn variant_field_offsets(&self, variant: usize) -> Option<Vec<usize>> {
+        let IrType::Enum(e) = self else { return None };
+        let (_, offsets) = self.layout_with_offsets()?;
+        let (_, fields) = e.payload(variant).layout_with_offsets()?;
+        Some(fields.iter().map(|f| offsets[variant] + f).collect())
     }
 
     pub fn record(record: RecordType) -> IrType {
@@ -111,6 +165,7 @@ impl IrType {
             IrType::Tuple(_) => TyKind::Tuple,
             IrType::Data => TyKind::Data,
             IrType::Record(_) => TyKind::Record,
+            IrType::Enum(_) => TyKind::Enum,
             IrType::Map(..) => TyKind::Map,
             IrType::Param(_) => return None,
             IrType::BigInt => TyKind::BigInt,
@@ -202,6 +257,7 @@ impl IrType {
             IrType::Option(p) => p.is_copy(),
             IrType::Tuple(fields) => fields.iter().all(IrType::is_copy),
             IrType::Record(record) => record.fields.iter().all(IrType::is_copy),
+            IrType::Enum(e) => e.variants.iter().flatten().all(IrType::is_copy),
             _ => true,
         }
     }
@@ -252,7 +308,8 @@ impl IrType {
         Some(self.layout_with_offsets()?.0)
     }
 
-    /// Layout plus the offsets of the option payload (one) or tuple fields (one each).
+    /// Layout plus the offsets of the option payload (one), tuple fields (one each) or
+    /// enum payloads (one per variant, all the same).
     pub fn layout_with_offsets(&self) -> Option<(Layout, Vec<usize>)> {
         let kind = self.kind()?;
         match self {
@@ -266,6 +323,14 @@ impl IrType {
                 let layouts = fields
                     .iter()
                     .map(IrType::layout)
+                    .collect::<Option<Vec<_>>>()?;
+                let mut offsets = vec![0; layouts.len()];
+                let l = compute_layout(kind, &layouts, &mut offsets);
+                Some((l.layout, offsets))
+            }
+            IrType::Enum(e) => {
+                let layouts = (0..e.variants.len())
+                    .map(|v| e.payload(v).layout())
                     .collect::<Option<Vec<_>>>()?;
                 let mut offsets = vec![0; layouts.len()];
                 let l = compute_layout(kind, &layouts, &mut offsets);
@@ -319,6 +384,7 @@ impl fmt::Display for DisplayType<'_> {
                 write!(f, ")")
             }
             IrType::Record(record) => write!(f, "{}", record.name),
+            IrType::Enum(e) => write!(f, "{}", e.name),
             IrType::Param(n) => match self.names.get(*n as usize) {
                 Some(name) => write!(f, "{name}"),
                 None => write!(f, "T{n}"),

@@ -469,6 +469,54 @@ impl<'a> Verifier<'a> {
                     );
                 }
             },
+            MakeVariant {
+                dst,
+                variant,
+                fields,
+            } => {
+                let parts: Vec<IrType> = fields.iter().map(|s| self.ty(*s).clone()).collect();
+                match self.ty(*dst).clone() {
+                    IrType::Enum(e) if e.variants.get(*variant as usize) == Some(&parts) => {}
+                    other => {
+                        let t = self.show(&other);
+                        self.error(
+                            at,
+                            format!("variant {variant} of {dst} of type {t} built from {} fields of other types", parts.len()),
+                        );
+                    }
+                }
+            }
+            VariantTag { dst, src } => {
+                self.expect(at, *dst, &IrType::U32, "destination");
+                if !matches!(self.ty(*src), IrType::Enum(_)) {
+                    let t = self.show(&self.ty(*src).clone());
+                    self.error(
+                        at,
+                        format!("variant tag of {src}, which is {t}, not an enum"),
+                    );
+                }
+            }
+            TakeVariant { src, variant, dsts } => match self.ty(*src).clone() {
+                IrType::Enum(e)
+                    if e.variants
+                        .get(*variant as usize)
+                        .is_some_and(|p| p.len() == dsts.len()) =>
+                {
+                    for (d, field) in dsts.iter().zip(&e.variants[*variant as usize]) {
+                        self.expect(at, *d, field, "destination");
+                    }
+                }
+                other => {
+                    let t = self.show(&other);
+                    self.error(
+                        at,
+                        format!(
+                            "takes variant {variant} of {src} of type {t} into {} slots",
+                            dsts.len()
+                        ),
+                    );
+                }
+            },
             MakeList { dst, elems } => match self.ty(*dst).clone() {
                 IrType::List(elem) => {
                     for e in elems {
@@ -1060,6 +1108,7 @@ impl<'a> Verifier<'a> {
             | Cast { dst, src, .. }
             | IsSome { dst, src }
             | TupleField { dst, src, .. }
+            | VariantTag { dst, src }
             | ListLen { dst, list: src, .. } => {
                 self.read(at, flow.state, *src);
                 writes.push(*dst);
@@ -1080,13 +1129,17 @@ impl<'a> Verifier<'a> {
                 self.read(at, flow.state, *rhs);
                 writes.push(*dst);
             }
-            MakeTuple { dst, fields: parts } | MakeList { dst, elems: parts } => {
+            MakeTuple { dst, fields: parts }
+            | MakeVariant {
+                dst, fields: parts, ..
+            }
+            | MakeList { dst, elems: parts } => {
                 for p in parts {
                     self.take(at, flow, *p);
                 }
                 writes.push(*dst);
             }
-            Unpack { src, dsts } => {
+            Unpack { src, dsts } | TakeVariant { src, dsts, .. } => {
                 self.take(at, flow, *src);
                 writes.extend(dsts);
             }
@@ -1367,11 +1420,15 @@ fn failure_delta(facts: &SlotFacts, kind: &InstKind) -> Vec<SlotId> {
     let mut writes: Vec<SlotId> = Vec::new();
     match kind {
         Move { dst, .. } | Unwrap { dst, .. } => writes.push(*dst),
-        MakeTuple { dst, fields: parts } | MakeList { dst, elems: parts } => {
+        MakeTuple { dst, fields: parts }
+        | MakeVariant {
+            dst, fields: parts, ..
+        }
+        | MakeList { dst, elems: parts } => {
             moved.extend(parts);
             writes.push(*dst);
         }
-        Unpack { src, dsts } => {
+        Unpack { src, dsts } | TakeVariant { src, dsts, .. } => {
             moved.push(*src);
             writes.extend(dsts);
         }
@@ -1398,6 +1455,7 @@ fn failure_delta(facts: &SlotFacts, kind: &InstKind) -> Vec<SlotId> {
         | Cast { dst, .. }
         | IsSome { dst, .. }
         | TupleField { dst, .. }
+        | VariantTag { dst, .. }
         | ListLen { dst, .. }
         | ListGet { dst, .. }
         | Binary { dst, .. }
@@ -1687,6 +1745,7 @@ pub fn inst_slots(kind: &InstKind) -> Vec<SlotId> {
         | Cast { dst, src, .. }
         | IsSome { dst, src }
         | Unwrap { dst, src }
+        | VariantTag { dst, src }
         | TupleField { dst, src, .. } => vec![*dst, *src],
         MakeSome { dst, value } | MakeData { dst, value } => vec![*dst, *value],
         Drop { slot } => vec![*slot],
@@ -1694,12 +1753,16 @@ pub fn inst_slots(kind: &InstKind) -> Vec<SlotId> {
         Binary { dst, lhs, rhs, .. } | Compare { dst, lhs, rhs, .. } | Concat { dst, lhs, rhs } => {
             vec![*dst, *lhs, *rhs]
         }
-        MakeTuple { dst, fields: parts } | MakeList { dst, elems: parts } => {
+        MakeTuple { dst, fields: parts }
+        | MakeVariant {
+            dst, fields: parts, ..
+        }
+        | MakeList { dst, elems: parts } => {
             let mut v = vec![*dst];
             v.extend(parts);
             v
         }
-        Unpack { src, dsts } => {
+        Unpack { src, dsts } | TakeVariant { src, dsts, .. } => {
             let mut v = vec![*src];
             v.extend(dsts);
             v

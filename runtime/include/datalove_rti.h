@@ -86,6 +86,7 @@ typedef uint8_t dtlv_status_t;
 #define DTLV_KIND_MAP 18u
 #define DTLV_KIND_BIGINT 19u
 #define DTLV_KIND_RECORD 20u
+#define DTLV_KIND_ENUM 21u
 
 /* dtlv_tydesc_t.flags: plain bytes (copy is memcpy, drop is nothing). */
 #define DTLV_TYDESC_COPY 1u
@@ -134,8 +135,11 @@ typedef struct dtlv_tyfield {
  * `payload_offset` where an option's payload starts (the tag byte is at 0);
  * `fields`/`field_count` a tuple's or a record's fields; `names` a record's name and
  * field names, each followed by a NUL byte ("Point\0x\0y\0"), NULL for other kinds.
- * A record is laid out as the tuple of its fields. Compare descriptors structurally,
- * never by address. */
+ * A record is laid out as the tuple of its fields. An enum (DTLV_KIND_ENUM) is a
+ * uint32_t tag (the variant's index) at 0 and one `fields` entry per variant: its
+ * payload as a tuple (the empty tuple for none) at the shared offset, also in
+ * `payload_offset`; `names` is its name, then its variant names ("Shape\0Circle\0").
+ * Compare descriptors structurally, never by address. */
 struct dtlv_tydesc {
     uint32_t kind;
     uint32_t flags;

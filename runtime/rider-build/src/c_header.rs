@@ -39,7 +39,11 @@ fn c_type(ty: &IrType) -> Option<&'static str> {
         IrType::Map(..) => "dtlv_map_t",
         IrType::Data => "dtlv_data_t",
         IrType::BigInt => "dtlv_bigint_t",
-        IrType::Option(_) | IrType::Tuple(_) | IrType::Record(_) | IrType::Param(_) => return None,
+        IrType::Option(_)
+        | IrType::Tuple(_)
+        | IrType::Record(_)
+        | IrType::Enum(_)
+        | IrType::Param(_) => return None,
     })
 }
 

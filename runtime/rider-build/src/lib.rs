@@ -297,7 +297,11 @@ pub fn nameable_type(ty: &IrType) -> Option<&'static str> {
         IrType::Map(..) => "rtdt::Map",
         IrType::Data => "rtdt::Data",
         IrType::BigInt => "rtdt::BigInt",
-        IrType::Option(_) | IrType::Tuple(_) | IrType::Record(_) | IrType::Param(_) => return None,
+        IrType::Option(_)
+        | IrType::Tuple(_)
+        | IrType::Record(_)
+        | IrType::Enum(_)
+        | IrType::Param(_) => return None,
     })
 }
 

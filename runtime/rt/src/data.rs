@@ -45,7 +45,7 @@ pub fn empty_data() -> Data {
 }
 
 /// Writes the empty value of `td` at `out`: zero bytes (0, false, "", [], none) except
-/// that a data holds unit. Allocates nothing.
+/// that a data holds unit (and an enum is its first variant). Allocates nothing.
 ///
 /// # Safety
 /// `out` has room for a `td` value.
@@ -57,6 +57,11 @@ pub unsafe fn init_value(out: *mut u8, td: &TyDesc) {
             for field in td.fields() {
                 init_value(out.add(field.offset), &*field.desc);
             }
+        }
+        // The first variant, its payload empty.
+        TyKind::Enum if td.field_count > 0 => {
+            let payload = &td.fields()[0];
+            init_value(out.add(payload.offset), &*payload.desc);
         }
         _ => {}
     }

@@ -23,7 +23,8 @@ enum Key {
     List(usize),
     Option(usize),
     Tuple(Vec<usize>),
-    Record(Vec<u8>, Vec<usize>),
+    /// A record or an enum (the kind), by names and fields.
+    Named(TyKind, Vec<u8>, Vec<usize>),
     Map(usize),
 }
 
@@ -75,7 +76,7 @@ impl Runtime {
                 let fields: Vec<&TyDesc> = td.fields().iter().map(|f| &*f.desc).collect();
                 self.tydesc_tuple(&fields)
             }
-            TyKind::Record => self.tydesc_record(td),
+            TyKind::Record | TyKind::Enum => self.tydesc_record(td),
             TyKind::Map => {
                 let (key, value) = td.map_parts();
                 self.tydesc_map(key, value)
@@ -149,14 +150,17 @@ impl Runtime {
             .map(|f| self.intern_tydesc(f) as *const TyDesc)
             .collect();
         let key = Key::Tuple(interned.iter().map(|&p| p as usize).collect());
-        &*self.tydescs.get_or_make(key, || tuple_interned(&interned))
+        &*self
+            .tydescs
+            .get_or_make(key, || fields_interned(TyKind::Tuple, &interned))
     }
 
-    /// The interned record structurally equal to `td` (a record descriptor): its fields
-    /// interned, its names copied, so that it outlives the code that described it.
+    /// The interned record (or enum) structurally equal to `td`: its fields (an enum's
+    /// variant payloads) interned, its names copied, so that it outlives the code that
+    /// described it.
     ///
     /// # Safety
-    /// `td` must be a well-formed record descriptor.
+    /// `td` must be a well-formed record or enum descriptor.
     pub unsafe fn tydesc_record(&self, td: &TyDesc) -> &TyDesc {
         let interned: Vec<*const TyDesc> = td
             .fields()
@@ -165,14 +169,14 @@ impl Runtime {
             .collect();
         let names = td.record_names();
         let bytes = datalove_rti::tydesc::record_names_bytes(names[0], &names[1..]);
-        let key = Key::Record(
+        let key = Key::Named(
+            td.kind,
             bytes.clone(),
             interned.iter().map(|&p| p as usize).collect(),
         );
         let ptr = self.tydescs.get_or_make(key, || {
-            let mut made = tuple_interned(&interned);
+            let mut made = fields_interned(td.kind, &interned);
             made._names = bytes.into_boxed_slice();
-            made.desc.kind = TyKind::Record;
             made.desc.names = made._names.as_ptr();
             made
         });
@@ -208,14 +212,15 @@ impl Runtime {
     }
 }
 
-/// A tuple descriptor over interned `fields` (also the body of an interned record).
+/// A tuple, record or enum descriptor (`kind`) over interned `fields` (an enum's variant
+/// payloads), without names.
 ///
 /// # Safety
 /// Every field must be well formed.
-unsafe fn tuple_interned(interned: &[*const TyDesc]) -> Interned {
+unsafe fn fields_interned(kind: TyKind, interned: &[*const TyDesc]) -> Interned {
     let layouts: Vec<Layout> = interned.iter().map(|&f| (*f).layout()).collect();
     let mut offsets = vec![0usize; layouts.len()];
-    let l = compute_layout(TyKind::Tuple, &layouts, &mut offsets).layout;
+    let l = compute_layout(kind, &layouts, &mut offsets).layout;
     let copy = interned.iter().all(|&f| (*f).is_copy());
     let entries: Box<[TyField]> = interned
         .iter()
@@ -224,12 +229,16 @@ unsafe fn tuple_interned(interned: &[*const TyDesc]) -> Interned {
         .collect();
     Interned {
         desc: Box::new(TyDesc {
-            kind: TyKind::Tuple,
+            kind,
             flags: if copy { TYDESC_COPY } else { 0 },
             size: l.size,
             align: l.align,
             elem: std::ptr::null(),
-            payload_offset: 0,
+            payload_offset: if kind == TyKind::Enum {
+                offsets.first().copied().unwrap_or(4)
+            } else {
+                0
+            },
             field_count: entries.len(),
             fields: if entries.is_empty() {
                 std::ptr::null()

@@ -130,6 +130,12 @@ impl Runtime {
                     self.clone_value(src.add(field.offset), &*field.desc, dst.add(field.offset));
                 }
             }
+            TyKind::Enum => {
+                std::ptr::copy_nonoverlapping(src, dst, td.size);
+                let (_, payload) = td.variant(src);
+                let off = payload.offset;
+                self.clone_value(src.add(off), &*payload.desc, dst.add(off));
+            }
             TyKind::Data => {
                 let data = &*src.cast::<Data>();
                 let (desc, word) = data.raw_parts();
@@ -180,6 +186,10 @@ impl Runtime {
                 for field in td.fields() {
                     self.drop_value(value.add(field.offset), &*field.desc);
                 }
+            }
+            TyKind::Enum => {
+                let (_, payload) = td.variant(value);
+                self.drop_value(value.add(payload.offset), &*payload.desc);
             }
             TyKind::Data => {
                 let data = value.cast::<Data>().read();
@@ -242,6 +252,13 @@ impl Runtime {
                     }
                 }
                 Ordering::Equal
+            }
+            TyKind::Enum => {
+                let ((ta, payload), (tb, _)) = (td.variant(a), td.variant(b));
+                ta.cmp(&tb).then_with(|| {
+                    let off = payload.offset;
+                    self.compare_values(a.add(off), b.add(off), &*payload.desc)
+                })
             }
             TyKind::Data => {
                 let (va, ta) = data_value_ptr(&*a.cast::<Data>());
@@ -349,6 +366,24 @@ impl Runtime {
                     self.format_into(out, value.add(field.offset), &*field.desc, true);
                 }
                 out.extend_from_slice(if td.field_count > 0 { b" }" } else { b"}" });
+                Ok(())
+            }
+            TyKind::Enum => {
+                // `Circle(1.5)`, `Rect(2, 3)`; a variant without payload is its bare name.
+                let (tag, payload) = td.variant(value);
+                out.extend_from_slice(td.record_names()[tag + 1].as_bytes());
+                let payload_td = &*payload.desc;
+                if payload_td.field_count > 0 {
+                    out.push(b'(');
+                    for (i, field) in payload_td.fields().iter().enumerate() {
+                        if i > 0 {
+                            out.extend_from_slice(b", ");
+                        }
+                        let at = value.add(payload.offset + field.offset);
+                        self.format_into(out, at, &*field.desc, true);
+                    }
+                    out.push(b')');
+                }
                 Ok(())
             }
             TyKind::Tuple => {

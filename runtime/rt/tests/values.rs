@@ -478,3 +478,70 @@ fn records_format_with_their_names_and_compare_as_tuples() {
         fx.drop_at(bptr(&mut v), &record);
     }
 }
+
+/// An enum: a `u32` tag at 0, every payload at one offset; cloned, dropped and formatted
+/// by the variant its tag names, compared by tag then payload, interned with its names.
+#[test]
+fn enums_follow_their_tag() {
+    let fx = Fixture::new();
+    let e = OwnedTyDesc::enumeration(
+        "Shape",
+        &["Empty", "Circle", "Named"],
+        vec![
+            OwnedTyDesc::tuple(vec![]),
+            OwnedTyDesc::tuple(vec![scalar(TyKind::F64)]),
+            OwnedTyDesc::tuple(vec![scalar(TyKind::U8), OwnedTyDesc::string()]),
+        ],
+    );
+    assert_eq!(e.kind, TyKind::Enum);
+    assert_eq!((e.size, e.align, e.payload_offset), (40, 8, 8));
+    assert!(!e.is_copy());
+    assert_eq!(
+        unsafe { e.record_names() },
+        ["Shape", "Empty", "Circle", "Named"]
+    );
+    let make = |tag: u32, fill: &dyn Fn(*mut u8)| {
+        let mut b = buf(&e);
+        unsafe {
+            bptr(&mut b).cast::<u32>().write(tag);
+            fill(bptr(&mut b).add(e.payload_offset));
+        }
+        b
+    };
+    let named = |n: u8, s: &str| {
+        let s = fx.string(s);
+        let fields_td = unsafe { &*e.fields()[2].desc };
+        let fields = unsafe { fields_td.fields() };
+        let (o0, o1) = (fields[0].offset, fields[1].offset);
+        make(2, &move |p| unsafe {
+            p.add(o0).write(n);
+            p.add(o1).cast::<rtdt::String>().write(std::ptr::read(&s));
+        })
+    };
+    let mut empty = make(0, &|_| {});
+    let mut circle = make(1, &|p| unsafe { p.cast::<f64>().write(1.5) });
+    let mut a = named(7, "pear");
+    let mut b = named(7, "plum");
+    assert_eq!(fx.format(bptr(&mut empty).cast(), &e), "Empty");
+    assert_eq!(fx.format(bptr(&mut circle).cast(), &e), "Circle(1.5)");
+    assert_eq!(fx.format(bptr(&mut a).cast(), &e), "Named(7, \"pear\")");
+    let cmp = |x: &mut Vec<u64>, y: &mut Vec<u64>| unsafe {
+        call::dtlv_rti_cmp(fx.h(), bptr(x).cast(), bptr(y).cast(), &e)
+    };
+    assert_eq!(cmp(&mut empty, &mut circle), Ordering::Less, "by tag first");
+    assert_eq!(cmp(&mut a, &mut b), Ordering::Less, "then by payload");
+    assert_eq!(cmp(&mut b, &mut circle), Ordering::Greater);
+    let name = fx.text_of(|out| unsafe { call::dtlv_rti_type_name(fx.h(), &e, out) });
+    assert_eq!(name, "Shape");
+    let list_td = unsafe { call::dtlv_rti_tydesc_list(fx.h(), &e) };
+    let elem = unsafe { list_td.elem() };
+    assert!(unsafe { same_tydesc(elem, &e) });
+    let mut copy = buf(&e);
+    let status =
+        unsafe { call::dtlv_rti_clone(fx.h(), bptr(&mut a).cast(), &e, bptr(&mut copy).cast()) };
+    assert_eq!(status, STATUS_OK);
+    assert_eq!(fx.format(bptr(&mut copy).cast(), &e), "Named(7, \"pear\")");
+    for mut v in [empty, circle, a, b, copy] {
+        fx.drop_at(bptr(&mut v), &e);
+    }
+}

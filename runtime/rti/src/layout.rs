@@ -16,6 +16,7 @@
 //! | data | `{ desc, word }`, 16 bytes, align 8 |
 //! | bigint | `{ ptr, len, negative }`, 24 bytes, align 8: `len` little-endian `u64` limbs of the magnitude |
 //! | `map[K, V]` | one pointer, 8 bytes, align 8: a handle the runtime owns (null: empty) |
+//! | enum | `u32` tag (the variant's index, in declaration order) at 0; every variant's payload, laid out as a tuple, at one shared offset `align_up(4, max payload align)`; size rounded up to the alignment |
 //!
 //! Every size is a multiple of its alignment, so an array stride is the size.
 
@@ -68,7 +69,7 @@ pub const fn scalar_layout_const(kind: TyKind) -> Layout {
         TyKind::Data => (2 * POINTER_SIZE, POINTER_SIZE),
         TyKind::Map => (POINTER_SIZE, POINTER_SIZE),
         // An option or tuple needs its children: see `compute_layout`.
-        TyKind::Option | TyKind::Tuple | TyKind::Record => (0, 1),
+        TyKind::Option | TyKind::Tuple | TyKind::Record | TyKind::Enum => (0, 1),
     };
     Layout { size, align }
 }
@@ -76,7 +77,9 @@ pub const fn scalar_layout_const(kind: TyKind) -> Layout {
 /// Computes the layout of a value of `kind` whose children have the given layouts:
 /// the element of a list, the payload of an option, the fields of a tuple. For an
 /// option `offsets[0]` receives the payload offset; for a tuple `offsets[i]` receives
-/// field `i`'s offset. `offsets` must be as long as `children` for those two kinds.
+/// field `i`'s offset. For an enum `children` are its variants' payloads (each laid out
+/// as a tuple) and every `offsets[i]` receives the one payload offset they share.
+/// `offsets` must be as long as `children` for those three kinds.
 pub fn compute_layout(kind: TyKind, children: &[Layout], offsets: &mut [usize]) -> ComputedLayout {
     let layout = match kind {
         TyKind::Option => {
@@ -102,6 +105,17 @@ pub fn compute_layout(kind: TyKind, children: &[Layout], offsets: &mut [usize]) 
             }
             Layout {
                 size: align_up(size, align),
+                align,
+            }
+        }
+        TyKind::Enum => {
+            assert_eq!(children.len(), offsets.len(), "one offset per enum variant");
+            let align = children.iter().map(|p| p.align).fold(4, usize::max);
+            let payload_offset = align_up(4, align);
+            let payload = children.iter().map(|p| p.size).max().unwrap_or(0);
+            offsets.iter_mut().for_each(|o| *o = payload_offset);
+            Layout {
+                size: align_up(payload_offset + payload, align),
                 align,
             }
         }

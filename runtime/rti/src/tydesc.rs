@@ -32,6 +32,9 @@ abi_enum! {
         /// An arbitrary-precision integer (`rtdt::BigInt`).
         BigInt = 19 => "bigint",
         Record = 20 => "record",
+        /// A tagged union: a `u32` tag (the variant's index) at 0; `fields` has one entry
+        /// per variant, its payload as a tuple at the shared payload offset.
+        Enum = 21 => "enum",
     }
 }
 
@@ -114,7 +117,9 @@ pub struct TyField {
 /// `fields`/`field_count` describe a tuple or a record; `names` is a record's name and
 /// field names (null for every other kind): the record's name, then each field's name in
 /// order, each followed by a NUL byte (`"Point\0x\0y\0"`). A record is laid out as the
-/// tuple of its fields. `names` is the last field, so a rider built before records
+/// tuple of its fields. An enum has one `fields` entry per variant (its payload as a
+/// tuple, the empty tuple for none, at the shared payload offset, also in
+/// `payload_offset`) and `names` its name and variant names (`"Shape\0Circle\0Rect\0"`). `names` is the last field, so a rider built before records
 /// (which never makes or reads a record descriptor) still reads every other field where
 /// it was. Descriptors are compared structurally
 /// ([`same_tydesc`]), never by address: a descriptor made at run time and one the
@@ -176,12 +181,13 @@ impl TyDesc {
         &*self.elem
     }
 
-    /// A record's name and its field names, in order (empty for any other kind).
+    /// A record's name and its field names, in order, or an enum's name and its variant
+    /// names (empty for any other kind).
     ///
     /// # Safety
     /// `self` must be a well-formed descriptor.
     pub unsafe fn record_names(&self) -> Vec<&str> {
-        if self.kind != TyKind::Record || self.names.is_null() {
+        if !matches!(self.kind, TyKind::Record | TyKind::Enum) || self.names.is_null() {
             return Vec::new();
         }
         let mut names = Vec::with_capacity(self.field_count + 1);
@@ -204,6 +210,16 @@ impl TyDesc {
         } else {
             std::slice::from_raw_parts(self.fields, self.field_count)
         }
+    }
+
+    /// The variant an enum value holds: its index (the `u32` tag at offset 0) and its
+    /// `fields` entry (the payload's tuple descriptor and offset).
+    ///
+    /// # Safety
+    /// `self` must be a well-formed enum descriptor and `value` an initialized value of it.
+    pub unsafe fn variant(&self, value: *const u8) -> (usize, &TyField) {
+        let tag = value.cast::<u32>().read() as usize;
+        (tag, &self.fields()[tag])
     }
 
     /// A map's key and value descriptors (the fields of its entry tuple).
@@ -257,9 +273,12 @@ impl TyDesc {
                 }
                 out.push(')');
             }
-            TyKind::Record => {
-                out.push_str(self.record_names().first().copied().unwrap_or("record"))
-            }
+            TyKind::Record | TyKind::Enum => out.push_str(
+                self.record_names()
+                    .first()
+                    .copied()
+                    .unwrap_or(self.kind.name()),
+            ),
             kind => out.push_str(kind.name()),
         }
     }
@@ -278,8 +297,8 @@ pub unsafe fn same_tydesc(a: &TyDesc, b: &TyDesc) -> bool {
     }
     match a.kind {
         TyKind::List | TyKind::Option | TyKind::Map => same_tydesc(a.elem(), b.elem()),
-        TyKind::Record if a.record_names() != b.record_names() => false,
-        TyKind::Tuple | TyKind::Record => {
+        TyKind::Record | TyKind::Enum if a.record_names() != b.record_names() => false,
+        TyKind::Tuple | TyKind::Record | TyKind::Enum => {
             a.field_count == b.field_count
                 && a.fields()
                     .iter()
@@ -511,6 +530,45 @@ impl OwnedTyDesc {
         made.desc.kind = TyKind::Record;
         made.desc.names = made._names.as_ptr();
         made
+    }
+
+    /// An enum: a `u32` tag, then each variant's payload (a tuple) at one shared offset.
+    pub fn enumeration(
+        name: &str,
+        variant_names: &[&str],
+        payloads: Vec<OwnedTyDesc>,
+    ) -> OwnedTyDesc {
+        assert_eq!(variant_names.len(), payloads.len(), "one name per variant");
+        let layouts: Vec<Layout> = payloads.iter().map(|f| f.layout()).collect();
+        let mut offsets = vec![0usize; payloads.len()];
+        let computed = compute_layout(TyKind::Enum, &layouts, &mut offsets);
+        let copy = payloads.iter().all(|f| f.is_copy());
+        let field_entries: Vec<TyField> = payloads
+            .iter()
+            .zip(&offsets)
+            .map(|(f, &offset)| TyField {
+                desc: &*f.desc,
+                offset,
+            })
+            .collect();
+        let names = record_names_bytes(name, variant_names);
+        let desc = Box::new(TyDesc {
+            kind: TyKind::Enum,
+            flags: if copy { TYDESC_COPY } else { 0 },
+            size: computed.layout.size,
+            align: computed.layout.align,
+            elem: std::ptr::null(),
+            payload_offset: offsets.first().copied().unwrap_or(4),
+            field_count: field_entries.len(),
+            fields: field_entries.as_ptr(),
+            names: names.as_ptr(),
+        });
+        OwnedTyDesc {
+            desc,
+            _children: payloads,
+            _fields: field_entries,
+            _names: names,
+        }
     }
 }
 

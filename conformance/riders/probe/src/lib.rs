@@ -474,6 +474,17 @@ unsafe fn walk(rt: RtHandle, p: *const u8, td: &TyDesc, out: &mut String) -> Res
             }
             out.push('}');
         }
+        TyKind::Enum => {
+            // An enum through its descriptor: the tag picks the variant's payload tuple.
+            let (tag, payload) = td.variant(p);
+            let _ = write!(
+                out,
+                "enum {}.{}",
+                td.record_names()[0],
+                td.record_names()[tag + 1]
+            );
+            walk(rt, p.add(payload.offset), &*payload.desc, out)?;
+        }
         TyKind::Tuple => {
             out.push_str("tuple(");
             for (i, field) in td.fields().iter().enumerate() {
