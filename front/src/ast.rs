@@ -41,6 +41,8 @@ pub enum Item {
     Fun(FunDecl),
     /// `record NAME` / `field: T` lines / `end record`
     Record(RecordDecl),
+    /// `enum NAME<T, ...>` / one variant a line (`Circle(f64)`, `Empty`) / `end enum`
+    Enum(EnumDecl),
     /// A top-level statement: part of a script's body.
     Stmt(Stmt),
 }
@@ -67,6 +69,16 @@ pub struct RecordDecl {
     pub span: Span,
 }
 
+/// An enum declaration: its name, type parameters and variants, in order.
+#[derive(Clone, Debug)]
+pub struct EnumDecl {
+    pub name: Ident,
+    pub type_params: Vec<Ident>,
+    /// Each variant's name and payload types (none for a variant without payload).
+    pub variants: Vec<(Ident, Vec<TypeExpr>)>,
+    pub span: Span,
+}
+
 #[derive(Clone, Debug)]
 pub struct Param {
     pub mode: ParamMode,
@@ -85,6 +97,8 @@ pub enum TypeExprKind {
     Tuple(Vec<TypeExpr>),
     /// `map[K, V]`.
     Map(Box<TypeExpr>, Box<TypeExpr>),
+    /// `NAME[A, B]`: a generic enum at type arguments (`result[i64, string]`).
+    Applied(String, Vec<TypeExpr>),
 }
 
 #[derive(Clone, Debug)]
@@ -132,11 +146,34 @@ pub enum StmtKind {
         source: ForSource,
         body: Vec<Stmt>,
     },
+    /// `match e` / `case V(a, b)` ... / `case _` ... / `end match`.
+    Match {
+        scrutinee: Expr,
+        arms: Vec<MatchArm>,
+    },
     Break,
     Continue,
     Ret(Option<Expr>),
     Debuglog(Expr),
     Expr(Expr),
+}
+
+/// One arm of a `match`: its pattern and its statements.
+#[derive(Clone, Debug)]
+pub struct MatchArm {
+    pub pattern: Pattern,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// What a `case` matches.
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    /// `_`: every variant no earlier arm names.
+    Wildcard(Span),
+    /// `NAME` or `NAME(a, _, c)`: one variant, binding each payload field to a name (a
+    /// `_` drops it).
+    Variant { name: Ident, binders: Vec<Ident> },
 }
 
 /// One step of the path of a `set`: an element of a list, or a field of a tuple (with
@@ -227,6 +264,15 @@ pub enum ExprKind {
         record: Ident,
         fields: Vec<(Ident, Expr)>,
     },
+    /// `Shape.Circle(1.5)`: a variant of an enum with its payload (`Shape.Empty`, without
+    /// parentheses, parses as a field read and is told apart by the type checker).
+    Variant {
+        enum_name: Ident,
+        variant: Ident,
+        args: Vec<Expr>,
+    },
+    /// `e?`: the `ok` payload of a result, or a return of its `err` to the caller.
+    Try(Box<Expr>),
     Some(Box<Expr>),
     None,
     /// `xs[i]`

@@ -138,6 +138,9 @@ fn stmt_call(s: &ast::Stmt) -> Option<Span> {
             ast::ForSource::List { list, .. } => expr_call(list),
         }
         .or_else(|| body.iter().find_map(stmt_call)),
+        S::Match { scrutinee, arms } => {
+            expr_call(scrutinee).or_else(|| arms.iter().flat_map(|a| &a.body).find_map(stmt_call))
+        }
         S::Ret(e) => e.as_ref().and_then(expr_call),
         S::Debuglog(e) | S::Expr(e) => expr_call(e),
         S::Break | S::Continue => None,
@@ -155,7 +158,10 @@ fn expr_call(e: &ast::Expr) -> Option<Span> {
         }
         A::Name(_) | A::Int(..) | A::Float(..) | A::Str(_) | A::Bool(_) | A::Unit | A::None => None,
         A::List(es) | A::Tuple(es) => es.iter().find_map(expr_call),
-        A::Field(x, _) | A::NamedField(x, _) | A::Some(x) | A::Neg(x) | A::Not(x) => expr_call(x),
+        A::Field(x, _) | A::NamedField(x, _) | A::Some(x) | A::Try(x) | A::Neg(x) | A::Not(x) => {
+            expr_call(x)
+        }
+        A::Variant { args, .. } => args.iter().find_map(expr_call),
         A::Construct { fields, .. } => fields.iter().find_map(|(_, e)| expr_call(e)),
         A::Cast { value, .. } => expr_call(value),
         A::Index(a, b) | A::Binary(_, a, b) => expr_call(a).or_else(|| expr_call(b)),

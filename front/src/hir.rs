@@ -116,11 +116,29 @@ pub enum StmtKind {
     /// A block of its own: its locals are dropped at its end. The front end writes one
     /// around what it expands a statement into (a `for` loop, a nested `set`).
     Block(Block),
+    /// `match`: the scrutinee is consumed (a variable of an owned type is moved), then
+    /// the arm for its variant runs; the arms cover every variant (checked).
+    Match {
+        scrutinee: Expr,
+        arms: Vec<MatchArm>,
+    },
     Break,
     Continue,
     Ret(Option<Expr>),
     Debuglog(Expr),
     Expr(Expr),
+}
+
+/// One arm of a `match`.
+#[derive(Clone, Debug)]
+pub struct MatchArm {
+    /// The variant the arm takes (its payload moved into `binders`), or `None` for the
+    /// `_` arm, which takes every variant no earlier arm names and drops the value.
+    pub variant: Option<u32>,
+    /// One per payload field: the `let` local it is moved into, or `None` (`_`: dropped).
+    pub binders: Vec<Option<LocalId>>,
+    pub body: Block,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -159,6 +177,14 @@ pub enum ExprKind {
     Field(Box<Expr>, u32),
     Some(Box<Expr>),
     None,
+    /// Variant `variant` of the enum the expression's type is, its payload moved in.
+    Variant {
+        variant: u32,
+        args: Vec<Expr>,
+    },
+    /// `e?` on an enum of variants `ok(T)` and `err(E)`: the `ok` payload, or else a
+    /// return of `err(payload)` in the function's own result type (also such an enum).
+    Try(Box<Expr>),
     Index(Box<Expr>, Box<Expr>),
     Len(Box<Expr>),
     Push {

@@ -53,6 +53,9 @@ pub enum Kw {
     Or,
     Not,
     Record,
+    Enum,
+    Match,
+    Case,
 }
 
 impl Kw {
@@ -90,6 +93,9 @@ impl Kw {
             "or" => Kw::Or,
             "not" => Kw::Not,
             "record" => Kw::Record,
+            "enum" => Kw::Enum,
+            "match" => Kw::Match,
+            "case" => Kw::Case,
             _ => return None,
         })
     }
@@ -128,6 +134,9 @@ impl Kw {
             Kw::Or => "or",
             Kw::Not => "not",
             Kw::Record => "record",
+            Kw::Enum => "enum",
+            Kw::Match => "match",
+            Kw::Case => "case",
         }
     }
 }

@@ -64,6 +64,7 @@ pub const LIBRARY: &[(&str, &str)] = &[
     ("io", include_str!("../../library/io.dfm")),
     ("bigint", include_str!("../../library/bigint.dfm")),
     ("maps", include_str!("../../library/maps.dfm")),
+    ("results", include_str!("../../library/results.dfm")),
 ];
 
 /// The interface of the `std` rider (`runtime/std/rider.dli`), built in.

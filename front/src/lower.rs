@@ -410,7 +410,13 @@ impl<'a> FnLowering<'a> {
     // ------------------------------------------------------------ statements
 
     fn block(&mut self, b: &hir::Block) {
-        self.scopes.push(Vec::new());
+        self.block_with(b, Vec::new());
+    }
+
+    /// A block whose scope starts with `locals` (a `match` arm's bindings), dropped at
+    /// its end with its own.
+    fn block_with(&mut self, b: &hir::Block, locals: Vec<LocalId>) {
+        self.scopes.push(locals);
         for s in &b.stmts {
             if !self.reachable {
                 break;
@@ -541,6 +547,7 @@ impl<'a> FnLowering<'a> {
                 self.drop_all_but_outs(span);
                 self.terminate(Terminator::Return(result));
             }
+            StmtKind::Match { scrutinee, arms } => self.lower_match(scrutinee, arms, span),
             StmtKind::Debuglog(e) => {
                 let v = self.operand(e);
                 self.emit(InstKind::Debuglog { src: v.slot() }, span);
@@ -548,6 +555,161 @@ impl<'a> FnLowering<'a> {
             }
             StmtKind::Expr(e) => self.discard(e),
         }
+    }
+
+    /// `dst: bool` = whether the tag in `tag` is `variant`.
+    fn tag_is(&mut self, tag: SlotId, variant: u32, span: Span) -> SlotId {
+        let k = self.temp(&IrType::U32);
+        self.emit(const_inst(k, ConstValue::Int(variant as i128)), span);
+        let c = self.temp(&IrType::Bool);
+        self.emit(
+            InstKind::Compare {
+                dst: c,
+                op: CompareOp::Eq,
+                lhs: tag,
+                rhs: k,
+            },
+            span,
+        );
+        c
+    }
+
+    /// Moves the payload of variant `variant` out of the enum in `v` into `dsts` (a
+    /// `None`: a temporary, dropped at once).
+    fn take_variant(&mut self, v: SlotId, variant: u32, dsts: &[Option<SlotId>], span: Span) {
+        let IrType::Enum(e) = self.ty(v).clone() else {
+            unreachable!("checked: an enum")
+        };
+        let slots: Vec<SlotId> = dsts
+            .iter()
+            .zip(&e.variants[variant as usize])
+            .map(|(d, t)| d.unwrap_or_else(|| self.temp(t)))
+            .collect();
+        self.taken(v);
+        self.emit(
+            InstKind::TakeVariant {
+                src: v,
+                variant,
+                dsts: slots.clone(),
+            },
+            span,
+        );
+        for (s, d) in slots.iter().zip(dsts) {
+            self.init(*s);
+            if d.is_none() {
+                self.drop_slot(*s, span);
+            }
+        }
+    }
+
+    /// A `match`: the scrutinee into a slot of its own (a moved variable's slot), its tag
+    /// read, then a test per arm in order; the last arm (or `_`) takes what is left. An
+    /// arm moves the payload into its bindings; `_` drops the value.
+    fn lower_match(&mut self, scrutinee: &hir::Expr, arms: &[hir::MatchArm], span: Span) {
+        let v = self.consumed(scrutinee);
+        let tag = self.temp(&IrType::U32);
+        self.emit(InstKind::VariantTag { dst: tag, src: v }, span);
+        let before = self.snapshot();
+        let mut edges = Vec::new();
+        let mut chains = vec![before.clone()];
+        for (i, arm) in arms.iter().enumerate() {
+            let body_b = self.new_block();
+            let last = i + 1 == arms.len();
+            match arm.variant {
+                Some(variant) if !last => {
+                    let c = self.tag_is(tag, variant, arm.span);
+                    let next = self.new_block();
+                    self.terminate(Terminator::Branch {
+                        cond: c,
+                        then_block: body_b,
+                        else_block: next,
+                    });
+                    self.resume(next, before.clone());
+                }
+                _ => self.terminate(Terminator::Jump(body_b)),
+            }
+            let test_b = self.cur;
+            let reachable = self.reachable;
+            self.resume(body_b, before.clone());
+            let mut locals = Vec::new();
+            match arm.variant {
+                Some(variant) => {
+                    let dsts: Vec<Option<SlotId>> = arm
+                        .binders
+                        .iter()
+                        .map(|b| b.map(|l| self.slot(l)))
+                        .collect();
+                    locals.extend(arm.binders.iter().flatten());
+                    self.take_variant(v, variant, &dsts, arm.span);
+                }
+                None => self.drop_slot(v, arm.span),
+            }
+            self.block_with(&arm.body, locals);
+            if self.reachable {
+                edges.push((self.cur, self.live.clone()));
+                chains.push(self.snapshot());
+            }
+            // Back to the next test, if any.
+            if reachable {
+                self.resume(test_b, before.clone());
+            } else {
+                self.reachable = false;
+            }
+        }
+        self.join(edges, span);
+        self.keep_chain_of(&chains);
+    }
+
+    /// `e?`: on `ok` the payload into `dst`; on `err` the payload is moved into an `err`
+    /// of the function's result type, everything the frame owns is dropped and it is
+    /// returned.
+    fn lower_try(&mut self, x: &hir::Expr, dst: SlotId, span: Span) {
+        let v = self.consumed(x);
+        let index = |ty: &IrType, name: &str| match ty {
+            IrType::Enum(e) => e.variant_index(name).expect("checked: a result") as u32,
+            _ => unreachable!("checked: a result"),
+        };
+        let (ok, err) = (index(&x.ty, "ok"), index(&x.ty, "err"));
+        let result = self.func.result.clone();
+        let result_err = index(&result, "err");
+        let tag = self.temp(&IrType::U32);
+        self.emit(InstKind::VariantTag { dst: tag, src: v }, span);
+        let c = self.tag_is(tag, ok, span);
+        let (ok_b, err_b) = (self.new_block(), self.new_block());
+        self.terminate(Terminator::Branch {
+            cond: c,
+            then_block: ok_b,
+            else_block: err_b,
+        });
+        let before = self.snapshot();
+        self.resume(err_b, before.clone());
+        let IrType::Enum(e) = x.ty.clone() else {
+            unreachable!("checked: a result")
+        };
+        let payload = self.temp(&e.variants[err as usize][0]);
+        self.take_variant(v, err, &[Some(payload)], span);
+        let r = self.temp(&result);
+        self.taken(payload);
+        self.emit(
+            InstKind::MakeVariant {
+                dst: r,
+                variant: result_err,
+                fields: vec![payload],
+            },
+            span,
+        );
+        self.drop_all_but_outs(span);
+        self.terminate(Terminator::Return(Some(r)));
+        self.resume(ok_b, before);
+        self.taken(v);
+        self.emit(
+            InstKind::TakeVariant {
+                src: v,
+                variant: ok,
+                dsts: vec![dst],
+            },
+            span,
+        );
     }
 
     fn lower_loop(
@@ -707,6 +869,21 @@ impl<'a> FnLowering<'a> {
                 );
                 self.release(b, span);
             }
+            ExprKind::Variant { variant, args } => {
+                let parts: Vec<SlotId> = args.iter().map(|x| self.consumed(x)).collect();
+                for p in &parts {
+                    self.taken(*p);
+                }
+                self.emit(
+                    InstKind::MakeVariant {
+                        dst,
+                        variant: *variant,
+                        fields: parts,
+                    },
+                    span,
+                );
+            }
+            ExprKind::Try(x) => self.lower_try(x, dst, span),
             ExprKind::Some(x) | ExprKind::Data(x) => {
                 let v = self.consumed(x);
                 self.taken(v);

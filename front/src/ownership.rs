@@ -287,6 +287,25 @@ impl Checker<'_> {
                 self.outs_written(&st.clone(), span, "this `ret`");
                 *st = None;
             }
+            StmtKind::Match { scrutinee, arms } => {
+                // The scrutinee is consumed: a variable of an owned type is moved.
+                self.expr(scrutinee, st, Use::Consume);
+                let mut out: State = None;
+                for arm in arms {
+                    let mut arm_st = st.clone();
+                    for b in arm.binders.iter().flatten() {
+                        set(&mut arm_st, *b, St::Init);
+                    }
+                    self.block(&mut arm.body, &mut arm_st);
+                    if let Some(s) = &mut arm_st {
+                        for b in arm.binders.iter().flatten() {
+                            s.set(b.index(), St::Uninit);
+                        }
+                    }
+                    out = meet(&out, &arm_st);
+                }
+                *st = out;
+            }
             StmtKind::Debuglog(e) => self.expr(e, st, Use::Read),
             StmtKind::Expr(e) => self.expr(e, st, Use::Consume),
         }
@@ -407,6 +426,16 @@ impl Checker<'_> {
                 for x in es {
                     self.expr(x, st, Use::Consume);
                 }
+            }
+            ExprKind::Variant { args, .. } => {
+                for a in args {
+                    self.expr(a, st, Use::Consume);
+                }
+            }
+            ExprKind::Try(x) => {
+                // On an `err` the function returns: its `out` parameters must be written.
+                self.expr(x, st, Use::Consume);
+                self.outs_written(&st.clone(), span, "this `?`");
             }
             ExprKind::Some(x) | ExprKind::Data(x) | ExprKind::Unwrap(x) => {
                 self.expr(x, st, Use::Consume)

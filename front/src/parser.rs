@@ -292,7 +292,7 @@ impl Parser {
             let tok = self.bump().tok;
             match tok {
                 Tok::Kw(Kw::If) if !after_else => open += 1,
-                Tok::Kw(Kw::Loop | Kw::For) => open += 1,
+                Tok::Kw(Kw::Loop | Kw::For | Kw::Match) => open += 1,
                 Tok::Kw(Kw::End) => {
                     open -= 1;
                     if open == 0 {
@@ -368,6 +368,7 @@ impl Parser {
             }
             Tok::Kw(Kw::Fun) => Ok(Item::Fun(self.fun()?)),
             Tok::Kw(Kw::Record) => Ok(Item::Record(self.record()?)),
+            Tok::Kw(Kw::Enum) => Ok(Item::Enum(self.enum_decl()?)),
             _ => Ok(Item::Stmt(self.stmt()?)),
         }
     }
@@ -395,6 +396,54 @@ impl Parser {
         }
         self.end(Kw::Record, start)?;
         Ok(RecordDecl { name, fields, span })
+    }
+
+    /// `enum NAME` (or `enum NAME<T, E>`), then one variant a line (`Empty`,
+    /// `Circle(f64)`), then `end enum`.
+    fn enum_decl(&mut self) -> PResult<EnumDecl> {
+        let start = self.expect_kw(Kw::Enum)?;
+        let name = self.ident("an enum name")?;
+        let mut type_params = Vec::new();
+        if self.eat_punct("<") {
+            loop {
+                type_params.push(self.ident("a type parameter name")?);
+                if !self.eat_punct(",") || self.at_punct(">") {
+                    break;
+                }
+            }
+            self.expect_punct(">")?;
+        }
+        let span = start.to(self.prev_span());
+        self.end_of_line()?;
+        let mut variants = Vec::new();
+        loop {
+            self.skip_newlines();
+            if self.at_kw(Kw::End) || *self.peek() == Tok::Eof {
+                break;
+            }
+            let variant = self.ident("a variant name")?;
+            let mut payload = Vec::new();
+            if self.at_punct("(") {
+                let open = self.bump().span;
+                let (types, _, _) = self.elements(open, ")", Parser::type_expr_h)?;
+                self.expect_punct(")")?;
+                payload = types;
+            }
+            self.end_of_line()?;
+            variants.push((variant, payload));
+        }
+        if variants.is_empty() && self.at_kw(Kw::End) {
+            return Err(
+                self.expected("a variant (`Name` or `Name(type, ...)`): an enum has at least one")
+            );
+        }
+        self.end(Kw::Enum, start)?;
+        Ok(EnumDecl {
+            name,
+            type_params,
+            variants,
+            span,
+        })
     }
 
     fn fun(&mut self) -> PResult<FunDecl> {
@@ -569,6 +618,20 @@ impl Parser {
                     h + 1,
                 ))
             }
+            Tok::Ident(name) if self.next_is_punct("[") => {
+                self.bump();
+                let open = self.span();
+                self.bump();
+                let (args, h, _) = self.elements(open, "]", Parser::type_expr_h)?;
+                let end = self.expect_punct("]")?;
+                Ok((
+                    TypeExpr {
+                        kind: TypeExprKind::Applied(name, args),
+                        span: start.to(end),
+                    },
+                    h + 1,
+                ))
+            }
             Tok::Ident(name) => {
                 self.bump();
                 Ok((
@@ -698,6 +761,7 @@ impl Parser {
                 }
             }
             Tok::Kw(Kw::If) => return self.if_stmt(),
+            Tok::Kw(Kw::Match) => return self.match_stmt(),
             Tok::Kw(Kw::Loop) => {
                 self.bump();
                 let header = if self.eat_kw(Kw::While) {
@@ -821,6 +885,56 @@ impl Parser {
     }
 
     /// `if c ... else if c ... else ... end if`
+    /// `match e`, then arms (`case Pattern` and its statements), then `end match`.
+    fn match_stmt(&mut self) -> PResult<Stmt> {
+        let start = self.expect_kw(Kw::Match)?;
+        let header = self.expr();
+        let scrutinee = self.block_header(header)?;
+        let mut arms = Vec::new();
+        loop {
+            self.skip_newlines();
+            if !self.at_kw(Kw::Case) {
+                break;
+            }
+            let case = self.bump().span;
+            let header = self.pattern();
+            let pattern = self.block_header(header)?;
+            let body = self.nested_block(case, &[Kw::End, Kw::Case])?;
+            let span = case.to(self.prev_span());
+            arms.push(MatchArm {
+                pattern,
+                body,
+                span,
+            });
+        }
+        let end = self.end(Kw::Match, start)?;
+        Ok(Stmt {
+            kind: StmtKind::Match { scrutinee, arms },
+            span: start.to(end),
+        })
+    }
+
+    /// `_`, `NAME` or `NAME(a, _, c)`, after `case`.
+    fn pattern(&mut self) -> PResult<Pattern> {
+        let name = self.ident("a variant name or `_`")?;
+        if name.name == "_" {
+            return Ok(Pattern::Wildcard(name.span));
+        }
+        let mut binders = Vec::new();
+        if self.eat_punct("(") {
+            if !self.at_punct(")") {
+                loop {
+                    binders.push(self.ident("a name for a payload field, or `_`")?);
+                    if !self.eat_punct(",") || self.at_punct(")") {
+                        break;
+                    }
+                }
+            }
+            self.expect_punct(")")?;
+        }
+        Ok(Pattern::Variant { name, binders })
+    }
+
     fn if_stmt(&mut self) -> PResult<Stmt> {
         let start = self.expect_kw(Kw::If)?;
         let (kind, end) = self.if_rest(start, start)?;
@@ -1045,6 +1159,26 @@ impl Parser {
                 height = self.deepen(height, dot)?;
                 if let Tok::Ident(_) = self.peek() {
                     let field = self.ident("a field name")?;
+                    if let (ExprKind::Name(enum_name), true) = (&e.kind, self.at_punct("(")) {
+                        // `Shape.Circle(1.5)`: a variant with its payload.
+                        let enum_name = Ident {
+                            name: enum_name.clone(),
+                            span: e.span,
+                        };
+                        let open = self.bump().span;
+                        let (args, h, _) = self.elements(open, ")", Parser::expr_h)?;
+                        let end = self.expect_punct(")")?;
+                        height = height.max(h + 1);
+                        e = Expr {
+                            kind: ExprKind::Variant {
+                                enum_name,
+                                variant: field,
+                                args,
+                            },
+                            span: e.span.to(end),
+                        };
+                        continue;
+                    }
                     let span = e.span.to(field.span);
                     e = Expr {
                         kind: ExprKind::NamedField(Box::new(e), field),
@@ -1062,6 +1196,14 @@ impl Parser {
                 };
                 e = Expr {
                     kind: ExprKind::Field(Box::new(e), n),
+                    span,
+                };
+            } else if self.at_punct("?") {
+                let end = self.bump().span;
+                height = self.deepen(height, end)?;
+                let span = e.span.to(end);
+                e = Expr {
+                    kind: ExprKind::Try(Box::new(e)),
                     span,
                 };
             } else {

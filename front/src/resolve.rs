@@ -12,7 +12,7 @@ use super::suggest;
 use crate::Help;
 use datalove_ir::diag::{Diagnostic, FileId, Sources, Span};
 use datalove_ir::native::{NativeDecl, RiderInterface};
-use datalove_ir::types::{IrType, ParamMode, RecordType, TypeClass, TypeParam};
+use datalove_ir::types::{EnumType, IrType, ParamMode, RecordType, TypeClass, TypeParam};
 
 /// One parsed file and what it is.
 #[derive(Debug)]
@@ -593,9 +593,9 @@ impl Resolver<'_> {
                         .ast
                         .items
                         .iter()
-                        .any(|i| matches!(i, Item::Record(r) if r.name.name == name.name));
+                        .any(|i| type_decl(i).is_some_and(|(n, _)| n.name == name.name));
                     if record && !own[module_file].contains_key(&name.name) {
-                        continue; // a record type: `declare_records` imported it
+                        continue; // a record or enum type: `declare_records` imported it
                     }
                     let Some(f) = own[module_file].get(&name.name) else {
                         let reexport = self.out.files[module_file].ast.items.iter().any(|i| {
@@ -656,6 +656,10 @@ pub fn resolve_type(
 ) -> IrType {
     let mut sub = |t| resolve_type(t, type_params, records, diagnostics);
     match &t.kind {
+        TypeExprKind::Applied(name, args) => {
+            let args: Vec<IrType> = args.iter().map(sub).collect();
+            instantiate(t.span, name, &args, records, diagnostics)
+        }
         TypeExprKind::Unit => IrType::Unit,
         TypeExprKind::List(e) => IrType::list(sub(e)),
         TypeExprKind::Option(e) => IrType::option(sub(e)),
@@ -666,6 +670,25 @@ pub fn resolve_type(
                 return IrType::Param(i as u32);
             }
             if let Some(record) = records.get(name) {
+                if let IrType::Enum(e) = record {
+                    if record.mentions_param() {
+                        let arity = generic_arity(record);
+                        diagnostics.push(
+                            Diagnostic::error(
+                                "E008",
+                                t.span,
+                                format!(
+                                    "enum `{}` is generic: it takes {arity} type argument{}",
+                                    e.name,
+                                    if arity == 1 { "" } else { "s" }
+                                ),
+                            )
+                            .with_label("type arguments missing")
+                            .with_help(format!("write them in brackets: `{}[...]`", e.name)),
+                        );
+                        return IrType::Unit;
+                    }
+                }
                 return record.clone();
             }
             match IrType::from_name(name) {
@@ -684,9 +707,98 @@ pub fn resolve_type(
     }
 }
 
-/// The names a written type mentions that may be records.
+/// How many type parameters a generic enum's declaration has (every one is used by a
+/// variant, so they are the parameters its payloads mention).
+fn generic_arity(template: &IrType) -> usize {
+    let mut params = Vec::new();
+    template.collect_params(&mut params);
+    params.len()
+}
+
+/// A generic enum `name` at the type arguments `args` (`result[i64, string]`): its
+/// declaration's payloads with each type parameter replaced, named with its arguments.
+fn instantiate(
+    span: Span,
+    name: &str,
+    args: &[IrType],
+    records: &BTreeMap<String, IrType>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> IrType {
+    let Some(template) = records.get(name) else {
+        diagnostics.push(
+            Diagnostic::error("N002", span, format!("no type `{name}`")).with_label("unknown type"),
+        );
+        return IrType::Unit;
+    };
+    let arity = generic_arity(template);
+    let IrType::Enum(e) = template else {
+        diagnostics.push(
+            Diagnostic::error("E008", span, format!("`{name}` takes no type arguments"))
+                .with_label("only a generic enum takes type arguments"),
+        );
+        return IrType::Unit;
+    };
+    if arity == 0 || arity != args.len() {
+        diagnostics.push(
+            Diagnostic::error(
+                "E008",
+                span,
+                format!(
+                    "enum `{name}` takes {arity} type argument{}, found {}",
+                    if arity == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            )
+            .with_label("wrong number of type arguments"),
+        );
+        return IrType::Unit;
+    }
+    if args.iter().any(IrType::mentions_param) {
+        diagnostics.push(
+            Diagnostic::error(
+                "E008",
+                span,
+                format!("the type arguments of enum `{name}` must be concrete types"),
+            )
+            .with_label("mentions a type parameter")
+            .with_note("a generic enum is instantiated at concrete types only (for now): `result[i64, string]`, not `result[T, string]`"),
+        );
+        return IrType::Unit;
+    }
+    let shown: Vec<String> = args.iter().map(ToString::to_string).collect();
+    let IrType::Enum(made) = template.substitute(args) else {
+        unreachable!("an enum substitutes to an enum")
+    };
+    IrType::enumeration(EnumType {
+        name: format!("{}[{}]", e.name, shown.join(", ")),
+        ..*made
+    })
+}
+
+/// The name of a record or enum declaration, and which of the two it is.
+fn type_decl(item: &Item) -> Option<(&ast::Ident, &'static str)> {
+    match item {
+        Item::Record(r) => Some((&r.name, "record")),
+        Item::Enum(e) => Some((&e.name, "enum")),
+        _ => None,
+    }
+}
+
+/// `a record`, `an enum`.
+fn article(what: &str) -> String {
+    match what {
+        "enum" => "an enum".to_string(),
+        _ => format!("a {what}"),
+    }
+}
+
+/// The names a written type mentions that may be records or enums.
 fn named_types<'t>(t: &'t TypeExpr, out: &mut Vec<&'t str>) {
     match &t.kind {
+        TypeExprKind::Applied(name, args) => {
+            out.push(name);
+            args.iter().for_each(|a| named_types(a, out));
+        }
         TypeExprKind::Unit => {}
         TypeExprKind::List(e) | TypeExprKind::Option(e) => named_types(e, out),
         TypeExprKind::Tuple(fields) => fields.iter().for_each(|f| named_types(f, out)),
@@ -699,6 +811,62 @@ fn named_types<'t>(t: &'t TypeExpr, out: &mut Vec<&'t str>) {
 }
 
 impl Resolver<'_> {
+    /// The enum `decl` declares, its payloads resolved over `scope` (its own type
+    /// parameters are `Param(i)`: a generic enum is kept as the template
+    /// [`instantiate`] fills in). A variant declared twice is `E005`; a type parameter
+    /// no variant uses is `E008`.
+    fn declare_enum(&mut self, decl: &ast::EnumDecl, scope: &BTreeMap<String, IrType>) -> IrType {
+        let params: Vec<String> = decl.type_params.iter().map(|p| p.name.clone()).collect();
+        let mut made = EnumType {
+            name: decl.name.name.clone(),
+            variant_names: Vec::new(),
+            variants: Vec::new(),
+        };
+        for (variant, payload) in &decl.variants {
+            if let Some((first, _)) = decl.variants.iter().find(|(v, _)| v.name == variant.name) {
+                if first.span != variant.span {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E005",
+                            variant.span,
+                            format!(
+                                "enum `{}` declares variant `{}` twice",
+                                decl.name.name, variant.name
+                            ),
+                        )
+                        .with_secondary(first.span, "first declared here"),
+                    );
+                    continue;
+                }
+            }
+            let types = payload
+                .iter()
+                .map(|t| resolve_type(t, &params, scope, self.diagnostics))
+                .collect();
+            made.variant_names.push(variant.name.clone());
+            made.variants.push(types);
+        }
+        let made = IrType::enumeration(made);
+        let mut used = Vec::new();
+        made.collect_params(&mut used);
+        for (i, p) in decl.type_params.iter().enumerate() {
+            if !used.contains(&(i as u32)) {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E008",
+                        p.span,
+                        format!(
+                            "type parameter `{}` of enum `{}` is not used by any variant",
+                            p.name, decl.name.name
+                        ),
+                    )
+                    .with_label("unused type parameter"),
+                );
+            }
+        }
+        made
+    }
+
     /// Gives every file the record types it can name: its own `record`s and those it
     /// imports (`import m.Point`), each resolved once. A record declared twice in a file
     /// is `R007`; one that contains itself (directly or through other records, lists,
@@ -709,33 +877,37 @@ impl Resolver<'_> {
         let mut visible: Vec<BTreeMap<String, Decl>> = vec![BTreeMap::new(); files];
         for (file, scope) in visible.iter_mut().enumerate() {
             for (item, it) in self.out.files[file].ast.items.iter().enumerate() {
-                let Item::Record(decl) = it else { continue };
-                if IrType::from_name(&decl.name.name).is_some() {
+                let Some((decl_name, what)) = type_decl(it) else {
+                    continue;
+                };
+                if IrType::from_name(&decl_name.name).is_some() {
                     self.diagnostics.push(
                         Diagnostic::error(
                             "R010",
-                            decl.name.span,
-                            format!("`{}` is a built-in type", decl.name.name),
+                            decl_name.span,
+                            format!("`{}` is a built-in type", decl_name.name),
                         )
-                        .with_label("a record cannot take a built-in type's name"),
+                        .with_label(format!(
+                            "{} cannot take a built-in type's name",
+                            article(what)
+                        )),
                     );
                     continue;
                 }
-                if let Some(&(_, first)) = scope.get(&decl.name.name) {
-                    let Item::Record(first) = &self.out.files[file].ast.items[first] else {
-                        unreachable!("a record scope names records")
-                    };
+                if let Some(&(_, first)) = scope.get(&decl_name.name) {
+                    let (first, _) = type_decl(&self.out.files[file].ast.items[first])
+                        .expect("a type scope names records and enums");
                     self.diagnostics.push(
                         Diagnostic::error(
                             "R007",
-                            decl.name.span,
-                            format!("record `{}` is declared twice", decl.name.name),
+                            decl_name.span,
+                            format!("{what} `{}` is declared twice", decl_name.name),
                         )
-                        .with_secondary(first.name.span, "first declared here"),
+                        .with_secondary(first.span, "first declared here"),
                     );
                     continue;
                 }
-                scope.insert(decl.name.name.clone(), (file, item));
+                scope.insert(decl_name.name.clone(), (file, item));
             }
         }
         let own = visible.clone();
@@ -755,14 +927,9 @@ impl Resolver<'_> {
                 };
                 let local = alias.as_ref().unwrap_or(name);
                 if let Some(&(f, item)) = scope.get(&local.name) {
-                    let Item::Record(first) = &self.out.files[f].ast.items[item] else {
-                        unreachable!("a record scope names records")
-                    };
-                    let first = if f == file {
-                        first.name.span
-                    } else {
-                        local.span
-                    };
+                    let (first, _) = type_decl(&self.out.files[f].ast.items[item])
+                        .expect("a type scope names records and enums");
+                    let first = if f == file { first.span } else { local.span };
                     self.diagnostics.push(
                         Diagnostic::error(
                             "R007",
@@ -787,13 +954,20 @@ impl Resolver<'_> {
                 if done.contains_key(&(file, item)) {
                     continue;
                 }
-                let Item::Record(decl) = &self.out.files[file].ast.items[item] else {
-                    unreachable!("a record scope names records")
-                };
+                let it = &self.out.files[file].ast.items[item];
                 let mut names = Vec::new();
-                decl.fields
-                    .iter()
-                    .for_each(|(_, t)| named_types(t, &mut names));
+                match it {
+                    Item::Record(decl) => decl
+                        .fields
+                        .iter()
+                        .for_each(|(_, t)| named_types(t, &mut names)),
+                    Item::Enum(decl) => decl
+                        .variants
+                        .iter()
+                        .flat_map(|(_, ts)| ts)
+                        .for_each(|t| named_types(t, &mut names)),
+                    _ => unreachable!("a type scope names records and enums"),
+                }
                 let ready = names.iter().all(|n| match visible[file].get(*n) {
                     Some(d) => done.contains_key(d),
                     None => true,
@@ -805,6 +979,16 @@ impl Resolver<'_> {
                     .iter()
                     .filter_map(|(n, d)| Some((n.clone(), done.get(d)?.clone())))
                     .collect();
+                if let Item::Enum(decl) = it {
+                    let decl = decl.clone();
+                    let made = self.declare_enum(&decl, &scope);
+                    done.insert((file, item), made);
+                    moved = true;
+                    continue;
+                }
+                let Item::Record(decl) = it else {
+                    unreachable!("a type scope names records and enums")
+                };
                 let decl = decl.clone();
                 let mut record = RecordType {
                     name: decl.name.name.clone(),
@@ -843,24 +1027,34 @@ impl Resolver<'_> {
             if done.contains_key(&(file, item)) {
                 continue;
             }
-            let Item::Record(decl) = &self.out.files[file].ast.items[item] else {
-                unreachable!("a record scope names records")
-            };
+            let (decl_name, what) = type_decl(&self.out.files[file].ast.items[item])
+                .expect("a type scope names records and enums");
             self.diagnostics.push(
                 Diagnostic::error(
                     "R008",
-                    decl.name.span,
-                    format!("record `{}` contains itself", decl.name.name),
+                    decl_name.span,
+                    format!("{what} `{}` contains itself", decl_name.name),
                 )
-                .with_label("a field holds this record, directly or inside another type")
+                .with_label(format!(
+                    "a {} holds this {what}, directly or inside another type",
+                    if what == "enum" { "payload" } else { "field" }
+                ))
                 .with_note("a value holds its fields in place, so it cannot hold itself"),
             );
-            let placeholder = RecordType {
-                name: decl.name.name.clone(),
-                field_names: Vec::new(),
-                fields: Vec::new(),
+            let placeholder = if what == "enum" {
+                IrType::enumeration(EnumType {
+                    name: decl_name.name.clone(),
+                    variant_names: Vec::new(),
+                    variants: Vec::new(),
+                })
+            } else {
+                IrType::record(RecordType {
+                    name: decl_name.name.clone(),
+                    field_names: Vec::new(),
+                    fields: Vec::new(),
+                })
             };
-            done.insert((file, item), IrType::record(placeholder));
+            done.insert((file, item), placeholder);
         }
         self.out.record_scopes = visible
             .iter()

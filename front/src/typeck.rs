@@ -15,6 +15,8 @@
 
 use std::collections::HashMap;
 
+#[path = "enums.rs"]
+mod enums;
 #[path = "format_check.rs"]
 mod format_check;
 #[path = "places.rs"]
@@ -26,7 +28,7 @@ use super::resolve::{resolve_type, Callable, Resolved, Signature, ENTRY_NAME};
 use crate::{suggest, Help};
 use datalove_ir::diag::{Diagnostic, Sources, Span};
 use datalove_ir::program::{BinaryOp, CompareOp};
-use datalove_ir::types::{IrType, ParamMode, TypeClass};
+use datalove_ir::types::{EnumType, IrType, ParamMode, TypeClass};
 
 const VAR_BASE: u32 = 1 << 31;
 
@@ -873,6 +875,7 @@ impl<'a> FnChecker<'a> {
                 let value = value.filter(|_| result != IrType::Unit);
                 StmtKind::Ret(value)
             }
+            S::Match { scrutinee, arms } => self.match_stmt(scrutinee, arms),
             S::Debuglog(e) => {
                 let e = self.expr(e, None);
                 self.finish_stmt();
@@ -1061,6 +1064,22 @@ impl<'a> FnChecker<'a> {
                     }
                 }
             }
+            A::NamedField(base, field) if self.is_enum_path(base) => {
+                let A::Name(name) = &base.kind else {
+                    unreachable!("an enum path starts with a name")
+                };
+                let enum_name = ast::Ident {
+                    name: name.clone(),
+                    span: base.span,
+                };
+                self.variant(&enum_name, field, None, expected, span)
+            }
+            A::Variant {
+                enum_name,
+                variant,
+                args,
+            } => self.variant(enum_name, variant, Some(args), expected, span),
+            A::Try(value) => self.try_expr(value, span),
             A::NamedField(base, field) => {
                 let base = self.expr(base, None);
                 let ty = self.shallow(&base.ty);
@@ -1905,6 +1924,7 @@ fn diverges(stmts: &[ast::Stmt]) -> bool {
             ..
         } => diverges(then_body) && diverges(otherwise),
         S::Loop { cond: None, body } => !breaks(body),
+        S::Match { arms, .. } => !arms.is_empty() && arms.iter().all(|a| diverges(&a.body)),
         _ => false,
     })
 }
@@ -1918,6 +1938,7 @@ fn breaks(stmts: &[ast::Stmt]) -> bool {
             otherwise,
             ..
         } => breaks(then_body) || breaks(otherwise),
+        S::Match { arms, .. } => arms.iter().any(|a| breaks(&a.body)),
         _ => false,
     })
 }
@@ -1998,6 +2019,10 @@ fn zonk_block(vars: &[Var], block: &mut Block) {
                 zonk_block(vars, body);
             }
             StmtKind::Block(b) => zonk_block(vars, b),
+            StmtKind::Match { scrutinee, arms } => {
+                zonk_expr(vars, scrutinee);
+                arms.iter_mut().for_each(|a| zonk_block(vars, &mut a.body));
+            }
             StmtKind::Ret(Some(e)) | StmtKind::Debuglog(e) | StmtKind::Expr(e) => {
                 zonk_expr(vars, e)
             }
@@ -2009,7 +2034,9 @@ fn zonk_block(vars: &[Var], block: &mut Block) {
 fn zonk_expr(vars: &[Var], e: &mut Expr) {
     e.ty = zonk(vars, &e.ty);
     match &mut e.kind {
-        ExprKind::List(es) | ExprKind::Tuple(es) => es.iter_mut().for_each(|x| zonk_expr(vars, x)),
+        ExprKind::List(es) | ExprKind::Tuple(es) | ExprKind::Variant { args: es, .. } => {
+            es.iter_mut().for_each(|x| zonk_expr(vars, x))
+        }
         ExprKind::Field(x, _)
         | ExprKind::Some(x)
         | ExprKind::Len(x)
@@ -2020,6 +2047,7 @@ fn zonk_expr(vars: &[Var], e: &mut Expr) {
         | ExprKind::Neg(x)
         | ExprKind::Not(x)
         | ExprKind::Push { value: x, .. }
+        | ExprKind::Try(x)
         | ExprKind::Cast { value: x, .. } => zonk_expr(vars, x),
         ExprKind::Index(a, b)
         | ExprKind::Binary(_, a, b)

@@ -269,6 +269,8 @@ impl IrType {
             IrType::List(e) | IrType::Option(e) => e.mentions_param(),
             IrType::Tuple(fields) => fields.iter().any(IrType::mentions_param),
             IrType::Map(k, v) => k.mentions_param() || v.mentions_param(),
+            // Only a generic enum's declaration, in the front end, mentions one.
+            IrType::Enum(e) => e.variants.iter().flatten().any(IrType::mentions_param),
             _ => false,
         }
     }
@@ -284,6 +286,11 @@ impl IrType {
                 k.collect_params(out);
                 v.collect_params(out);
             }
+            IrType::Enum(e) => e
+                .variants
+                .iter()
+                .flatten()
+                .for_each(|f| f.collect_params(out)),
             _ => {}
         }
     }
@@ -298,6 +305,15 @@ impl IrType {
                 IrType::Tuple(fields.iter().map(|f| f.substitute(args)).collect())
             }
             IrType::Map(k, v) => IrType::map(k.substitute(args), v.substitute(args)),
+            IrType::Enum(e) => IrType::enumeration(EnumType {
+                name: e.name.clone(),
+                variant_names: e.variant_names.clone(),
+                variants: e
+                    .variants
+                    .iter()
+                    .map(|p| p.iter().map(|f| f.substitute(args)).collect())
+                    .collect(),
+            }),
             other => other.clone(),
         }
     }
