@@ -479,7 +479,7 @@ unsafe fn walk(rt: RtHandle, p: *const u8, td: &TyDesc, out: &mut String) -> Res
             let (tag, payload) = td.variant(p);
             let _ = write!(
                 out,
-                "enum {}.{}",
+                "enum {}.{}=",
                 td.record_names()[0],
                 td.record_names()[tag + 1]
             );
