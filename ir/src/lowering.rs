@@ -529,7 +529,7 @@ pub fn keeps_list_headers(f: &Function, kind: &InstKind) -> bool {
         InstKind::ListLen { dst, .. } => scalar(dst),
         InstKind::ListGet { dst, .. } => list_elem_inline(f.slot_type(*dst)),
         InstKind::ListSet { value, .. } => list_elem_inline(f.slot_type(*value)),
-        InstKind::IsSome { dst, .. } => scalar(dst),
+        InstKind::IsSome { dst, .. } | InstKind::VariantTag { dst, .. } => scalar(dst),
         _ => false,
     }
 }
