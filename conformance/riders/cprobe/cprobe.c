@@ -211,7 +211,7 @@ static const char *kind_name(uint32_t kind) {
     static const char *names[] = {"unit", "bool",  "u8",  "u16",   "u32",    "u64",
                                   "i8",   "i16",   "i32", "i64",   "f32",    "f64",
                                   "index", "string", "list", "option", "tuple", "data",
-                                  "?",     "?",      "record"};
+                                  "?",     "?",      "record", "enum"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
@@ -308,6 +308,57 @@ uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *
         return dtlv_rti_fail(rt, "cprobe_record: the text is too long");
     }
     text[at++] = '}';
+    text[at] = '\0';
+    return make_string(rt, text, result_out);
+}
+
+/* An enum read from C: the uint32_t tag at 0 picks `fields[tag]`, the variant's payload
+ * (a tuple) at its offset; the names are the enum's, then its variants'. */
+uint8_t dlr_cprobe__cprobe_enum(void *rt, const void *x, const dtlv_tydesc_t *x_td,
+                                dtlv_string_t *result_out, const dtlv_tydesc_t *result_td) {
+    char text[512];
+    size_t at = 0;
+    uint32_t tag;
+    (void)result_td;
+    if (x_td->kind != DTLV_KIND_ENUM || x_td->names == NULL) {
+        return dtlv_rti_fail(rt, "cprobe_enum: the argument is not an enum");
+    }
+    memcpy(&tag, x, sizeof tag);
+    if (tag >= x_td->field_count) {
+        return dtlv_rti_fail(rt, "cprobe_enum: the tag names no variant");
+    }
+    const char *name = x_td->names;
+    const char *variant = name + strlen(name) + 1;
+    for (uint32_t v = 0; v < tag; v++) {
+        variant += strlen(variant) + 1;
+    }
+    const dtlv_tyfield_t *payload = &x_td->fields[tag];
+    const uint8_t *base = (const uint8_t *)x + payload->offset;
+    at += (size_t)snprintf(text + at, sizeof text - at, "%s.%s#%u(", name, variant,
+                           (unsigned)tag);
+    for (size_t i = 0; i < payload->desc->field_count && at < sizeof text; i++) {
+        const dtlv_tyfield_t *field = &payload->desc->fields[i];
+        const uint8_t *p = base + field->offset;
+        uint32_t kind = field->desc->kind;
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", i ? "," : "",
+                               kind_name(kind));
+        if (at >= sizeof text) {
+            break;
+        }
+        if (kind == DTLV_KIND_I64) {
+            int64_t v;
+            memcpy(&v, p, sizeof v);
+            at += (size_t)snprintf(text + at, sizeof text - at, "=%lld", (long long)v);
+        } else if (kind == DTLV_KIND_F64) {
+            double v;
+            memcpy(&v, p, sizeof v);
+            at += (size_t)snprintf(text + at, sizeof text - at, "=%g", v);
+        }
+    }
+    if (at + 2 > sizeof text) {
+        return dtlv_rti_fail(rt, "cprobe_enum: the text is too long");
+    }
+    text[at++] = ')';
     text[at] = '\0';
     return make_string(rt, text, result_out);
 }

@@ -55,10 +55,13 @@ uint8_t dlr_cprobe__cprobe_bigint_double(void *rt, dtlv_bigint_t *b, const dtlv_
 /* rider.dli:17:1: native fun cprobe_record<T>(ref x: T): string */
 uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *x_td, dtlv_string_t *result_out, const dtlv_tydesc_t *result_td);
 
-/* rider.dli:18:1: native fun cprobe_map_sum(ref m: map[string, u64]): u64 */
+/* rider.dli:18:1: native fun cprobe_enum<T>(ref x: T): string */
+uint8_t dlr_cprobe__cprobe_enum(void *rt, const void *x, const dtlv_tydesc_t *x_td, dtlv_string_t *result_out, const dtlv_tydesc_t *result_td);
+
+/* rider.dli:19:1: native fun cprobe_map_sum(ref m: map[string, u64]): u64 */
 uint8_t dlr_cprobe__cprobe_map_sum(void *rt, const dtlv_map_t *m, const dtlv_tydesc_t *m_td, uint64_t *result_out, const dtlv_tydesc_t *result_td);
 
-/* rider.dli:19:1: native fun cprobe_map_put(mut m: map[string, u64], ref key: string, v: u64) */
+/* rider.dli:20:1: native fun cprobe_map_put(mut m: map[string, u64], ref key: string, v: u64) */
 uint8_t dlr_cprobe__cprobe_map_put(void *rt, dtlv_map_t *m, const dtlv_tydesc_t *m_td, const dtlv_string_t *key, const dtlv_tydesc_t *key_td, const uint64_t *v, const dtlv_tydesc_t *v_td, void *result_out, const dtlv_tydesc_t *result_td);
 
 DTLV_END_DECLS
