@@ -122,22 +122,9 @@ impl FnChecker<'_> {
         what: &str,
         index: usize,
     ) -> Expr {
-        let out = self.expr(value, Some(expected));
-        if !self.unify(&out.ty, expected)
-            && !self.poisoned_or_error(&out.ty)
-            && !self.poisoned_or_error(expected)
-        {
-            let (want, got) = (self.show(expected), self.show(&out.ty));
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E010",
-                    value.span,
-                    format!("payload field {index} of `{what}` is {want}, found {got}"),
-                )
-                .with_label(format!("this is {got}")),
-            );
-        }
-        out
+        self.part_coerce(value, expected, "E010", |want, got| {
+            format!("payload field {index} of `{what}` is {want}, found {got}")
+        })
     }
 
     /// E001: `e` has no variant `variant`.

@@ -1758,6 +1758,20 @@ impl FnChecker<'_> {
         record: &str,
         field: &str,
     ) -> Expr {
+        self.part_coerce(value, expected, "R006", |want, got| {
+            format!("field `{field}` of `{record}` is {want}, found {got}")
+        })
+    }
+
+    /// Checks a value given for a part of a value (a record's field, a variant's payload
+    /// field) against its type: a mismatch is `code`, worded by `message(want, got)`.
+    pub(super) fn part_coerce(
+        &mut self,
+        value: &ast::Expr,
+        expected: &IrType,
+        code: &'static str,
+        message: impl FnOnce(&str, &str) -> String,
+    ) -> Expr {
         let out = self.expr(value, Some(expected));
         if !self.unify(&out.ty, expected)
             && !self.poisoned_or_error(&out.ty)
@@ -1765,12 +1779,8 @@ impl FnChecker<'_> {
         {
             let (want, got) = (self.show(expected), self.show(&out.ty));
             self.diagnostics.push(
-                Diagnostic::error(
-                    "R006",
-                    value.span,
-                    format!("field `{field}` of `{record}` is {want}, found {got}"),
-                )
-                .with_label(format!("this is {got}")),
+                Diagnostic::error(code, value.span, message(&want, &got))
+                    .with_label(format!("this is {got}")),
             );
         }
         out

@@ -274,6 +274,21 @@ uint8_t dlr_cprobe__cprobe_bigint_double(void *rt, dtlv_bigint_t *b, const dtlv_
 /* A record read through its descriptor, as C sees it: `Name{field:kind=value,...}`, the
  * names walked from `names` (each NUL-terminated, the record's first), integer and
  * float fields read at their offsets, any other field by its kind alone. */
+/* Appends `=value` for an i64 or f64 field at `p` to `text` (of `cap` bytes, `at` used);
+ * the new length (past `cap` when it did not fit, as snprintf counts). */
+static size_t scalar_text(char *text, size_t cap, size_t at, uint32_t kind, const uint8_t *p) {
+    if (kind == DTLV_KIND_I64) {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        at += (size_t)snprintf(text + at, cap - at, "=%lld", (long long)v);
+    } else if (kind == DTLV_KIND_F64) {
+        double v;
+        memcpy(&v, p, sizeof v);
+        at += (size_t)snprintf(text + at, cap - at, "=%g", v);
+    }
+    return at;
+}
+
 uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *x_td,
                                   dtlv_string_t *result_out, const dtlv_tydesc_t *result_td) {
     char text[512];
@@ -294,15 +309,7 @@ uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *
         if (at >= sizeof text) {
             break;
         }
-        if (kind == DTLV_KIND_I64) {
-            int64_t v;
-            memcpy(&v, p, sizeof v);
-            at += (size_t)snprintf(text + at, sizeof text - at, "=%lld", (long long)v);
-        } else if (kind == DTLV_KIND_F64) {
-            double v;
-            memcpy(&v, p, sizeof v);
-            at += (size_t)snprintf(text + at, sizeof text - at, "=%g", v);
-        }
+        at = scalar_text(text, sizeof text, at, kind, p);
     }
     if (at + 2 > sizeof text) {
         return dtlv_rti_fail(rt, "cprobe_record: the text is too long");
@@ -345,15 +352,7 @@ uint8_t dlr_cprobe__cprobe_enum(void *rt, const void *x, const dtlv_tydesc_t *x_
         if (at >= sizeof text) {
             break;
         }
-        if (kind == DTLV_KIND_I64) {
-            int64_t v;
-            memcpy(&v, p, sizeof v);
-            at += (size_t)snprintf(text + at, sizeof text - at, "=%lld", (long long)v);
-        } else if (kind == DTLV_KIND_F64) {
-            double v;
-            memcpy(&v, p, sizeof v);
-            at += (size_t)snprintf(text + at, sizeof text - at, "=%g", v);
-        }
+        at = scalar_text(text, sizeof text, at, kind, p);
     }
     if (at + 2 > sizeof text) {
         return dtlv_rti_fail(rt, "cprobe_enum: the text is too long");

@@ -491,9 +491,15 @@ impl OwnedTyDesc {
     }
 
     pub fn tuple(fields: Vec<OwnedTyDesc>) -> OwnedTyDesc {
+        OwnedTyDesc::with_fields(TyKind::Tuple, fields)
+    }
+
+    /// A tuple, or an enum (`fields` its variants' payloads), laid out by
+    /// `compute_layout` for `kind`, without names.
+    fn with_fields(kind: TyKind, fields: Vec<OwnedTyDesc>) -> OwnedTyDesc {
         let layouts: Vec<Layout> = fields.iter().map(|f| f.layout()).collect();
         let mut offsets = vec![0usize; fields.len()];
-        let computed = compute_layout(TyKind::Tuple, &layouts, &mut offsets);
+        let computed = compute_layout(kind, &layouts, &mut offsets);
         let copy = fields.iter().all(|f| f.is_copy());
         let field_entries: Vec<TyField> = fields
             .iter()
@@ -503,13 +509,17 @@ impl OwnedTyDesc {
                 offset,
             })
             .collect();
+        let payload_offset = match kind {
+            TyKind::Enum => offsets.first().copied().unwrap_or(4),
+            _ => 0,
+        };
         let desc = Box::new(TyDesc {
-            kind: TyKind::Tuple,
+            kind,
             flags: if copy { TYDESC_COPY } else { 0 },
             size: computed.layout.size,
             align: computed.layout.align,
             elem: std::ptr::null(),
-            payload_offset: 0,
+            payload_offset,
             field_count: field_entries.len(),
             fields: field_entries.as_ptr(),
             names: std::ptr::null(),
@@ -539,36 +549,10 @@ impl OwnedTyDesc {
         payloads: Vec<OwnedTyDesc>,
     ) -> OwnedTyDesc {
         assert_eq!(variant_names.len(), payloads.len(), "one name per variant");
-        let layouts: Vec<Layout> = payloads.iter().map(|f| f.layout()).collect();
-        let mut offsets = vec![0usize; payloads.len()];
-        let computed = compute_layout(TyKind::Enum, &layouts, &mut offsets);
-        let copy = payloads.iter().all(|f| f.is_copy());
-        let field_entries: Vec<TyField> = payloads
-            .iter()
-            .zip(&offsets)
-            .map(|(f, &offset)| TyField {
-                desc: &*f.desc,
-                offset,
-            })
-            .collect();
-        let names = record_names_bytes(name, variant_names);
-        let desc = Box::new(TyDesc {
-            kind: TyKind::Enum,
-            flags: if copy { TYDESC_COPY } else { 0 },
-            size: computed.layout.size,
-            align: computed.layout.align,
-            elem: std::ptr::null(),
-            payload_offset: offsets.first().copied().unwrap_or(4),
-            field_count: field_entries.len(),
-            fields: field_entries.as_ptr(),
-            names: names.as_ptr(),
-        });
-        OwnedTyDesc {
-            desc,
-            _children: payloads,
-            _fields: field_entries,
-            _names: names,
-        }
+        let mut made = OwnedTyDesc::with_fields(TyKind::Enum, payloads);
+        made._names = record_names_bytes(name, variant_names);
+        made.desc.names = made._names.as_ptr();
+        made
     }
 }
 
