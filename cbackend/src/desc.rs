@@ -125,18 +125,15 @@ pub fn emit_table(plan: &DescPlan, statics: &mut StaticDescs, w: &mut CWriter) {
             GenericDesc::List(e) => call(Entry::TydescList, &[&source(statics, e)]),
             GenericDesc::Option(p) => call(Entry::TydescOption, &[&source(statics, p)]),
             GenericDesc::Tuple(fields) => {
-                let fields: Vec<String> = fields.iter().map(|f| source(statics, f)).collect();
-                let array = format!("{name}_fields");
-                w.stmt(format!(
-                    "const dtlv_tydesc_t *{array}[{}] = {{{}}}",
-                    fields.len().max(1),
-                    if fields.is_empty() {
-                        "NULL".to_string()
-                    } else {
-                        fields.join(", ")
-                    }
-                ));
-                call(Entry::TydescTuple, &[&array, &fields.len().to_string()])
+                let (array, count) = desc_array(statics, w, &name, fields);
+                call(Entry::TydescTuple, &[&array, &count])
+            }
+            GenericDesc::Enum(names, payloads) => {
+                let (array, count) = desc_array(statics, w, &name, payloads);
+                let literal = bytes_literal(&names[..names.len() - 1]);
+                let len = names.len().to_string();
+                let names = format!("(const uint8_t *){literal}");
+                call(Entry::TydescEnum, &[&names, &len, &array, &count])
             }
             GenericDesc::Map(k, v) => call(
                 Entry::TydescMap,
@@ -145,6 +142,28 @@ pub fn emit_table(plan: &DescPlan, statics: &mut StaticDescs, w: &mut CWriter) {
         };
         w.stmt(format!("const dtlv_tydesc_t *const {name} = {value}"));
     }
+}
+
+/// Declares the array `{name}_fields` of the descriptors of `sources`; its name and
+/// length.
+fn desc_array(
+    statics: &mut StaticDescs,
+    w: &mut CWriter,
+    name: &str,
+    sources: &[DescSource],
+) -> (String, String) {
+    let descs: Vec<String> = sources.iter().map(|f| source(statics, f)).collect();
+    let array = format!("{name}_fields");
+    w.stmt(format!(
+        "const dtlv_tydesc_t *{array}[{}] = {{{}}}",
+        descs.len().max(1),
+        if descs.is_empty() {
+            "NULL".to_string()
+        } else {
+            descs.join(", ")
+        }
+    ));
+    (array, descs.len().to_string())
 }
 
 /// The C expression of the descriptor a plan's source names.

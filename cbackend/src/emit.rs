@@ -420,6 +420,22 @@ impl Fx<'_> {
         }
     }
 
+    /// The offset of each of the `n` payload fields of variant `variant` of the enum in
+    /// `e`: constants when the enum is concrete, else read from its descriptor
+    /// (`fields[variant]`: the payload tuple and its offset).
+    fn variant_field_offsets(&mut self, e: SlotId, variant: u32, n: usize) -> Vec<String> {
+        let ty = self.ty(e).clone();
+        if let Some(offsets) = ty.variant_field_offsets(variant as usize) {
+            return offsets.iter().map(ToString::to_string).collect();
+        }
+        let d = self.desc(&ty);
+        (0..n)
+            .map(|i| {
+                format!("({d}->fields[{variant}].offset + {d}->fields[{variant}].desc->fields[{i}].offset)")
+            })
+            .collect()
+    }
+
     /// The payload offset of an option of type `ty`.
     pub(crate) fn payload_offset(&mut self, ty: &IrType) -> String {
         match ty.layout_with_offsets() {
@@ -738,14 +754,11 @@ impl Fx<'_> {
                 variant,
                 fields,
             } => {
-                let ty = self.ty(*dst).clone();
-                let offsets = ty
-                    .variant_field_offsets(*variant as usize)
-                    .expect("verified: a concrete enum");
                 let d = self.addr(*dst);
                 self.w.stmt(format!("*(uint32_t *){d} = {variant}u"));
+                let offsets = self.variant_field_offsets(*dst, *variant, fields.len());
                 for (field, offset) in fields.iter().zip(offsets) {
-                    let at = self.at_offset(*dst, &offset.to_string());
+                    let at = self.at_offset(*dst, &offset);
                     let (v, field_ty) = (self.addr(*field), self.ty(*field).clone());
                     self.memcpy(&at, &v, &field_ty);
                 }
@@ -755,12 +768,9 @@ impl Fx<'_> {
                 self.write(*dst, &format!("*(const uint32_t *){s}"));
             }
             K::TakeVariant { src, variant, dsts } => {
-                let ty = self.ty(*src).clone();
-                let offsets = ty
-                    .variant_field_offsets(*variant as usize)
-                    .expect("verified: a concrete enum");
+                let offsets = self.variant_field_offsets(*src, *variant, dsts.len());
                 for (dst, offset) in dsts.iter().zip(offsets) {
-                    let at = self.at_offset(*src, &offset.to_string());
+                    let at = self.at_offset(*src, &offset);
                     let (d, field_ty) = (self.addr(*dst), self.ty(*dst).clone());
                     self.memcpy(&d, &at, &field_ty);
                 }

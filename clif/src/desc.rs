@@ -276,19 +276,13 @@ impl<M: Module> Fx<'_, '_, M> {
                     self.call_rt(Entry::TydescOption, &[rt, p])
                 }
                 GenericDesc::Tuple(fields) => {
-                    let n = fields.len();
-                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-                        StackSlotKind::ExplicitSlot,
-                        (8 * n.max(1)) as u32,
-                        3,
-                    ));
-                    let array = self.b.ins().stack_addr(self.ptr, slot, 0);
-                    for (i, field) in fields.iter().enumerate() {
-                        let d = self.source_desc(field);
-                        self.b.ins().store(trusted(), d, array, (8 * i) as i32);
-                    }
-                    let count = self.iconst_ptr(n as i64);
+                    let (array, count) = self.desc_array(fields);
                     self.call_rt(Entry::TydescTuple, &[rt, array, count])
+                }
+                GenericDesc::Enum(names, payloads) => {
+                    let (array, count) = self.desc_array(payloads);
+                    let (names, len) = self.bytes_addr(names);
+                    self.call_rt(Entry::TydescEnum, &[rt, names, len, array, count])
                 }
                 GenericDesc::Map(k, v) => {
                     let k = self.source_desc(k);
@@ -302,6 +296,22 @@ impl<M: Module> Fx<'_, '_, M> {
     }
 
     /// The descriptor a plan's source names.
+    /// The descriptors of `sources` in an array on the stack, and their count.
+    fn desc_array(&mut self, sources: &[DescSource]) -> (Value, Value) {
+        let n = sources.len();
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (8 * n.max(1)) as u32,
+            3,
+        ));
+        let array = self.b.ins().stack_addr(self.ptr, slot, 0);
+        for (i, source) in sources.iter().enumerate() {
+            let d = self.source_desc(source);
+            self.b.ins().store(trusted(), d, array, (8 * i) as i32);
+        }
+        (array, self.iconst_ptr(n as i64))
+    }
+
     fn source_desc(&mut self, source: &DescSource) -> Value {
         match source {
             DescSource::Static(ty) => self.desc(ty),

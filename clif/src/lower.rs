@@ -569,6 +569,44 @@ impl<M: Module> Fx<'_, '_, M> {
         }
     }
 
+    /// The address of each of the `n` payload fields of variant `variant` of the enum in
+    /// `e`: constant offsets when the enum is concrete, else read from its descriptor
+    /// (`fields[variant]`: the payload tuple and its offset).
+    fn variant_field_addrs(&mut self, e: SlotId, variant: u32, n: usize) -> Vec<Value> {
+        let ty = self.slot_ty(e).clone();
+        let base = self.addr(e);
+        if let Some(offsets) = ty.variant_field_offsets(variant as usize) {
+            return offsets
+                .into_iter()
+                .map(|o| self.b.ins().iadd_imm_u(base, o as i64))
+                .collect();
+        }
+        let d = self.desc(&ty);
+        let fields = self.b.ins().load(self.ptr, trusted(), d, OFF_FIELDS);
+        let at = variant as i32 * FIELD_SIZE;
+        let payload = self
+            .b
+            .ins()
+            .load(self.ptr, trusted(), fields, at + FIELD_OFF_DESC);
+        let offset = self
+            .b
+            .ins()
+            .load(self.ptr, trusted(), fields, at + FIELD_OFF_OFFSET);
+        let start = self.b.ins().iadd(base, offset);
+        let payload_fields = self.b.ins().load(self.ptr, trusted(), payload, OFF_FIELDS);
+        (0..n)
+            .map(|i| {
+                let off = self.b.ins().load(
+                    self.ptr,
+                    trusted(),
+                    payload_fields,
+                    i as i32 * FIELD_SIZE + FIELD_OFF_OFFSET,
+                );
+                self.b.ins().iadd(start, off)
+            })
+            .collect()
+    }
+
     /// The payload offset of an option of type `ty`.
     fn payload_offset(&mut self, ty: &IrType) -> Value {
         match ty.layout_with_offsets() {
@@ -797,15 +835,11 @@ impl<M: Module> Fx<'_, '_, M> {
                 variant,
                 fields,
             } => {
-                let ty = self.slot_ty(*dst).clone();
-                let offsets = ty
-                    .variant_field_offsets(*variant as usize)
-                    .expect("verified: a concrete enum");
                 let d = self.addr(*dst);
                 let tag = self.b.ins().iconst(types::I32, *variant as i64);
                 self.b.ins().store(trusted(), tag, d, 0);
-                for (field, offset) in fields.iter().zip(offsets) {
-                    let at = self.b.ins().iadd_imm_u(d, offset as i64);
+                let addrs = self.variant_field_addrs(*dst, *variant, fields.len());
+                for (field, at) in fields.iter().zip(addrs) {
                     self.copy_into(at, *field);
                 }
             }
@@ -815,13 +849,8 @@ impl<M: Module> Fx<'_, '_, M> {
                 self.write(*dst, tag);
             }
             K::TakeVariant { src, variant, dsts } => {
-                let ty = self.slot_ty(*src).clone();
-                let offsets = ty
-                    .variant_field_offsets(*variant as usize)
-                    .expect("verified: a concrete enum");
-                let s = self.addr(*src);
-                for (dst, offset) in dsts.iter().zip(offsets) {
-                    let at = self.b.ins().iadd_imm_u(s, offset as i64);
+                let addrs = self.variant_field_addrs(*src, *variant, dsts.len());
+                for (dst, at) in dsts.iter().zip(addrs) {
                     self.copy_from(*dst, at);
                 }
             }

@@ -59,11 +59,9 @@ impl FnChecker<'_> {
         };
         if ty.mentions_param() {
             // A generic enum: its instance is the one expected.
-            let prefix = format!("{}[", enum_name.name);
-            match expected.map(|t| self.shallow(t)) {
-                Some(t @ IrType::Enum(_)) if matches!(&t, IrType::Enum(e) if e.name.starts_with(&prefix)) => {
-                    ty = t
-                }
+            let instance = |e: &EnumType| e.name == enum_name.name && !e.args.is_empty();
+            match expected.map(|t| self.resolve(t)) {
+                Some(IrType::Enum(e)) if instance(&e) => ty = IrType::Enum(e),
                 _ => {
                     self.diagnostics.push(
                         Diagnostic::error(

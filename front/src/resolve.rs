@@ -753,24 +753,12 @@ fn instantiate(
         );
         return IrType::Unit;
     }
-    if args.iter().any(IrType::mentions_param) {
-        diagnostics.push(
-            Diagnostic::error(
-                "E008",
-                span,
-                format!("the type arguments of enum `{name}` must be concrete types"),
-            )
-            .with_label("mentions a type parameter")
-            .with_note("a generic enum is instantiated at concrete types only (for now): `result[i64, string]`, not `result[T, string]`"),
-        );
-        return IrType::Unit;
-    }
-    let shown: Vec<String> = args.iter().map(ToString::to_string).collect();
     let IrType::Enum(made) = template.substitute(args) else {
         unreachable!("an enum substitutes to an enum")
     };
     IrType::enumeration(EnumType {
-        name: format!("{}[{}]", e.name, shown.join(", ")),
+        name: e.name.clone(),
+        args: args.to_vec(),
         ..*made
     })
 }
@@ -819,6 +807,7 @@ impl Resolver<'_> {
         let params: Vec<String> = decl.type_params.iter().map(|p| p.name.clone()).collect();
         let mut made = EnumType {
             name: decl.name.name.clone(),
+            args: Vec::new(),
             variant_names: Vec::new(),
             variants: Vec::new(),
         };
@@ -1044,6 +1033,7 @@ impl Resolver<'_> {
             let placeholder = if what == "enum" {
                 IrType::enumeration(EnumType {
                     name: decl_name.name.clone(),
+                    args: Vec::new(),
                     variant_names: Vec::new(),
                     variants: Vec::new(),
                 })

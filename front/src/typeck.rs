@@ -370,6 +370,7 @@ impl<'a> FnChecker<'a> {
             IrType::List(e) | IrType::Option(e) => self.occurs(v, e),
             IrType::Tuple(fs) => fs.iter().any(|f| self.occurs(v, f)),
             IrType::Map(k, val) => self.occurs(v, k) || self.occurs(v, val),
+            IrType::Enum(e) => e.args.iter().any(|a| self.occurs(v, a)),
             _ => false,
         }
     }
@@ -394,6 +395,13 @@ impl<'a> FnChecker<'a> {
                 // Both sides, so that a mismatch in the key still learns the value.
                 let key = self.unify(xk, yk);
                 self.unify(xv, yv) && key
+            }
+            // Two instances of one generic enum agree when their type arguments do.
+            (IrType::Enum(x), IrType::Enum(y)) if !x.args.is_empty() => {
+                x.name == y.name
+                    && x.variant_names == y.variant_names
+                    && x.args.len() == y.args.len()
+                    && x.args.iter().zip(&y.args).all(|(p, q)| self.unify(p, q))
             }
             _ => a == b,
         }
@@ -480,6 +488,17 @@ impl<'a> FnChecker<'a> {
                     out.push(',');
                 }
                 out.push(')');
+            }
+            IrType::Enum(e) if !e.args.is_empty() => {
+                out.push_str(&e.name);
+                out.push('[');
+                for (i, a) in e.args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.write_type(a, out);
+                }
+                out.push(']');
             }
             IrType::Unit => out.push_str("()"),
             other => out.push_str(&other.display(&self.names).to_string()),
@@ -1966,8 +1985,23 @@ fn contains_error_unit(vars: &[Var], ty: &IrType) -> bool {
         IrType::List(e) | IrType::Option(e) => contains_error_unit(vars, e),
         IrType::Tuple(fs) => fs.iter().any(|f| contains_error_unit(vars, f)),
         IrType::Map(k, v) => contains_error_unit(vars, k) || contains_error_unit(vars, v),
+        IrType::Enum(e) => e.args.iter().any(|a| contains_error_unit(vars, a)),
         _ => false,
     }
+}
+
+/// A generic enum's instance with `f` applied to its type arguments and payloads.
+fn enum_map(e: &EnumType, f: &mut impl FnMut(&IrType) -> IrType) -> IrType {
+    IrType::enumeration(EnumType {
+        name: e.name.clone(),
+        args: e.args.iter().map(&mut *f).collect(),
+        variant_names: e.variant_names.clone(),
+        variants: e
+            .variants
+            .iter()
+            .map(|p| p.iter().map(&mut *f).collect())
+            .collect(),
+    })
 }
 
 /// Substitutes bound variables, leaving unbound ones in place.
@@ -1981,6 +2015,7 @@ fn zonk_partial(vars: &[Var], ty: &IrType) -> IrType {
         IrType::Option(e) => IrType::option(zonk_partial(vars, e)),
         IrType::Tuple(fs) => IrType::Tuple(fs.iter().map(|f| zonk_partial(vars, f)).collect()),
         IrType::Map(k, v) => IrType::map(zonk_partial(vars, k), zonk_partial(vars, v)),
+        IrType::Enum(e) if !e.args.is_empty() => enum_map(e, &mut |t| zonk_partial(vars, t)),
         other => other.clone(),
     }
 }
@@ -1996,6 +2031,7 @@ fn zonk(vars: &[Var], ty: &IrType) -> IrType {
         IrType::Option(e) => IrType::option(zonk(vars, e)),
         IrType::Tuple(fs) => IrType::Tuple(fs.iter().map(|f| zonk(vars, f)).collect()),
         IrType::Map(k, v) => IrType::map(zonk(vars, k), zonk(vars, v)),
+        IrType::Enum(e) if !e.args.is_empty() => enum_map(e, &mut |t| zonk(vars, t)),
         other => other.clone(),
     }
 }

@@ -25,6 +25,8 @@ pub enum GenericEntry {
     Option(DescRef),
     Tuple(Vec<DescRef>),
     Map(DescRef, DescRef),
+    /// An enum: its descriptor's names and its variants' payload tuples.
+    Enum(Box<[u8]>, Vec<DescRef>),
 }
 
 /// The interpreter's static descriptors, one per concrete type.
@@ -126,6 +128,10 @@ impl FrameDescs {
                 GenericDesc::Map(k, v) => {
                     GenericEntry::Map(self.source(cache, k), self.source(cache, v))
                 }
+                GenericDesc::Enum(names, payloads) => GenericEntry::Enum(
+                    names.clone().into_boxed_slice(),
+                    payloads.iter().map(|p| self.source(cache, p)).collect(),
+                ),
             })
             .collect()
     }

@@ -181,6 +181,10 @@ impl Machine<'_> {
                 GenericEntry::Map(k, v) => {
                     (t.tydesc_map)(rt, desc_of(frame, base, *k), desc_of(frame, base, *v))
                 }
+                GenericEntry::Enum(names, payloads) => {
+                    let ds: Vec<Td> = payloads.iter().map(|d| desc_of(frame, base, *d)).collect();
+                    (t.tydesc_enum)(rt, names.as_ptr(), names.len(), ds.as_ptr(), ds.len())
+                }
             };
             *(frame.add(base as usize + 8 * (f.type_params + i)) as *mut Td) = desc;
         }
@@ -417,6 +421,8 @@ impl Machine<'_> {
                 | Op::MakeVariant { .. }
                 | Op::VariantTag { .. }
                 | Op::TakeVariant { .. }
+                | Op::MakeVariantDyn { .. }
+                | Op::TakeVariantDyn { .. }
                 | Op::MakeList { .. }
                 | Op::ListLen { .. }
                 | Op::ListGet { .. }
@@ -671,6 +677,33 @@ impl Machine<'_> {
                 let s0 = a(*src);
                 for &(dst, offset, size) in dsts.iter() {
                     ptr::copy(s0.add(offset as usize), a(dst), size as usize);
+                }
+            }
+            Op::MakeVariantDyn {
+                dst,
+                desc: d,
+                tag,
+                fields,
+            } => {
+                let payload = (*desc(*d)).fields()[*tag as usize];
+                let d0 = a(*dst);
+                (d0 as *mut u32).write(*tag);
+                for (field, src) in (*payload.desc).fields().iter().zip(fields.iter()) {
+                    let at = d0.add(payload.offset + field.offset);
+                    ptr::copy(a(*src), at, (*field.desc).size);
+                }
+            }
+            Op::TakeVariantDyn {
+                src,
+                desc: d,
+                tag,
+                dsts,
+            } => {
+                let payload = (*desc(*d)).fields()[*tag as usize];
+                let s0 = a(*src);
+                for (field, dst) in (*payload.desc).fields().iter().zip(dsts.iter()) {
+                    let at = s0.add(payload.offset + field.offset);
+                    ptr::copy(at, a(*dst), (*field.desc).size);
                 }
             }
             Op::MakeList { dst, elem, elems } => {

@@ -463,6 +463,16 @@ impl FuncLowering<'_, '_> {
                 dst,
                 variant,
                 fields,
+            } if self.ty(*dst).layout().is_none() => Op::MakeVariantDyn {
+                dst: self.at(*dst),
+                desc: self.slot_desc(*dst),
+                tag: *variant,
+                fields: fields.iter().map(|s| self.at(*s)).collect(),
+            },
+            K::MakeVariant {
+                dst,
+                variant,
+                fields,
             } => Op::MakeVariant {
                 dst: self.at(*dst),
                 tag: *variant,
@@ -472,6 +482,14 @@ impl FuncLowering<'_, '_> {
                 dst: self.at(*dst),
                 src: self.at(*src),
             },
+            K::TakeVariant { src, variant, dsts } if self.ty(*src).layout().is_none() => {
+                Op::TakeVariantDyn {
+                    src: self.at(*src),
+                    desc: self.slot_desc(*src),
+                    tag: *variant,
+                    dsts: dsts.iter().map(|s| self.at(*s)).collect(),
+                }
+            }
             K::TakeVariant { src, variant, dsts } => Op::TakeVariant {
                 src: self.at(*src),
                 dsts: self.variant_fields(*src, *variant, dsts),

@@ -195,6 +195,21 @@ pub enum Op {
         src: Opnd,
         dsts: Box<[(Opnd, u32, u32)]>,
     },
+    /// `MakeVariant` of an enum laid out at run time: offsets and sizes from its
+    /// descriptor (`fields[tag]`, the payload tuple).
+    MakeVariantDyn {
+        dst: Opnd,
+        desc: DescRef,
+        tag: u32,
+        fields: Box<[Opnd]>,
+    },
+    /// `TakeVariant` of an enum laid out at run time.
+    TakeVariantDyn {
+        src: Opnd,
+        desc: DescRef,
+        tag: u32,
+        dsts: Box<[Opnd]>,
+    },
     MakeList {
         dst: Opnd,
         elem: DescRef,

@@ -194,6 +194,9 @@ pub enum GenericDesc {
     Tuple(Vec<DescSource>),
     /// `tydesc_map(key, value)`.
     Map(DescSource, DescSource),
+    /// `tydesc_enum(names, payloads)`: the descriptor's `names` bytes (the enum's
+    /// name, then each variant's, each NUL-terminated) and each variant's payload tuple.
+    Enum(Vec<u8>, Vec<DescSource>),
 }
 
 /// A function's descriptor table: the type parameters' descriptors first (passed by
@@ -239,6 +242,12 @@ impl DescPlan {
                     GenericDesc::Tuple(fields.iter().map(|t| plan.source(t)).collect())
                 }
                 IrType::Map(k, v) => GenericDesc::Map(plan.source(k), plan.source(v)),
+                IrType::Enum(e) => GenericDesc::Enum(
+                    ty.descriptor_names().expect("an enum has names"),
+                    (0..e.variants.len())
+                        .map(|v| plan.source(&e.payload(v)))
+                        .collect(),
+                ),
                 other => unreachable!("{other} is not a generic composite"),
             };
             plan.generic.push((ty, entry));
@@ -283,6 +292,7 @@ fn generic_types(ty: &IrType, out: &mut Vec<IrType>) {
             generic_types(k, out);
             generic_types(v, out);
         }
+        IrType::Enum(e) => (0..e.variants.len()).for_each(|v| generic_types(&e.payload(v), out)),
         _ => {}
     }
     if !out.contains(ty) {

@@ -42,15 +42,21 @@ pub enum IrType {
     /// An enum: a tagged union of variants, each with a payload of zero or more fields,
     /// declared once and referred to by name. A `u32` tag (the variant's index) sits at
     /// offset 0 and every payload, laid out as the tuple of its fields, at one shared
-    /// offset (`compute_layout`). Its payloads are concrete: an enum mentions no type
-    /// parameter (a generic enum is instantiated by the front end at concrete types).
+    /// offset (`compute_layout`). A generic enum's instance (`result[T, string]`) has its
+    /// type arguments substituted into its payloads; one that mentions a type parameter
+    /// is laid out at run time, from the descriptor generic code builds
+    /// (`tydesc_enum`), like a tuple of `T`.
     Enum(Box<EnumType>),
 }
 
 /// The declaration of an enum type: its name and its variants, in order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EnumType {
+    /// The declared name (`result`), also the descriptor's: instances share it.
     pub name: String,
+    /// A generic enum's type arguments (`[i64, string]` in `result[i64, string]`), empty
+    /// for an enum without type parameters.
+    pub args: Vec<IrType>,
     pub variant_names: Vec<String>,
     /// Each variant's payload fields (empty for a variant without payload).
     pub variants: Vec<Vec<IrType>>,
@@ -307,6 +313,7 @@ impl IrType {
             IrType::Map(k, v) => IrType::map(k.substitute(args), v.substitute(args)),
             IrType::Enum(e) => IrType::enumeration(EnumType {
                 name: e.name.clone(),
+                args: e.args.iter().map(|a| a.substitute(args)).collect(),
                 variant_names: e.variant_names.clone(),
                 variants: e
                     .variants
@@ -400,7 +407,17 @@ impl fmt::Display for DisplayType<'_> {
                 write!(f, ")")
             }
             IrType::Record(record) => write!(f, "{}", record.name),
-            IrType::Enum(e) => write!(f, "{}", e.name),
+            IrType::Enum(e) if e.args.is_empty() => write!(f, "{}", e.name),
+            IrType::Enum(e) => {
+                write!(f, "{}[", e.name)?;
+                for (i, a) in e.args.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{}", sub(a))?;
+                }
+                write!(f, "]")
+            }
             IrType::Param(n) => match self.names.get(*n as usize) {
                 Some(name) => write!(f, "{name}"),
                 None => write!(f, "T{n}"),

@@ -49,7 +49,7 @@ DTLV_BEGIN_DECLS
  * may pin itself to an earlier one by defining DTLV_TABLE_VERSION before including this
  * header: its table struct then ends where that version's did, and it still loads and
  * runs against a newer runtime (whose table is only longer). */
-#define DTLV_TABLE_VERSION_LATEST 2u
+#define DTLV_TABLE_VERSION_LATEST 3u
 #ifndef DTLV_TABLE_VERSION
 #define DTLV_TABLE_VERSION DTLV_TABLE_VERSION_LATEST
 #endif
@@ -323,6 +323,12 @@ struct dtlv_rti_table {
     dtlv_status_t (*bigint_from_limbs)(void *rt, uint8_t negative, const uint64_t *limbs,
                                        size_t len, dtlv_bigint_t *out);
 #endif
+#if DTLV_TABLE_VERSION >= 3
+    /* enums (table version 3): the descriptor of an enum from its names and its
+     * variants' payload tuple descriptors */
+    const dtlv_tydesc_t *(*tydesc_enum)(void *rt, const uint8_t *names, size_t names_len,
+                                        const dtlv_tydesc_t *const *payloads, size_t count);
+#endif
 };
 
 /* The table behind `rt`. */
@@ -551,6 +557,17 @@ static inline dtlv_status_t dtlv_rti_bigint_from_limbs(void *rt, uint8_t negativ
                                                        const uint64_t *limbs, size_t len,
                                                        dtlv_bigint_t *out) {
     return DTLV_RTI_TABLE(rt)->bigint_from_limbs(rt, negative, limbs, len, out);
+}
+#endif
+
+#if DTLV_TABLE_VERSION >= 3
+/* ---- enums (table version 3) ---- */
+
+static inline const dtlv_tydesc_t *dtlv_rti_tydesc_enum(void *rt, const uint8_t *names,
+                                                        size_t names_len,
+                                                        const dtlv_tydesc_t *const *payloads,
+                                                        size_t count) {
+    return DTLV_RTI_TABLE(rt)->tydesc_enum(rt, names, names_len, payloads, count);
 }
 #endif
 

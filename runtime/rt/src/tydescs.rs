@@ -162,20 +162,30 @@ impl Runtime {
     /// # Safety
     /// `td` must be a well-formed record or enum descriptor.
     pub unsafe fn tydesc_record(&self, td: &TyDesc) -> &TyDesc {
-        let interned: Vec<*const TyDesc> = td
-            .fields()
-            .iter()
-            .map(|f| self.intern_tydesc(&*f.desc) as *const TyDesc)
-            .collect();
+        let fields: Vec<&TyDesc> = td.fields().iter().map(|f| &*f.desc).collect();
         let names = td.record_names();
         let bytes = datalove_rti::tydesc::record_names_bytes(names[0], &names[1..]);
+        self.tydesc_named(td.kind, bytes, &fields)
+    }
+
+    /// The interned record or enum (`kind`) of `fields` (an enum's payload tuples) with
+    /// the `names` bytes.
+    ///
+    /// # Safety
+    /// Every field must be well formed; `bytes` one name per field and the type's, each
+    /// NUL-terminated.
+    pub unsafe fn tydesc_named(&self, kind: TyKind, bytes: Vec<u8>, fields: &[&TyDesc]) -> &TyDesc {
+        let interned: Vec<*const TyDesc> = fields
+            .iter()
+            .map(|f| self.intern_tydesc(f) as *const TyDesc)
+            .collect();
         let key = Key::Named(
-            td.kind,
+            kind,
             bytes.clone(),
             interned.iter().map(|&p| p as usize).collect(),
         );
         let ptr = self.tydescs.get_or_make(key, || {
-            let mut made = fields_interned(td.kind, &interned);
+            let mut made = fields_interned(kind, &interned);
             made._names = bytes.into_boxed_slice();
             made.desc.names = made._names.as_ptr();
             made
@@ -264,6 +274,29 @@ pub(crate) unsafe extern "C" fn tydesc_map(rt: Rt, key: Td, value: Td) -> Td {
 
 pub(crate) unsafe extern "C" fn tydesc_option(rt: Rt, payload: Td) -> Td {
     Runtime::from_handle(rt).tydesc_option(&*payload)
+}
+
+pub(crate) unsafe extern "C" fn tydesc_enum(
+    rt: Rt,
+    names: *const u8,
+    names_len: usize,
+    payloads: *const Td,
+    count: usize,
+) -> Td {
+    let payloads: Vec<&TyDesc> = if count == 0 || payloads.is_null() {
+        Vec::new()
+    } else {
+        std::slice::from_raw_parts(payloads, count)
+            .iter()
+            .map(|&f| &*f)
+            .collect()
+    };
+    let bytes = if names_len == 0 || names.is_null() {
+        Vec::new()
+    } else {
+        std::slice::from_raw_parts(names, names_len).to_vec()
+    };
+    Runtime::from_handle(rt).tydesc_named(TyKind::Enum, bytes, &payloads)
 }
 
 pub(crate) unsafe extern "C" fn tydesc_tuple(rt: Rt, fields: *const Td, count: usize) -> Td {

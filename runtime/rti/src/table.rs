@@ -24,12 +24,14 @@ pub const ABI_VERSION: u32 = 1;
 /// The table version: which entries exist. It rises each time entries are appended
 /// (`struct_size` grows with it) while `abi_version` stays: a rider built against an
 /// earlier table version checks only that the table is at least as long as it knew, so
-/// it still loads and runs. Version 1 ends at `error_at`; version 2 adds the map entries and `bigint_from_limbs`.
-pub const TABLE_VERSION: u32 = 2;
+/// it still loads and runs. Version 1 ends at `error_at`; version 2 adds the map entries and `bigint_from_limbs`;
+/// version 3 adds `tydesc_enum`.
+pub const TABLE_VERSION: u32 = 3;
 
 /// `struct_size` of each table version, oldest first (`TABLE_SIZES[v - 1]`).
 pub const TABLE_SIZES: [usize; TABLE_VERSION as usize] = [
     std::mem::offset_of!(RtiTable, error_at) + std::mem::size_of::<usize>(),
+    std::mem::offset_of!(RtiTable, bigint_from_limbs) + std::mem::size_of::<usize>(),
     std::mem::size_of::<RtiTable>(),
 ];
 
@@ -315,4 +317,11 @@ rti_table! {
     MapEntryAt map_entry_at(rt: Rt, map: *const Map, map_td: Td, index: usize) -> *mut c_void;
     // ---- bigints (issue 16) ----
     BigintFromLimbs bigint_from_limbs(rt: Rt, negative: u8, limbs: *const u64, len: usize, out: *mut BigInt) -> RtStatus;
+    // ---- enums (table version 3) ----
+    /// The descriptor of an enum whose variants' payloads (tuple descriptors, in
+    /// declaration order) are `payloads[..count]` and whose `names` are
+    /// `names[..names_len]` (the enum's name, then each variant's, each followed by a
+    /// NUL byte): what generic code builds for an enum whose payloads mention a type
+    /// parameter. Interned: the names are copied.
+    TydescEnum tydesc_enum(rt: Rt, names: *const u8, names_len: usize, payloads: *const Td, count: usize) -> Td;
 }
