@@ -749,6 +749,25 @@ unsafe fn expect_key(key_td: &TyDesc, map_td: &TyDesc) -> Result<(), Failure> {
     }
 }
 
+/// For a native that takes a `ref` key and gives `?V` (`map_get`, `map_remove`): checks
+/// the key against the map and the result slot's `V` against its values; the value
+/// descriptor and the payload's offset in the slot.
+///
+/// # Safety
+/// The descriptors well formed.
+unsafe fn key_and_optional_value<'m>(
+    key_td: &TyDesc,
+    m_td: &'m TyDesc,
+    result_td: &TyDesc,
+) -> Result<(&'m TyDesc, usize), Failure> {
+    expect_key(key_td, m_td)?;
+    let (_, value_td) = map_parts(m_td)?;
+    let offset = option_of(result_td, value_td, |value, slot| {
+        format!("a {value} value into a {slot} slot")
+    })?;
+    Ok((value_td, offset))
+}
+
 /// Room for one value of any type, aligned for every type (at most 8).
 fn scratch(td: &TyDesc) -> Vec<u64> {
     vec![0u64; td.size.div_ceil(8).max(1)]
@@ -909,16 +928,7 @@ datalove_rti::natives! {
         key: AnyRef<'_>, key_td,
         result_out: AnyOut<'_>, result_td,
     ) {
-        expect_key(key_td, m_td)?;
-        let (_, value_td) = map_parts(m_td)?;
-        let (payload_td, offset) = option_payload(result_td)?;
-        if !same_tydesc(payload_td, value_td) {
-            return Err(Failure::type_mismatch(format!(
-                "a {} value into a {} slot",
-                value_td.type_name(),
-                result_td.type_name()
-            )));
-        }
+        let (value_td, offset) = key_and_optional_value(key_td, m_td, result_td)?;
         let found = call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).cast::<u8>();
         if found.is_null() {
             write_none(rt, &result_out, result_td);
@@ -955,16 +965,7 @@ datalove_rti::natives! {
         key: AnyRef<'_>, key_td,
         result_out: AnyOut<'_>, result_td,
     ) {
-        expect_key(key_td, m_td)?;
-        let (_, value_td) = map_parts(m_td)?;
-        let (payload_td, offset) = option_payload(result_td)?;
-        if !same_tydesc(payload_td, value_td) {
-            return Err(Failure::type_mismatch(format!(
-                "a {} value into a {} slot",
-                value_td.type_name(),
-                result_td.type_name()
-            )));
-        }
+        let (_, offset) = key_and_optional_value(key_td, m_td, result_td)?;
         if call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).is_null() {
             write_none(rt, &result_out, result_td);
             return Ok(());
