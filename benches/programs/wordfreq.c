@@ -7,14 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *SYLLABLES[12] = {"ka", "lo", "mi", "ne", "ru", "ta",
-                                    "vo", "shi", "en", "ya", "po", "qu"};
-static int64_t seed = 42;
-
-static int64_t next_random(void) {
-    seed = seed * 16807 % 2147483647;
-    return seed;
-}
+#include "wordgen.h"
 
 typedef struct {
     char *word;

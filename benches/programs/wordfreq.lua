@@ -1,13 +1,8 @@
 -- wordfreq: a map workload (see wordfreq.c): the pseudo-random words of `words`,
 -- counted in a table; the most frequent is the first in word order among the most
 -- frequent.
-local SYLLABLES = { "ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "en", "ya", "po", "qu" }
-local seed = 42
-
-local function next_random()
-  seed = seed * 16807 % 2147483647
-  return seed
-end
+local wordgen = dofile((arg[0]:match("^(.*/)") or "") .. "wordgen.lua")
+local SYLLABLES, next_random = wordgen.SYLLABLES, wordgen.next_random
 
 local lines = tonumber(arg and arg[1]) or 1000
 local counts, keys = {}, {}

@@ -3,14 +3,7 @@ counted in a dict; the most frequent is the first in word order among the most
 frequent."""
 import sys
 
-SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "en", "ya", "po", "qu"]
-seed = 42
-
-
-def next_random():
-    global seed
-    seed = seed * 16807 % 2147483647
-    return seed
+from wordgen import SYLLABLES, next_random
 
 
 def main(lines):

@@ -1,21 +1,13 @@
 /* words: a string and list workload. Lines of pseudo-random words are built by
  * concatenation, split into words by scanning their characters, and the words sorted;
  * then the number of words, of distinct words, and the most frequent word are printed.
- * The words come from a Park-Miller generator (seed 42), whose products stay below
- * 2^53 so every peer computes them exactly. */
+ * The words come from wordgen.h's Park-Miller generator (seed 42), whose products stay
+ * below 2^53 so every peer computes them exactly. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *SYLLABLES[12] = {"ka", "lo", "mi", "ne", "ru", "ta",
-                                    "vo", "shi", "en", "ya", "po", "qu"};
-
-static long seed = 42;
-
-static long next_random(void) {
-    seed = seed * 16807 % 2147483647;
-    return seed;
-}
+#include "wordgen.h"
 
 static int compare(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);

@@ -1,12 +1,7 @@
 -- words: a string and list workload (see words.c): lines of pseudo-random words built
 -- by concatenation, split by scanning their characters, sorted, counted.
-local SYLLABLES = { "ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "en", "ya", "po", "qu" }
-local seed = 42
-
-local function next_random()
-  seed = seed * 16807 % 2147483647
-  return seed
-end
+local wordgen = dofile((arg[0]:match("^(.*/)") or "") .. "wordgen.lua")
+local SYLLABLES, next_random = wordgen.SYLLABLES, wordgen.next_random
 
 local lines = tonumber(arg and arg[1]) or 1000
 local words = {}

@@ -155,8 +155,10 @@ fn compile_here(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result
         return fail(sources, diagnostics);
     }
     let mut program = lower::lower(&checked, &resolved.riders, &sources);
-    // Small leaf functions inlined, once, for every backend alike.
+    // Small leaf functions inlined, and loops tested at their bottom, once, for every
+    // backend alike.
     datalove_ir::inline::inline_small_functions(&mut program);
+    datalove_ir::thread::thread_condition_jumps(&mut program);
     Ok(Compiled {
         program,
         sources,

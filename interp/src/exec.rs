@@ -165,8 +165,10 @@ impl Machine<'_> {
     /// # Safety
     /// As for [`Machine::run_entry`].
     pub unsafe fn run(&self, fi: usize, frame: *mut u8, ret: *mut u8) {
-        let f = &self.funcs[fi];
-        let base = self.desc_bases[fi];
+        // `fi` is the entry or a callee the lowering resolved: always a function here.
+        debug_assert!(fi < self.funcs.len() && fi < self.desc_bases.len());
+        let f = self.funcs.get_unchecked(fi);
+        let base = *self.desc_bases.get_unchecked(fi);
         let rt = self.rt;
         let t = self.table;
         // The frame's descriptor table: generic types, from the type arguments.

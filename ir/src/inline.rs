@@ -62,7 +62,7 @@ pub fn inline_small_functions(program: &mut Program) {
 /// Removes the blocks of `f` nothing reaches from its entry (by jumps, branches or
 /// abandon edges), renumbering the others in order: an abandon block only an inlined
 /// call used is left behind when the inlined body cannot fail.
-fn remove_unreachable_blocks(f: &mut Function) {
+pub(crate) fn remove_unreachable_blocks(f: &mut Function) {
     let mut reached = vec![false; f.blocks.len()];
     let mut work = vec![f.entry];
     reached[f.entry.index()] = true;

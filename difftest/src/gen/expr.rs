@@ -76,6 +76,21 @@ impl Generator<'_> {
             .unwrap_or_else(|| panic!("the probe rider has no `{name}`"))
     }
 
+    /// The name a program calls the standard library's `module.function` by, recorded
+    /// as used so that the file imports it.
+    pub(crate) fn library_call(&mut self, module: &str, function: &str) -> String {
+        let i = self
+            .callables
+            .iter()
+            .position(|c| {
+                matches!(&c.origin, Origin::Library { module: m, function: f }
+                    if m == module && f == function)
+            })
+            .unwrap_or_else(|| panic!("the library has no `{module}.{function}`"));
+        self.used[self.file].insert(i);
+        self.callables[i].name.clone()
+    }
+
     /// A variable of `ty`.
     fn variable(&mut self, ty: &IrType, how: Use) -> Option<E> {
         let candidates = self.readable(ty);
@@ -173,8 +188,62 @@ impl Generator<'_> {
                 let inner = self.expr(&inner_ty, Use::Consume, false, sub);
                 E::atom(format!("data({})", inner.at(OR)))
             }
+            IrType::Map(key, value) => {
+                // `maps.from_entries` of a list of entries; a later duplicate key wins.
+                let mut n = self.rng.below(4);
+                if n == 0 && !decided {
+                    n = 1;
+                }
+                let entries: Vec<String> = (0..n)
+                    .map(|i| {
+                        let k = self.expr(key, Use::Consume, decided || i > 0, sub);
+                        let v = self.expr(value, Use::Consume, decided || i > 0, sub);
+                        format!("({}, {})", k.at(OR), v.at(OR))
+                    })
+                    .collect();
+                let from = self.library_call("maps", "from_entries");
+                E::atom(format!("{from}([{}])", entries.join(", ")))
+            }
+            IrType::BigInt => {
+                if self.rng.chance(1, 2) {
+                    // From a fixed-width integer of any type (`index` is not `fixedint`).
+                    let int_ty = match self.random_int_type() {
+                        IrType::Index => IrType::U64,
+                        t => t,
+                    };
+                    let x = self.expr(&int_ty, Use::Consume, false, sub);
+                    let from = self.library_call("bigint", "from");
+                    E::atom(format!("{from}({})", x.at(OR)))
+                } else {
+                    // From up to 40 digits, which no fixed-width type holds.
+                    let digits = self.rng.range(1, 40);
+                    let mut text: String = if self.rng.chance(1, 3) { "-" } else { "" }.into();
+                    for _ in 0..digits {
+                        text.push((b'0' + self.rng.below(10) as u8) as char);
+                    }
+                    let parse = self.library_call("bigint", "parse");
+                    E::atom(format!(
+                        "unwrap({parse}(ref {}))",
+                        string_literal(&text).text
+                    ))
+                }
+            }
+            IrType::Record(record) => {
+                // Every field, in the declaration's order; each value is checked against
+                // its field's type, which so decides it.
+                let items: Vec<String> = record
+                    .field_names
+                    .iter()
+                    .zip(&record.fields)
+                    .map(|(name, f)| {
+                        let value = self.expr(f, Use::Consume, true, sub);
+                        format!("{name}: {}", value.at(OR))
+                    })
+                    .collect();
+                E::atom(format!("{}({})", record.name, items.join(", ")))
+            }
             IrType::Param(_) => self.fallback(ty, how, decided),
-            // Extension point: records, enums and maps are constructed here.
+            // Extension point: enums are constructed here.
             other => panic!("no literal for {other}"),
         }
     }
@@ -231,7 +300,13 @@ impl Generator<'_> {
             }
             IrType::F32 | IrType::F64 => Some(self.float_op(ty, decided, sub)),
             t if t.is_integer() => Some(self.int_op(t, decided, sub)),
-            IrType::List(_) | IrType::Option(_) | IrType::Tuple(_) | IrType::Data
+            IrType::List(_)
+            | IrType::Option(_)
+            | IrType::Tuple(_)
+            | IrType::Data
+            | IrType::Map(..)
+            | IrType::BigInt
+            | IrType::Record(_)
                 if !ty.mentions_param() || self.rng.chance(1, 2) =>
             {
                 Some(self.construct(ty, Use::Consume, decided, depth))
@@ -503,7 +578,7 @@ impl Generator<'_> {
                 Some(E::atom(format!("{}[{}]", base.at(ATOM), index.text)))
             }
             1 => {
-                // A field of a tuple variable.
+                // A field of a tuple or record variable (`t.0`, `r.f1`).
                 let mut found = Vec::new();
                 for v in 0..self.fx.vars.len() {
                     let var = &self.fx.vars[v];
@@ -511,11 +586,14 @@ impl Generator<'_> {
                         && var.state == VState::Live
                         && !self.fx.stmt_exclusive.contains(&v)
                     {
-                        if let IrType::Tuple(fields) = &var.ty {
-                            for (i, f) in fields.iter().enumerate() {
-                                if f == ty {
-                                    found.push((v, i));
-                                }
+                        let names = match &var.ty {
+                            IrType::Record(record) => Some(&record.field_names),
+                            _ => None,
+                        };
+                        for (i, f) in var.ty.fields().unwrap_or(&[]).iter().enumerate() {
+                            if f == ty {
+                                let field = names.map_or(i.to_string(), |n| n[i].clone());
+                                found.push((v, field));
                             }
                         }
                     }
@@ -523,9 +601,9 @@ impl Generator<'_> {
                 if found.is_empty() {
                     return None;
                 }
-                let (v, i) = *self.rng.pick(&found);
+                let (v, field) = self.rng.pick(&found).clone();
                 let base = self.use_var(v, Use::Read)?;
-                Some(E::atom(format!("{}.{i}", base.text)))
+                Some(E::atom(format!("{}.{field}", base.text)))
             }
             _ => {
                 // `unwrap` of an option known to hold a value (or, risky, of any).

@@ -26,7 +26,7 @@ pub mod text;
 
 use std::collections::BTreeSet;
 
-use datalove_ir::{IrType, ParamMode, TypeClass};
+use datalove_ir::{IrType, ParamMode, RecordType, TypeClass};
 
 use crate::program::TestProgram;
 use crate::rng::Rng;
@@ -180,6 +180,9 @@ pub(crate) struct Generator<'a> {
     pub fx: FnState,
     /// Generated functions' text, in order, per file.
     functions: [Vec<String>; 2],
+    /// The program's record types, declared alike in the script and the module (two
+    /// records of one name and the same fields are one type).
+    pub records: Vec<RecordType>,
 }
 
 /// The module generated functions may live in, imported by the script.
@@ -197,6 +200,7 @@ impl<'a> Generator<'a> {
             risk,
             fx: FnState::default(),
             functions: [Vec::new(), Vec::new()],
+            records: Vec::new(),
         }
     }
 
@@ -327,20 +331,29 @@ impl<'a> Generator<'a> {
     /// type parameters.
     pub fn random_type(&mut self, depth: u32) -> IrType {
         let params = self.fx.type_params.len();
-        // Extension point: records, enums and maps get a weight and a case here.
+        // Extension point: records and enums get a weight and a case here.
         let mut weights = vec![
             10, // i64 (the simplest first)
-            4, 4, 4, 4, 4, 4, 4, // the other integers
-            4, // index
-            5, // f64
-            3, // f32
-            5, // bool
-            8, // string
-            1, // unit
-            6, // list
-            5, // option
-            4, // tuple
-            2, // data
+            4,
+            4,
+            4,
+            4,
+            4,
+            4,
+            4,                                           // the other integers
+            4,                                           // index
+            5,                                           // f64
+            3,                                           // f32
+            5,                                           // bool
+            8,                                           // string
+            1,                                           // unit
+            6,                                           // list
+            5,                                           // option
+            4,                                           // tuple
+            2,                                           // data
+            3,                                           // map
+            3, // bigint (a leaf, but owned: kept with the compound types)
+            if self.records.is_empty() { 0 } else { 5 }, // a record
         ];
         if depth == 0 {
             for w in weights.iter_mut().skip(14) {
@@ -370,7 +383,13 @@ impl<'a> Generator<'a> {
                 IrType::Tuple((0..n).map(|_| self.random_type(depth - 1)).collect())
             }
             17 => IrType::Data,
-            n => IrType::Param((n - 18) as u32),
+            18 => IrType::Map(
+                Box::new(self.random_type(depth - 1)),
+                Box::new(self.random_type(depth - 1)),
+            ),
+            19 => IrType::BigInt,
+            20 => IrType::record(self.rng.pick(&self.records).clone()),
+            n => IrType::Param((n - 21) as u32),
         }
     }
 
@@ -456,6 +475,9 @@ impl<'a> Generator<'a> {
             (IrType::List(p), IrType::List(t)) | (IrType::Option(p), IrType::Option(t)) => {
                 self.match_type(p, t, classes, bind)
             }
+            (IrType::Map(pk, pv), IrType::Map(tk, tv)) => {
+                self.match_type(pk, tk, classes, bind) && self.match_type(pv, tv, classes, bind)
+            }
             (IrType::Tuple(ps), IrType::Tuple(ts)) => {
                 ps.len() == ts.len()
                     && ps
@@ -470,6 +492,7 @@ impl<'a> Generator<'a> {
     // ---------------------------------------------------------------- program
 
     fn program(&mut self) -> TestProgram {
+        self.records = self.random_records();
         let count = self.rng.range(1, self.config.functions.max(1));
         // The first few functions (now and then) live in a module the script imports.
         let in_module = if count >= 3 && self.rng.chance(1, 3) {
@@ -487,6 +510,7 @@ impl<'a> Generator<'a> {
         self.file = 0;
         let main = self.main_body();
         let mut script = self.imports(0);
+        script.push_str(&self.record_declarations());
         for f in &self.functions[0] {
             script.push_str(f);
             script.push('\n');
@@ -495,6 +519,7 @@ impl<'a> Generator<'a> {
         let mut files = Vec::new();
         if !self.functions[1].is_empty() {
             let mut module = self.imports(1);
+            module.push_str(&self.record_declarations());
             for f in &self.functions[1] {
                 module.push_str(f);
             }
@@ -504,6 +529,37 @@ impl<'a> Generator<'a> {
             files.push((format!("{PRELUDE_MODULE}.dfm"), prelude));
         }
         TestProgram { script, files }
+    }
+
+    /// Up to three record types, `R0`, `R1`, ..., each of one to three fields whose types
+    /// may be earlier records (never itself: a record holds its fields in place).
+    fn random_records(&mut self) -> Vec<RecordType> {
+        let mut records: Vec<RecordType> = Vec::new();
+        for r in 0..self.rng.below(4) {
+            let count = self.rng.range(1, 3) as usize;
+            // `random_type` picks among the records made so far.
+            self.records = records.clone();
+            let fields = (0..count).map(|_| self.random_type(1)).collect();
+            records.push(RecordType {
+                name: format!("R{r}"),
+                field_names: (0..count).map(|i| format!("f{i}")).collect(),
+                fields,
+            });
+        }
+        records
+    }
+
+    /// The declarations of the program's records, and a blank line.
+    fn record_declarations(&self) -> String {
+        let mut out = String::new();
+        for record in &self.records {
+            out.push_str(&format!("record {}\n", record.name));
+            for (name, ty) in record.field_names.iter().zip(&record.fields) {
+                out.push_str(&format!("  {name}: {}\n", type_text(ty, &[])));
+            }
+            out.push_str("end record\n\n");
+        }
+        out
     }
 
     /// The `import` lines of file `file` (0 the script, 1 the module), and a blank line.
@@ -999,12 +1055,12 @@ mod tests {
         }
     }
 
-    /// Over a few hundred programs, every native and library function is called, and
+    /// Over six hundred programs, every native and library function is called, and
     /// every kind of statement and declaration appears.
     #[test]
     fn generated_programs_reach_everything() {
         let mut text = String::new();
-        for seed in 0..400 {
+        for seed in 0..600 {
             let program = generate(&mut Rng::seeded(seed), &Config::default());
             text.push_str(&program.script);
             for (_, f) in &program.files {
@@ -1040,6 +1096,13 @@ mod tests {
             "where { T is float, }",
             "import gm.",
             "(d - 1",
+            "record R1\n",
+            ": R0(f0: ",
+            ".f0",
+            "maps_from_entries([(",
+            ": map[",
+            "bigint_from(",
+            "unwrap(bigint_parse(ref \"",
         ] {
             assert!(text.contains(needle), "no program has `{needle}`");
         }

@@ -229,51 +229,47 @@ mod tests {
     }
 
     #[test]
-    fn scalars_strings_and_lists_by_mode() {
-        assert_eq!(
-            c_sig("native fun f(a: u8, ref b: string, mut c: [u64], d: string, out e: f64, f: bool): index"),
-            "uint8_t dlr_t__f(void *rt, const uint8_t *a, const dtlv_tydesc_t *a_td, \
-             const dtlv_string_t *b, const dtlv_tydesc_t *b_td, dtlv_list_t *c, \
-             const dtlv_tydesc_t *c_td, dtlv_string_t *d, const dtlv_tydesc_t *d_td, \
-             double *e, const dtlv_tydesc_t *e_td, const uint8_t *f, const dtlv_tydesc_t *f_td, \
-             dtlv_index_t *result_out, const dtlv_tydesc_t *result_td)"
-        );
-    }
-
-    #[test]
-    fn bigints_by_mode() {
-        assert_eq!(
-            c_sig("native fun b(ref a: bigint, mut c: bigint, d: bigint, out e: bigint): bigint"),
-            "uint8_t dlr_t__b(void *rt, const dtlv_bigint_t *a, const dtlv_tydesc_t *a_td, \
-             dtlv_bigint_t *c, const dtlv_tydesc_t *c_td, dtlv_bigint_t *d, \
-             const dtlv_tydesc_t *d_td, dtlv_bigint_t *e, const dtlv_tydesc_t *e_td, \
-             dtlv_bigint_t *result_out, const dtlv_tydesc_t *result_td)"
-        );
-    }
-
-    #[test]
-    fn generic_values_are_void_and_trailing_descriptors_follow() {
-        assert_eq!(
-            c_sig("native fun g<T, U>(ref x: T, y: ?u8, mut z: (u8, T)): (T, U)"),
-            "uint8_t dlr_t__g(void *rt, const void *x, const dtlv_tydesc_t *x_td, void *y, \
-             const dtlv_tydesc_t *y_td, void *z, const dtlv_tydesc_t *z_td, \
-             void *result_out, const dtlv_tydesc_t *result_td, const dtlv_tydesc_t *u_td)"
-        );
-        assert_eq!(
-            c_sig("native fun unit_result(x: i32)"),
-            "uint8_t dlr_t__unit_result(void *rt, const int32_t *x, const dtlv_tydesc_t *x_td, \
-             void *result_out, const dtlv_tydesc_t *result_td)"
-        );
-    }
-
-    #[test]
-    fn c_keywords_and_abi_names_are_escaped() {
-        assert_eq!(
-            c_sig("native fun k(int: u8, rt: u8, result: u8)"),
-            "uint8_t dlr_t__k(void *rt, const uint8_t *int_, const dtlv_tydesc_t *int_td, \
-             const uint8_t *rt_, const dtlv_tydesc_t *rt_td, const uint8_t *result, \
-             const dtlv_tydesc_t *result_td_, void *result_out, const dtlv_tydesc_t *result_td)"
-        );
+    fn declarations_by_mode() {
+        for (dli, expected) in [
+            // Scalars, strings and lists, by mode.
+            (
+                "native fun f(a: u8, ref b: string, mut c: [u64], d: string, out e: f64, f: bool): index",
+                "uint8_t dlr_t__f(void *rt, const uint8_t *a, const dtlv_tydesc_t *a_td, \
+                 const dtlv_string_t *b, const dtlv_tydesc_t *b_td, dtlv_list_t *c, \
+                 const dtlv_tydesc_t *c_td, dtlv_string_t *d, const dtlv_tydesc_t *d_td, \
+                 double *e, const dtlv_tydesc_t *e_td, const uint8_t *f, const dtlv_tydesc_t *f_td, \
+                 dtlv_index_t *result_out, const dtlv_tydesc_t *result_td)",
+            ),
+            // Bigints, by mode.
+            (
+                "native fun b(ref a: bigint, mut c: bigint, d: bigint, out e: bigint): bigint",
+                "uint8_t dlr_t__b(void *rt, const dtlv_bigint_t *a, const dtlv_tydesc_t *a_td, \
+                 dtlv_bigint_t *c, const dtlv_tydesc_t *c_td, dtlv_bigint_t *d, \
+                 const dtlv_tydesc_t *d_td, dtlv_bigint_t *e, const dtlv_tydesc_t *e_td, \
+                 dtlv_bigint_t *result_out, const dtlv_tydesc_t *result_td)",
+            ),
+            // Generic values are `void *`; result-only type parameters' descriptors trail.
+            (
+                "native fun g<T, U>(ref x: T, y: ?u8, mut z: (u8, T)): (T, U)",
+                "uint8_t dlr_t__g(void *rt, const void *x, const dtlv_tydesc_t *x_td, void *y, \
+                 const dtlv_tydesc_t *y_td, void *z, const dtlv_tydesc_t *z_td, \
+                 void *result_out, const dtlv_tydesc_t *result_td, const dtlv_tydesc_t *u_td)",
+            ),
+            (
+                "native fun unit_result(x: i32)",
+                "uint8_t dlr_t__unit_result(void *rt, const int32_t *x, const dtlv_tydesc_t *x_td, \
+                 void *result_out, const dtlv_tydesc_t *result_td)",
+            ),
+            // C keywords and the ABI's own names are escaped.
+            (
+                "native fun k(int: u8, rt: u8, result: u8)",
+                "uint8_t dlr_t__k(void *rt, const uint8_t *int_, const dtlv_tydesc_t *int_td, \
+                 const uint8_t *rt_, const dtlv_tydesc_t *rt_td, const uint8_t *result, \
+                 const dtlv_tydesc_t *result_td_, void *result_out, const dtlv_tydesc_t *result_td)",
+            ),
+        ] {
+            assert_eq!(c_sig(dli), expected, "{dli}");
+        }
     }
 
     #[test]

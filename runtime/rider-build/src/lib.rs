@@ -508,80 +508,67 @@ mod tests {
     }
 
     #[test]
-    fn string_len() {
-        assert_eq!(
-            sig("native fun string_len(ref s: string): index"),
-            "unsafe extern \"C-unwind\" fn(rt: RtHandle, s: &rtdt::String, s_td: &TyDesc, \
-             result_out: &mut MaybeUninit<rtdt::Index>, result_td: &TyDesc) -> u8"
-        );
-    }
-
-    #[test]
-    fn trailing_descriptor_for_fixedint_zero() {
-        assert_eq!(
-            sig("native fun fixedint_zero<T>(): T where { T is fixedint, }"),
-            "unsafe extern \"C-unwind\" fn(rt: RtHandle, result_out: AnyOut<'_>, \
-             result_td: &TyDesc, t_td: &TyDesc) -> u8"
-        );
-        assert_eq!(
-            sig("native fun parse_int<T>(ref s: string): ?T where { T is fixedint, }"),
-            "unsafe extern \"C-unwind\" fn(rt: RtHandle, s: &rtdt::String, s_td: &TyDesc, \
-             result_out: AnyOut<'_>, result_td: &TyDesc, t_td: &TyDesc) -> u8"
-        );
-    }
-
-    #[test]
-    fn scalars_by_mode() {
-        assert_eq!(
-            sig("native fun m(a: u32, ref b: f64, mut c: bool, out d: i8, e: index, f: unit)"),
-            "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: &u32, a_td: &TyDesc, b: &f64, \
-             b_td: &TyDesc, c: &mut bool, c_td: &TyDesc, d: &mut MaybeUninit<i8>, \
-             d_td: &TyDesc, e: &rtdt::Index, e_td: &TyDesc, f: &(), f_td: &TyDesc, \
-             result_out: &mut MaybeUninit<()>, result_td: &TyDesc) -> u8"
-        );
-    }
-
-    #[test]
-    fn aggregates_by_mode() {
-        assert_eq!(
-            sig("native fun m(ref a: string, mut b: [u8], c: data, out d: string): [string]"),
-            "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: &rtdt::String, a_td: &TyDesc, \
-             b: &mut rtdt::List, b_td: &TyDesc, c: &mut rtdt::Data, c_td: &TyDesc, \
-             d: &mut MaybeUninit<rtdt::String>, d_td: &TyDesc, \
-             result_out: &mut MaybeUninit<rtdt::List>, result_td: &TyDesc) -> u8"
-        );
-    }
-
-    #[test]
-    fn bigints_by_mode() {
-        assert_eq!(
-            sig("native fun m(ref a: bigint, mut b: bigint, c: bigint, out d: bigint): bigint"),
-            "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: &rtdt::BigInt, a_td: &TyDesc, \
-             b: &mut rtdt::BigInt, b_td: &TyDesc, c: &mut rtdt::BigInt, c_td: &TyDesc, \
-             d: &mut MaybeUninit<rtdt::BigInt>, d_td: &TyDesc, \
-             result_out: &mut MaybeUninit<rtdt::BigInt>, result_td: &TyDesc) -> u8"
-        );
-    }
-
-    #[test]
-    fn params_options_tuples_are_any() {
-        assert_eq!(
-            sig("native fun m<T>(ref a: T, mut b: ?u8, c: (u8, T), out d: T, ref e: [T]): (u8,)"),
-            "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: AnyRef<'_>, a_td: &TyDesc, \
-             b: AnyMut<'_>, b_td: &TyDesc, c: AnyOwned<'_>, c_td: &TyDesc, d: AnyOut<'_>, \
-             d_td: &TyDesc, e: &rtdt::List, e_td: &TyDesc, result_out: AnyOut<'_>, \
-             result_td: &TyDesc) -> u8"
-        );
-    }
-
-    #[test]
-    fn keyword_names_are_escaped() {
-        assert_eq!(
-            sig("native fun k(in: u8, ref type: u8)"),
-            "unsafe extern \"C-unwind\" fn(rt: RtHandle, in_: &u8, in_td: &TyDesc, \
-             type_: &u8, type_td: &TyDesc, result_out: &mut MaybeUninit<()>, \
-             result_td: &TyDesc) -> u8"
-        );
+    fn signatures_by_mode() {
+        for (dli, expected) in [
+            // `strings.len`.
+            (
+                "native fun string_len(ref s: string): index",
+                "unsafe extern \"C-unwind\" fn(rt: RtHandle, s: &rtdt::String, s_td: &TyDesc, \
+                 result_out: &mut MaybeUninit<rtdt::Index>, result_td: &TyDesc) -> u8",
+            ),
+            // A result-only type parameter's descriptor trails.
+            (
+                "native fun fixedint_zero<T>(): T where { T is fixedint, }",
+                "unsafe extern \"C-unwind\" fn(rt: RtHandle, result_out: AnyOut<'_>, \
+                 result_td: &TyDesc, t_td: &TyDesc) -> u8",
+            ),
+            (
+                "native fun parse_int<T>(ref s: string): ?T where { T is fixedint, }",
+                "unsafe extern \"C-unwind\" fn(rt: RtHandle, s: &rtdt::String, s_td: &TyDesc, \
+                 result_out: AnyOut<'_>, result_td: &TyDesc, t_td: &TyDesc) -> u8",
+            ),
+            // Scalars, by mode.
+            (
+                "native fun m(a: u32, ref b: f64, mut c: bool, out d: i8, e: index, f: unit)",
+                "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: &u32, a_td: &TyDesc, b: &f64, \
+                 b_td: &TyDesc, c: &mut bool, c_td: &TyDesc, d: &mut MaybeUninit<i8>, \
+                 d_td: &TyDesc, e: &rtdt::Index, e_td: &TyDesc, f: &(), f_td: &TyDesc, \
+                 result_out: &mut MaybeUninit<()>, result_td: &TyDesc) -> u8",
+            ),
+            // Strings, lists and data, by mode.
+            (
+                "native fun m(ref a: string, mut b: [u8], c: data, out d: string): [string]",
+                "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: &rtdt::String, a_td: &TyDesc, \
+                 b: &mut rtdt::List, b_td: &TyDesc, c: &mut rtdt::Data, c_td: &TyDesc, \
+                 d: &mut MaybeUninit<rtdt::String>, d_td: &TyDesc, \
+                 result_out: &mut MaybeUninit<rtdt::List>, result_td: &TyDesc) -> u8",
+            ),
+            // Bigints, by mode.
+            (
+                "native fun m(ref a: bigint, mut b: bigint, c: bigint, out d: bigint): bigint",
+                "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: &rtdt::BigInt, a_td: &TyDesc, \
+                 b: &mut rtdt::BigInt, b_td: &TyDesc, c: &mut rtdt::BigInt, c_td: &TyDesc, \
+                 d: &mut MaybeUninit<rtdt::BigInt>, d_td: &TyDesc, \
+                 result_out: &mut MaybeUninit<rtdt::BigInt>, result_td: &TyDesc) -> u8",
+            ),
+            // Generic values, options and tuples are `Any*`.
+            (
+                "native fun m<T>(ref a: T, mut b: ?u8, c: (u8, T), out d: T, ref e: [T]): (u8,)",
+                "unsafe extern \"C-unwind\" fn(rt: RtHandle, a: AnyRef<'_>, a_td: &TyDesc, \
+                 b: AnyMut<'_>, b_td: &TyDesc, c: AnyOwned<'_>, c_td: &TyDesc, d: AnyOut<'_>, \
+                 d_td: &TyDesc, e: &rtdt::List, e_td: &TyDesc, result_out: AnyOut<'_>, \
+                 result_td: &TyDesc) -> u8",
+            ),
+            // Rust keywords are escaped.
+            (
+                "native fun k(in: u8, ref type: u8)",
+                "unsafe extern \"C-unwind\" fn(rt: RtHandle, in_: &u8, in_td: &TyDesc, \
+                 type_: &u8, type_td: &TyDesc, result_out: &mut MaybeUninit<()>, \
+                 result_td: &TyDesc) -> u8",
+            ),
+        ] {
+            assert_eq!(sig(dli), expected, "{dli}");
+        }
     }
 
     #[test]

@@ -104,30 +104,32 @@ fn expectations() -> Vec<(String, u64)> {
             e.push((format!("offsetof({ty}, {field})"), word_at(bytes, part)));
         }
     }
-    // A list's parts as compiled code reaches them (`layout.rs`, the one description
-    // the Cranelift lowering and the C emitter read): the same offsets as the list's
-    // own, which the header's are checked against above.
-    for (offset, part) in [
-        (datalove_rti::layout::LIST_PTR_OFFSET, 0x1111),
-        (datalove_rti::layout::LIST_LEN_OFFSET, 0x2222),
-        (datalove_rti::layout::LIST_CAP_OFFSET, 0x3333),
+    // A list's and a bigint's parts as compiled code reaches them (`layout.rs`, the one
+    // description the Cranelift lowering and the C emitter read): the same offsets as
+    // the values' own, which the header's are checked against above.
+    use datalove_rti::layout::{
+        BIGINT_LEN_OFFSET, BIGINT_NEGATIVE_OFFSET, BIGINT_PTR_OFFSET, LIST_CAP_OFFSET,
+        LIST_LEN_OFFSET, LIST_PTR_OFFSET,
+    };
+    for (what, bytes, offsets) in [
+        (
+            "list",
+            &l_bytes,
+            [LIST_PTR_OFFSET, LIST_LEN_OFFSET, LIST_CAP_OFFSET],
+        ),
+        (
+            "bigint",
+            &b_bytes,
+            [BIGINT_PTR_OFFSET, BIGINT_LEN_OFFSET, BIGINT_NEGATIVE_OFFSET],
+        ),
     ] {
-        assert_eq!(
-            offset as u64,
-            word_at(&l_bytes, part),
-            "layout.rs list offsets"
-        );
-    }
-    for (offset, part) in [
-        (datalove_rti::layout::BIGINT_PTR_OFFSET, 0x1111),
-        (datalove_rti::layout::BIGINT_LEN_OFFSET, 0x2222),
-        (datalove_rti::layout::BIGINT_NEGATIVE_OFFSET, 0x3333),
-    ] {
-        assert_eq!(
-            offset as u64,
-            word_at(&b_bytes, part),
-            "layout.rs bigint offsets"
-        );
+        for (offset, part) in offsets.into_iter().zip([0x1111, 0x2222, 0x3333]) {
+            assert_eq!(
+                offset as u64,
+                word_at(bytes, part),
+                "layout.rs {what} offsets"
+            );
+        }
     }
     // Table entry count: every field after the two version words is one pointer.
     let entries = (size_of::<RtiTable>() - offset_of!(RtiTable, init)) / size_of::<usize>();

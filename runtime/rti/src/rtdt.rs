@@ -26,6 +26,16 @@ impl RtHandle {
     }
 }
 
+/// Checks, at compile time, that each named field of a value type lies at the offset
+/// `layout.rs` gives compiled code for it: `parts_at!(List: ptr = LIST_PTR_OFFSET, ...)`.
+macro_rules! parts_at {
+    ($ty:ident: $($field:ident = $offset:ident),+ $(,)?) => {
+        const _: () = {
+            $(assert!(std::mem::offset_of!($ty, $field) == crate::layout::$offset);)+
+        };
+    };
+}
+
 /// A string: `{ ptr, len, cap }` over UTF-8 bytes owned by the runtime. Length
 /// delimited: an interior NUL is an ordinary character.
 #[repr(C)]
@@ -134,12 +144,7 @@ pub struct List {
 }
 
 // The one description of a list's parts (`layout.rs`) is this struct's.
-const _: () = {
-    use crate::layout::{LIST_CAP_OFFSET, LIST_LEN_OFFSET, LIST_PTR_OFFSET};
-    assert!(std::mem::offset_of!(List, ptr) == LIST_PTR_OFFSET);
-    assert!(std::mem::offset_of!(List, len) == LIST_LEN_OFFSET);
-    assert!(std::mem::offset_of!(List, cap) == LIST_CAP_OFFSET);
-};
+parts_at!(List: ptr = LIST_PTR_OFFSET, len = LIST_LEN_OFFSET, cap = LIST_CAP_OFFSET);
 
 impl List {
     /// # Safety
@@ -192,12 +197,11 @@ pub struct BigInt {
 }
 
 // The one description of a bigint's parts (`layout.rs`) is this struct's.
-const _: () = {
-    use crate::layout::{BIGINT_LEN_OFFSET, BIGINT_NEGATIVE_OFFSET, BIGINT_PTR_OFFSET};
-    assert!(std::mem::offset_of!(BigInt, ptr) == BIGINT_PTR_OFFSET);
-    assert!(std::mem::offset_of!(BigInt, len) == BIGINT_LEN_OFFSET);
-    assert!(std::mem::offset_of!(BigInt, negative) == BIGINT_NEGATIVE_OFFSET);
-};
+parts_at!(
+    BigInt: ptr = BIGINT_PTR_OFFSET,
+    len = BIGINT_LEN_OFFSET,
+    negative = BIGINT_NEGATIVE_OFFSET,
+);
 
 impl BigInt {
     /// Zero; owns nothing.

@@ -111,11 +111,26 @@ unsafe fn option_of(
     mismatch: fn(String, String) -> String,
 ) -> Result<usize, Failure> {
     let (payload_td, offset) = option_payload(result_td)?;
-    if !same_tydesc(payload_td, t_td) {
-        let message = mismatch(t_td.type_name(), result_td.type_name());
-        return Err(Failure::type_mismatch(message));
-    }
+    expect_match(payload_td, t_td, || {
+        mismatch(t_td.type_name(), result_td.type_name())
+    })?;
     Ok(offset)
+}
+
+/// `Ok` when `a` and `b` describe the same type; else the type mismatch `message` words.
+///
+/// # Safety
+/// Both descriptors well formed.
+unsafe fn expect_match(
+    a: &TyDesc,
+    b: &TyDesc,
+    message: impl FnOnce() -> String,
+) -> Result<(), Failure> {
+    if same_tydesc(a, b) {
+        Ok(())
+    } else {
+        Err(Failure::type_mismatch(message()))
+    }
 }
 
 /// The mismatch of a native whose `T` the caller decides (`option_of`).
@@ -200,15 +215,9 @@ unsafe fn set_some(out: &AnyOut<'_>) {
 /// # Safety
 /// The descriptors must be well formed.
 unsafe fn expect_asked_for(asked: &TyDesc, got: &TyDesc, slot: &TyDesc) -> Result<(), Failure> {
-    if same_tydesc(asked, got) {
-        Ok(())
-    } else {
-        Err(Failure::type_mismatch(format!(
-            "asked for {} but the result slot holds {}",
-            asked.type_name(),
-            slot.type_name()
-        )))
-    }
+    expect_match(asked, got, || {
+        asked_for(asked.type_name(), slot.type_name())
+    })
 }
 
 /// Writes `?T` at `out` (an `option_td` value): some of the payload `write` puts at its
@@ -738,15 +747,28 @@ unsafe fn map_parts(td: &TyDesc) -> Result<(&TyDesc, &TyDesc), Failure> {
 /// Both descriptors well formed.
 unsafe fn expect_key(key_td: &TyDesc, map_td: &TyDesc) -> Result<(), Failure> {
     let (map_key, _) = map_parts(map_td)?;
-    if same_tydesc(key_td, map_key) {
-        Ok(())
-    } else {
-        Err(Failure::type_mismatch(format!(
-            "a {} key for a {}",
-            key_td.type_name(),
-            map_td.type_name()
-        )))
-    }
+    expect_match(key_td, map_key, || {
+        format!("a {} key for a {}", key_td.type_name(), map_td.type_name())
+    })
+}
+
+/// For a native that takes a `ref` key and gives `?V` (`map_get`, `map_remove`): checks
+/// the key against the map and the result slot's `V` against its values; the value
+/// descriptor and the payload's offset in the slot.
+///
+/// # Safety
+/// The descriptors well formed.
+unsafe fn key_and_optional_value<'m>(
+    key_td: &TyDesc,
+    m_td: &'m TyDesc,
+    result_td: &TyDesc,
+) -> Result<(&'m TyDesc, usize), Failure> {
+    expect_key(key_td, m_td)?;
+    let (_, value_td) = map_parts(m_td)?;
+    let offset = option_of(result_td, value_td, |value, slot| {
+        format!("a {value} value into a {slot} slot")
+    })?;
+    Ok((value_td, offset))
 }
 
 /// Room for one value of any type, aligned for every type (at most 8).
@@ -835,15 +857,13 @@ map_lists! {
 /// Both descriptors well formed.
 unsafe fn expect_list_of(list_td: &TyDesc, part: &TyDesc) -> Result<(), Failure> {
     let elem_td = list_elem(list_td)?;
-    if same_tydesc(elem_td, part) {
-        Ok(())
-    } else {
-        Err(Failure::type_mismatch(format!(
+    expect_match(elem_td, part, || {
+        format!(
             "a list of {} where {} was asked for",
             part.type_name(),
             list_td.type_name()
-        )))
-    }
+        )
+    })
 }
 
 datalove_rti::natives! {
@@ -909,16 +929,7 @@ datalove_rti::natives! {
         key: AnyRef<'_>, key_td,
         result_out: AnyOut<'_>, result_td,
     ) {
-        expect_key(key_td, m_td)?;
-        let (_, value_td) = map_parts(m_td)?;
-        let (payload_td, offset) = option_payload(result_td)?;
-        if !same_tydesc(payload_td, value_td) {
-            return Err(Failure::type_mismatch(format!(
-                "a {} value into a {} slot",
-                value_td.type_name(),
-                result_td.type_name()
-            )));
-        }
+        let (value_td, offset) = key_and_optional_value(key_td, m_td, result_td)?;
         let found = call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).cast::<u8>();
         if found.is_null() {
             write_none(rt, &result_out, result_td);
@@ -955,16 +966,7 @@ datalove_rti::natives! {
         key: AnyRef<'_>, key_td,
         result_out: AnyOut<'_>, result_td,
     ) {
-        expect_key(key_td, m_td)?;
-        let (_, value_td) = map_parts(m_td)?;
-        let (payload_td, offset) = option_payload(result_td)?;
-        if !same_tydesc(payload_td, value_td) {
-            return Err(Failure::type_mismatch(format!(
-                "a {} value into a {} slot",
-                value_td.type_name(),
-                result_td.type_name()
-            )));
-        }
+        let (_, offset) = key_and_optional_value(key_td, m_td, result_td)?;
         if call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).is_null() {
             write_none(rt, &result_out, result_td);
             return Ok(());

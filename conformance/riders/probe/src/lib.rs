@@ -415,7 +415,8 @@ unsafe fn expect_same(native: &str, what: &str, a: &TyDesc, b: &TyDesc) -> Resul
 }
 
 /// The value at `p` written out by walking its descriptor: `u8:5`, `string:"a"`,
-/// `list[i32:1,i32:2]`, `some(f64:0.5)`, `none`, `tuple(bool:true,index:3)`, `data(...)`.
+/// `list[i32:1,i32:2]`, `some(f64:0.5)`, `none`, `tuple(bool:true,index:3)`, `data(...)`,
+/// `record P{x=f64:1.0}`, `map{u8:1=>string:"a"}`, `bigint:-0,1` (sign, then limbs).
 ///
 /// # Safety
 /// `p` must hold an initialized value of `td`.
@@ -507,6 +508,23 @@ unsafe fn walk(rt: RtHandle, p: *const u8, td: &TyDesc, out: &mut String) -> Res
             let sign = if b.is_negative() { "-" } else { "" };
             let _ = write!(out, "bigint:{sign}{}", joined(b.limbs(), u64::to_string));
         }
+        TyKind::Map => {
+            // A map through its descriptor: each entry where the runtime keeps it (in the
+            // order of keys), its key and value where the entry tuple's fields say.
+            let m = &*p.cast::<rtdt::Map>();
+            let fields = td.fields();
+            out.push_str("map{");
+            for i in 0..call::dtlv_rti_map_len(rt, m) {
+                if i > 0 {
+                    out.push(',');
+                }
+                let entry = call::dtlv_rti_map_entry_at(rt, m, td, i).cast::<u8>();
+                walk(rt, entry.add(fields[0].offset), &*fields[0].desc, out)?;
+                out.push_str("=>");
+                walk(rt, entry.add(fields[1].offset), &*fields[1].desc, out)?;
+            }
+            out.push('}');
+        }
         other => unreachable!("every kind is matched above: {other:?}"),
     }
     Ok(())
@@ -514,8 +532,9 @@ unsafe fn walk(rt: RtHandle, p: *const u8, td: &TyDesc, out: &mut String) -> Res
 
 /// Writes the probe's sample value of `td` at `out`: each integer kind its bit width
 /// (signed ones negative: `i16` is -16), `index` 12, `f32` 0.5, `f64` 0.25, `true`,
-/// `"sample"`, a list of one sample element, `some(sample)`, a tuple of samples, and a
-/// data holding the `u16` 16.
+/// `"sample"`, a list of one sample element, `some(sample)`, a tuple (or record) of
+/// samples, a data holding the `u16` 16, the bigint -2^64 and a map of one entry, the
+/// key's sample to the value's.
 ///
 /// # Safety
 /// `out` must have room for a value of `td`.
@@ -550,10 +569,35 @@ unsafe fn write_sample(rt: RtHandle, out: *mut u8, td: &TyDesc) -> Result<(), Fa
             write_sample(rt, out.add(td.payload_offset), td.elem())?;
             out.write(1);
         }
-        TyKind::Tuple => {
+        TyKind::Tuple | TyKind::Record => {
             for field in td.fields() {
                 write_sample(rt, out.add(field.offset), &*field.desc)?;
             }
+        }
+        TyKind::Map => {
+            // One entry, the key's sample to the value's, moved in by `map_insert`.
+            let fields = td.fields();
+            let (key_td, value_td) = (&*fields[0].desc, &*fields[1].desc);
+            let mut key = scratch(key_td)?;
+            let mut value = scratch(value_td)?;
+            write_sample(rt, key.as_mut_ptr().cast(), key_td)?;
+            if let Err(failure) = write_sample(rt, value.as_mut_ptr().cast(), value_td) {
+                call::dtlv_rti_drop(rt, key.as_mut_ptr().cast(), key_td);
+                return Err(failure);
+            }
+            let mut map = rtdt::Map::from_raw(std::ptr::null_mut());
+            let status = call::dtlv_rti_map_insert(
+                rt,
+                &mut map,
+                td,
+                key.as_mut_ptr().cast(),
+                value.as_mut_ptr().cast(),
+            );
+            if let Err(failure) = check(rt, status) {
+                call::dtlv_rti_drop(rt, (&mut map as *mut rtdt::Map).cast(), td);
+                return Err(failure);
+            }
+            out.cast::<rtdt::Map>().write(map);
         }
         TyKind::Data => {
             let mut value = 16u16;
