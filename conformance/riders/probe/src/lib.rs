@@ -574,6 +574,16 @@ unsafe fn write_sample(rt: RtHandle, out: *mut u8, td: &TyDesc) -> Result<(), Fa
                 write_sample(rt, out.add(field.offset), &*field.desc)?;
             }
         }
+        TyKind::Enum => {
+            // The last variant (so that a reader that assumes the first one shows it),
+            // its payload sampled field by field.
+            let tag = td.field_count.checked_sub(1).ok_or_else(|| {
+                Failure::failed("probe_sample: an enum without variants".to_string())
+            })?;
+            let payload = &td.fields()[tag];
+            write_sample(rt, out.add(payload.offset), &*payload.desc)?;
+            out.cast::<u32>().write_unaligned(tag as u32);
+        }
         TyKind::Map => {
             // One entry, the key's sample to the value's, moved in by `map_insert`.
             let fields = td.fields();
