@@ -565,7 +565,7 @@ impl<'a> Generator<'a> {
             let count = self.rng.range(1, 4) as usize;
             let variants = (0..count)
                 .map(|_| {
-                    let fields = self.rng.weighted(&[3, 4, 2]) as usize;
+                    let fields = self.rng.weighted(&[3, 4, 2]);
                     (0..fields).map(|_| self.random_type(1)).collect()
                 })
                 .collect();
