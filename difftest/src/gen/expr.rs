@@ -242,8 +242,22 @@ impl Generator<'_> {
                     .collect();
                 E::atom(format!("{}({})", record.name, items.join(", ")))
             }
+            IrType::Enum(e) => {
+                // A variant, qualified by the enum's name, with every payload field.
+                let v = self.rng.below(e.variants.len() as u64) as usize;
+                let fields: Vec<String> = e.variants[v]
+                    .iter()
+                    .map(|f| self.expr(f, Use::Consume, true, sub).at(OR))
+                    .collect();
+                let name = format!("{}.{}", e.name, e.variant_names[v]);
+                if fields.is_empty() {
+                    E::atom(name)
+                } else {
+                    E::atom(format!("{name}({})", fields.join(", ")))
+                }
+            }
             IrType::Param(_) => self.fallback(ty, how, decided),
-            // Extension point: enums are constructed here.
+            // Extension point: a new kind of value is constructed here.
             other => panic!("no literal for {other}"),
         }
     }
@@ -307,6 +321,7 @@ impl Generator<'_> {
             | IrType::Map(..)
             | IrType::BigInt
             | IrType::Record(_)
+            | IrType::Enum(_)
                 if !ty.mentions_param() || self.rng.chance(1, 2) =>
             {
                 Some(self.construct(ty, Use::Consume, decided, depth))

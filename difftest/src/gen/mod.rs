@@ -26,7 +26,7 @@ pub mod text;
 
 use std::collections::BTreeSet;
 
-use datalove_ir::{IrType, ParamMode, RecordType, TypeClass};
+use datalove_ir::{EnumType, IrType, ParamMode, RecordType, TypeClass};
 
 use crate::program::TestProgram;
 use crate::rng::Rng;
@@ -183,6 +183,8 @@ pub(crate) struct Generator<'a> {
     /// The program's record types, declared alike in the script and the module (two
     /// records of one name and the same fields are one type).
     pub records: Vec<RecordType>,
+    /// The program's enums, declared alike in both files as the records are.
+    pub enums: Vec<EnumType>,
 }
 
 /// The module generated functions may live in, imported by the script.
@@ -201,6 +203,7 @@ impl<'a> Generator<'a> {
             fx: FnState::default(),
             functions: [Vec::new(), Vec::new()],
             records: Vec::new(),
+            enums: Vec::new(),
         }
     }
 
@@ -331,7 +334,7 @@ impl<'a> Generator<'a> {
     /// type parameters.
     pub fn random_type(&mut self, depth: u32) -> IrType {
         let params = self.fx.type_params.len();
-        // Extension point: records and enums get a weight and a case here.
+        // Extension point: a new kind of value gets a weight and a case here.
         let mut weights = vec![
             10, // i64 (the simplest first)
             4,
@@ -354,6 +357,7 @@ impl<'a> Generator<'a> {
             3,                                           // map
             3, // bigint (a leaf, but owned: kept with the compound types)
             if self.records.is_empty() { 0 } else { 5 }, // a record
+            if self.enums.is_empty() { 0 } else { 6 }, // an enum
         ];
         if depth == 0 {
             for w in weights.iter_mut().skip(14) {
@@ -389,7 +393,8 @@ impl<'a> Generator<'a> {
             ),
             19 => IrType::BigInt,
             20 => IrType::record(self.rng.pick(&self.records).clone()),
-            n => IrType::Param((n - 21) as u32),
+            21 => IrType::Enum(Box::new(self.rng.pick(&self.enums).clone())),
+            n => IrType::Param((n - 22) as u32),
         }
     }
 
@@ -493,6 +498,7 @@ impl<'a> Generator<'a> {
 
     fn program(&mut self) -> TestProgram {
         self.records = self.random_records();
+        self.enums = self.random_enums();
         let count = self.rng.range(1, self.config.functions.max(1));
         // The first few functions (now and then) live in a module the script imports.
         let in_module = if count >= 3 && self.rng.chance(1, 3) {
@@ -510,7 +516,7 @@ impl<'a> Generator<'a> {
         self.file = 0;
         let main = self.main_body();
         let mut script = self.imports(0);
-        script.push_str(&self.record_declarations());
+        script.push_str(&self.type_declarations());
         for f in &self.functions[0] {
             script.push_str(f);
             script.push('\n');
@@ -519,7 +525,7 @@ impl<'a> Generator<'a> {
         let mut files = Vec::new();
         if !self.functions[1].is_empty() {
             let mut module = self.imports(1);
-            module.push_str(&self.record_declarations());
+            module.push_str(&self.type_declarations());
             for f in &self.functions[1] {
                 module.push_str(f);
             }
@@ -549,8 +555,32 @@ impl<'a> Generator<'a> {
         records
     }
 
-    /// The declarations of the program's records, and a blank line.
-    fn record_declarations(&self) -> String {
+    /// Up to two enums, `E0` and `E1`, of one to four variants `V0`, `V1`, ..., each with
+    /// a payload of up to two fields (whose types may be records and the earlier enum),
+    /// or none.
+    fn random_enums(&mut self) -> Vec<EnumType> {
+        let mut enums: Vec<EnumType> = Vec::new();
+        for e in 0..self.rng.below(3) {
+            self.enums = enums.clone();
+            let count = self.rng.range(1, 4) as usize;
+            let variants = (0..count)
+                .map(|_| {
+                    let fields = self.rng.weighted(&[3, 4, 2]);
+                    (0..fields).map(|_| self.random_type(1)).collect()
+                })
+                .collect();
+            enums.push(EnumType {
+                name: format!("E{e}"),
+                args: Vec::new(),
+                variant_names: (0..count).map(|i| format!("V{i}")).collect(),
+                variants,
+            });
+        }
+        enums
+    }
+
+    /// The declarations of the program's records and enums, and a blank line after each.
+    fn type_declarations(&self) -> String {
         let mut out = String::new();
         for record in &self.records {
             out.push_str(&format!("record {}\n", record.name));
@@ -558,6 +588,17 @@ impl<'a> Generator<'a> {
                 out.push_str(&format!("  {name}: {}\n", type_text(ty, &[])));
             }
             out.push_str("end record\n\n");
+        }
+        for e in &self.enums {
+            out.push_str(&format!("enum {}\n", e.name));
+            for (name, payload) in e.variant_names.iter().zip(&e.variants) {
+                let fields: Vec<String> = payload.iter().map(|t| type_text(t, &[])).collect();
+                match fields.is_empty() {
+                    true => out.push_str(&format!("  {name}\n")),
+                    false => out.push_str(&format!("  {name}({})\n", fields.join(", "))),
+                }
+            }
+            out.push_str("end enum\n\n");
         }
         out
     }
@@ -1103,6 +1144,11 @@ mod tests {
             ": map[",
             "bigint_from(",
             "unwrap(bigint_parse(ref \"",
+            "enum E1\n",
+            "  match ",
+            "case _\n",
+            "case V1(",
+            "E0.V0",
         ] {
             assert!(text.contains(needle), "no program has `{needle}`");
         }

@@ -18,19 +18,20 @@ impl Generator<'_> {
         let nest = self.fx.block_depth < self.config.max_block_depth;
         let depth = self.config.max_expr_depth;
         let weights = [
-            20,                                           // debuglog
-            22,                                           // let
-            8,                                            // var
-            10,                                           // set
-            4,                                            // set xs[i]
-            5,                                            // push
-            if nest { 10 } else { 0 },                    // if
-            if nest { 7 } else { 0 },                     // loop
-            12,                                           // call
-            if in_loop && nest { 4 } else { 0 },          // break / continue
-            if !self.fx.is_main && nest { 2 } else { 0 }, // early ret
-            3,                                            // uninitialized var, written after
-            2,                                            // move, then assign again
+            20,                                                 // debuglog
+            22,                                                 // let
+            8,                                                  // var
+            10,                                                 // set
+            4,                                                  // set xs[i]
+            5,                                                  // push
+            if nest { 10 } else { 0 },                          // if
+            if nest { 7 } else { 0 },                           // loop
+            12,                                                 // call
+            if in_loop && nest { 4 } else { 0 },                // break / continue
+            if !self.fx.is_main && nest { 2 } else { 0 },       // early ret
+            3,                                                  // uninitialized var, written after
+            2,                                                  // move, then assign again
+            if nest && !self.enums.is_empty() { 6 } else { 0 }, // match
         ];
         self.begin_stmt();
         self.fx.cost += self.fx.mult;
@@ -64,7 +65,8 @@ impl Generator<'_> {
             }
             10 => self.early_return(out),
             11 => self.declare_then_write(out),
-            _ => self.move_and_reassign(out),
+            12 => self.move_and_reassign(out),
+            _ => self.match_enum(out),
         }
     }
 
@@ -254,6 +256,72 @@ impl Generator<'_> {
             arms: conds.into_iter().zip(bodies).collect(),
             else_body,
         });
+    }
+
+    /// `match e` over one of the program's enums (the value consumed): an arm for some
+    /// variants, in declaration order or reversed, each binding its payload's fields (or
+    /// `_`) as `let`s of the arm; a `case _` last when any variant has no arm of its own.
+    fn match_enum(&mut self, out: &mut Vec<Stmt>) {
+        let e = self.rng.pick(&self.enums).clone();
+        let ty = IrType::Enum(Box::new(e.clone()));
+        let depth = self.config.max_expr_depth;
+        let scrutinee = self.expr(&ty, Use::Consume, false, depth).text;
+        let mut explicit: Vec<Option<usize>> = (0..e.variants.len())
+            .filter(|_| self.rng.chance(3, 4))
+            .map(Some)
+            .collect();
+        if self.rng.chance(1, 3) {
+            explicit.reverse();
+        }
+        if explicit.len() < e.variants.len() {
+            explicit.push(None);
+        }
+        let before = self.snapshot();
+        let mut after: Option<Vec<(VState, Facts)>> = None;
+        let mut arms = Vec::new();
+        let size = self.block_size();
+        for arm in explicit {
+            self.restore(&before);
+            let outer_pending = std::mem::take(&mut self.fx.pending);
+            self.push_scope();
+            self.fx.block_depth += 1;
+            let pattern = match arm {
+                None => "case _".to_string(),
+                Some(v) => {
+                    let names: Vec<String> = e.variants[v]
+                        .iter()
+                        .map(|field| {
+                            if self.rng.chance(1, 4) {
+                                return "_".to_string();
+                            }
+                            let name = self.fresh_name("b");
+                            self.declare(name.clone(), field.clone(), VarKind::Let, VState::Live);
+                            name
+                        })
+                        .collect();
+                    match names.is_empty() {
+                        true => format!("case {}", e.variant_names[v]),
+                        false => format!("case {}({})", e.variant_names[v], names.join(", ")),
+                    }
+                }
+            };
+            let mut body = Vec::new();
+            for _ in 0..self.rng.below(size + 1) {
+                self.statement(&mut body);
+            }
+            self.fx.block_depth -= 1;
+            self.pop_scope();
+            self.fx.pending = outer_pending;
+            let state = self.snapshot();
+            after = Some(match after {
+                None => state,
+                Some(prev) => meet(&prev, &state),
+            });
+            arms.push((pattern, body));
+        }
+        self.restore(&after.expect("at least one arm"));
+        self.flush_pending(out);
+        out.push(Stmt::Match { scrutinee, arms });
     }
 
     /// A loop counting to a small bound: `loop while i < K` or `loop` with a `break`.

@@ -101,6 +101,11 @@ pub enum Stmt {
         cond: Option<String>,
         body: Vec<Stmt>,
     },
+    /// `match scrutinee`, then each arm: its `case` pattern and body.
+    Match {
+        scrutinee: String,
+        arms: Vec<(String, Vec<Stmt>)>,
+    },
 }
 
 impl Stmt {
@@ -152,6 +157,14 @@ pub fn render_block(stmts: &[Stmt], indent: usize, out: &mut String) {
                 render_block(body, indent + 1, out);
                 out.push_str(&pad);
                 out.push_str("end loop\n");
+            }
+            Stmt::Match { scrutinee, arms } => {
+                out.push_str(&format!("{pad}match {scrutinee}\n"));
+                for (pattern, body) in arms {
+                    out.push_str(&format!("{pad}{pattern}\n"));
+                    render_block(body, indent + 1, out);
+                }
+                out.push_str(&format!("{pad}end match\n"));
             }
         }
     }
