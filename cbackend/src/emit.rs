@@ -27,7 +27,8 @@ use crate::writer::*;
 
 use datalove_ir::lowering::{
     call_words, list_elem_inline, param_pass, program_words, result_pass, terminator_text,
-    CallWord, DescPlan, ListHeaderPlan, NativeLinks, Pass, ProgramWord, ResultPass, SlotHome,
+    value_op, CallWord, DescPlan, ListHeaderPlan, NativeLinks, Pass, ProgramWord, ResultPass,
+    SlotHome, ValueOp,
 };
 use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 
@@ -691,23 +692,20 @@ impl Fx<'_> {
                     ));
                 }
             },
-            K::Copy { dst, src } | K::Move { dst, src } => self.mov(*dst, *src),
-            K::Clone { dst, src } => {
-                let ty = self.ty(*src).clone();
-                if ty.is_copy() {
-                    self.mov(*dst, *src);
-                } else {
-                    let td = self.desc(&ty);
-                    let (s, d) = (self.addr(*src), self.addr(*dst));
-                    self.w.stmt(call(Entry::Clone, &[&s, &td, &d]));
-                }
-            }
-            K::Drop { slot } => {
-                let ty = self.ty(*slot).clone();
-                if !ty.is_copy() {
-                    let td = self.desc(&ty);
-                    let at = self.addr(*slot);
-                    self.w.stmt(call(Entry::Drop, &[&at, &td]));
+            K::Copy { .. } | K::Move { .. } | K::Clone { .. } | K::Drop { .. } => {
+                match value_op(self.func, kind).expect("a value instruction") {
+                    ValueOp::Bits { dst, src } => self.mov(dst, src),
+                    ValueOp::Clone { dst, src } => {
+                        let td = self.desc(&self.ty(src).clone());
+                        let (s, d) = (self.addr(src), self.addr(dst));
+                        self.w.stmt(call(Entry::Clone, &[&s, &td, &d]));
+                    }
+                    ValueOp::Drop { slot } => {
+                        let td = self.desc(&self.ty(slot).clone());
+                        let at = self.addr(slot);
+                        self.w.stmt(call(Entry::Drop, &[&at, &td]));
+                    }
+                    ValueOp::Nothing => {}
                 }
             }
             K::Unary { dst, op, src } => self.unary(*dst, *op, *src, abandon),

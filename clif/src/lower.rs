@@ -17,6 +17,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{DataId, FuncId as ClifFuncId, Module};
+use datalove_ir::lowering::{value_op, ValueOp};
 use datalove_ir::{
     print::print_inst, BlockId, ConstValue, Function, InstKind, IrType, ParamMode, Program, SlotId,
     Terminator,
@@ -729,23 +730,20 @@ impl<M: Module> Fx<'_, '_, M> {
                     self.call_rt(Entry::StringFromBytes, &[rt, bytes, len, d]);
                 }
             },
-            K::Copy { dst, src } | K::Move { dst, src } => self.mov(*dst, *src),
-            K::Clone { dst, src } => {
-                let ty = self.slot_ty(*src).clone();
-                if ty.is_copy() {
-                    self.mov(*dst, *src);
-                } else {
-                    let (s, d) = (self.addr(*src), self.addr(*dst));
-                    let td = self.desc(&ty);
-                    self.call_rt(Entry::Clone, &[rt, s, td, d]);
-                }
-            }
-            K::Drop { slot } => {
-                let ty = self.slot_ty(*slot).clone();
-                if !ty.is_copy() {
-                    let at = self.addr(*slot);
-                    let td = self.desc(&ty);
-                    self.call_rt(Entry::Drop, &[rt, at, td]);
+            K::Copy { .. } | K::Move { .. } | K::Clone { .. } | K::Drop { .. } => {
+                match value_op(self.func, kind).expect("a value instruction") {
+                    ValueOp::Bits { dst, src } => self.mov(dst, src),
+                    ValueOp::Clone { dst, src } => {
+                        let (s, d) = (self.addr(src), self.addr(dst));
+                        let td = self.desc(&self.slot_ty(src).clone());
+                        self.call_rt(Entry::Clone, &[rt, s, td, d]);
+                    }
+                    ValueOp::Drop { slot } => {
+                        let at = self.addr(slot);
+                        let td = self.desc(&self.slot_ty(slot).clone());
+                        self.call_rt(Entry::Drop, &[rt, at, td]);
+                    }
+                    ValueOp::Nothing => {}
                 }
             }
             K::Unary { dst, op, src } => {

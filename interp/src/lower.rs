@@ -6,7 +6,7 @@ use datalove_ir::*;
 use datalove_rti::layout::align_up;
 use datalove_rti::TyKind;
 
-use datalove_ir::lowering::SlotHome;
+use datalove_ir::lowering::{value_op, SlotHome, ValueOp};
 
 use crate::desc::{DescCache, DescRef, FrameDescs};
 use crate::error::InterpError;
@@ -375,25 +375,19 @@ impl FuncLowering<'_, '_> {
                     },
                 }
             }
-            K::Copy { dst, src } | K::Move { dst, src } => self.mov(*dst, *src),
-            K::Clone { dst, src } => {
-                if self.ty(*src).is_copy() {
-                    self.mov(*dst, *src)
-                } else {
-                    Op::Clone {
-                        dst: self.at(*dst),
-                        src: self.at(*src),
-                        desc: self.slot_desc(*src),
-                    }
-                }
-            }
-            K::Drop { slot } => {
-                if self.ty(*slot).is_copy() {
-                    return Ok(());
-                }
-                Op::Drop {
-                    slot: self.at(*slot),
-                    desc: self.slot_desc(*slot),
+            K::Copy { .. } | K::Move { .. } | K::Clone { .. } | K::Drop { .. } => {
+                match value_op(self.func, kind).expect("a value instruction") {
+                    ValueOp::Bits { dst, src } => self.mov(dst, src),
+                    ValueOp::Clone { dst, src } => Op::Clone {
+                        dst: self.at(dst),
+                        src: self.at(src),
+                        desc: self.slot_desc(src),
+                    },
+                    ValueOp::Drop { slot } => Op::Drop {
+                        slot: self.at(slot),
+                        desc: self.slot_desc(slot),
+                    },
+                    ValueOp::Nothing => return Ok(()),
                 }
             }
             K::Unary { dst, op, src } => Op::Unary(Unary {

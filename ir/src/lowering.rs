@@ -5,7 +5,8 @@
 //! program function ([`function_symbol`]), the text of a terminator in every dump
 //! ([`terminator_text`]), and, on [`Function`], which slots an instruction writes, what
 //! a call hands over, what a native that returned OK wrote, and how much native stack a
-//! call reserves; and the native slots of an executable ([`NativeLinks`]).
+//! call reserves; what a copy, move, clone or drop does ([`value_op`]); and the native
+//! slots of an executable ([`NativeLinks`]).
 //! `docs/architecture.md` tables each decision with its one file.
 
 use datalove_rti::TyKind;
@@ -485,6 +486,36 @@ pub fn call_words<'a, W>(
         })
         .map(&mut word)
         .collect()
+}
+
+/// What a value instruction (`copy`, `move`, `clone`, `drop`) does, decided once for
+/// every backend ([`value_op`]): a value of a copy type is copied by its bits and owns
+/// nothing to drop; any other clone or drop goes through the runtime's `clone`/`drop`
+/// by the slot's descriptor. (A `move` is a bitwise copy of any type: the source is
+/// uninitialized afterwards, so nothing is owned twice.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueOp {
+    /// `dst` takes `src`'s bytes.
+    Bits { dst: SlotId, src: SlotId },
+    /// The runtime's `clone` of `src` (owned) into `dst`.
+    Clone { dst: SlotId, src: SlotId },
+    /// The runtime's `drop` of `slot` (owned).
+    Drop { slot: SlotId },
+    /// Nothing: the drop of a copy value.
+    Nothing,
+}
+
+/// The [`ValueOp`] of `kind` in `f`; `None` for any other instruction.
+pub fn value_op(f: &Function, kind: &InstKind) -> Option<ValueOp> {
+    let copy = |slot: SlotId| f.slot_type(slot).is_copy();
+    Some(match *kind {
+        InstKind::Copy { dst, src } | InstKind::Move { dst, src } => ValueOp::Bits { dst, src },
+        InstKind::Clone { dst, src } if copy(src) => ValueOp::Bits { dst, src },
+        InstKind::Clone { dst, src } => ValueOp::Clone { dst, src },
+        InstKind::Drop { slot } if copy(slot) => ValueOp::Nothing,
+        InstKind::Drop { slot } => ValueOp::Drop { slot },
+        _ => return None,
+    })
 }
 
 /// Whether compiled code reaches the elements of a `[elem]` inline, from the one layout
