@@ -34,6 +34,34 @@ struct Interned {
     _names: Box<[u8]>,
 }
 
+impl Interned {
+    /// The descriptor of a list or an option: one child, `elem` (the payload of an option,
+    /// at `payload_offset`), no fields, no names.
+    fn with_elem(
+        kind: TyKind,
+        flags: u32,
+        l: Layout,
+        elem: *const TyDesc,
+        payload_offset: usize,
+    ) -> Interned {
+        Interned {
+            desc: Box::new(TyDesc {
+                kind,
+                flags,
+                size: l.size,
+                align: l.align,
+                elem,
+                payload_offset,
+                field_count: 0,
+                fields: std::ptr::null(),
+                names: std::ptr::null(),
+            }),
+            _fields: Box::new([]),
+            _names: Box::new([]),
+        }
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct Interner {
     table: RefCell<HashMap<Key, Interned>>,
@@ -93,21 +121,7 @@ impl Runtime {
         let elem = self.intern_tydesc(elem) as *const TyDesc;
         let ptr = self.tydescs.get_or_make(Key::List(elem as usize), || {
             let l = compute_layout(TyKind::List, &[(*elem).layout()], &mut []).layout;
-            Interned {
-                desc: Box::new(TyDesc {
-                    kind: TyKind::List,
-                    flags: 0,
-                    size: l.size,
-                    align: l.align,
-                    elem,
-                    payload_offset: 0,
-                    field_count: 0,
-                    fields: std::ptr::null(),
-                    names: std::ptr::null(),
-                }),
-                _fields: Box::new([]),
-                _names: Box::new([]),
-            }
+            Interned::with_elem(TyKind::List, 0, l, elem, 0)
         });
         &*ptr
     }
@@ -121,21 +135,8 @@ impl Runtime {
         let ptr = self.tydescs.get_or_make(Key::Option(payload as usize), || {
             let mut offsets = [0usize];
             let l = compute_layout(TyKind::Option, &[(*payload).layout()], &mut offsets).layout;
-            Interned {
-                desc: Box::new(TyDesc {
-                    kind: TyKind::Option,
-                    flags: (*payload).flags & TYDESC_COPY,
-                    size: l.size,
-                    align: l.align,
-                    elem: payload,
-                    payload_offset: offsets[0],
-                    field_count: 0,
-                    fields: std::ptr::null(),
-                    names: std::ptr::null(),
-                }),
-                _fields: Box::new([]),
-                _names: Box::new([]),
-            }
+            let flags = (*payload).flags & TYDESC_COPY;
+            Interned::with_elem(TyKind::Option, flags, l, payload, offsets[0])
         });
         &*ptr
     }
@@ -283,32 +284,27 @@ pub(crate) unsafe extern "C" fn tydesc_enum(
     payloads: *const Td,
     count: usize,
 ) -> Td {
-    let payloads: Vec<&TyDesc> = if count == 0 || payloads.is_null() {
-        Vec::new()
-    } else {
-        std::slice::from_raw_parts(payloads, count)
-            .iter()
-            .map(|&f| &*f)
-            .collect()
-    };
     let bytes = if names_len == 0 || names.is_null() {
         Vec::new()
     } else {
         std::slice::from_raw_parts(names, names_len).to_vec()
     };
-    Runtime::from_handle(rt).tydesc_named(TyKind::Enum, bytes, &payloads)
+    Runtime::from_handle(rt).tydesc_named(TyKind::Enum, bytes, &descs(payloads, count))
 }
 
 pub(crate) unsafe extern "C" fn tydesc_tuple(rt: Rt, fields: *const Td, count: usize) -> Td {
-    let fields: Vec<&TyDesc> = if count == 0 || fields.is_null() {
-        Vec::new()
-    } else {
-        std::slice::from_raw_parts(fields, count)
-            .iter()
-            .map(|&f| &*f)
-            .collect()
-    };
-    Runtime::from_handle(rt).tydesc_tuple(&fields)
+    Runtime::from_handle(rt).tydesc_tuple(&descs(fields, count))
+}
+
+/// The `count` descriptors at `at` (none when `count` is 0, whatever `at` is).
+unsafe fn descs<'a>(at: *const Td, count: usize) -> Vec<&'a TyDesc> {
+    if count == 0 || at.is_null() {
+        return Vec::new();
+    }
+    std::slice::from_raw_parts(at, count)
+        .iter()
+        .map(|&f| &*f)
+        .collect()
 }
 
 /// `usize::MAX` when `tuple_td` is not a tuple or `field` is past its last field.
