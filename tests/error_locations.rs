@@ -77,6 +77,23 @@ fn the_cli_prints_the_location_and_the_calls_on_every_backend() {
     fails_everywhere(&path, &[], "kept\n200\nkept\n", expected);
 }
 
+/// `inc` is a leaf and `twice` a small function that calls it: the inliner puts both
+/// bodies in place of their calls (an IR pass every backend runs), and the chain still
+/// names every call the program wrote.
+#[test]
+fn an_error_inside_inlined_functions_names_every_call_site() {
+    let path = scratch_dir("error-locations").join("inlined.dfs");
+    std::fs::write(
+        &path,
+        "fun inc(x: u8): u8\n  ret x + 1\nend fun\n\nfun twice(x: u8): u8\n  ret inc(x) * 2\n\
+         end fun\n\ndebuglog twice(100)\ndebuglog twice(255)\n",
+    )
+    .unwrap();
+    let expected = "error: overflow: u8 addition at {dir}/inlined.dfs:2:7\n  \
+        called from {dir}/inlined.dfs:6:7\n  called from {dir}/inlined.dfs:10:10\n";
+    fails_everywhere(&path, &[], "202\n", expected);
+}
+
 #[test]
 fn a_relative_path_is_printed_as_given() {
     let dir = scratch_dir("error-locations-relative");
@@ -97,6 +114,8 @@ fn a_relative_path_is_printed_as_given() {
     }
 }
 
+/// `down` is small, so the inliner unrolls it once into itself; at either parity of the
+/// limit the refused call and the count are those of the calls the program wrote.
 #[test]
 fn a_deep_recursion_reports_the_refused_call_and_counts_the_calls_past_sixteen() {
     let path = scratch_dir("error-locations").join("deep.dfs");
@@ -105,13 +124,16 @@ fn a_deep_recursion_reports_the_refused_call_and_counts_the_calls_past_sixteen()
         "fun down(n: u64): u64\n  ret down(n + 1) + 1\nend fun\ndebuglog down(0)\n",
     )
     .unwrap();
-    let mut expected =
-        "error: stack overflow: call depth limit of 5000 reached at {dir}/deep.dfs:2:7\n"
-            .to_string();
-    expected.push_str(&"  called from {dir}/deep.dfs:2:7\n".repeat(16));
-    // 5000 calls active: 4999 of them made from `down`, one from the top level.
-    expected.push_str("  ... and 4984 more calls\n");
-    fails_everywhere(&path, &["--depth-limit", "5000"], "", &expected);
+    for limit in [5000, 5001] {
+        let mut expected = format!(
+            "error: stack overflow: call depth limit of {limit} reached at {{dir}}/deep.dfs:2:7\n"
+        );
+        expected.push_str(&"  called from {dir}/deep.dfs:2:7\n".repeat(16));
+        // `limit` calls active: all but one made from `down`, one from the top level.
+        expected.push_str(&format!("  ... and {} more calls\n", limit - 16));
+        let limit = limit.to_string();
+        fails_everywhere(&path, &["--depth-limit", &limit], "", &expected);
+    }
 }
 
 #[test]

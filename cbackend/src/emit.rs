@@ -900,7 +900,22 @@ impl Fx<'_> {
                 func,
                 type_args,
                 args,
-            } => self.program_call(*dst, *func, type_args, args, fallible()),
+                depth,
+            } => self.program_call(*dst, *func, type_args, args, *depth, fallible()),
+            K::CheckDepth => {
+                let none_left = format!("{} == 0", runtime::depth_left());
+                self.fail_if(
+                    &none_left,
+                    fallible(),
+                    Some(call(Entry::RaiseStackOverflow, &[])),
+                );
+            }
+            K::CalledFrom => {
+                if let Some(site) = &self.site {
+                    self.w
+                        .stmt(call(Entry::ErrorAt, &[&bytes_and_len(site.as_bytes())]));
+                }
+            }
             K::CallNative { dst, native, args } => self.native_call(*dst, native, args, fallible()),
         }
     }
@@ -911,6 +926,7 @@ impl Fx<'_> {
         func: FuncId,
         type_args: &[IrType],
         args: &[Arg],
+        depth_taken: u32,
         abandon: BlockId,
     ) {
         let callee = self.program.function(func);
@@ -929,10 +945,20 @@ impl Fx<'_> {
         self.w
             .stmt(format!("size_t depth = {}", runtime::depth_left()));
         let room = self.func.frame_bytes().saturating_add(callee.frame_bytes());
+        let no_depth = match depth_taken {
+            1 => "depth == 0".to_string(),
+            n => format!("depth < {n}"),
+        };
         self.w.open(format!(
-            "if (__builtin_expect(depth == 0 || {}, 0))",
+            "if (__builtin_expect({no_depth} || {}, 0))",
             runtime::no_stack_room(room.min(1 << 40))
         ));
+        if depth_taken > 1 {
+            // Too little depth left, though some: the runtime names the depth limit only
+            // when none is left (docs/abi.md, section 12).
+            self.w
+                .stmt(format!("if ({no_depth}) {} = 0", runtime::depth_left()));
+        }
         self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
         for slot in self.func.moved_args(args) {
             let (at, td) = (self.addr(slot), self.slot_desc(slot));
@@ -941,7 +967,7 @@ impl Fx<'_> {
         self.take_abandon(abandon);
         self.w.close();
         self.w
-            .stmt(format!("{} = depth - 1", runtime::depth_left()));
+            .stmt(format!("{} = depth - {depth_taken}", runtime::depth_left()));
         match (result, dst) {
             (ResultPass::Value(_), Some(d)) => self.write(d, &call_text),
             _ => self.w.stmt(call_text),

@@ -985,7 +985,29 @@ impl<M: Module> Fx<'_, '_, M> {
                 func,
                 type_args,
                 args,
-            } => self.program_call(*dst, *func, type_args, args, abandon.expect("fallible")),
+                depth,
+            } => self.program_call(
+                *dst,
+                *func,
+                type_args,
+                args,
+                *depth,
+                abandon.expect("fallible"),
+            ),
+            K::CheckDepth => {
+                let depth = self.load_depth_left();
+                let no_depth = self.b.ins().icmp_imm_u(IntCC::Equal, depth, 0);
+                self.fail_if(no_depth, abandon.expect("fallible"), |fx| {
+                    let rt = fx.rt;
+                    fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
+                });
+            }
+            K::CalledFrom => {
+                if let Some(site) = self.site.clone() {
+                    let (s, len) = self.bytes_addr(site.as_bytes());
+                    self.call_rt(Entry::ErrorAt, &[rt, s, len]);
+                }
+            }
             K::CallNative { dst, native, args } => {
                 self.native_call(*dst, native, args, abandon.expect("fallible"))
             }
@@ -998,6 +1020,7 @@ impl<M: Module> Fx<'_, '_, M> {
         func: datalove_ir::FuncId,
         type_args: &[IrType],
         args: &[datalove_ir::Arg],
+        depth_taken: u32,
         abandon: BlockId,
     ) {
         let callee = self.program.function(func);
@@ -1005,8 +1028,8 @@ impl<M: Module> Fx<'_, '_, M> {
         let words = call_words(callee, args, type_args, dst, |w| self.call_word(w));
         let id = self.functions[func.index()];
         let callee_ref = self.module.declare_func_in_func(id, self.b.func);
-        let depth = self.call_may_start(callee, args, abandon);
-        let fewer = self.b.ins().iadd_imm_s(depth, -1);
+        let depth = self.call_may_start(callee, args, depth_taken, abandon);
+        let fewer = self.b.ins().iadd_imm_s(depth, -i64::from(depth_taken));
         self.store_depth_left(fewer);
         let call = self.b.ins().call(callee_ref, &words);
         self.store_depth_left(depth);
@@ -1045,6 +1068,7 @@ impl<M: Module> Fx<'_, '_, M> {
         &mut self,
         callee: &datalove_ir::Function,
         args: &[datalove_ir::Arg],
+        depth_taken: u32,
         abandon: BlockId,
     ) -> Value {
         let depth = self.load_depth_left();
@@ -1054,10 +1078,20 @@ impl<M: Module> Fx<'_, '_, M> {
         let frame = callee.frame_bytes().min(1 << 40) as i64;
         let bottom = self.b.ins().iadd_imm_s(sp, -frame);
         let no_room = self.b.ins().icmp(IntCC::UnsignedLessThan, bottom, limit);
-        let no_depth = self.b.ins().icmp_imm_u(IntCC::Equal, depth, 0);
+        let no_depth =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThan, depth, i64::from(depth_taken));
         let moved: Vec<SlotId> = self.func.moved_args(args);
         self.fail_if_any(&[no_depth, no_room], abandon, |fx| {
             let rt = fx.rt;
+            if depth_taken > 1 {
+                // Too little depth left, though some: the runtime names the depth
+                // limit only when none is left (docs/abi.md, section 12).
+                let zero = fx.b.ins().iconst(fx.ptr, 0);
+                let left = fx.b.ins().select(no_depth, zero, depth);
+                fx.store_depth_left(left);
+            }
             fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
             for slot in moved {
                 let ty = fx.slot_ty(slot).clone();

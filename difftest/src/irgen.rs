@@ -247,6 +247,7 @@ pub fn random_program(rng: &mut Rng) -> Program {
                             func: FuncId(callee as u32),
                             type_args,
                             args: params.iter().map(|(m, _)| arg(rng, *m)).collect(),
+                            depth: 1,
                         }
                     }
                     20 => {
@@ -425,5 +426,6 @@ fn slots_mut(kind: &mut InstKind) -> Vec<&mut SlotId> {
             .chain(args.iter_mut().map(|a| &mut a.slot))
             .collect(),
         K::Debuglog { src } => vec![src],
+        K::CheckDepth | K::CalledFrom => vec![],
     }
 }

@@ -1110,6 +1110,7 @@ impl<'a> FnLowering<'a> {
                 func: FuncId(*f as u32),
                 type_args: type_args.clone(),
                 args: ir_args,
+                depth: 1,
             },
             Callee::Native { .. } if float_op.is_some() => InstKind::Unary {
                 // One float instruction on every backend, not a call.

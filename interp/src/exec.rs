@@ -114,12 +114,23 @@ impl Machine<'_> {
     /// The frame for a call of `cf` (`Op::Call`, `Op::CallV`); `None` when there is no
     /// room for it. Deep recursion is a runtime error, never a crash: the call-depth
     /// limit, the native stack (the dispatch loop recurses once per call) and the frame
-    /// memory are tested before the callee starts.
+    /// memory are tested before the callee starts. `depth` is the call depth the call
+    /// takes (IR `call ... depth`).
     #[inline(always)]
-    unsafe fn callee_frame(&self, cf: &CFunc) -> Option<(*mut u8, crate::frames::Mark)> {
+    unsafe fn callee_frame(
+        &self,
+        cf: &CFunc,
+        depth: u32,
+    ) -> Option<(*mut u8, crate::frames::Mark)> {
         let marker = 0u8;
         let no_room = (&marker as *const u8 as usize) < (*self.rt).stack_limit;
-        if (*self.rt).depth_left == 0 || no_room {
+        let no_depth = (*self.rt).depth_left < depth as usize;
+        if no_depth || no_room {
+            if no_depth {
+                // Too little depth left, perhaps some: the runtime names the depth limit
+                // only when none is left (docs/abi.md, section 12).
+                (*self.rt).depth_left = 0;
+            }
             None
         } else {
             self.push_frame(cf.frame_size)
@@ -133,12 +144,13 @@ impl Machine<'_> {
     unsafe fn run_callee(
         &self,
         callee: u32,
+        depth_taken: u32,
         frame: *mut u8,
         saved: crate::frames::Mark,
         ret: *mut u8,
     ) -> bool {
         let depth = (*self.rt).depth_left;
-        (*self.rt).depth_left = depth - 1;
+        (*self.rt).depth_left = depth - depth_taken as usize;
         self.run(callee as usize, frame, ret);
         (*self.rt).depth_left = depth;
         self.frames.pop(saved);
@@ -403,6 +415,13 @@ impl Machine<'_> {
                         continue;
                     }
                 }
+                Op::CheckDepth { fail } => {
+                    if (*self.rt).depth_left == 0 {
+                        (t.raise_stack_overflow)(rt);
+                        pc = *fail as usize;
+                        continue;
+                    }
+                }
                 // The generic operations, out of the loop's way.
                 Op::Const { .. }
                 | Op::Mov { .. }
@@ -439,7 +458,8 @@ impl Machine<'_> {
                 | Op::Call { .. }
                 | Op::Return { .. }
                 | Op::Abandon
-                | Op::Site { .. } => match self.generic(ops.get_unchecked(pc), f, frame, base, ret)
+                | Op::Site { .. }
+                | Op::CalledFrom { .. } => match self.generic(ops.get_unchecked(pc), f, frame, base, ret)
                 {
                     Flow::Next => {}
                     Flow::Goto(to) => {
@@ -481,10 +501,11 @@ impl Machine<'_> {
                     callee,
                     args,
                     dst,
+                    depth,
                     fail,
                 } => {
                     let cf = self.funcs.get_unchecked(*callee as usize);
-                    let Some((callee_frame, saved)) = self.callee_frame(cf) else {
+                    let Some((callee_frame, saved)) = self.callee_frame(cf, *depth) else {
                         (t.raise_stack_overflow)(rt);
                         pc = *fail as usize;
                         continue;
@@ -501,7 +522,7 @@ impl Machine<'_> {
                         Some(d) => frame.add(*d as usize),
                         None => ptr::null_mut(),
                     };
-                    if self.run_callee(*callee, callee_frame, saved, ret_ptr) {
+                    if self.run_callee(*callee, *depth, callee_frame, saved, ret_ptr) {
                         pc = *fail as usize;
                         continue;
                     }
@@ -783,10 +804,11 @@ impl Machine<'_> {
                 type_args,
                 dst,
                 in_drops,
+                depth,
                 fail,
             }) => {
                 let cf = &self.funcs[*callee as usize];
-                let Some((callee_frame, saved)) = self.callee_frame(cf) else {
+                let Some((callee_frame, saved)) = self.callee_frame(cf, *depth) else {
                     (t.raise_stack_overflow)(rt);
                     // The callee never started: the `in` arguments it would own are dropped
                     // here, as its entry would have dropped them.
@@ -810,7 +832,7 @@ impl Machine<'_> {
                     *(callee_frame.add(cbase + 8 * i) as *mut Td) = desc(*d);
                 }
                 let ret_ptr = dst.map(a).unwrap_or(ptr::null_mut());
-                if self.run_callee(*callee, callee_frame, saved, ret_ptr) {
+                if self.run_callee(*callee, *depth, callee_frame, saved, ret_ptr) {
                     return Flow::Goto(*fail as usize);
                 }
             }
@@ -831,6 +853,10 @@ impl Machine<'_> {
                 let site = &f.sites[*site as usize];
                 (t.error_at)(rt, site.as_ptr(), site.len());
                 return Flow::Goto(*next as usize);
+            }
+            Op::CalledFrom { site } => {
+                let site = &f.sites[*site as usize];
+                (t.error_at)(rt, site.as_ptr(), site.len());
             }
 
             _ => unreachable!("a fast operation is run by the dispatch loop"),

@@ -307,6 +307,7 @@ fn single(op: &Op) -> Option<Op> {
                 callee: call.callee,
                 args,
                 dst,
+                depth: call.depth,
                 fail: call.fail,
             }
         }

@@ -231,6 +231,15 @@ impl FuncLowering<'_, '_> {
         for (bi, block) in f.blocks.iter().enumerate() {
             block_pc[bi] = self.ops.len() as u32;
             for inst in &block.insts {
+                if let InstKind::CalledFrom = inst.kind {
+                    // Without a location (IR built without one) there is nothing to add.
+                    if let Some(site) = self.program.error_site(inst) {
+                        self.sites.push(site.into_bytes().into_boxed_slice());
+                        let site = (self.sites.len() - 1) as u32;
+                        self.ops.push(Op::CalledFrom { site });
+                    }
+                    continue;
+                }
                 let fail = match (inst.abandon, self.program.error_site(inst)) {
                     (Some(b), Some(site)) => {
                         self.sites.push(site.into_bytes().into_boxed_slice());
@@ -288,6 +297,7 @@ impl FuncLowering<'_, '_> {
                 | Op::ListGet(ListGet { fail, .. })
                 | Op::ListSet(ListSet { fail, .. })
                 | Op::Unwrap { fail, .. }
+                | Op::CheckDepth { fail }
                 | Op::Call(Call { fail, .. })
                 | Op::CallNative { fail, .. }
                     if *fail != u32::MAX =>
@@ -554,6 +564,7 @@ impl FuncLowering<'_, '_> {
                 func,
                 type_args,
                 args,
+                depth,
             } => {
                 let callee = &self.layouts[func.index()];
                 let call_args = args
@@ -577,9 +588,13 @@ impl FuncLowering<'_, '_> {
                     type_args,
                     dst: dst.map(|d| self.at(d)),
                     in_drops,
+                    depth: *depth,
                     fail,
                 })
             }
+            K::CheckDepth => Op::CheckDepth { fail },
+            // Lowered with its site, in `lower`.
+            K::CalledFrom => unreachable!("`called_from` is lowered where its site is known"),
             K::CallNative { dst, native, args } => self.native_call(*dst, native, args, fail)?,
         };
         self.ops.push(op);

@@ -271,6 +271,15 @@ pub enum Op {
         site: u32,
         next: u32,
     },
+    /// Fails with `stack overflow` when no call depth is left (IR `check_depth`).
+    CheckDepth {
+        fail: u32,
+    },
+    /// Reports site `site` (`CFunc::sites`) to the runtime (`error_at`) and goes on
+    /// (IR `called_from`, on a failure path).
+    CalledFrom {
+        site: u32,
+    },
 
     // ---- the fast form (`crate::fast`): concrete scalars at direct frame offsets ----
     // Each replaces the generic operation(s) above when its operands are frame slots
@@ -436,6 +445,8 @@ pub enum Op {
         args: Box<[(u32, u32, u32)]>,
         /// The result's place (null when the result is not kept).
         dst: Option<u32>,
+        /// The call depth the call takes (IR `call ... depth`).
+        depth: u32,
         fail: u32,
     },
     /// Returns an 8-byte value from a direct offset.
@@ -518,6 +529,8 @@ pub struct Call {
     /// The owned `in` arguments, in the caller's terms: dropped when the callee cannot
     /// get a frame.
     pub in_drops: Box<[(Opnd, DescRef)]>,
+    /// The call depth the call takes (IR `call ... depth`).
+    pub depth: u32,
     pub fail: u32,
 }
 

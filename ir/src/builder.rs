@@ -315,6 +315,7 @@ impl FunctionBuilder<'_> {
                 func,
                 type_args,
                 args,
+                depth: 1,
             },
             Some(abandon),
         )

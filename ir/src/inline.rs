@@ -1,16 +1,30 @@
-//! Inlining of small leaf functions, an IR pass every backend gains from (the front end
-//! runs it on every program it lowers, so the interpreter, the Cranelift backends and the
-//! C backend run the same IR).
+//! Inlining of small functions, an IR pass every backend gains from (the front end runs
+//! it on every program it lowers, so the interpreter, the Cranelift backends and the C
+//! backend run the same IR).
 //!
 //! A function is inlined at its calls when it is small ([`INLINE_MAX_INSTS`]), not
 //! generic, takes only scalar `in` parameters, returns a scalar, and computes only with
-//! scalars (constants, copies, arithmetic, comparisons, casts): no calls, no values that
-//! own memory. Its body is copied into the caller: the arguments are copied into fresh
-//! slots for its parameters, each `return` becomes a copy into the call's destination
-//! and a jump to the rest of the caller's block, and each `abandon` a jump to the call's
-//! abandon block, so a failure inside (overflow, division by zero, an invalid cast)
-//! raises the same error and runs the same drops as the call did. An inlined call is no
-//! call: it does not count toward the call-depth limit (`docs/abi.md`, section 12).
+//! scalars (constants, copies, arithmetic, comparisons, casts) and calls of program
+//! functions: no natives, no values that own memory. Its body is copied into the
+//! caller: the arguments are copied into fresh slots for its parameters, each `return`
+//! becomes a copy into the call's destination and a jump to the rest of the caller's
+//! block, and each `abandon` a jump to a block that adds the call's site to the error's
+//! chain (`called_from`, as the call returning abandoning would have) and goes on to the
+//! call's abandon block. So a failure inside (overflow, division by zero, an invalid
+//! cast, a call refused) raises the same error with the same chain of calls and runs the
+//! same drops as the call did.
+//!
+//! Two kinds of rounds ([`Inlining`]): first the leaves (no calls), into every function,
+//! again while that leaves a caller with no calls (a new leaf); then, once, the functions
+//! that make calls, with their leaves already in place, at the calls the program wrote
+//! (not at the calls that round copies in, so a recursive function is unrolled once, not
+//! forever).
+//!
+//! The call-depth limit (`docs/abi.md`, section 12) sees what the program wrote, except
+//! for a leaf: an inlined leaf is no call and is not counted. A function that makes calls
+//! keeps the test its call would have made (`check_depth`, where the call stood), and
+//! each call copied in with it takes one more depth (`call ... depth N`), so every call
+//! that runs is refused at the same depth as without inlining.
 
 use crate::program::{Block, BlockId, Function, Inst, InstKind, Program, SlotId, Terminator};
 use crate::types::ParamMode;
@@ -18,45 +32,84 @@ use crate::types::ParamMode;
 /// The largest function inlined, in instructions.
 pub const INLINE_MAX_INSTS: usize = 32;
 
-/// Whether calls of `f` are inlined.
-pub fn inlinable(f: &Function) -> bool {
+/// Which round of [`inline_small_functions`] inlines a function's calls, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inlining {
+    /// Not inlined: too large, generic, or it handles values that own memory or calls
+    /// natives.
+    Never,
+    /// A small function of scalars that makes no call.
+    Leaf,
+    /// A small function of scalars that calls program functions.
+    WithCalls,
+}
+
+/// How calls of `f` are inlined.
+pub fn inlining(f: &Function) -> Inlining {
     use InstKind as K;
-    !f.is_generic()
+    let small = !f.is_generic()
         && f.result.is_scalar()
         && f.params.iter().all(|p| p.mode == ParamMode::In)
         && f.slots.iter().all(|s| s.ty.is_scalar())
-        && f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() <= INLINE_MAX_INSTS
-        && f.blocks.iter().flat_map(|b| &b.insts).all(|i| {
-            matches!(
-                i.kind,
-                K::Const { .. }
-                    | K::Copy { .. }
-                    | K::Move { .. }
-                    | K::Clone { .. }
-                    | K::Drop { .. }
-                    | K::Unary { .. }
-                    | K::Binary { .. }
-                    | K::Compare { .. }
-                    | K::Cast { .. }
-            )
-        })
+        && f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() <= INLINE_MAX_INSTS;
+    if !small {
+        return Inlining::Never;
+    }
+    let mut calls = false;
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        match inst.kind {
+            K::Const { .. }
+            | K::Copy { .. }
+            | K::Move { .. }
+            | K::Clone { .. }
+            | K::Drop { .. }
+            | K::Unary { .. }
+            | K::Binary { .. }
+            | K::Compare { .. }
+            | K::Cast { .. }
+            | K::CalledFrom => {}
+            K::Call { .. } | K::CheckDepth => calls = true,
+            _ => return Inlining::Never,
+        }
+    }
+    if calls {
+        Inlining::WithCalls
+    } else {
+        Inlining::Leaf
+    }
 }
 
-/// Inlines every call of an [`inlinable`] function in `program`.
+/// Whether calls of `f` are inlined (in either round).
+pub fn inlinable(f: &Function) -> bool {
+    inlining(f) != Inlining::Never
+}
+
+/// Inlines every call of an [`inlinable`] function in `program`: the leaves first (again
+/// while that makes new leaves of their callers), then the functions that make calls.
 pub fn inline_small_functions(program: &mut Program) {
+    // Each leaf round removes calls and adds none, so the leaf rounds end.
+    while inline_round(program, Inlining::Leaf) {}
+    inline_round(program, Inlining::WithCalls);
+}
+
+/// Inlines the calls of the functions `round` names; whether there was any.
+fn inline_round(program: &mut Program, round: Inlining) -> bool {
     let callees: Vec<Option<Function>> = program
         .functions
         .iter()
-        .map(|f| inlinable(f).then(|| f.clone()))
+        .map(|f| (inlining(f) == round).then(|| f.clone()))
         .collect();
     if callees.iter().all(Option::is_none) {
-        return;
+        return false;
     }
+    let mut any = false;
     for f in &mut program.functions {
         if inline_calls(f, &callees) {
             remove_unreachable_blocks(f);
+            any = true;
         }
     }
+    any
 }
 
 /// Removes the blocks of `f` nothing reaches from its entry (by jumps, branches or
@@ -125,8 +178,9 @@ pub(crate) fn remove_unreachable_blocks(f: &mut Function) {
     f.entry = new_id(f.entry);
 }
 
-/// `kind` with every slot `s` renamed `rename(s)` (the kinds [`inlinable`] admits).
-fn renamed(kind: &InstKind, rename: impl Fn(SlotId) -> SlotId) -> InstKind {
+/// `kind` with every slot `s` renamed `rename(s)` (the kinds [`inlinable`] admits), a
+/// call taking `depth` more call depth (the call it is copied in for).
+fn renamed(kind: &InstKind, rename: impl Fn(SlotId) -> SlotId, depth: u32) -> InstKind {
     use InstKind as K;
     let r = &rename;
     match kind.clone() {
@@ -166,6 +220,27 @@ fn renamed(kind: &InstKind, rename: impl Fn(SlotId) -> SlotId) -> InstKind {
             src: r(src),
             checked,
         },
+        K::Call {
+            dst,
+            func,
+            type_args,
+            args,
+            depth: own,
+        } => K::Call {
+            dst: dst.map(r),
+            func,
+            type_args,
+            args: args
+                .into_iter()
+                .map(|a| crate::program::Arg {
+                    mode: a.mode,
+                    slot: r(a.slot),
+                })
+                .collect(),
+            depth: own + depth,
+        },
+        K::CheckDepth => K::CheckDepth,
+        K::CalledFrom => K::CalledFrom,
         other => unreachable!("not admitted for inlining: {other:?}"),
     }
 }
@@ -175,8 +250,11 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
     let mut inlined = false;
     let mut bi = 0;
     while bi < f.blocks.len() {
+        // Only the calls the program wrote (depth 1): the calls a body brings in are not
+        // inlined again.
         let at = f.blocks[bi].insts.iter().position(|inst| {
-            matches!(&inst.kind, InstKind::Call { func, .. } if callees[func.index()].is_some())
+            matches!(&inst.kind,
+                InstKind::Call { func, depth: 1, .. } if callees[func.index()].is_some())
         });
         let Some(at) = at else {
             bi += 1;
@@ -185,7 +263,11 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
         let mut rest = f.blocks[bi].insts.split_off(at);
         let call = rest.remove(0);
         let InstKind::Call {
-            dst, func, args, ..
+            dst,
+            func,
+            args,
+            depth,
+            ..
         } = call.kind
         else {
             unreachable!("found above")
@@ -202,6 +284,16 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
         let block_base = f.blocks.len() as u32;
         let slot = |s: SlotId| SlotId(s.0 + slot_base);
         let block = |b: BlockId| BlockId(b.0 + block_base);
+        // Where the body's failures go: the call's site joins the chain of calls.
+        let landing = BlockId(block_base + callee.blocks.len() as u32);
+        if inlining(callee) == Inlining::WithCalls {
+            // The test the call would have made before its callee started.
+            f.blocks[bi].insts.push(Inst {
+                kind: InstKind::CheckDepth,
+                abandon: Some(abandon),
+                loc: call.loc,
+            });
+        }
         for (p, a) in callee.params.iter().zip(&args) {
             f.blocks[bi].insts.push(Inst {
                 kind: InstKind::Copy {
@@ -218,7 +310,7 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
                 .insts
                 .iter()
                 .map(|i| Inst {
-                    kind: renamed(&i.kind, slot),
+                    kind: renamed(&i.kind, slot, depth),
                     abandon: i.abandon.map(block),
                     loc: i.loc,
                 })
@@ -247,13 +339,21 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
                     }
                     Terminator::Jump(cont)
                 }
-                Terminator::Abandon => Terminator::Jump(abandon),
+                Terminator::Abandon => Terminator::Jump(landing),
                 Terminator::Unterminated => {
                     unreachable!("verified: `{}` has no unterminated block", callee.name)
                 }
             };
             f.blocks.push(Block { insts, term });
         }
+        f.blocks.push(Block {
+            insts: vec![Inst {
+                kind: InstKind::CalledFrom,
+                abandon: None,
+                loc: call.loc,
+            }],
+            term: Terminator::Jump(abandon),
+        });
         // The instructions before the call hold no inlinable call; the rest of the block
         // is scanned when its turn comes.
         bi += 1;
@@ -268,18 +368,19 @@ mod tests {
     use crate::program::{Arg, BinaryOp};
     use crate::types::IrType;
 
+    /// Declares `name(in x: i64): i64`.
+    fn declare_i64_to_i64(pb: &mut ProgramBuilder, name: &str) -> crate::program::FuncId {
+        let params = vec![("x".into(), ParamMode::In, IrType::I64)];
+        pb.declare_function(name, vec![], params, IrType::I64)
+    }
+
     /// `inc(x) = x + 1` (checked: it may abandon) is inlined into `main`, which holds a
     /// string across the call: the result verifies (the inlined failure path reaches the
     /// drop of the string) and no call is left.
     #[test]
     fn a_leaf_is_inlined_with_its_failure_path_joined_to_the_callers() {
         let mut pb = ProgramBuilder::new();
-        let inc = pb.declare_function(
-            "inc",
-            vec![],
-            vec![("x".into(), ParamMode::In, IrType::I64)],
-            IrType::I64,
-        );
+        let inc = declare_i64_to_i64(&mut pb, "inc");
         let mut fb = pb.function(inc);
         let x = fb.param(0);
         let one = fb.int(IrType::I64, 1);
@@ -301,6 +402,7 @@ mod tests {
                     mode: ParamMode::In,
                     slot: c,
                 }],
+                depth: 1,
             },
             Some(abandon),
         );
@@ -321,8 +423,8 @@ mod tests {
             .filter(|i| matches!(i.kind, InstKind::Call { .. }))
             .count();
         assert_eq!(calls, 0);
-        // The inlined add abandons through a block that jumps to the caller's, which
-        // drops the string.
+        // The inlined add abandons through a block that adds the call's site to the chain
+        // of calls, then to the caller's, which drops the string.
         let add = main
             .blocks
             .iter()
@@ -330,6 +432,85 @@ mod tests {
             .find(|i| matches!(i.kind, InstKind::Binary { .. }))
             .expect("the inlined add");
         let path = add.abandon.expect("fallible");
-        assert_eq!(main.block(path).term, Terminator::Jump(abandon));
+        let Terminator::Jump(landing) = main.block(path).term else {
+            panic!("the callee's abandon path jumps on")
+        };
+        let landing = main.block(landing);
+        assert!(matches!(
+            landing.insts[..],
+            [Inst {
+                kind: InstKind::CalledFrom,
+                ..
+            }]
+        ));
+        assert_eq!(landing.term, Terminator::Jump(abandon));
+        // A leaf is no call: nothing tests the call depth where it stood.
+        assert!(!main
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|i| matches!(i.kind, InstKind::CheckDepth)));
+    }
+
+    /// `down(n) = if n < 1 then 0 else down(n - 1) + 1`, called from `main`: the second
+    /// round inlines it where `main` called it and into itself, once. Where a call of it
+    /// stood, `check_depth` makes the test the call made; the calls copied in take one
+    /// more depth; no call the program wrote to it is left.
+    #[test]
+    fn a_recursive_function_is_unrolled_once_and_keeps_its_depth() {
+        let mut pb = ProgramBuilder::new();
+        let down = declare_i64_to_i64(&mut pb, "down");
+        let mut fb = pb.function(down);
+        let n = fb.param(0);
+        let one = fb.int(IrType::I64, 1);
+        let small = fb.compare(crate::program::CompareOp::Lt, n, one);
+        let (base, step) = (fb.new_block(), fb.new_block());
+        fb.branch(small, base, step);
+        fb.switch_to(base);
+        let zero = fb.int(IrType::I64, 0);
+        fb.terminate(Terminator::Return(Some(zero)));
+        fb.switch_to(step);
+        let abandon = fb.abandon_block(&[]);
+        let m = fb.binary(BinaryOp::Sub, n, one, Some(abandon));
+        let r = fb.new_slot(IrType::I64);
+        fb.call(Some(r), down, vec![], &[(ParamMode::In, m)], abandon);
+        let s = fb.binary(BinaryOp::Add, r, one, Some(abandon));
+        fb.terminate(Terminator::Return(Some(s)));
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        let mut fb = pb.function(main);
+        let c = fb.int(IrType::I64, 5);
+        let r = fb.new_slot(IrType::I64);
+        let abandon = fb.abandon_block(&[]);
+        fb.call(Some(r), down, vec![], &[(ParamMode::In, c)], abandon);
+        fb.debuglog(r);
+        fb.terminate(Terminator::Return(None));
+        pb.set_entry(main);
+        let mut program = pb.finish();
+        assert_eq!(
+            inlining(&program.functions[down.index()]),
+            Inlining::WithCalls
+        );
+        inline_small_functions(&mut program);
+        crate::verify::verify_program(&program).expect("the inlined program verifies");
+        for f in [down, main] {
+            let insts: Vec<&Inst> = program.functions[f.index()]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .collect();
+            let depths: Vec<u32> = insts
+                .iter()
+                .filter_map(|i| match i.kind {
+                    InstKind::Call { depth, .. } => Some(depth),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(depths, [2], "{}", program.functions[f.index()].name);
+            let checks = insts
+                .iter()
+                .filter(|i| matches!(i.kind, InstKind::CheckDepth))
+                .count();
+            assert_eq!(checks, 1);
+        }
     }
 }

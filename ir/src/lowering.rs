@@ -122,7 +122,7 @@ impl Function {
                             .filter(|a| matches!(a.mode, ParamMode::Mut | ParamMode::Out))
                             .for_each(|a| mark(&a.slot));
                     }
-                    K::Drop { .. } | K::Debuglog { .. } => {}
+                    K::Drop { .. } | K::Debuglog { .. } | K::CheckDepth | K::CalledFrom => {}
                 }
             }
         }
@@ -825,6 +825,7 @@ mod tests {
                         func: ids[c],
                         type_args: vec![],
                         args: vec![],
+                        depth: 1,
                     },
                     Some(abandon),
                 );

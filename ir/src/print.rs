@@ -177,6 +177,7 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
             func,
             type_args,
             args: a,
+            depth,
         } => {
             let callee = program
                 .functions
@@ -192,7 +193,12 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
                 )
             };
             let d = dst.map(|d| format!("{d} = ")).unwrap_or_default();
-            format!("{d}call {callee}{targs}({})", args(a))
+            let depth = if *depth == 1 {
+                String::new()
+            } else {
+                format!(" depth {depth}")
+            };
+            format!("{d}call {callee}{targs}({}){depth}", args(a))
         }
         CallNative {
             dst,
@@ -221,5 +227,7 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
             )
         }
         Debuglog { src } => format!("debuglog {src}"),
+        CheckDepth => "check_depth".to_string(),
+        CalledFrom => "called_from".to_string(),
     }
 }

@@ -77,9 +77,12 @@ impl Program {
     /// (`error_at`) on the instruction's failure path, before its abandon block: for the
     /// failing instruction (the arithmetic, the list access, the unwrap, the native call,
     /// the call refused for stack overflow) it is the error's location, for a call the
-    /// error propagated out of it is one entry of the chain of calls.
+    /// error propagated out of it is one entry of the chain of calls. A `called_from`
+    /// (not fallible: it stands on a failure path) has its site too.
     pub fn error_site(&self, inst: &Inst) -> Option<String> {
-        inst.abandon?;
+        if !matches!(inst.kind, InstKind::CalledFrom) {
+            inst.abandon?;
+        }
         let loc = inst.loc?;
         let file = self.files.get(loc.file as usize)?;
         Some(datalove_rti::SourceLoc::new(file.name.as_str(), loc.line, loc.col).to_string())
@@ -446,6 +449,10 @@ pub enum InstKind {
         func: FuncId,
         type_args: Vec<IrType>,
         args: Vec<Arg>,
+        /// The call-depth this call takes (`docs/abi.md`, section 12): 1, plus one for
+        /// each call the inliner replaced by the body this call sits in, so a program
+        /// fails at the same depth whatever was inlined. Never 0.
+        depth: u32,
     },
     /// A call of a native. Fallible.
     CallNative {
@@ -455,6 +462,14 @@ pub enum InstKind {
     },
     /// Prints the value (formatted by the runtime) and a newline.
     Debuglog { src: SlotId },
+    /// Fails with `stack overflow` when no call depth is left: the test a call makes
+    /// before its callee starts, kept by the inliner where it put the body of a function
+    /// that makes calls itself in place of a call of it. Fallible.
+    CheckDepth,
+    /// Adds this instruction's location to the chain of calls of the error the runtime
+    /// is abandoning with (`called from ...`), as a call that returns abandoning does.
+    /// The inliner puts one on the failure path of each call it replaced by the body.
+    CalledFrom,
 }
 
 impl InstKind {
@@ -485,7 +500,8 @@ impl InstKind {
             | InstKind::ListSet { .. }
             | InstKind::Unwrap { .. }
             | InstKind::Call { .. }
-            | InstKind::CallNative { .. } => true,
+            | InstKind::CallNative { .. }
+            | InstKind::CheckDepth => true,
             _ => false,
         }
     }
@@ -521,6 +537,8 @@ impl InstKind {
             InstKind::Call { .. } => "call",
             InstKind::CallNative { .. } => "call_native",
             InstKind::Debuglog { .. } => "debuglog",
+            InstKind::CheckDepth => "check_depth",
+            InstKind::CalledFrom => "called_from",
         }
     }
 }

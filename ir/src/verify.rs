@@ -379,7 +379,7 @@ impl<'a> Verifier<'a> {
                 let ty = self.ty(*src).clone();
                 self.expect(at, *dst, &ty, "destination");
             }
-            Drop { .. } | Debuglog { .. } => {}
+            Drop { .. } | Debuglog { .. } | CheckDepth | CalledFrom => {}
             Unary { dst, op, src } => {
                 let ty = self.ty(*src).clone();
                 let ok = match op {
@@ -574,7 +574,13 @@ impl<'a> Verifier<'a> {
                 func,
                 type_args,
                 args,
-            } => self.call_types(at, *dst, *func, type_args, args),
+                depth,
+            } => {
+                if *depth == 0 {
+                    self.error(at, "a call takes a call depth of at least 1".to_string());
+                }
+                self.call_types(at, *dst, *func, type_args, args)
+            }
             CallNative { dst, native, args } => self.native_types(at, *dst, native, args),
         }
     }
@@ -903,8 +909,11 @@ impl<'a> Verifier<'a> {
             }
             let block = &f.blocks[b.index()];
             for (ii, inst) in block.insts.iter().enumerate() {
-                if !matches!(inst.kind, InstKind::Drop { .. }) {
-                    self.error(At::Inst(b, ii), "an abandon path may only drop values");
+                if !matches!(inst.kind, InstKind::Drop { .. } | InstKind::CalledFrom) {
+                    self.error(
+                        At::Inst(b, ii),
+                        "an abandon path may only drop values and add call sites",
+                    );
                 }
             }
             match &block.term {
@@ -921,6 +930,11 @@ impl<'a> Verifier<'a> {
             }
             if block.term == Terminator::Abandon {
                 self.error(At::Term(b), "`abandon` outside an abandon path");
+            }
+            for (ii, inst) in block.insts.iter().enumerate() {
+                if matches!(inst.kind, InstKind::CalledFrom) {
+                    self.error(At::Inst(b, ii), "`called_from` outside an abandon path");
+                }
             }
             for succ in block.term.successors() {
                 if cleanup[succ.index()] {
@@ -1194,6 +1208,7 @@ impl<'a> Verifier<'a> {
                 writes.extend(dst);
             }
             Debuglog { src } => self.read(at, flow.state, *src),
+            CheckDepth | CalledFrom => {}
         }
         for w in writes {
             self.write(at, flow, w);
@@ -1259,7 +1274,12 @@ impl<'a> Verifier<'a> {
                         break;
                     }
                 }
-                added.extend(self.func.blocks[c.index()].insts.iter().map(drop_slot));
+                added.extend(
+                    self.func.blocks[c.index()]
+                        .insts
+                        .iter()
+                        .filter_map(drop_slot),
+                );
                 cur = own.chains[c.index()].as_ref().and_then(|c| c.next);
             }
             if cur.is_none() {
@@ -1288,7 +1308,11 @@ impl<'a> Verifier<'a> {
         let mut cur = Some(abandon);
         let mut steps = 0;
         while let Some(c) = cur {
-            for d in self.func.blocks[c.index()].insts.iter().map(drop_slot) {
+            for d in self.func.blocks[c.index()]
+                .insts
+                .iter()
+                .filter_map(drop_slot)
+            {
                 match facts.mode[d.index()] {
                     Some(ParamMode::Ref) => self.error(
                         at,
@@ -1385,14 +1409,15 @@ impl<'a> Verifier<'a> {
             let insts = &self.func.blocks[b.index()].insts;
             let plain = insts
                 .iter()
-                .all(|i| facts.class[drop_slot(i).index()].is_tracked());
+                .filter_map(drop_slot)
+                .all(|s| facts.class[s.index()].is_tracked());
             let next = match self.func.blocks[b.index()].term {
                 Terminator::Jump(n) => Some(n),
                 _ => None,
             };
             let chain = Chain {
                 next,
-                drops: insts.len() + after.map_or(0, |a| a.drops),
+                drops: insts.iter().filter_map(drop_slot).count() + after.map_or(0, |a| a.drops),
                 plain: plain && after.is_none_or(|a| a.plain),
                 looping: after.is_some_and(|a| a.looping),
             };
@@ -1403,11 +1428,13 @@ impl<'a> Verifier<'a> {
     }
 }
 
-/// The slot an abandon path's instruction drops (`fallibility` admits only drops there).
-fn drop_slot(inst: &Inst) -> SlotId {
+/// The slot an abandon path's instruction drops; `None` for a `called_from`
+/// (`fallibility` admits only those two there).
+fn drop_slot(inst: &Inst) -> Option<SlotId> {
     match inst.kind {
-        InstKind::Drop { slot } => slot,
-        _ => unreachable!("abandon paths only drop"),
+        InstKind::Drop { slot } => Some(slot),
+        InstKind::CalledFrom => None,
+        _ => unreachable!("abandon paths only drop and add call sites"),
     }
 }
 
@@ -1462,7 +1489,7 @@ fn failure_delta(facts: &SlotFacts, kind: &InstKind) -> Vec<SlotId> {
         | Compare { dst, .. }
         | Concat { dst, .. } => writes.push(*dst),
         Drop { slot } => moved.push(*slot),
-        Debuglog { .. } => {}
+        Debuglog { .. } | CheckDepth | CalledFrom => {}
     }
     moved.retain(|s| facts.owned[s.index()]);
     writes.retain(|s| facts.owned[s.index()] || facts.mode[s.index()] == Some(ParamMode::Out));
@@ -1750,6 +1777,7 @@ pub fn inst_slots(kind: &InstKind) -> Vec<SlotId> {
         MakeSome { dst, value } | MakeData { dst, value } => vec![*dst, *value],
         Drop { slot } => vec![*slot],
         Debuglog { src } => vec![*src],
+        CheckDepth | CalledFrom => vec![],
         Binary { dst, lhs, rhs, .. } | Compare { dst, lhs, rhs, .. } | Concat { dst, lhs, rhs } => {
             vec![*dst, *lhs, *rhs]
         }

@@ -382,6 +382,7 @@ fn mut_and_out_arguments_may_not_alias_another_argument() {
                     func: callee,
                     type_args: vec![],
                     args,
+                    depth: 1,
                 }
             };
             fb.inst(kind, Some(abandon));
