@@ -421,22 +421,6 @@ impl Fx<'_> {
         }
     }
 
-    /// The offset of each of the `n` payload fields of variant `variant` of the enum in
-    /// `e`: constants when the enum is concrete, else read from its descriptor
-    /// (`fields[variant]`: the payload tuple and its offset).
-    fn variant_field_offsets(&mut self, e: SlotId, variant: u32, n: usize) -> Vec<String> {
-        let ty = self.ty(e).clone();
-        if let Some(offsets) = ty.variant_field_offsets(variant as usize) {
-            return offsets.iter().map(ToString::to_string).collect();
-        }
-        let d = self.desc(&ty);
-        (0..n)
-            .map(|i| {
-                format!("({d}->fields[{variant}].offset + {d}->fields[{variant}].desc->fields[{i}].offset)")
-            })
-            .collect()
-    }
-
     /// The payload offset of an option of type `ty`.
     pub(crate) fn payload_offset(&mut self, ty: &IrType) -> String {
         match ty.layout_with_offsets() {
@@ -751,27 +735,13 @@ impl Fx<'_> {
                 dst,
                 variant,
                 fields,
-            } => {
-                let d = self.addr(*dst);
-                self.w.stmt(format!("*(uint32_t *){d} = {variant}u"));
-                let offsets = self.variant_field_offsets(*dst, *variant, fields.len());
-                for (field, offset) in fields.iter().zip(offsets) {
-                    let at = self.at_offset(*dst, &offset);
-                    let (v, field_ty) = (self.addr(*field), self.ty(*field).clone());
-                    self.memcpy(&at, &v, &field_ty);
-                }
-            }
+            } => lowering::make_variant(self, *dst, *variant, fields),
             K::VariantTag { dst, src } => {
                 let s = self.addr(*src);
                 self.write(*dst, &format!("*(const uint32_t *){s}"));
             }
             K::TakeVariant { src, variant, dsts } => {
-                let offsets = self.variant_field_offsets(*src, *variant, dsts.len());
-                for (dst, offset) in dsts.iter().zip(offsets) {
-                    let at = self.at_offset(*src, &offset);
-                    let (d, field_ty) = (self.addr(*dst), self.ty(*dst).clone());
-                    self.memcpy(&d, &at, &field_ty);
-                }
+                lowering::take_variant(self, *src, *variant, dsts)
             }
             K::MakeList { dst, elems } => {
                 let IrType::List(elem) = self.ty(*dst).clone() else {
@@ -895,13 +865,9 @@ impl Fx<'_> {
                 let s = self.addr(*src);
                 self.w.stmt(call(Entry::Debuglog, &[&s, &td]));
             }
-            K::Call {
-                dst,
-                func,
-                type_args,
-                args,
-                depth,
-            } => self.program_call(*dst, *func, type_args, args, *depth, fallible()),
+            K::Call { .. } => {
+                self.program_call(kind.as_program_call().expect("a call"), fallible())
+            }
             K::CheckDepth => {
                 let none_left = format!("{} == 0", runtime::depth_left());
                 self.fail_if(
@@ -920,18 +886,11 @@ impl Fx<'_> {
         }
     }
 
-    pub(crate) fn program_call(
-        &mut self,
-        dst: Option<SlotId>,
-        func: FuncId,
-        type_args: &[IrType],
-        args: &[Arg],
-        depth_taken: u32,
-        abandon: BlockId,
-    ) {
+    pub(crate) fn program_call(&mut self, pc: ProgramCall, abandon: BlockId) {
+        let (dst, func, args, depth_taken) = (pc.dst, pc.func, pc.args, pc.depth);
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words = call_words(callee, args, type_args, dst, |w| self.call_word(w));
+        let words = call_words(callee, args, pc.type_args, dst, |w| self.call_word(w));
         let call_text = format!(
             "{}({})",
             function_name(func.index(), &callee.name),
@@ -985,5 +944,43 @@ impl Fx<'_> {
             CallWord::Address(slot) | CallWord::ReadAddress(slot) => self.addr(slot),
             CallWord::Desc(ty) => self.desc(ty),
         }
+    }
+}
+
+/// An enum's parts as C expressions: a payload field is the expression of its address.
+impl lowering::VariantParts for Fx<'_> {
+    type Field = String;
+
+    /// Constant offsets when the enum is concrete, else read from its descriptor
+    /// (`fields[variant]`: the payload tuple and its offset).
+    fn variant_fields(&mut self, e: SlotId, variant: u32, n: usize) -> Vec<String> {
+        let ty = self.ty(e).clone();
+        let offsets: Vec<String> = match ty.variant_field_offsets(variant as usize) {
+            Some(offsets) => offsets.iter().map(ToString::to_string).collect(),
+            None => {
+                let d = self.desc(&ty);
+                (0..n)
+                    .map(|i| {
+                        format!("({d}->fields[{variant}].offset + {d}->fields[{variant}].desc->fields[{i}].offset)")
+                    })
+                    .collect()
+            }
+        };
+        offsets.iter().map(|o| self.at_offset(e, o)).collect()
+    }
+
+    fn store_tag(&mut self, e: SlotId, tag: u32) {
+        let d = self.addr(e);
+        self.w.stmt(format!("*(uint32_t *){d} = {tag}u"));
+    }
+
+    fn copy_to_field(&mut self, field: String, src: SlotId) {
+        let (v, ty) = (self.addr(src), self.ty(src).clone());
+        self.memcpy(&field, &v, &ty);
+    }
+
+    fn copy_from_field(&mut self, dst: SlotId, field: String) {
+        let (d, ty) = (self.addr(dst), self.ty(dst).clone());
+        self.memcpy(&d, &field, &ty);
     }
 }

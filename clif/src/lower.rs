@@ -570,44 +570,6 @@ impl<M: Module> Fx<'_, '_, M> {
         }
     }
 
-    /// The address of each of the `n` payload fields of variant `variant` of the enum in
-    /// `e`: constant offsets when the enum is concrete, else read from its descriptor
-    /// (`fields[variant]`: the payload tuple and its offset).
-    fn variant_field_addrs(&mut self, e: SlotId, variant: u32, n: usize) -> Vec<Value> {
-        let ty = self.slot_ty(e).clone();
-        let base = self.addr(e);
-        if let Some(offsets) = ty.variant_field_offsets(variant as usize) {
-            return offsets
-                .into_iter()
-                .map(|o| self.b.ins().iadd_imm_u(base, o as i64))
-                .collect();
-        }
-        let d = self.desc(&ty);
-        let fields = self.b.ins().load(self.ptr, trusted(), d, OFF_FIELDS);
-        let at = variant as i32 * FIELD_SIZE;
-        let payload = self
-            .b
-            .ins()
-            .load(self.ptr, trusted(), fields, at + FIELD_OFF_DESC);
-        let offset = self
-            .b
-            .ins()
-            .load(self.ptr, trusted(), fields, at + FIELD_OFF_OFFSET);
-        let start = self.b.ins().iadd(base, offset);
-        let payload_fields = self.b.ins().load(self.ptr, trusted(), payload, OFF_FIELDS);
-        (0..n)
-            .map(|i| {
-                let off = self.b.ins().load(
-                    self.ptr,
-                    trusted(),
-                    payload_fields,
-                    i as i32 * FIELD_SIZE + FIELD_OFF_OFFSET,
-                );
-                self.b.ins().iadd(start, off)
-            })
-            .collect()
-    }
-
     /// The payload offset of an option of type `ty`.
     fn payload_offset(&mut self, ty: &IrType) -> Value {
         match ty.layout_with_offsets() {
@@ -832,25 +794,14 @@ impl<M: Module> Fx<'_, '_, M> {
                 dst,
                 variant,
                 fields,
-            } => {
-                let d = self.addr(*dst);
-                let tag = self.b.ins().iconst(types::I32, *variant as i64);
-                self.b.ins().store(trusted(), tag, d, 0);
-                let addrs = self.variant_field_addrs(*dst, *variant, fields.len());
-                for (field, at) in fields.iter().zip(addrs) {
-                    self.copy_into(at, *field);
-                }
-            }
+            } => datalove_ir::lowering::make_variant(self, *dst, *variant, fields),
             K::VariantTag { dst, src } => {
                 let s = self.addr(*src);
                 let tag = self.b.ins().load(types::I32, trusted(), s, 0);
                 self.write(*dst, tag);
             }
             K::TakeVariant { src, variant, dsts } => {
-                let addrs = self.variant_field_addrs(*src, *variant, dsts.len());
-                for (dst, at) in dsts.iter().zip(addrs) {
-                    self.copy_from(*dst, at);
-                }
+                datalove_ir::lowering::take_variant(self, *src, *variant, dsts)
             }
             K::MakeList { dst, elems } => {
                 let IrType::List(elem) = self.slot_ty(*dst).clone() else {
@@ -980,18 +931,8 @@ impl<M: Module> Fx<'_, '_, M> {
                 let s = self.read_addr(*src);
                 self.call_rt(Entry::Debuglog, &[rt, s, td]);
             }
-            K::Call {
-                dst,
-                func,
-                type_args,
-                args,
-                depth,
-            } => self.program_call(
-                *dst,
-                *func,
-                type_args,
-                args,
-                *depth,
+            K::Call { .. } => self.program_call(
+                kind.as_program_call().expect("a call"),
                 abandon.expect("fallible"),
             ),
             K::CheckDepth => {
@@ -1014,18 +955,11 @@ impl<M: Module> Fx<'_, '_, M> {
         }
     }
 
-    fn program_call(
-        &mut self,
-        dst: Option<SlotId>,
-        func: datalove_ir::FuncId,
-        type_args: &[IrType],
-        args: &[datalove_ir::Arg],
-        depth_taken: u32,
-        abandon: BlockId,
-    ) {
+    fn program_call(&mut self, call: datalove_ir::ProgramCall, abandon: BlockId) {
+        let (dst, func, args, depth_taken) = (call.dst, call.func, call.args, call.depth);
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words = call_words(callee, args, type_args, dst, |w| self.call_word(w));
+        let words = call_words(callee, args, call.type_args, dst, |w| self.call_word(w));
         let id = self.functions[func.index()];
         let callee_ref = self.module.declare_func_in_func(id, self.b.func);
         let depth = self.call_may_start(callee, args, depth_taken, abandon);
@@ -1146,5 +1080,61 @@ impl<M: Module> Fx<'_, '_, M> {
                 panic!("`{}`: an unterminated block in verified IR", self.func.name)
             }
         }
+    }
+}
+
+/// An enum's parts as Cranelift values: a payload field is its address.
+impl<M: Module> datalove_ir::lowering::VariantParts for Fx<'_, '_, M> {
+    type Field = Value;
+
+    /// Constant offsets from the enum's address when it is concrete, else read from its
+    /// descriptor (`fields[variant]`: the payload tuple and its offset).
+    fn variant_fields(&mut self, e: SlotId, variant: u32, n: usize) -> Vec<Value> {
+        let ty = self.slot_ty(e).clone();
+        let base = self.addr(e);
+        if let Some(offsets) = ty.variant_field_offsets(variant as usize) {
+            return offsets
+                .into_iter()
+                .map(|o| self.b.ins().iadd_imm_u(base, o as i64))
+                .collect();
+        }
+        let d = self.desc(&ty);
+        let fields = self.b.ins().load(self.ptr, trusted(), d, OFF_FIELDS);
+        let at = variant as i32 * FIELD_SIZE;
+        let payload = self
+            .b
+            .ins()
+            .load(self.ptr, trusted(), fields, at + FIELD_OFF_DESC);
+        let offset = self
+            .b
+            .ins()
+            .load(self.ptr, trusted(), fields, at + FIELD_OFF_OFFSET);
+        let start = self.b.ins().iadd(base, offset);
+        let payload_fields = self.b.ins().load(self.ptr, trusted(), payload, OFF_FIELDS);
+        (0..n)
+            .map(|i| {
+                let off = self.b.ins().load(
+                    self.ptr,
+                    trusted(),
+                    payload_fields,
+                    i as i32 * FIELD_SIZE + FIELD_OFF_OFFSET,
+                );
+                self.b.ins().iadd(start, off)
+            })
+            .collect()
+    }
+
+    fn store_tag(&mut self, e: SlotId, tag: u32) {
+        let d = self.addr(e);
+        let tag = self.b.ins().iconst(types::I32, i64::from(tag));
+        self.b.ins().store(trusted(), tag, d, 0);
+    }
+
+    fn copy_to_field(&mut self, field: Value, src: SlotId) {
+        self.copy_into(field, src);
+    }
+
+    fn copy_from_field(&mut self, dst: SlotId, field: Value) {
+        self.copy_from(dst, field);
     }
 }

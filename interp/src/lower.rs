@@ -559,15 +559,11 @@ impl FuncLowering<'_, '_> {
                 src: self.at(*src),
                 desc: self.slot_desc(*src),
             },
-            K::Call {
-                dst,
-                func,
-                type_args,
-                args,
-                depth,
-            } => {
-                let callee = &self.layouts[func.index()];
-                let call_args = args
+            K::Call { .. } => {
+                let call = kind.as_program_call().expect("a call");
+                let callee = &self.layouts[call.func.index()];
+                let call_args = call
+                    .args
                     .iter()
                     .zip(&callee.params)
                     .map(|(a, pass)| CallArg {
@@ -575,20 +571,20 @@ impl FuncLowering<'_, '_> {
                         pass: *pass,
                     })
                     .collect();
-                let type_args = type_args.iter().map(|t| self.desc(t)).collect();
+                let type_args = call.type_args.iter().map(|t| self.desc(t)).collect();
                 let in_drops = self
                     .func
-                    .moved_args(args)
+                    .moved_args(call.args)
                     .into_iter()
                     .map(|s| (self.at(s), self.slot_desc(s)))
                     .collect();
                 Op::Call(Call {
-                    callee: func.0,
+                    callee: call.func.0,
                     args: call_args,
                     type_args,
-                    dst: dst.map(|d| self.at(d)),
+                    dst: call.dst.map(|d| self.at(d)),
                     in_drops,
-                    depth: *depth,
+                    depth: call.depth,
                     fail,
                 })
             }

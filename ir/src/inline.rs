@@ -368,10 +368,18 @@ mod tests {
     use crate::program::{Arg, BinaryOp};
     use crate::types::IrType;
 
-    /// Declares `name(in x: i64): i64`.
-    fn declare_i64_to_i64(pb: &mut ProgramBuilder, name: &str) -> crate::program::FuncId {
+    /// Declares `name(in x: i64): i64` and starts its body: the function, its builder,
+    /// `x` and the constant 1.
+    fn begin_i64_to_i64<'p>(
+        pb: &'p mut ProgramBuilder,
+        name: &str,
+    ) -> (crate::program::FuncId, crate::builder::FunctionBuilder<'p>, SlotId, SlotId) {
         let params = vec![("x".into(), ParamMode::In, IrType::I64)];
-        pb.declare_function(name, vec![], params, IrType::I64)
+        let f = pb.declare_function(name, vec![], params, IrType::I64);
+        let mut fb = pb.function(f);
+        let x = fb.param(0);
+        let one = fb.int(IrType::I64, 1);
+        (f, fb, x, one)
     }
 
     /// `inc(x) = x + 1` (checked: it may abandon) is inlined into `main`, which holds a
@@ -380,10 +388,7 @@ mod tests {
     #[test]
     fn a_leaf_is_inlined_with_its_failure_path_joined_to_the_callers() {
         let mut pb = ProgramBuilder::new();
-        let inc = declare_i64_to_i64(&mut pb, "inc");
-        let mut fb = pb.function(inc);
-        let x = fb.param(0);
-        let one = fb.int(IrType::I64, 1);
+        let (inc, mut fb, x, one) = begin_i64_to_i64(&mut pb, "inc");
         let abandon = fb.abandon_block(&[]);
         let y = fb.binary(BinaryOp::Add, x, one, Some(abandon));
         fb.terminate(Terminator::Return(Some(y)));
@@ -459,10 +464,7 @@ mod tests {
     #[test]
     fn a_recursive_function_is_unrolled_once_and_keeps_its_depth() {
         let mut pb = ProgramBuilder::new();
-        let down = declare_i64_to_i64(&mut pb, "down");
-        let mut fb = pb.function(down);
-        let n = fb.param(0);
-        let one = fb.int(IrType::I64, 1);
+        let (down, mut fb, n, one) = begin_i64_to_i64(&mut pb, "down");
         let small = fb.compare(crate::program::CompareOp::Lt, n, one);
         let (base, step) = (fb.new_block(), fb.new_block());
         fb.branch(small, base, step);

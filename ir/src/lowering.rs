@@ -799,6 +799,41 @@ pub fn native_float_op(rider: &str, function: &str) -> Option<crate::program::Un
     }
 }
 
+/// How a backend reaches the parts of an enum value, for [`make_variant`] and
+/// [`take_variant`], which hold the order of the work: the layout itself is
+/// `runtime/rti`'s (`docs/abi.md` §7: the `u32` tag at offset 0, every payload field
+/// where [`IrType::variant_field_offsets`] puts it, or, for a layout decided at run time,
+/// where the enum's descriptor does).
+pub trait VariantParts {
+    /// Where a payload field is: an address, or the backend's expression of one.
+    type Field;
+    /// Where each of the `n` payload fields of variant `variant` of enum slot `e` is.
+    fn variant_fields(&mut self, e: SlotId, variant: u32, n: usize) -> Vec<Self::Field>;
+    /// Stores `tag` as the `u32` at offset 0 of enum slot `e`.
+    fn store_tag(&mut self, e: SlotId, tag: u32);
+    /// Copies (moves) slot `src` into payload field `field`.
+    fn copy_to_field(&mut self, field: Self::Field, src: SlotId);
+    /// Copies (moves) payload field `field` into slot `dst`.
+    fn copy_from_field(&mut self, dst: SlotId, field: Self::Field);
+}
+
+/// `make_variant`: the tag, then each payload field moved in.
+pub fn make_variant<P: VariantParts>(p: &mut P, dst: SlotId, variant: u32, fields: &[SlotId]) {
+    p.store_tag(dst, variant);
+    let places = p.variant_fields(dst, variant, fields.len());
+    for (&field, place) in fields.iter().zip(places) {
+        p.copy_to_field(place, field);
+    }
+}
+
+/// `take_variant`: each payload field of variant `variant` moved out of `src`.
+pub fn take_variant<P: VariantParts>(p: &mut P, src: SlotId, variant: u32, dsts: &[SlotId]) {
+    let places = p.variant_fields(src, variant, dsts.len());
+    for (&dst, place) in dsts.iter().zip(places) {
+        p.copy_from_field(dst, place);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -472,7 +472,38 @@ pub enum InstKind {
     CalledFrom,
 }
 
+/// The parts of a call of a program function ([`InstKind::as_program_call`]), as every
+/// backend reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct ProgramCall<'a> {
+    pub dst: Option<SlotId>,
+    pub func: FuncId,
+    pub type_args: &'a [IrType],
+    pub args: &'a [Arg],
+    pub depth: u32,
+}
+
 impl InstKind {
+    /// The parts of a `call` of a program function; `None` for any other instruction.
+    pub fn as_program_call(&self) -> Option<ProgramCall<'_>> {
+        match self {
+            InstKind::Call {
+                dst,
+                func,
+                type_args,
+                args,
+                depth,
+            } => Some(ProgramCall {
+                dst: *dst,
+                func: *func,
+                type_args,
+                args,
+                depth: *depth,
+            }),
+            _ => None,
+        }
+    }
+
     /// Whether the instruction can fail, and so needs an abandon block.
     pub fn is_fallible(&self, func: &Function) -> bool {
         match self {

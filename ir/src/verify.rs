@@ -569,17 +569,12 @@ impl<'a> Verifier<'a> {
                 }
             }
             MakeData { dst, .. } => self.expect(at, *dst, &IrType::Data, "destination"),
-            Call {
-                dst,
-                func,
-                type_args,
-                args,
-                depth,
-            } => {
-                if *depth == 0 {
+            Call { .. } => {
+                let call = kind.as_program_call().expect("a call");
+                if call.depth == 0 {
                     self.error(at, "a call takes a call depth of at least 1".to_string());
                 }
-                self.call_types(at, *dst, *func, type_args, args)
+                self.call_types(at, call.dst, call.func, call.type_args, call.args)
             }
             CallNative { dst, native, args } => self.native_types(at, *dst, native, args),
         }
