@@ -876,7 +876,9 @@ mod tests {
 
     #[test]
     fn diagnostics_have_codes_and_locations() {
-        for (text, code, at) in [
+        // One case a line: the text, its diagnostic, where.
+        #[rustfmt::skip]
+        let cases = [
             ("native fun f(x: u8) $", "L001", "1:21"),
             ("native fun f(x u8)", "L002", "1:16"),
             ("native fun f(x: u8", "L002", "1:19"),
@@ -886,21 +888,14 @@ mod tests {
             ("native fun f(\n  x: strng)", "L003", "2:6"),
             ("native fun f(x: T)", "L003", "1:17"),
             ("native fun f<T>(x: T) where { U is any }", "L004", "1:31"),
-            (
-                "native fun f<T>(x: T) where { T is number }",
-                "L005",
-                "1:36",
-            ),
+            ("native fun f<T>(x: T) where { T is number }", "L005", "1:36"),
             ("native fun f()\nnative fun f(x: u8)", "L006", "2:12"),
             ("native fun f(x: u8, ref x: u8)", "L007", "1:25"),
             ("native fun f<T, T>()", "L008", "1:17"),
-            (
-                "native fun f<T>(x: T) where { T is any, T is float }",
-                "L009",
-                "1:41",
-            ),
+            ("native fun f<T>(x: T) where { T is any, T is float }", "L009", "1:41"),
             ("native fun f<u8>()", "L010", "1:14"),
-        ] {
+        ];
+        for (text, code, at) in cases {
             assert_eq!(error(text), (code, at.to_string()), "{text}");
         }
         let deep = format!("native fun f(x: {}u8{})", "[".repeat(100), "]".repeat(100));

@@ -373,7 +373,12 @@ mod tests {
     fn begin_i64_to_i64<'p>(
         pb: &'p mut ProgramBuilder,
         name: &str,
-    ) -> (crate::program::FuncId, crate::builder::FunctionBuilder<'p>, SlotId, SlotId) {
+    ) -> (
+        crate::program::FuncId,
+        crate::builder::FunctionBuilder<'p>,
+        SlotId,
+        SlotId,
+    ) {
         let params = vec![("x".into(), ParamMode::In, IrType::I64)];
         let f = pb.declare_function(name, vec![], params, IrType::I64);
         let mut fb = pb.function(f);
