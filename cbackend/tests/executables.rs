@@ -18,7 +18,9 @@ fn from_text(script: &str) -> Program {
 
 #[test]
 fn emitted_c_carries_each_ir_instruction_as_a_comment() {
-    let program = from_text("let a: i32 = 2\nlet b = a * 3\ndebuglog b\n");
+    // `a * 3` can overflow (nothing bounds `a` from above), so it stays checked.
+    let program =
+        from_text("var a: i32 = 2\nloop while a > 0\n  set a = a * 3\nend loop\ndebuglog a\n");
     let c = emit_c(&program).expect("emits");
     for inst in ["= const i32 2", "= mul", "else abandon", "debuglog"] {
         assert!(

@@ -155,10 +155,14 @@ fn compile_here(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result
         return fail(sources, diagnostics);
     }
     let mut program = lower::lower(&checked, &resolved.riders, &sources);
-    // Small leaf functions inlined, and loops tested at their bottom, once, for every
-    // backend alike.
+    // Small functions inlined, checks that can never fire removed (which leaves more
+    // condition blocks small enough to copy), and loops tested at their bottom, once, for
+    // every backend alike; then the checks that the copied conditions prove (the parts of
+    // an `and` each branch on their own) removed too.
     datalove_ir::inline::inline_small_functions(&mut program);
+    datalove_ir::ranges::remove_impossible_checks(&mut program);
     datalove_ir::thread::thread_condition_jumps(&mut program);
+    datalove_ir::ranges::remove_impossible_checks(&mut program);
     Ok(Compiled {
         program,
         sources,

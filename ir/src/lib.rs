@@ -39,6 +39,7 @@ pub mod lowering;
 pub mod native;
 pub mod print;
 pub mod program;
+pub mod ranges;
 pub mod thread;
 pub mod types;
 pub mod verify;

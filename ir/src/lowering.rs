@@ -84,46 +84,10 @@ impl Function {
     /// put it, and copies one that is written into the function's own storage on entry
     /// (the caller's place is the caller's).
     pub fn written_slots(&self) -> Vec<bool> {
-        let f = self;
-        use InstKind as K;
-        let mut w = vec![false; f.slots.len()];
-        for block in &f.blocks {
+        let mut w = vec![false; self.slots.len()];
+        for block in &self.blocks {
             for inst in &block.insts {
-                let mut mark = |s: &SlotId| w[s.index()] = true;
-                match &inst.kind {
-                    K::Const { dst, .. }
-                    | K::Copy { dst, .. }
-                    | K::Move { dst, .. }
-                    | K::Clone { dst, .. }
-                    | K::Unary { dst, .. }
-                    | K::Binary { dst, .. }
-                    | K::Compare { dst, .. }
-                    | K::Cast { dst, .. }
-                    | K::Concat { dst, .. }
-                    | K::MakeTuple { dst, .. }
-                    | K::MakeVariant { dst, .. }
-                    | K::VariantTag { dst, .. }
-                    | K::TupleField { dst, .. }
-                    | K::MakeList { dst, .. }
-                    | K::ListLen { dst, .. }
-                    | K::ListGet { dst, .. }
-                    | K::MakeSome { dst, .. }
-                    | K::MakeNone { dst }
-                    | K::IsSome { dst, .. }
-                    | K::Unwrap { dst, .. }
-                    | K::MakeData { dst, .. } => mark(dst),
-                    K::Unpack { dsts, .. } | K::TakeVariant { dsts, .. } => {
-                        dsts.iter().for_each(mark)
-                    }
-                    K::ListSet { list, .. } | K::ListPush { list, .. } => mark(list),
-                    K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => {
-                        dst.iter().for_each(&mut mark);
-                        args.iter()
-                            .filter(|a| matches!(a.mode, ParamMode::Mut | ParamMode::Out))
-                            .for_each(|a| mark(&a.slot));
-                    }
-                    K::Drop { .. } | K::Debuglog { .. } | K::CheckDepth | K::CalledFrom => {}
-                }
+                inst.kind.for_each_written(|s| w[s.index()] = true);
             }
         }
         w
@@ -831,6 +795,50 @@ pub fn take_variant<P: VariantParts>(p: &mut P, src: SlotId, variant: u32, dsts:
     let places = p.variant_fields(src, variant, dsts.len());
     for (&dst, place) in dsts.iter().zip(places) {
         p.copy_from_field(dst, place);
+    }
+}
+
+impl InstKind {
+    /// Calls `mark` with each slot the instruction writes or changes in place: its
+    /// results, a list it grows or sets, and a call's `out` and `mut` arguments.
+    pub fn for_each_written(&self, mut mark: impl FnMut(SlotId)) {
+        use InstKind as K;
+        match self {
+            K::Const { dst, .. }
+            | K::Copy { dst, .. }
+            | K::Move { dst, .. }
+            | K::Clone { dst, .. }
+            | K::Unary { dst, .. }
+            | K::Binary { dst, .. }
+            | K::Compare { dst, .. }
+            | K::Cast { dst, .. }
+            | K::Concat { dst, .. }
+            | K::MakeTuple { dst, .. }
+            | K::MakeVariant { dst, .. }
+            | K::VariantTag { dst, .. }
+            | K::TupleField { dst, .. }
+            | K::MakeList { dst, .. }
+            | K::ListLen { dst, .. }
+            | K::ListGet { dst, .. }
+            | K::MakeSome { dst, .. }
+            | K::MakeNone { dst }
+            | K::IsSome { dst, .. }
+            | K::Unwrap { dst, .. }
+            | K::MakeData { dst, .. } => mark(*dst),
+            K::Unpack { dsts, .. } | K::TakeVariant { dsts, .. } => {
+                dsts.iter().for_each(|s| mark(*s))
+            }
+            K::ListSet { list, .. } | K::ListPush { list, .. } => mark(*list),
+            K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => {
+                if let Some(d) = dst {
+                    mark(*d);
+                }
+                args.iter()
+                    .filter(|a| matches!(a.mode, ParamMode::Mut | ParamMode::Out))
+                    .for_each(|a| mark(a.slot));
+            }
+            K::Drop { .. } | K::Debuglog { .. } | K::CheckDepth | K::CalledFrom => {}
+        }
     }
 }
 

@@ -1,0 +1,708 @@
+//! Integer ranges: checked arithmetic that cannot overflow becomes plain, an IR pass every
+//! backend gains from (the front end runs it after inlining, before jump threading).
+//!
+//! Every integer `+`, `-` and `*` of the language is checked: an overflow is an error at
+//! a location. Most of them cannot overflow, and the code around them says so: in
+//! `if n < 2 ret n end if ... fib(n - 1)` the subtraction runs only for `n >= 2`; in
+//! `loop while i < len ... set i = i + 1` the increment runs only for `i < len`, so
+//! `i + 1` is at most `len`. Each check still costs a compare and a branch on every
+//! compiled backend, and keeps the interpreter on its checked operations.
+//!
+//! The pass computes, for each block and each integer (or bool) slot, an interval the
+//! slot's value lies in whenever the block starts (a forward data-flow analysis over the
+//! function's jumps and branches), from:
+//! - constants, copies, list lengths, in-range conversions, and the result of an
+//!   arithmetic operation on two intervals;
+//! - the comparison a branch tests (`lt a, b` then `branch` on it): on the `then` edge
+//!   `a < b` holds, on the `else` edge `a >= b`, and each operand's interval narrows;
+//! - a branch on a bool known to be one value takes one edge only (the `and` of a loop
+//!   condition lowers to a `false` constant branched on).
+//!
+//! An instruction that writes a slot any other way (a call's `out` or `mut` argument
+//! included) forgets what was known of it. Intervals only grow while the analysis runs;
+//! one that keeps growing at a loop's head (a loop counter) is widened: the end that moves
+//! goes to its type's end, so the analysis ends. Then a checked `add`, `sub` or `mul` whose exact result
+//! lies within its type's range on every path becomes `wrapping_add` (`wrapping_sub`,
+//! `wrapping_mul`), which cannot fail, and a checked conversion of a value that fits
+//! becomes unchecked. The program computes the same values and fails at the same places:
+//! only checks that can never fire are removed. Abandon blocks no instruction needs any
+//! more are removed.
+
+use std::collections::BTreeMap;
+
+use crate::inline::remove_unreachable_blocks;
+use crate::program::{
+    BinaryOp, BlockId, CompareOp, ConstValue, Function, InstKind, Program, SlotId, Terminator,
+};
+use crate::types::IrType;
+
+/// A closed interval of values (integers at their value, bools as 0 and 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Range {
+    lo: i128,
+    hi: i128,
+}
+
+impl Range {
+    fn of(lo: i128, hi: i128) -> Range {
+        Range { lo, hi }
+    }
+
+    fn within(self, outer: Range) -> bool {
+        outer.lo <= self.lo && self.hi <= outer.hi
+    }
+
+    fn hull(self, other: Range) -> Range {
+        Range::of(self.lo.min(other.lo), self.hi.max(other.hi))
+    }
+
+    /// `None` when the two do not meet.
+    fn meet(self, other: Range) -> Option<Range> {
+        let r = Range::of(self.lo.max(other.lo), self.hi.min(other.hi));
+        (r.lo <= r.hi).then_some(r)
+    }
+}
+
+/// The values a slot of type `ty` can hold, for the integer and bool types this pass
+/// follows; `None` for any other type.
+fn type_range(ty: &IrType) -> Option<Range> {
+    match ty {
+        IrType::Bool => Some(Range::of(0, 1)),
+        _ => ty
+            .kind()
+            .and_then(|k| k.int_range())
+            .map(|(lo, hi)| Range::of(lo, hi)),
+    }
+}
+
+/// The exact interval of `a op b` (no overflow), or `None` when this pass does not
+/// follow `op` (or the interval is past `i128`, which no checked result can be).
+fn arith(op: BinaryOp, a: Range, b: Range) -> Option<Range> {
+    let corners = |f: fn(i128, i128) -> Option<i128>| -> Option<Range> {
+        let c = [
+            f(a.lo, b.lo)?,
+            f(a.lo, b.hi)?,
+            f(a.hi, b.lo)?,
+            f(a.hi, b.hi)?,
+        ];
+        Some(Range::of(*c.iter().min()?, *c.iter().max()?))
+    };
+    match op {
+        BinaryOp::Add | BinaryOp::WrappingAdd => corners(i128::checked_add),
+        BinaryOp::Sub | BinaryOp::WrappingSub => corners(i128::checked_sub),
+        BinaryOp::Mul | BinaryOp::WrappingMul => corners(i128::checked_mul),
+        _ => None,
+    }
+}
+
+/// The operation that computes the same as checked `op` when it cannot overflow.
+fn unchecked(op: BinaryOp) -> Option<BinaryOp> {
+    match op {
+        BinaryOp::Add => Some(BinaryOp::WrappingAdd),
+        BinaryOp::Sub => Some(BinaryOp::WrappingSub),
+        BinaryOp::Mul => Some(BinaryOp::WrappingMul),
+        _ => None,
+    }
+}
+
+/// What is known at one point of a function: the interval a slot's value lies in, for
+/// the slots of which more than their type is known (few: a map keeps a function with
+/// many slots and blocks small).
+type Facts = BTreeMap<usize, Range>;
+
+/// The comparison a branch may test: `cond = op lhs, rhs`, none of the three written
+/// since.
+#[derive(Clone, Copy)]
+struct Tested {
+    cond: SlotId,
+    op: CompareOp,
+    lhs: SlotId,
+    rhs: SlotId,
+}
+
+/// How often a block's facts may grow before what still grows along a back edge is
+/// widened (each end that moves goes to its type's end).
+const WIDEN_AFTER: u32 = 2;
+/// How often a block's facts may grow before what still grows is widened, whatever the
+/// edge (a bound on the work for nested loops, whose inner head grows with the outer).
+const WIDEN_ANYWHERE_AFTER: u32 = 16;
+
+struct Analysis<'f> {
+    f: &'f Function,
+    /// Each slot's type range (`None`: a type the pass does not follow).
+    types: Vec<Option<Range>>,
+}
+
+impl<'f> Analysis<'f> {
+    fn new(f: &'f Function) -> Analysis<'f> {
+        let types = f.slots.iter().map(|s| type_range(&s.ty)).collect();
+        Analysis { f, types }
+    }
+
+    /// The interval of slot `s` (its type's when nothing more is known).
+    fn range(&self, facts: &Facts, s: SlotId) -> Option<Range> {
+        facts.get(&s.index()).copied().or(self.types[s.index()])
+    }
+
+    /// Records `r` for `s`, kept only when it says more than the slot's type.
+    fn set(&self, facts: &mut Facts, s: SlotId, r: Option<Range>) {
+        let ty = self.types[s.index()];
+        match (r, ty) {
+            (Some(r), Some(ty)) => match r.meet(ty).filter(|r| *r != ty) {
+                Some(r) => facts.insert(s.index(), r),
+                None => facts.remove(&s.index()),
+            },
+            _ => facts.remove(&s.index()),
+        };
+    }
+
+    /// The facts after one instruction, and the comparison a branch at the end of the
+    /// block may test. `rewrite` is given each checked instruction proven not to fail.
+    fn step(
+        &self,
+        facts: &mut Facts,
+        tested: &mut Option<Tested>,
+        kind: &InstKind,
+        mut proven: impl FnMut(),
+    ) {
+        use InstKind as K;
+        let mut written = Vec::new();
+        kind.for_each_written(|s| written.push(s));
+        if let Some(t) = *tested {
+            if written.iter().any(|s| [t.cond, t.lhs, t.rhs].contains(s)) {
+                *tested = None;
+            }
+        }
+        let value = match kind {
+            K::Const { dst, value } => {
+                let v = match value {
+                    ConstValue::Bool(b) => Some(*b as i128),
+                    ConstValue::Int(v) => Some(*v),
+                    _ => None,
+                };
+                Some((*dst, v.map(|v| Range::of(v, v))))
+            }
+            K::Copy { dst, src } | K::Move { dst, src } => {
+                Some((*dst, facts.get(&src.index()).copied()))
+            }
+            K::Binary { dst, op, lhs, rhs } => {
+                let exact = match (self.range(facts, *lhs), self.range(facts, *rhs)) {
+                    (Some(a), Some(b)) => arith(*op, a, b),
+                    _ => None,
+                };
+                let ty = self.types[dst.index()];
+                let fits = matches!((exact, ty), (Some(r), Some(ty)) if r.within(ty));
+                if fits && unchecked(*op).is_some() && self.f.slot_type(*lhs).is_integer() {
+                    proven();
+                }
+                // A checked result is in range when it is written at all; a wrapping one
+                // that may wrap could be anywhere.
+                let known = fits || unchecked(*op).is_some();
+                Some((*dst, exact.filter(|_| known)))
+            }
+            K::Compare { dst, op, lhs, rhs } => {
+                *tested = Some(Tested {
+                    cond: *dst,
+                    op: *op,
+                    lhs: *lhs,
+                    rhs: *rhs,
+                });
+                Some((*dst, None))
+            }
+            K::Cast { dst, src, checked } => {
+                let from = self.range(facts, *src);
+                let to = self.types[dst.index()];
+                let fits = matches!((from, to), (Some(r), Some(to)) if r.within(to));
+                if fits && *checked && self.f.slot_type(*src).is_integer() {
+                    proven();
+                }
+                let integers =
+                    self.f.slot_type(*src).is_integer() && self.f.slot_type(*dst).is_integer();
+                Some((*dst, from.filter(|_| integers && (fits || *checked))))
+            }
+            K::ListLen { dst, .. } => Some((*dst, Some(Range::of(0, isize::MAX as i128)))),
+            _ => None,
+        };
+        for s in written {
+            facts.remove(&s.index());
+        }
+        if let Some((dst, r)) = value {
+            self.set(facts, dst, r);
+        }
+    }
+
+    /// The facts on each edge out of a block that ends with `term`, given the facts at
+    /// its end: `(target, facts)` for each edge that can be taken.
+    fn edges(
+        &self,
+        term: &Terminator,
+        facts: &Facts,
+        tested: Option<Tested>,
+    ) -> Vec<(BlockId, Facts)> {
+        match term {
+            Terminator::Jump(b) => vec![(*b, facts.clone())],
+            Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let known = facts.get(&cond.index()).copied();
+                let mut out = Vec::new();
+                for (taken, target) in [(true, *then_block), (false, *else_block)] {
+                    if known.is_some_and(|r| r.lo == r.hi && (r.lo != 0) != taken) {
+                        continue;
+                    }
+                    let mut edge = facts.clone();
+                    edge.insert(cond.index(), Range::of(taken as i128, taken as i128));
+                    let feasible = match tested {
+                        Some(t) if t.cond == *cond => self.narrow(&mut edge, t, taken),
+                        _ => true,
+                    };
+                    if feasible {
+                        out.push((target, edge));
+                    }
+                }
+                out
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Narrows the operands of `t` by its outcome; `false` when the outcome cannot be.
+    fn narrow(&self, facts: &mut Facts, t: Tested, outcome: bool) -> bool {
+        let (a, b) = (t.lhs, t.rhs);
+        if a == b || !self.f.slot_type(a).is_integer() {
+            return true;
+        }
+        let (Some(ra), Some(rb)) = (self.range(facts, a), self.range(facts, b)) else {
+            return true;
+        };
+        use CompareOp::*;
+        // `a op b` as it holds on this edge.
+        let op = match (t.op, outcome) {
+            (op, true) => op,
+            (Lt, false) => Ge,
+            (Le, false) => Gt,
+            (Gt, false) => Le,
+            (Ge, false) => Lt,
+            (Eq, false) => Ne,
+            (Ne, false) => Eq,
+        };
+        let unbounded = |lo: i128, hi: i128| Range::of(lo, hi);
+        let (na, nb) = match op {
+            Lt => (
+                unbounded(i128::MIN, rb.hi - 1),
+                unbounded(ra.lo + 1, i128::MAX),
+            ),
+            Le => (unbounded(i128::MIN, rb.hi), unbounded(ra.lo, i128::MAX)),
+            Gt => (
+                unbounded(rb.lo + 1, i128::MAX),
+                unbounded(i128::MIN, ra.hi - 1),
+            ),
+            Ge => (unbounded(rb.lo, i128::MAX), unbounded(i128::MIN, ra.hi)),
+            Eq => (rb, ra),
+            Ne => {
+                // Only a single value excluded at an end of the other's interval narrows.
+                let cut = |r: Range, v: Range| match (v.lo == v.hi, v.lo) {
+                    (true, x) if x == r.lo => Range::of(r.lo + 1, r.hi),
+                    (true, x) if x == r.hi => Range::of(r.lo, r.hi - 1),
+                    _ => r,
+                };
+                (cut(ra, rb), cut(rb, ra))
+            }
+        };
+        let (Some(ra), Some(rb)) = (ra.meet(na), rb.meet(nb)) else {
+            return false;
+        };
+        self.set(facts, a, Some(ra));
+        self.set(facts, b, Some(rb));
+        true
+    }
+
+    /// What slot `s` widens to when its interval grew from `old` to `new`: each end
+    /// that moved goes to its type's end, so an interval can grow only so often.
+    fn widen(&self, s: usize, new: Range, old: Option<&Range>) -> Option<Range> {
+        let (Some(old), Some(ty)) = (old, self.types[s]) else {
+            return Some(new);
+        };
+        let lo = if new.lo < old.lo { ty.lo } else { new.lo };
+        let hi = if new.hi > old.hi { ty.hi } else { new.hi };
+        Some(Range::of(lo, hi)).filter(|r| *r != ty)
+    }
+
+    /// The edges out of block `b` with the facts on each, from `facts` at its start.
+    fn out_edges(&self, b: BlockId, mut facts: Facts) -> Vec<(BlockId, Facts)> {
+        let block = &self.f.blocks[b.index()];
+        let mut tested = None;
+        let mut edges = Vec::new();
+        for inst in &block.insts {
+            // An abandon edge leaves with nothing known: abandon paths only drop.
+            if let Some(a) = inst.abandon {
+                edges.push((a, Facts::new()));
+            }
+            self.step(&mut facts, &mut tested, &inst.kind, || {});
+        }
+        edges.extend(self.edges(&block.term, &facts, tested));
+        edges
+    }
+
+    /// The facts at the start of every block (`None`: no path reaches it): a worklist in
+    /// reverse postorder (a loop settles before what follows it is visited), widening
+    /// where a back edge makes a loop's head grow, then [`NARROW_PASSES`] passes that recompute every block from its
+    /// predecessors alone, which takes back what widening lost where a later test
+    /// bounds it again.
+    fn solve(&self) -> Vec<Option<Facts>> {
+        let f = self.f;
+        let n = f.blocks.len();
+        let walk = depth_first(f);
+        let entry = Some(Facts::new());
+        let mut at: Vec<Option<Facts>> = vec![None; n];
+        at[f.entry.index()] = entry.clone();
+        let mut grown = vec![0u32; n];
+        let mut work = std::collections::BTreeSet::from([walk.order[f.entry.index()]]);
+        while let Some(next) = work.pop_first() {
+            let b = walk.rpo[next];
+            let facts = at[b.index()].clone().expect("a queued block is reached");
+            for (target, incoming) in self.out_edges(b, facts) {
+                let t = target.index();
+                let joined = match &at[t] {
+                    None => incoming,
+                    Some(old) => {
+                        let mut joined = join(old, &incoming);
+                        if joined == *old {
+                            continue;
+                        }
+                        // Widened where a loop comes back to its head and its facts
+                        // keep growing (every cycle takes a back edge, so the analysis
+                        // ends); anywhere, should facts keep growing much longer.
+                        grown[t] += 1;
+                        let back = walk.back.binary_search(&(b, target)).is_ok();
+                        if (back && grown[t] > WIDEN_AFTER) || grown[t] > WIDEN_ANYWHERE_AFTER {
+                            joined = joined
+                                .into_iter()
+                                .filter_map(|(s, j)| Some((s, self.widen(s, j, old.get(&s))?)))
+                                .collect();
+                        }
+                        joined
+                    }
+                };
+                at[t] = Some(joined);
+                work.insert(walk.order[t]);
+            }
+        }
+        for _ in 0..NARROW_PASSES {
+            let mut next: Vec<Option<Facts>> = vec![None; n];
+            next[f.entry.index()] = entry.clone();
+            for &b in &walk.rpo {
+                let Some(facts) = at[b.index()].clone() else {
+                    continue;
+                };
+                for (target, incoming) in self.out_edges(b, facts) {
+                    let t = &mut next[target.index()];
+                    *t = Some(match t.take() {
+                        None => incoming,
+                        Some(old) => join(&old, &incoming),
+                    });
+                }
+            }
+            at = next;
+        }
+        at
+    }
+}
+
+/// What holds after either of two points: each slot's intervals' hull.
+fn join(a: &Facts, b: &Facts) -> Facts {
+    a.iter()
+        .filter_map(|(s, a)| Some((*s, a.hull(*b.get(s)?))))
+        .collect()
+}
+
+/// How many times the facts are recomputed from the widened ones.
+const NARROW_PASSES: usize = 2;
+
+/// A depth-first walk of a function's blocks from its entry.
+struct Walk {
+    /// The reached blocks in reverse postorder.
+    rpo: Vec<BlockId>,
+    /// Each block's place in `rpo` (`usize::MAX` for a block not reached).
+    order: Vec<usize>,
+    /// The back edges `(from, to)`, sorted: every cycle takes one.
+    back: Vec<(BlockId, BlockId)>,
+}
+
+fn depth_first(f: &Function) -> Walk {
+    let n = f.blocks.len();
+    let mut back = Vec::new();
+    let mut post = Vec::with_capacity(n);
+    // 0: not seen, 1: on the walk's path, 2: done.
+    let mut state = vec![0u8; n];
+    let mut stack = vec![(f.entry, 0usize)];
+    state[f.entry.index()] = 1;
+    while let Some((b, next)) = stack.pop() {
+        let block = &f.blocks[b.index()];
+        // Successors last to first, so a loop's body (a branch's `then`) comes before
+        // its exit in reverse postorder.
+        let mut succs: Vec<BlockId> = block.insts.iter().filter_map(|i| i.abandon).collect();
+        succs.extend(block.term.successors());
+        succs.reverse();
+        if let Some(&s) = succs.get(next) {
+            stack.push((b, next + 1));
+            match state[s.index()] {
+                0 => {
+                    state[s.index()] = 1;
+                    stack.push((s, 0));
+                }
+                1 => back.push((b, s)),
+                _ => {}
+            }
+        } else {
+            state[b.index()] = 2;
+            post.push(b);
+        }
+    }
+    post.reverse();
+    let mut order = vec![usize::MAX; n];
+    for (i, b) in post.iter().enumerate() {
+        order[b.index()] = i;
+    }
+    back.sort_unstable();
+    back.dedup();
+    Walk {
+        rpo: post,
+        order,
+        back,
+    }
+}
+
+/// Removes the checks of every function of `program` that can never fire.
+pub fn remove_impossible_checks(program: &mut Program) {
+    for f in &mut program.functions {
+        if remove_in_function(f) {
+            remove_unreachable_blocks(f);
+        }
+    }
+}
+
+/// Whether any check of `f` was removed.
+fn remove_in_function(f: &mut Function) -> bool {
+    // (block, instruction) of each check proven never to fire.
+    let mut proven = Vec::new();
+    {
+        let analysis = Analysis::new(f);
+        let at = analysis.solve();
+        for (b, facts) in at.into_iter().enumerate() {
+            let Some(mut facts) = facts else { continue };
+            let mut tested = None;
+            for (i, inst) in f.blocks[b].insts.iter().enumerate() {
+                analysis.step(&mut facts, &mut tested, &inst.kind, || proven.push((b, i)));
+            }
+        }
+    }
+    for &(b, i) in &proven {
+        let inst = &mut f.blocks[b].insts[i];
+        match &mut inst.kind {
+            InstKind::Binary { op, .. } => *op = unchecked(*op).expect("a checked operation"),
+            InstKind::Cast { checked, .. } => *checked = false,
+            _ => unreachable!("only arithmetic and conversions are proven"),
+        }
+        inst.abandon = None;
+    }
+    !proven.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{FunctionBuilder, ProgramBuilder};
+    use crate::program::FuncId;
+
+    /// The function being built, and `g` to call.
+    struct Fb<'a> {
+        fb: &'a mut FunctionBuilder<'a>,
+        g: FuncId,
+    }
+
+    impl<'a> std::ops::Deref for Fb<'a> {
+        type Target = FunctionBuilder<'a>;
+        fn deref(&self) -> &FunctionBuilder<'a> {
+            self.fb
+        }
+    }
+
+    impl std::ops::DerefMut for Fb<'_> {
+        fn deref_mut(&mut self) -> &mut Self::Target {
+            self.fb
+        }
+    }
+    use crate::types::ParamMode;
+    use crate::verify::verify_program;
+
+    /// A function `f(in n: i64): i64` built by `body`, which is given `n` and the
+    /// abandon block; the pass is run and the program verified. Returns the names of
+    /// the arithmetic instructions left, in block order (`add`, `wrapping_add`, ...).
+    /// A function `g(mut x: i64)` that sets `x` to `MIN` is there to be called.
+    fn arithmetic_after(body: impl FnOnce(&mut Fb<'_>, SlotId, BlockId)) -> Vec<String> {
+        let mut pb = ProgramBuilder::new();
+        let params = vec![("n".to_string(), ParamMode::In, IrType::I64)];
+        let f = pb.declare_function("f", vec![], params, IrType::I64);
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        let mut_x = vec![("x".to_string(), ParamMode::Mut, IrType::I64)];
+        let g = pb.declare_function("g", vec![], mut_x, IrType::Unit);
+        pb.set_entry(main);
+        let mut fb = pb.function(main);
+        fb.terminate(Terminator::Return(None));
+        let mut fb = pb.function(g);
+        let x = fb.param(0);
+        let min = i64::MIN as i128;
+        fb.inst(
+            InstKind::Const {
+                dst: x,
+                value: ConstValue::Int(min),
+            },
+            None,
+        );
+        fb.terminate(Terminator::Return(None));
+        let mut fb = pb.function(f);
+        let n = fb.param(0);
+        let abandon = fb.abandon_block(&[]);
+        body(&mut Fb { fb: &mut fb, g }, n, abandon);
+        let mut program = pb.finish();
+        verify_program(&program).expect("the program verifies before");
+        remove_impossible_checks(&mut program);
+        verify_program(&program).expect("the program verifies after");
+        let f = &program.functions[0];
+        f.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter_map(|i| match &i.kind {
+                InstKind::Binary { op, .. } => Some(op.name().to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `if n < k { ret n } ret n - 1` (with `cmp` for `<`).
+    fn below_then_decrement(cmp: CompareOp, k: i128) -> Vec<String> {
+        arithmetic_after(|fb, n, abandon| {
+            let (small, big) = (fb.new_block(), fb.new_block());
+            let k = fb.int(IrType::I64, k);
+            let c = fb.compare(cmp, n, k);
+            fb.branch(c, small, big);
+            fb.switch_to(small);
+            fb.terminate(Terminator::Return(Some(n)));
+            fb.switch_to(big);
+            let one = fb.int(IrType::I64, 1);
+            let d = fb.binary(BinaryOp::Sub, n, one, Some(abandon));
+            fb.terminate(Terminator::Return(Some(d)));
+        })
+    }
+
+    #[test]
+    fn a_subtraction_a_branch_bounds_becomes_plain() {
+        // Past `n < 2`, `n >= 2`: `n - 1` cannot overflow.
+        assert_eq!(below_then_decrement(CompareOp::Lt, 2), ["wrapping_sub"]);
+        // Past `n < MIN + 1`, `n >= MIN + 1`: still cannot.
+        let min = i64::MIN as i128;
+        assert_eq!(
+            below_then_decrement(CompareOp::Lt, min + 1),
+            ["wrapping_sub"]
+        );
+        // Past `n < MIN`, which is never true, `n` may be MIN: the check stays.
+        assert_eq!(below_then_decrement(CompareOp::Lt, min), ["sub"]);
+        // Past `n == 5`, `n` may be anything else: the check stays.
+        assert_eq!(below_then_decrement(CompareOp::Eq, 5), ["sub"]);
+    }
+
+    /// `var i = start; loop while i cmp n { set i = i + 1 }; ret i`.
+    fn counting_loop(cmp: CompareOp, start: i128) -> Vec<String> {
+        arithmetic_after(|fb, n, abandon| {
+            let i = fb.int(IrType::I64, start);
+            let (head, body, exit) = (fb.new_block(), fb.new_block(), fb.new_block());
+            fb.terminate(Terminator::Jump(head));
+            fb.switch_to(head);
+            let c = fb.compare(cmp, i, n);
+            fb.branch(c, body, exit);
+            fb.switch_to(body);
+            let one = fb.int(IrType::I64, 1);
+            let next = fb.binary(BinaryOp::Add, i, one, Some(abandon));
+            fb.inst(InstKind::Copy { dst: i, src: next }, None);
+            fb.terminate(Terminator::Jump(head));
+            fb.switch_to(exit);
+            fb.terminate(Terminator::Return(Some(i)));
+        })
+    }
+
+    #[test]
+    fn a_loop_counter_below_its_bound_increments_unchecked() {
+        assert_eq!(counting_loop(CompareOp::Lt, 0), ["wrapping_add"]);
+        // `i <= n` holds for `n == MAX`, where `i + 1` overflows: the check stays.
+        assert_eq!(counting_loop(CompareOp::Le, 0), ["add"]);
+        // `i != n` bounds nothing (`n` may be below the start).
+        assert_eq!(counting_loop(CompareOp::Ne, 0), ["add"]);
+    }
+
+    #[test]
+    fn what_a_call_may_change_is_known_no_more() {
+        let ops = arithmetic_after(|fb, n, abandon| {
+            let (small, big) = (fb.new_block(), fb.new_block());
+            let m = fb.new_slot(IrType::I64);
+            fb.inst(InstKind::Copy { dst: m, src: n }, None);
+            let zero = fb.int(IrType::I64, 0);
+            let c = fb.compare(CompareOp::Gt, m, zero);
+            fb.branch(c, big, small);
+            fb.switch_to(small);
+            fb.terminate(Terminator::Return(Some(n)));
+            fb.switch_to(big);
+            // `m > 0` held; a call with `m` as `mut` argument may leave it anything.
+            let one = fb.int(IrType::I64, 1);
+            let kept = fb.binary(BinaryOp::Sub, m, one, Some(abandon));
+            let g = fb.g;
+            fb.call(None, g, vec![], &[(ParamMode::Mut, m)], abandon);
+            let d = fb.binary(BinaryOp::Sub, m, one, Some(abandon));
+            let sum = fb.binary(BinaryOp::Add, kept, d, Some(abandon));
+            fb.terminate(Terminator::Return(Some(sum)));
+        });
+        assert_eq!(ops, ["wrapping_sub", "sub", "add"]);
+    }
+
+    #[test]
+    fn a_branch_on_a_known_bool_takes_one_side() {
+        // `c = false; if c { x = n } else { x = 1 }; ret x + 1`: only the else side runs.
+        let ops = arithmetic_after(|fb, n, abandon| {
+            let (then, els, join) = (fb.new_block(), fb.new_block(), fb.new_block());
+            let x = fb.new_slot(IrType::I64);
+            let c = fb.constant(IrType::Bool, ConstValue::Bool(false));
+            fb.branch(c, then, els);
+            fb.switch_to(then);
+            fb.inst(InstKind::Copy { dst: x, src: n }, None);
+            fb.terminate(Terminator::Jump(join));
+            fb.switch_to(els);
+            fb.inst(
+                InstKind::Const {
+                    dst: x,
+                    value: ConstValue::Int(1),
+                },
+                None,
+            );
+            fb.terminate(Terminator::Jump(join));
+            fb.switch_to(join);
+            let one = fb.int(IrType::I64, 1);
+            let d = fb.binary(BinaryOp::Add, x, one, Some(abandon));
+            fb.terminate(Terminator::Return(Some(d)));
+        });
+        assert_eq!(ops, ["wrapping_add"]);
+    }
+
+    #[test]
+    fn a_result_that_may_wrap_bounds_nothing() {
+        // `w = n +% 1` may be anything: `w + 1` stays checked.
+        let ops = arithmetic_after(|fb, n, abandon| {
+            let one = fb.int(IrType::I64, 1);
+            let w = fb.binary(BinaryOp::WrappingAdd, n, one, None);
+            let d = fb.binary(BinaryOp::Add, w, one, Some(abandon));
+            fb.terminate(Terminator::Return(Some(d)));
+        });
+        assert_eq!(ops, ["wrapping_add", "add"]);
+    }
+}
