@@ -47,6 +47,15 @@ impl Rt {
         }
     }
 
+    /// The text of the string `native` writes at its argument (answering `STATUS_OK`); the
+    /// string is freed.
+    #[track_caller]
+    fn text_of(&self, native: impl FnOnce(&mut MaybeUninit<rtdt::String>) -> u8) -> String {
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(native(&mut out), STATUS_OK);
+        self.take(out)
+    }
+
     fn free(&self, s: rtdt::String) {
         unsafe { drop_string(self.h(), s) }
     }
@@ -337,20 +346,16 @@ fn strings() {
         );
         assert_eq!(len.assume_init(), ix(6));
 
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__string_concat(t.h(), &a, st_td, &b, st_td, &mut out, st_td),
-            STATUS_OK
+            t.text_of(|out| dlr_std__string_concat(t.h(), &a, st_td, &b, st_td, out, st_td)),
+            "héllo, world"
         );
-        assert_eq!(t.take(out), "héllo, world");
 
-        let mut out = MaybeUninit::uninit();
         let (idx, s) = (&INDEX_TYDESC, st_td);
         assert_eq!(
-            dlr_std__string_slice(t.h(), &a, s, &ix(3), idx, &ix(6), idx, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__string_slice(t.h(), &a, s, &ix(3), idx, &ix(6), idx, out, s)),
+            "llo"
         );
-        assert_eq!(t.take(out), "llo");
         let mut out = MaybeUninit::uninit();
         assert_eq!(
             dlr_std__string_slice(t.h(), &a, s, &ix(2), idx, &ix(9), idx, &mut out, s),
@@ -402,18 +407,14 @@ fn strings() {
         assert!(!found.assume_init());
 
         let street = t.s("Straße");
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__string_to_upper(t.h(), &street, s, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__string_to_upper(t.h(), &street, s, out, s)),
+            "STRASSE"
         );
-        assert_eq!(t.take(out), "STRASSE");
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__string_to_lower(t.h(), &street, s, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__string_to_lower(t.h(), &street, s, out, s)),
+            "straße"
         );
-        assert_eq!(t.take(out), "straße");
 
         for s in [a, b, needle, street] {
             t.free(s);
@@ -426,18 +427,14 @@ fn conversions_to_string() {
     let t = Rt::new();
     let s = &STRING_TYDESC;
     unsafe {
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__int_to_string(t.h(), any_ref(&-128i8), &I8_TYDESC, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__int_to_string(t.h(), any_ref(&-128i8), &I8_TYDESC, out, s)),
+            "-128"
         );
-        assert_eq!(t.take(out), "-128");
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__int_to_string(t.h(), any_ref(&u64::MAX), &U64_TYDESC, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__int_to_string(t.h(), any_ref(&u64::MAX), &U64_TYDESC, out, s)),
+            "18446744073709551615"
         );
-        assert_eq!(t.take(out), "18446744073709551615");
         let mut out = MaybeUninit::uninit();
         assert_eq!(
             dlr_std__int_to_string(t.h(), any_ref(&1.0f64), &F64_TYDESC, &mut out, s),
@@ -446,22 +443,16 @@ fn conversions_to_string() {
 
         // Floats are formatted by the runtime, exactly as debuglog prints them.
         for v in [1.5f64, 0.1, -0.0, 1e300, f64::NAN, f64::INFINITY, 3.0] {
-            let mut out = MaybeUninit::uninit();
-            assert_eq!(
-                dlr_std__float_to_string(t.h(), any_ref(&v), &F64_TYDESC, &mut out, s),
-                STATUS_OK
-            );
+            let text =
+                t.text_of(|out| dlr_std__float_to_string(t.h(), any_ref(&v), &F64_TYDESC, out, s));
             let expected = format_value(t.h(), &any_ref(&v), &F64_TYDESC).unwrap();
-            assert_eq!(t.take(out), expected, "{v}");
+            assert_eq!(text, expected, "{v}");
         }
         let v = 0.1f32;
-        let mut out = MaybeUninit::uninit();
-        assert_eq!(
-            dlr_std__float_to_string(t.h(), any_ref(&v), &F32_TYDESC, &mut out, s),
-            STATUS_OK
-        );
+        let text =
+            t.text_of(|out| dlr_std__float_to_string(t.h(), any_ref(&v), &F32_TYDESC, out, s));
         let expected = format_value(t.h(), &any_ref(&v), &F32_TYDESC).unwrap();
-        assert_eq!(t.take(out), expected);
+        assert_eq!(text, expected);
         let mut out = MaybeUninit::uninit();
         t.assert_refused(
             dlr_std__float_to_string(t.h(), any_ref(&1u8), &U8_TYDESC, &mut out, s),
@@ -761,12 +752,10 @@ fn describe_spells_the_type() {
     unsafe {
         let list_td = list_of(TyKind::U8);
         let xs = t.list(&U8_TYDESC, &[1u8, 2]);
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__describe(t.h(), any_ref(&xs), &list_td, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__describe(t.h(), any_ref(&xs), &list_td, out, s)),
+            "[u8]"
         );
-        assert_eq!(t.take(out), "[u8]");
         t.drop_list(xs, &list_td);
 
         let tuple = OwnedTyDesc::option(OwnedTyDesc::tuple(vec![
@@ -774,12 +763,10 @@ fn describe_spells_the_type() {
             OwnedTyDesc::string(),
         ]));
         let dummy = [0u64; 8];
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__describe(t.h(), any_ref(&dummy), &tuple, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__describe(t.h(), any_ref(&dummy), &tuple, out, s)),
+            "?(i32, string)"
         );
-        assert_eq!(t.take(out), "?(i32, string)");
     }
 }
 
