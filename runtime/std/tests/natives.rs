@@ -156,6 +156,14 @@ fn ix(i: u64) -> rtdt::Index {
     rtdt::Index(i)
 }
 
+/// Calls `native` with `value` handed over (the runtime owns or destroys it) and a unit
+/// result slot: `place` and `push`.
+fn hand_over<T>(value: T, native: impl FnOnce(AnyOwned<'_>, &mut MaybeUninit<()>) -> u8) -> u8 {
+    let mut value = std::mem::ManuallyDrop::new(value);
+    let mut done = MaybeUninit::uninit();
+    native(any_owned(&mut *value), &mut done)
+}
+
 /// `dlr_std__list_set` or `dlr_std__list_insert`: each moves a value into a list at an
 /// index.
 type Placing = unsafe extern "C-unwind" fn(
@@ -181,35 +189,27 @@ unsafe fn place<T>(
     value: T,
     td: &TyDesc,
 ) -> u8 {
-    let mut value = std::mem::ManuallyDrop::new(value);
-    let mut done = MaybeUninit::uninit();
-    native(
-        t.h(),
-        xs,
-        list_td,
-        &ix(i),
-        &INDEX_TYDESC,
-        any_owned(&mut *value),
-        td,
-        &mut done,
-        &UNIT_TYDESC,
-    )
+    hand_over(value, |value, done| {
+        native(
+            t.h(),
+            xs,
+            list_td,
+            &ix(i),
+            &INDEX_TYDESC,
+            value,
+            td,
+            done,
+            &UNIT_TYDESC,
+        )
+    })
 }
 
 /// Calls `dlr_std__list_push` to move `value` (of type `td`) onto `xs` (of type
 /// `list_td`), handing the value over.
 unsafe fn push<T>(t: &Rt, xs: &mut rtdt::List, list_td: &TyDesc, value: T, td: &TyDesc) -> u8 {
-    let mut value = std::mem::ManuallyDrop::new(value);
-    let mut done = MaybeUninit::uninit();
-    dlr_std__list_push(
-        t.h(),
-        xs,
-        list_td,
-        any_owned(&mut *value),
-        td,
-        &mut done,
-        &UNIT_TYDESC,
-    )
+    hand_over(value, |value, done| {
+        dlr_std__list_push(t.h(), xs, list_td, value, td, done, &UNIT_TYDESC)
+    })
 }
 
 /// Calls `dlr_std__list_remove` to move element `i` (of type `td`) out of `xs`: the
