@@ -284,6 +284,13 @@ impl OptSlot {
     fn out(&mut self) -> AnyOut<'_> {
         unsafe { AnyOut::from_raw(self.0.as_mut_ptr()) }
     }
+    /// The option `native` writes at its argument (answering `STATUS_OK`), of type `opt`.
+    #[track_caller]
+    fn returned<T: Copy>(opt: &TyDesc, native: impl FnOnce(AnyOut<'_>) -> u8) -> Option<T> {
+        let mut slot = OptSlot::new();
+        assert_eq!(native(slot.out()), STATUS_OK);
+        slot.get(opt)
+    }
     fn get<T: Copy>(&self, td: &TyDesc) -> Option<T> {
         match self.0[0] {
             0 => None,
@@ -381,18 +388,13 @@ fn strings() {
 
         let opt = option_of(TyKind::Index);
         let needle = t.s("llo");
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__string_find(t.h(), &a, s, &needle, s, slot.out(), &opt),
-            STATUS_OK
-        );
-        assert_eq!(slot.get::<u64>(&opt), Some(3));
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__string_find(t.h(), &a, s, &b, s, slot.out(), &opt),
-            STATUS_OK
-        );
-        assert_eq!(slot.get::<u64>(&opt), None);
+        let find = |needle: &rtdt::String| {
+            OptSlot::returned::<u64>(&opt, |out| {
+                dlr_std__string_find(t.h(), &a, s, needle, s, out, &opt)
+            })
+        };
+        assert_eq!(find(&needle), Some(3));
+        assert_eq!(find(&b), None);
 
         let mut found = MaybeUninit::uninit();
         assert_eq!(
@@ -592,21 +594,16 @@ fn lists_of_scalars() {
         assert_eq!(t.elements::<i32>(&xs, e), [-3, 5, 15, 30, 40]);
 
         let opt = option_of(TyKind::I32);
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__list_pop(t.h(), &mut xs, &list_td, slot.out(), &opt),
-            STATUS_OK
-        );
-        assert_eq!(slot.get::<i32>(&opt), Some(40));
+        let pop = |xs: &mut rtdt::List| {
+            OptSlot::returned::<i32>(&opt, |out| {
+                dlr_std__list_pop(t.h(), xs, &list_td, out, &opt)
+            })
+        };
+        assert_eq!(pop(&mut xs), Some(40));
         assert_eq!(xs.len(), 4);
 
         let mut empty = t.list::<i32>(e, &[]);
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__list_pop(t.h(), &mut empty, &list_td, slot.out(), &opt),
-            STATUS_OK
-        );
-        assert_eq!(slot.get::<i32>(&opt), None);
+        assert_eq!(pop(&mut empty), None);
 
         // A value of another type than the list's is refused.
         t.assert_refused(
