@@ -33,6 +33,41 @@ pub(crate) unsafe fn elem_ptr(list: &List, td: &TyDesc, index: usize) -> *mut u8
     ptr.add(index * td.size)
 }
 
+/// Where `list_set` and `list_insert` move a value in at an index.
+#[derive(Clone, Copy)]
+enum MoveIn {
+    /// Over the element there, which is dropped.
+    Replace,
+    /// Before the element there, or at the end (`index == len`).
+    Insert,
+}
+
+impl MoveIn {
+    /// How many indices a list of `len` elements offers.
+    fn positions(self, len: usize) -> usize {
+        match self {
+            MoveIn::Replace => len,
+            MoveIn::Insert => len + 1,
+        }
+    }
+}
+
+/// Moves element `index` (which `list` has) out to `out` and closes the gap: `list_pop`
+/// and `list_remove`.
+///
+/// # Safety
+/// `out` has room for a `td` value.
+unsafe fn take_out(list: &mut List, td: &TyDesc, index: usize, out: *mut u8) -> RtStatus {
+    let (ptr, len, cap) = list.raw_parts();
+    if td.size != 0 {
+        let at = elem_ptr(list, td, index);
+        std::ptr::copy_nonoverlapping(at, out, td.size);
+        std::ptr::copy(at.add(td.size), at, (len - index - 1) * td.size);
+    }
+    list.set_raw_parts(ptr, len - 1, cap);
+    STATUS_OK
+}
+
 impl Runtime {
     /// A new empty list with room for `capacity` elements of `td`.
     pub(crate) fn new_list(&self, td: &TyDesc, capacity: usize) -> List {
@@ -133,6 +168,41 @@ impl Runtime {
         Some(list)
     }
 
+    /// Moves the value at `value` into `list` at `index`, where `how` says: an index
+    /// past the last one `how` takes destroys the value and is refused.
+    unsafe fn list_move_in(
+        &self,
+        list: &mut List,
+        td: &TyDesc,
+        index: usize,
+        value: *mut u8,
+        how: MoveIn,
+    ) -> RtStatus {
+        let len = list.len();
+        if index >= how.positions(len) {
+            self.drop_value(value, td);
+            return self.refuse_index(index, len);
+        }
+        match how {
+            MoveIn::Replace => {
+                let slot = elem_ptr(list, td, index);
+                self.drop_value(slot, td);
+                std::ptr::copy_nonoverlapping(value.cast_const(), slot, td.size);
+            }
+            MoveIn::Insert => {
+                self.list_reserve_one(list, td);
+                let (ptr, _, cap) = list.raw_parts();
+                if td.size != 0 {
+                    let at = elem_ptr(list, td, index);
+                    std::ptr::copy(at, at.add(td.size), (len - index) * td.size);
+                    std::ptr::copy_nonoverlapping(value.cast_const(), at, td.size);
+                }
+                list.set_raw_parts(ptr, len + 1, cap);
+            }
+        }
+        STATUS_OK
+    }
+
     fn refuse_index(&self, index: usize, len: usize) -> RtStatus {
         self.refuse(
             STATUS_OUT_OF_BOUNDS,
@@ -173,15 +243,11 @@ pub(crate) unsafe extern "C" fn list_pop(
     elem_td: Td,
     out: *mut c_void,
 ) -> RtStatus {
-    let rt = Runtime::from_handle(rt);
-    let (list, td) = (&mut *list, &*elem_td);
-    let (ptr, len, cap) = list.raw_parts();
-    if len == 0 {
-        return rt.refuse(STATUS_EMPTY, POP_EMPTY_MESSAGE);
+    let list = &mut *list;
+    match list.len().checked_sub(1) {
+        Some(last) => take_out(list, &*elem_td, last, out.cast()),
+        None => Runtime::from_handle(rt).refuse(STATUS_EMPTY, POP_EMPTY_MESSAGE),
     }
-    std::ptr::copy_nonoverlapping(elem_ptr(list, td, len - 1), out.cast(), td.size);
-    list.set_raw_parts(ptr, len - 1, cap);
-    STATUS_OK
 }
 
 pub(crate) unsafe extern "C" fn list_get(
@@ -213,48 +279,26 @@ pub(crate) unsafe extern "C" fn list_at(
     elem_ptr(list, &*elem_td, index).cast()
 }
 
-pub(crate) unsafe extern "C" fn list_set(
-    rt: Rt,
-    list: *mut List,
-    elem_td: Td,
-    index: usize,
-    value: *mut c_void,
-) -> RtStatus {
-    let rt = Runtime::from_handle(rt);
-    let (list, td) = (&mut *list, &*elem_td);
-    if index >= list.len() {
-        rt.drop_value(value.cast(), td);
-        return rt.refuse_index(index, list.len());
-    }
-    let slot = elem_ptr(list, td, index);
-    rt.drop_value(slot, td);
-    std::ptr::copy_nonoverlapping(value.cast::<u8>(), slot, td.size);
-    STATUS_OK
+/// `list_set` and `list_insert`: one signature and one body, which differ only in
+/// where the value goes.
+macro_rules! move_in_entries {
+    ($($entry:ident => $how:expr;)*) => {$(
+        pub(crate) unsafe extern "C" fn $entry(
+            rt: Rt,
+            list: *mut List,
+            elem_td: Td,
+            index: usize,
+            value: *mut c_void,
+        ) -> RtStatus {
+            let rt = Runtime::from_handle(rt);
+            rt.list_move_in(&mut *list, &*elem_td, index, value.cast(), $how)
+        }
+    )*};
 }
 
-pub(crate) unsafe extern "C" fn list_insert(
-    rt: Rt,
-    list: *mut List,
-    elem_td: Td,
-    index: usize,
-    value: *mut c_void,
-) -> RtStatus {
-    let rt = Runtime::from_handle(rt);
-    let (list, td) = (&mut *list, &*elem_td);
-    let len = list.len();
-    if index > len {
-        rt.drop_value(value.cast(), td);
-        return rt.refuse_index(index, len);
-    }
-    rt.list_reserve_one(list, td);
-    let (ptr, _, cap) = list.raw_parts();
-    if td.size != 0 {
-        let at = elem_ptr(list, td, index);
-        std::ptr::copy(at, at.add(td.size), (len - index) * td.size);
-        std::ptr::copy_nonoverlapping(value.cast::<u8>(), at, td.size);
-    }
-    list.set_raw_parts(ptr, len + 1, cap);
-    STATUS_OK
+move_in_entries! {
+    list_set => MoveIn::Replace;
+    list_insert => MoveIn::Insert;
 }
 
 pub(crate) unsafe extern "C" fn list_remove(
@@ -264,19 +308,11 @@ pub(crate) unsafe extern "C" fn list_remove(
     index: usize,
     out: *mut c_void,
 ) -> RtStatus {
-    let rt = Runtime::from_handle(rt);
-    let (list, td) = (&mut *list, &*elem_td);
-    let (ptr, len, cap) = list.raw_parts();
-    if index >= len {
-        return rt.refuse_index(index, len);
+    let list = &mut *list;
+    if index >= list.len() {
+        return Runtime::from_handle(rt).refuse_index(index, list.len());
     }
-    if td.size != 0 {
-        let at = elem_ptr(list, td, index);
-        std::ptr::copy_nonoverlapping(at, out.cast(), td.size);
-        std::ptr::copy(at.add(td.size), at, (len - index - 1) * td.size);
-    }
-    list.set_raw_parts(ptr, len - 1, cap);
-    STATUS_OK
+    take_out(list, &*elem_td, index, out.cast())
 }
 
 pub(crate) unsafe extern "C" fn list_filled(

@@ -85,23 +85,14 @@ fn list_new_len_and_push() {
 fn list_pop_moves_out_the_last_and_refuses_an_empty_list() {
     let fx = Fixture::new();
     let mut list = strings(&fx, &["a", "b"]);
-    let mut out = MaybeUninit::<rtdt::String>::uninit();
-    unsafe {
-        assert_eq!(
-            call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast()),
-            STATUS_OK
-        );
-        let b = out.assume_init_read();
-        assert_eq!(b.as_str(), "b");
-        fx.drop_value(b, &STRING_TYDESC);
-        call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast());
-        fx.drop_value(out.assume_init_read(), &STRING_TYDESC);
-        fx.assert_refused(
-            call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast()),
-            STATUS_EMPTY,
-            "pop from an empty list",
-        );
-    }
+    let mut pop = |out: &mut MaybeUninit<rtdt::String>| unsafe {
+        call::dtlv_rti_list_pop(fx.h(), &mut list, &STRING_TYDESC, out.as_mut_ptr().cast())
+    };
+    assert_eq!(fx.text_of(&mut pop), "b");
+    let mut out = MaybeUninit::uninit();
+    pop(&mut out);
+    fx.drop_value(unsafe { out.assume_init_read() }, &STRING_TYDESC);
+    fx.assert_refused(pop(&mut out), STATUS_EMPTY, "pop from an empty list");
     drop_list(&fx, list);
 }
 
@@ -202,34 +193,17 @@ fn a_refused_push_into_a_bad_index_returns_live_allocations_to_zero() {
 fn list_remove_moves_out_and_closes_the_gap() {
     let fx = Fixture::new();
     let mut list = strings(&fx, &["a", "b", "c"]);
-    let mut out = MaybeUninit::<rtdt::String>::uninit();
-    unsafe {
-        assert_eq!(
-            call::dtlv_rti_list_remove(
-                fx.h(),
-                &mut list,
-                &STRING_TYDESC,
-                0,
-                out.as_mut_ptr().cast()
-            ),
-            STATUS_OK
-        );
-        let a = out.assume_init_read();
-        assert_eq!(a.as_str(), "a");
-        fx.drop_value(a, &STRING_TYDESC);
-        assert_eq!(texts(&fx, &list), ["b", "c"]);
-        fx.assert_refused(
-            call::dtlv_rti_list_remove(
-                fx.h(),
-                &mut list,
-                &STRING_TYDESC,
-                2,
-                out.as_mut_ptr().cast(),
-            ),
-            STATUS_OUT_OF_BOUNDS,
-            "index 2 out of bounds for length 2",
-        );
-    }
+    let remove = |list: &mut List, index: usize, out: &mut MaybeUninit<rtdt::String>| unsafe {
+        call::dtlv_rti_list_remove(fx.h(), list, &STRING_TYDESC, index, out.as_mut_ptr().cast())
+    };
+    assert_eq!(fx.text_of(|out| remove(&mut list, 0, out)), "a");
+    assert_eq!(texts(&fx, &list), ["b", "c"]);
+    let mut out = MaybeUninit::uninit();
+    fx.assert_refused(
+        remove(&mut list, 2, &mut out),
+        STATUS_OUT_OF_BOUNDS,
+        "index 2 out of bounds for length 2",
+    );
     drop_list(&fx, list);
 }
 

@@ -8,7 +8,7 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 use common::{mut_ptr, ptr, scalar, Fixture};
 use datalove_rti::call;
 use datalove_rti::rtdt::{self, Map};
-use datalove_rti::status::{STATUS_NOT_FOUND, STATUS_OK};
+use datalove_rti::status::{RtStatus, STATUS_NOT_FOUND, STATUS_OK};
 use datalove_rti::tydesc::{OwnedTyDesc, STRING_TYDESC};
 use datalove_rti::{same_tydesc, TyDesc, TyKind};
 
@@ -28,6 +28,29 @@ fn insert(fx: &Fixture, m: &mut Map, td: &TyDesc, key: &str, value: &str) {
 
 fn string_map() -> OwnedTyDesc {
     OwnedTyDesc::map(OwnedTyDesc::string(), OwnedTyDesc::string())
+}
+
+/// A map from string to string holding `entries` (inserted in order), and its descriptor.
+fn string_map_of(fx: &Fixture, entries: &[(&str, &str)]) -> (OwnedTyDesc, Map) {
+    let td = string_map();
+    let mut m = empty();
+    for (key, value) in entries {
+        insert(fx, &mut m, &td, key, value);
+    }
+    (td, m)
+}
+
+/// Calls `map_remove` for `key`: the status, and the slot the value is moved out to.
+fn remove(
+    fx: &Fixture,
+    m: &mut Map,
+    td: &TyDesc,
+    key: &rtdt::String,
+) -> (RtStatus, MaybeUninit<rtdt::String>) {
+    let mut out = MaybeUninit::<rtdt::String>::uninit();
+    let status =
+        unsafe { call::dtlv_rti_map_remove(fx.h(), m, td, ptr(key), out.as_mut_ptr().cast()) };
+    (status, out)
 }
 
 #[test]
@@ -64,22 +87,13 @@ fn entries_stay_in_key_order_and_a_present_key_is_replaced() {
 #[test]
 fn remove_moves_the_value_out_and_refuses_a_missing_key() {
     let fx = Fixture::new();
-    let td = string_map();
-    let mut m = empty();
-    insert(&fx, &mut m, &td, "a", "alpha");
-    insert(&fx, &mut m, &td, "b", "beta");
+    let (td, mut m) = string_map_of(&fx, &[("a", "alpha"), ("b", "beta")]);
     let key = fx.string("a");
-    let mut out = MaybeUninit::<rtdt::String>::uninit();
-    let status = unsafe {
-        call::dtlv_rti_map_remove(fx.h(), &mut m, &td, ptr(&key), out.as_mut_ptr().cast())
-    };
+    let (status, out) = remove(&fx, &mut m, &td, &key);
     assert_eq!(status, STATUS_OK);
     let value = unsafe { out.assume_init() };
     assert_eq!(value.as_str(), "alpha");
-    let mut again = MaybeUninit::<rtdt::String>::uninit();
-    let status = unsafe {
-        call::dtlv_rti_map_remove(fx.h(), &mut m, &td, ptr(&key), again.as_mut_ptr().cast())
-    };
+    let (status, _) = remove(&fx, &mut m, &td, &key);
     fx.assert_refused(status, STATUS_NOT_FOUND, "key not found");
     assert_eq!(fx.format(ptr(&m), &td), r#"{"b": "beta"}"#);
     fx.drop_all([key, value], &STRING_TYDESC);
@@ -89,9 +103,7 @@ fn remove_moves_the_value_out_and_refuses_a_missing_key() {
 #[test]
 fn clone_is_deep_and_maps_compare_entry_by_entry() {
     let fx = Fixture::new();
-    let td = string_map();
-    let mut a = empty();
-    insert(&fx, &mut a, &td, "k", "v");
+    let (td, a) = string_map_of(&fx, &[("k", "v")]);
     let mut b = MaybeUninit::<Map>::uninit();
     assert_eq!(
         unsafe { call::dtlv_rti_clone(fx.h(), ptr(&a), &td, b.as_mut_ptr().cast()) },

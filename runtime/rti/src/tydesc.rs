@@ -39,21 +39,10 @@ abi_enum! {
 }
 
 impl TyKind {
-    pub const ALL_SCALARS: [TyKind; 13] = [
-        TyKind::Unit,
-        TyKind::Bool,
-        TyKind::U8,
-        TyKind::U16,
-        TyKind::U32,
-        TyKind::U64,
-        TyKind::I8,
-        TyKind::I16,
-        TyKind::I32,
-        TyKind::I64,
-        TyKind::F32,
-        TyKind::F64,
-        TyKind::Index,
-    ];
+    /// Every scalar kind: the kinds declared first, up to `Index` (which is what makes
+    /// [`TyKind::is_scalar`] a comparison).
+    pub const ALL_SCALARS: [TyKind; TyKind::Index as usize + 1] =
+        *TyKind::ALL.first_chunk().unwrap();
 
     /// Scalars have a fixed layout, no heap part, and are copy.
     pub fn is_scalar(self) -> bool {

@@ -47,6 +47,15 @@ impl Rt {
         }
     }
 
+    /// The text of the string `native` writes at its argument (answering `STATUS_OK`); the
+    /// string is freed.
+    #[track_caller]
+    fn text_of(&self, native: impl FnOnce(&mut MaybeUninit<rtdt::String>) -> u8) -> String {
+        let mut out = MaybeUninit::uninit();
+        assert_eq!(native(&mut out), STATUS_OK);
+        self.take(out)
+    }
+
     fn free(&self, s: rtdt::String) {
         unsafe { drop_string(self.h(), s) }
     }
@@ -147,6 +156,14 @@ fn ix(i: u64) -> rtdt::Index {
     rtdt::Index(i)
 }
 
+/// Calls `native` with `value` handed over (the runtime owns or destroys it) and a unit
+/// result slot: `place` and `push`.
+fn hand_over<T>(value: T, native: impl FnOnce(AnyOwned<'_>, &mut MaybeUninit<()>) -> u8) -> u8 {
+    let mut value = std::mem::ManuallyDrop::new(value);
+    let mut done = MaybeUninit::uninit();
+    native(any_owned(&mut *value), &mut done)
+}
+
 /// `dlr_std__list_set` or `dlr_std__list_insert`: each moves a value into a list at an
 /// index.
 type Placing = unsafe extern "C-unwind" fn(
@@ -172,35 +189,27 @@ unsafe fn place<T>(
     value: T,
     td: &TyDesc,
 ) -> u8 {
-    let mut value = std::mem::ManuallyDrop::new(value);
-    let mut done = MaybeUninit::uninit();
-    native(
-        t.h(),
-        xs,
-        list_td,
-        &ix(i),
-        &INDEX_TYDESC,
-        any_owned(&mut *value),
-        td,
-        &mut done,
-        &UNIT_TYDESC,
-    )
+    hand_over(value, |value, done| {
+        native(
+            t.h(),
+            xs,
+            list_td,
+            &ix(i),
+            &INDEX_TYDESC,
+            value,
+            td,
+            done,
+            &UNIT_TYDESC,
+        )
+    })
 }
 
 /// Calls `dlr_std__list_push` to move `value` (of type `td`) onto `xs` (of type
 /// `list_td`), handing the value over.
 unsafe fn push<T>(t: &Rt, xs: &mut rtdt::List, list_td: &TyDesc, value: T, td: &TyDesc) -> u8 {
-    let mut value = std::mem::ManuallyDrop::new(value);
-    let mut done = MaybeUninit::uninit();
-    dlr_std__list_push(
-        t.h(),
-        xs,
-        list_td,
-        any_owned(&mut *value),
-        td,
-        &mut done,
-        &UNIT_TYDESC,
-    )
+    hand_over(value, |value, done| {
+        dlr_std__list_push(t.h(), xs, list_td, value, td, done, &UNIT_TYDESC)
+    })
 }
 
 /// Calls `dlr_std__list_remove` to move element `i` (of type `td`) out of `xs`: the
@@ -275,6 +284,13 @@ impl OptSlot {
     fn out(&mut self) -> AnyOut<'_> {
         unsafe { AnyOut::from_raw(self.0.as_mut_ptr()) }
     }
+    /// The option `native` writes at its argument (answering `STATUS_OK`), of type `opt`.
+    #[track_caller]
+    fn returned<T: Copy>(opt: &TyDesc, native: impl FnOnce(AnyOut<'_>) -> u8) -> Option<T> {
+        let mut slot = OptSlot::new();
+        assert_eq!(native(slot.out()), STATUS_OK);
+        slot.get(opt)
+    }
     fn get<T: Copy>(&self, td: &TyDesc) -> Option<T> {
         match self.0[0] {
             0 => None,
@@ -337,20 +353,16 @@ fn strings() {
         );
         assert_eq!(len.assume_init(), ix(6));
 
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__string_concat(t.h(), &a, st_td, &b, st_td, &mut out, st_td),
-            STATUS_OK
+            t.text_of(|out| dlr_std__string_concat(t.h(), &a, st_td, &b, st_td, out, st_td)),
+            "héllo, world"
         );
-        assert_eq!(t.take(out), "héllo, world");
 
-        let mut out = MaybeUninit::uninit();
         let (idx, s) = (&INDEX_TYDESC, st_td);
         assert_eq!(
-            dlr_std__string_slice(t.h(), &a, s, &ix(3), idx, &ix(6), idx, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__string_slice(t.h(), &a, s, &ix(3), idx, &ix(6), idx, out, s)),
+            "llo"
         );
-        assert_eq!(t.take(out), "llo");
         let mut out = MaybeUninit::uninit();
         assert_eq!(
             dlr_std__string_slice(t.h(), &a, s, &ix(2), idx, &ix(9), idx, &mut out, s),
@@ -376,18 +388,13 @@ fn strings() {
 
         let opt = option_of(TyKind::Index);
         let needle = t.s("llo");
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__string_find(t.h(), &a, s, &needle, s, slot.out(), &opt),
-            STATUS_OK
-        );
-        assert_eq!(slot.get::<u64>(&opt), Some(3));
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__string_find(t.h(), &a, s, &b, s, slot.out(), &opt),
-            STATUS_OK
-        );
-        assert_eq!(slot.get::<u64>(&opt), None);
+        let find = |needle: &rtdt::String| {
+            OptSlot::returned::<u64>(&opt, |out| {
+                dlr_std__string_find(t.h(), &a, s, needle, s, out, &opt)
+            })
+        };
+        assert_eq!(find(&needle), Some(3));
+        assert_eq!(find(&b), None);
 
         let mut found = MaybeUninit::uninit();
         assert_eq!(
@@ -402,18 +409,14 @@ fn strings() {
         assert!(!found.assume_init());
 
         let street = t.s("Straße");
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__string_to_upper(t.h(), &street, s, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__string_to_upper(t.h(), &street, s, out, s)),
+            "STRASSE"
         );
-        assert_eq!(t.take(out), "STRASSE");
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__string_to_lower(t.h(), &street, s, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__string_to_lower(t.h(), &street, s, out, s)),
+            "straße"
         );
-        assert_eq!(t.take(out), "straße");
 
         for s in [a, b, needle, street] {
             t.free(s);
@@ -426,18 +429,14 @@ fn conversions_to_string() {
     let t = Rt::new();
     let s = &STRING_TYDESC;
     unsafe {
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__int_to_string(t.h(), any_ref(&-128i8), &I8_TYDESC, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__int_to_string(t.h(), any_ref(&-128i8), &I8_TYDESC, out, s)),
+            "-128"
         );
-        assert_eq!(t.take(out), "-128");
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__int_to_string(t.h(), any_ref(&u64::MAX), &U64_TYDESC, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__int_to_string(t.h(), any_ref(&u64::MAX), &U64_TYDESC, out, s)),
+            "18446744073709551615"
         );
-        assert_eq!(t.take(out), "18446744073709551615");
         let mut out = MaybeUninit::uninit();
         assert_eq!(
             dlr_std__int_to_string(t.h(), any_ref(&1.0f64), &F64_TYDESC, &mut out, s),
@@ -446,22 +445,16 @@ fn conversions_to_string() {
 
         // Floats are formatted by the runtime, exactly as debuglog prints them.
         for v in [1.5f64, 0.1, -0.0, 1e300, f64::NAN, f64::INFINITY, 3.0] {
-            let mut out = MaybeUninit::uninit();
-            assert_eq!(
-                dlr_std__float_to_string(t.h(), any_ref(&v), &F64_TYDESC, &mut out, s),
-                STATUS_OK
-            );
+            let text =
+                t.text_of(|out| dlr_std__float_to_string(t.h(), any_ref(&v), &F64_TYDESC, out, s));
             let expected = format_value(t.h(), &any_ref(&v), &F64_TYDESC).unwrap();
-            assert_eq!(t.take(out), expected, "{v}");
+            assert_eq!(text, expected, "{v}");
         }
         let v = 0.1f32;
-        let mut out = MaybeUninit::uninit();
-        assert_eq!(
-            dlr_std__float_to_string(t.h(), any_ref(&v), &F32_TYDESC, &mut out, s),
-            STATUS_OK
-        );
+        let text =
+            t.text_of(|out| dlr_std__float_to_string(t.h(), any_ref(&v), &F32_TYDESC, out, s));
         let expected = format_value(t.h(), &any_ref(&v), &F32_TYDESC).unwrap();
-        assert_eq!(t.take(out), expected);
+        assert_eq!(text, expected);
         let mut out = MaybeUninit::uninit();
         t.assert_refused(
             dlr_std__float_to_string(t.h(), any_ref(&1u8), &U8_TYDESC, &mut out, s),
@@ -601,21 +594,16 @@ fn lists_of_scalars() {
         assert_eq!(t.elements::<i32>(&xs, e), [-3, 5, 15, 30, 40]);
 
         let opt = option_of(TyKind::I32);
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__list_pop(t.h(), &mut xs, &list_td, slot.out(), &opt),
-            STATUS_OK
-        );
-        assert_eq!(slot.get::<i32>(&opt), Some(40));
+        let pop = |xs: &mut rtdt::List| {
+            OptSlot::returned::<i32>(&opt, |out| {
+                dlr_std__list_pop(t.h(), xs, &list_td, out, &opt)
+            })
+        };
+        assert_eq!(pop(&mut xs), Some(40));
         assert_eq!(xs.len(), 4);
 
         let mut empty = t.list::<i32>(e, &[]);
-        let mut slot = OptSlot::new();
-        assert_eq!(
-            dlr_std__list_pop(t.h(), &mut empty, &list_td, slot.out(), &opt),
-            STATUS_OK
-        );
-        assert_eq!(slot.get::<i32>(&opt), None);
+        assert_eq!(pop(&mut empty), None);
 
         // A value of another type than the list's is refused.
         t.assert_refused(
@@ -761,12 +749,10 @@ fn describe_spells_the_type() {
     unsafe {
         let list_td = list_of(TyKind::U8);
         let xs = t.list(&U8_TYDESC, &[1u8, 2]);
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__describe(t.h(), any_ref(&xs), &list_td, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__describe(t.h(), any_ref(&xs), &list_td, out, s)),
+            "[u8]"
         );
-        assert_eq!(t.take(out), "[u8]");
         t.drop_list(xs, &list_td);
 
         let tuple = OwnedTyDesc::option(OwnedTyDesc::tuple(vec![
@@ -774,12 +760,10 @@ fn describe_spells_the_type() {
             OwnedTyDesc::string(),
         ]));
         let dummy = [0u64; 8];
-        let mut out = MaybeUninit::uninit();
         assert_eq!(
-            dlr_std__describe(t.h(), any_ref(&dummy), &tuple, &mut out, s),
-            STATUS_OK
+            t.text_of(|out| dlr_std__describe(t.h(), any_ref(&dummy), &tuple, out, s)),
+            "?(i32, string)"
         );
-        assert_eq!(t.take(out), "?(i32, string)");
     }
 }
 
