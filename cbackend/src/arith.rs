@@ -95,18 +95,28 @@ impl Fx<'_> {
         let overflow = Self::raise_arith(ErrorKind::Overflow, aop, kind as u32);
         let value = match op {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
-                let builtin = match op {
-                    BinaryOp::Add => "__builtin_add_overflow",
-                    BinaryOp::Sub => "__builtin_sub_overflow",
-                    _ => "__builtin_mul_overflow",
-                };
                 self.w.open("");
                 self.w.stmt(format!("{ct} r"));
                 self.fail_if(
-                    &format!("{builtin}({a}, {b}, &r)"),
+                    &format!("{}({a}, {b}, &r)", overflow_builtin(op)),
                     abandon.expect("fallible"),
                     Some(overflow),
                 );
+                self.write(dst, "r");
+                self.w.close();
+                return;
+            }
+            BinaryOp::NoWrapAdd | BinaryOp::NoWrapSub | BinaryOp::NoWrapMul => {
+                // Proved not to overflow (`ir::ranges`): the checked form, its failure
+                // unreachable, so gcc knows what the check told it (a loop counter
+                // that does not wrap) without the failure path.
+                let checked = op.checked_form().expect("a nowrap operation");
+                self.w.open("");
+                self.w.stmt(format!("{ct} r"));
+                self.w.stmt(format!(
+                    "if ({}({a}, {b}, &r)) __builtin_unreachable()",
+                    overflow_builtin(checked)
+                ));
                 self.write(dst, "r");
                 self.w.close();
                 return;
@@ -260,4 +270,14 @@ fn int_out_of_range(from: TyKind, to: TyKind, x: &str) -> Option<String> {
         }
     }
     (!conds.is_empty()).then(|| conds.join(" || "))
+}
+
+/// The gcc builtin that computes a checked `add`, `sub` or `mul` and says whether it
+/// overflowed.
+fn overflow_builtin(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "__builtin_add_overflow",
+        BinaryOp::Sub => "__builtin_sub_overflow",
+        _ => "__builtin_mul_overflow",
+    }
 }

@@ -199,9 +199,9 @@ impl<M: Module> Fx<'_, '_, M> {
                     (_, false) => self.b.ins().ushr(a, b),
                 }
             }
-            BinaryOp::WrappingAdd => self.b.ins().iadd(a, b),
-            BinaryOp::WrappingSub => self.b.ins().isub(a, b),
-            BinaryOp::WrappingMul => self.b.ins().imul(a, b),
+            BinaryOp::WrappingAdd | BinaryOp::NoWrapAdd => self.b.ins().iadd(a, b),
+            BinaryOp::WrappingSub | BinaryOp::NoWrapSub => self.b.ins().isub(a, b),
+            BinaryOp::WrappingMul | BinaryOp::NoWrapMul => self.b.ins().imul(a, b),
             BinaryOp::BitAnd => self.b.ins().band(a, b),
             BinaryOp::BitOr => self.b.ins().bor(a, b),
             BinaryOp::BitXor => self.b.ins().bxor(a, b),

@@ -226,6 +226,10 @@ impl BinOp {
                 BinaryOp::WrappingAdd => "+%",
                 BinaryOp::WrappingSub => "-%",
                 BinaryOp::WrappingMul => "*%",
+                // Written by the range pass only, after the front end.
+                BinaryOp::NoWrapAdd => "+",
+                BinaryOp::NoWrapSub => "-",
+                BinaryOp::NoWrapMul => "*",
                 BinaryOp::BitAnd => "&",
                 BinaryOp::BitOr => "|",
                 BinaryOp::BitXor => "^",

@@ -83,9 +83,9 @@ unsafe fn int_binary<T: Int>(op: BinaryOp, a: *mut u8, b: *mut u8, d: *mut u8) -
             };
             r.ok_or(overflow)?
         }
-        BinaryOp::WrappingAdd => x.wrapping_add(y),
-        BinaryOp::WrappingSub => x.wrapping_sub(y),
-        BinaryOp::WrappingMul => x.wrapping_mul(y),
+        BinaryOp::WrappingAdd | BinaryOp::NoWrapAdd => x.wrapping_add(y),
+        BinaryOp::WrappingSub | BinaryOp::NoWrapSub => x.wrapping_sub(y),
+        BinaryOp::WrappingMul | BinaryOp::NoWrapMul => x.wrapping_mul(y),
         BinaryOp::BitAnd => x.and(y),
         BinaryOp::BitOr => x.or(y),
         BinaryOp::BitXor => x.xor(y),

@@ -265,13 +265,6 @@ impl Machine<'_> {
                 st!($t, $o.d, ld!($t, $o.a) $op $b)
             };
         }
-        // Wrapping `d = a op b` (`$method` is `wrapping_add`, ...): the same bits for
-        // signed and unsigned 64-bit integers.
-        macro_rules! wrapping {
-            ($t:ty, $o:expr, $b:expr, $method:ident) => {
-                st!($t, $o.d, ld!($t, $o.a).$method($b))
-            };
-        }
         macro_rules! checked {
             ($t:ty, $o:expr, $b:expr, ($method:ident, $aop:ident)) => {
                 match <$t>::$method(ld!($t, $o.a), $b) {
@@ -306,12 +299,11 @@ impl Machine<'_> {
                 skip!(2)
             }};
         }
-        // `d = a + k` (`$run` is `checked` or `wrapping`), then the copy to `m`: three
-        // operations.
+        // Checked `d = a + k`, then the copy to `m`: three operations.
         macro_rules! inc {
-            ($t:ty, $o:expr, ($run:ident $op:tt)) => {{
+            ($t:ty, $o:expr, $op:tt) => {{
                 let k = k!($t, $o.op);
-                $run!($t, $o.op, k, $op);
+                checked!($t, $o.op, k, $op);
                 copy_to_m!($o);
                 skip!(3)
             }};
@@ -383,26 +375,19 @@ impl Machine<'_> {
                            (plain &) AndB: u8; (plain |) OrB: u8;
                            (checked (checked_add, Add)) AddI64: i64, AddU64: u64;
                            (checked (checked_sub, Sub)) SubI64: i64, SubU64: u64;
-                           (checked (checked_mul, Mul)) MulI64: i64, MulU64: u64;
-                           (wrapping wrapping_add) AddW: u64; (wrapping wrapping_sub) SubW: u64;
-                           (wrapping wrapping_mul) MulW: u64; }
+                           (checked (checked_mul, Mul)) MulI64: i64, MulU64: u64; }
                 with_k { (plain +) AddF64K: f64; (plain -) SubF64K: f64;
                          (plain *) MulF64K: f64;
                          (plain /) DivF64K: f64, DivI64K: i64, DivU64K: u64;
                          (plain %) RemI64K: i64, RemU64K: u64;
                          (checked (checked_add, Add)) AddI64K: i64, AddU64K: u64;
                          (checked (checked_sub, Sub)) SubI64K: i64, SubU64K: u64;
-                         (checked (checked_mul, Mul)) MulI64K: i64, MulU64K: u64;
-                         (wrapping wrapping_add) AddWK: u64; (wrapping wrapping_sub) SubWK: u64;
-                         (wrapping wrapping_mul) MulWK: u64; }
+                         (checked (checked_mul, Mul)) MulI64K: i64, MulU64K: u64; }
                 then_copy { (plain +) AddF64M: f64; (plain -) SubF64M: f64;
                             (plain *) MulF64M: f64;
                             (checked (checked_add, Add)) AddI64M: i64, AddU64M: u64;
-                            (checked (checked_sub, Sub)) SubI64M: i64;
-                            (wrapping wrapping_add) AddWM: u64;
-                            (wrapping wrapping_sub) SubWM: u64; }
-                inc { (checked (checked_add, Add)) IncI64: i64, IncU64: u64;
-                      (wrapping wrapping_add) IncW: u64; }
+                            (checked (checked_sub, Sub)) SubI64M: i64; }
+                inc { (checked_add, Add) IncI64: i64, IncU64: u64; }
                 cmp { == EqI64: i64, EqU64: u64, EqF64: f64;
                       != NeI64: i64, NeU64: u64, NeF64: f64;
                       < LtI64: i64, LtU64: u64, LtF64: f64;

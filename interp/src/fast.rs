@@ -145,9 +145,8 @@ fn compare_const_branch(o: &Compare, with_k: WithK, to: Targets) -> Option<Op> {
 enum Arithmetic {
     /// Checked (integers).
     Checked(fn(Checked) -> Op, fn(CheckedK) -> Op),
-    /// Unchecked (`f64`; wrapping integer arithmetic; an integer division by a positive
-    /// constant, which can neither divide by zero nor overflow, with no form on two
-    /// operands).
+    /// Unchecked (`f64`; an integer division by a positive constant, which can neither
+    /// divide by zero nor overflow, with no form on two operands).
     Plain(Option<fn(Slots) -> Op>, fn(WithK) -> Op),
 }
 
@@ -160,9 +159,6 @@ fn arithmetic(class: Class, op: BinaryOp) -> Option<Arithmetic> {
         (Class::U64, BinaryOp::Add) => Checked(Op::AddU64, Op::AddU64K),
         (Class::U64, BinaryOp::Sub) => Checked(Op::SubU64, Op::SubU64K),
         (Class::U64, BinaryOp::Mul) => Checked(Op::MulU64, Op::MulU64K),
-        (Class::I64 | Class::U64, BinaryOp::WrappingAdd) => Plain(Some(Op::AddW), Op::AddWK),
-        (Class::I64 | Class::U64, BinaryOp::WrappingSub) => Plain(Some(Op::SubW), Op::SubWK),
-        (Class::I64 | Class::U64, BinaryOp::WrappingMul) => Plain(Some(Op::MulW), Op::MulWK),
         (Class::F64, BinaryOp::Add) => Plain(Some(Op::AddF64), Op::AddF64K),
         (Class::F64, BinaryOp::Sub) => Plain(Some(Op::SubF64), Op::SubF64K),
         (Class::F64, BinaryOp::Mul) => Plain(Some(Op::MulF64), Op::MulF64K),
@@ -394,9 +390,6 @@ fn with_copy(op: Op, next: Option<&Op>) -> Result<Op, Op> {
     Ok(match op {
         Op::AddI64K(op) if op.d == src => Op::IncI64(ThenCopy { op, m }),
         Op::AddU64K(op) if op.d == src => Op::IncU64(ThenCopy { op, m }),
-        Op::AddWK(op) if op.d == src => Op::IncW(ThenCopy { op, m }),
-        Op::AddW(op) if op.d == src => Op::AddWM(ThenCopy { op, m }),
-        Op::SubW(op) if op.d == src => Op::SubWM(ThenCopy { op, m }),
         Op::AddI64(op) if op.d == src => Op::AddI64M(ThenCopy { op, m }),
         Op::SubI64(op) if op.d == src => Op::SubI64M(ThenCopy { op, m }),
         Op::AddU64(op) if op.d == src => Op::AddU64M(ThenCopy { op, m }),

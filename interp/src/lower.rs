@@ -228,6 +228,7 @@ impl FuncLowering<'_, '_> {
         // block: nothing on the path that does not fail.
         let mut block_pc = vec![0u32; f.blocks.len()];
         let mut stubs: Vec<(u32, u32)> = Vec::new();
+        let mut unreachable_fail = false;
         for (bi, block) in f.blocks.iter().enumerate() {
             block_pc[bi] = self.ops.len() as u32;
             for inst in &block.insts {
@@ -245,6 +246,12 @@ impl FuncLowering<'_, '_> {
                         self.sites.push(site.into_bytes().into_boxed_slice());
                         stubs.push(((self.sites.len() - 1) as u32, b.0));
                         (f.blocks.len() + stubs.len() - 1) as u32
+                    }
+                    // A `nowrap` operation runs as the checked one it was, which cannot
+                    // fail there; should it ever, it abandons (see `unreachable_fail`).
+                    (None, _) if is_nowrap(&inst.kind) => {
+                        unreachable_fail = true;
+                        (f.blocks.len() + UNREACHABLE_FAIL_STUB) as u32
                     }
                     (abandon, _) => abandon.map(|b| b.0).unwrap_or(u32::MAX),
                 };
@@ -275,12 +282,25 @@ impl FuncLowering<'_, '_> {
             };
             self.ops.push(op);
         }
+        // The target of the `nowrap` operations: numbered as if it came before the stubs
+        // (their number is not known while lowering), placed after them.
+        let unreachable_pc = (self.ops.len() + stubs.len()) as u32;
         for (site, next) in stubs {
             block_pc.push(self.ops.len() as u32);
             self.ops.push(Op::Site { site, next });
         }
+        if unreachable_fail {
+            self.ops.push(Op::Abandon);
+        }
         let mut ops = std::mem::take(&mut self.ops);
-        let map = |t: &mut u32| *t = block_pc[*t as usize];
+        let unreachable_target = (f.blocks.len() + UNREACHABLE_FAIL_STUB) as u32;
+        let map = |t: &mut u32| {
+            *t = if *t == unreachable_target {
+                unreachable_pc
+            } else {
+                block_pc[*t as usize]
+            }
+        };
         for op in &mut ops {
             match op {
                 Op::Jump(t) => map(t),
@@ -408,7 +428,9 @@ impl FuncLowering<'_, '_> {
                 fail,
             }),
             K::Binary { dst, op, lhs, rhs } => Op::Binary(Binary {
-                op: *op,
+                // A `nowrap` operation as the checked one it was: the same value, and the
+                // fast form's checked operations (never failing here) run it.
+                op: op.checked_form().unwrap_or(*op),
                 ty: self.kind(*lhs),
                 dst: self.at(*dst),
                 a: self.at(*lhs),
@@ -596,4 +618,13 @@ impl FuncLowering<'_, '_> {
         self.ops.push(op);
         Ok(())
     }
+}
+
+/// Where a `nowrap` operation's failure target is numbered, past the blocks: far past
+/// any stub a function could have, so it is told apart from them.
+const UNREACHABLE_FAIL_STUB: usize = u32::MAX as usize / 2;
+
+/// Whether `kind` is a `nowrap_*` operation (proved not to overflow by `ir::ranges`).
+fn is_nowrap(kind: &InstKind) -> bool {
+    matches!(kind, InstKind::Binary { op, .. } if op.checked_form().is_some())
 }

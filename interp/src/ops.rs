@@ -322,14 +322,6 @@ pub enum Op {
     AddU64K(CheckedK),
     SubU64K(CheckedK),
     MulU64K(CheckedK),
-    /// Wrapping 64-bit arithmetic (signed and unsigned alike: the same bits).
-    AddW(Slots),
-    SubW(Slots),
-    MulW(Slots),
-    /// `Const k` into `kd`, then wrapping `d = a op k`.
-    AddWK(WithK),
-    SubWK(WithK),
-    MulWK(WithK),
     /// `Const k` into `kd`, then `d = a op k` where `k` can neither divide by zero nor
     /// overflow a division (`k > 0`).
     DivI64K(WithK),
@@ -443,9 +435,6 @@ pub enum Op {
     AddI64M(ThenCopy<Checked>),
     SubI64M(ThenCopy<Checked>),
     AddU64M(ThenCopy<Checked>),
-    IncW(ThenCopy<WithK>),
-    AddWM(ThenCopy<Slots>),
-    SubWM(ThenCopy<Slots>),
     AddF64M(ThenCopy<Slots>),
     SubF64M(ThenCopy<Slots>),
     MulF64M(ThenCopy<Slots>),

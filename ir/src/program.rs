@@ -234,6 +234,14 @@ pub enum BinaryOp {
     WrappingAdd,
     WrappingSub,
     WrappingMul,
+    /// Integer arithmetic proved not to overflow (`ir::ranges` rewrites a checked `Add`,
+    /// `Sub` or `Mul` into these; the front end never writes them): infallible, and the
+    /// exact result. A backend computes it as the wrapping operation, or as the checked
+    /// one whose failure cannot happen, and may tell its compiler that it does not
+    /// overflow (as LLVM's `nsw`/`nuw`).
+    NoWrapAdd,
+    NoWrapSub,
+    NoWrapMul,
     BitAnd,
     BitOr,
     BitXor,
@@ -251,9 +259,9 @@ impl BinaryOp {
     pub fn arith_op(self) -> datalove_rti::ArithOp {
         use datalove_rti::ArithOp;
         match self {
-            BinaryOp::Add | BinaryOp::WrappingAdd => ArithOp::Add,
-            BinaryOp::Sub | BinaryOp::WrappingSub => ArithOp::Sub,
-            BinaryOp::Mul | BinaryOp::WrappingMul => ArithOp::Mul,
+            BinaryOp::Add | BinaryOp::WrappingAdd | BinaryOp::NoWrapAdd => ArithOp::Add,
+            BinaryOp::Sub | BinaryOp::WrappingSub | BinaryOp::NoWrapSub => ArithOp::Sub,
+            BinaryOp::Mul | BinaryOp::WrappingMul | BinaryOp::NoWrapMul => ArithOp::Mul,
             BinaryOp::Div => ArithOp::Div,
             BinaryOp::Rem => ArithOp::Rem,
             BinaryOp::Shl => ArithOp::Shl,
@@ -273,8 +281,40 @@ impl BinaryOp {
         use BinaryOp::*;
         matches!(
             self,
-            WrappingAdd | WrappingSub | WrappingMul | BitAnd | BitOr | BitXor | Shl | Shr
+            WrappingAdd
+                | WrappingSub
+                | WrappingMul
+                | NoWrapAdd
+                | NoWrapSub
+                | NoWrapMul
+                | BitAnd
+                | BitOr
+                | BitXor
+                | Shl
+                | Shr
         )
+    }
+
+    /// The `nowrap_*` form of a checked `add`, `sub` or `mul`: what it becomes once
+    /// proved not to overflow.
+    pub fn no_wrap(self) -> Option<BinaryOp> {
+        match self {
+            BinaryOp::Add => Some(BinaryOp::NoWrapAdd),
+            BinaryOp::Sub => Some(BinaryOp::NoWrapSub),
+            BinaryOp::Mul => Some(BinaryOp::NoWrapMul),
+            _ => None,
+        }
+    }
+
+    /// The checked operation a `nowrap_*` one was, which computes the same (it cannot
+    /// fail where the `nowrap_*` form stands).
+    pub fn checked_form(self) -> Option<BinaryOp> {
+        match self {
+            BinaryOp::NoWrapAdd => Some(BinaryOp::Add),
+            BinaryOp::NoWrapSub => Some(BinaryOp::Sub),
+            BinaryOp::NoWrapMul => Some(BinaryOp::Mul),
+            _ => None,
+        }
     }
 
     pub fn name(self) -> &'static str {
@@ -287,6 +327,9 @@ impl BinaryOp {
             BinaryOp::WrappingAdd => "wrapping_add",
             BinaryOp::WrappingSub => "wrapping_sub",
             BinaryOp::WrappingMul => "wrapping_mul",
+            BinaryOp::NoWrapAdd => "nowrap_add",
+            BinaryOp::NoWrapSub => "nowrap_sub",
+            BinaryOp::NoWrapMul => "nowrap_mul",
             BinaryOp::BitAnd => "bitand",
             BinaryOp::BitOr => "bitor",
             BinaryOp::BitXor => "bitxor",

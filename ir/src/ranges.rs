@@ -22,8 +22,8 @@
 //! included) forgets what was known of it. Intervals only grow while the analysis runs;
 //! one that keeps growing at a loop's head (a loop counter) is widened: the end that moves
 //! goes to its type's end, so the analysis ends. Then a checked `add`, `sub` or `mul` whose exact result
-//! lies within its type's range on every path becomes `wrapping_add` (`wrapping_sub`,
-//! `wrapping_mul`), which cannot fail, and a checked conversion of a value that fits
+//! lies within its type's range on every path becomes `nowrap_add` (`nowrap_sub`,
+//! `nowrap_mul`), which cannot fail (and tells a C compiler it does not overflow), and a checked conversion of a value that fits
 //! becomes unchecked. The program computes the same values and fails at the same places:
 //! only checks that can never fire are removed. Abandon blocks no instruction needs any
 //! more are removed.
@@ -88,19 +88,9 @@ fn arith(op: BinaryOp, a: Range, b: Range) -> Option<Range> {
         Some(Range::of(*c.iter().min()?, *c.iter().max()?))
     };
     match op {
-        BinaryOp::Add | BinaryOp::WrappingAdd => corners(i128::checked_add),
-        BinaryOp::Sub | BinaryOp::WrappingSub => corners(i128::checked_sub),
-        BinaryOp::Mul | BinaryOp::WrappingMul => corners(i128::checked_mul),
-        _ => None,
-    }
-}
-
-/// The operation that computes the same as checked `op` when it cannot overflow.
-fn unchecked(op: BinaryOp) -> Option<BinaryOp> {
-    match op {
-        BinaryOp::Add => Some(BinaryOp::WrappingAdd),
-        BinaryOp::Sub => Some(BinaryOp::WrappingSub),
-        BinaryOp::Mul => Some(BinaryOp::WrappingMul),
+        BinaryOp::Add | BinaryOp::WrappingAdd | BinaryOp::NoWrapAdd => corners(i128::checked_add),
+        BinaryOp::Sub | BinaryOp::WrappingSub | BinaryOp::NoWrapSub => corners(i128::checked_sub),
+        BinaryOp::Mul | BinaryOp::WrappingMul | BinaryOp::NoWrapMul => corners(i128::checked_mul),
         _ => None,
     }
 }
@@ -192,12 +182,12 @@ impl<'f> Analysis<'f> {
                 };
                 let ty = self.types[dst.index()];
                 let fits = matches!((exact, ty), (Some(r), Some(ty)) if r.within(ty));
-                if fits && unchecked(*op).is_some() && self.f.slot_type(*lhs).is_integer() {
+                if fits && op.no_wrap().is_some() && self.f.slot_type(*lhs).is_integer() {
                     proven();
                 }
-                // A checked result is in range when it is written at all; a wrapping one
-                // that may wrap could be anywhere.
-                let known = fits || unchecked(*op).is_some();
+                // A checked result is in range when it is written at all, a `nowrap` one
+                // always; a wrapping one that may wrap could be anywhere.
+                let known = fits || op.no_wrap().is_some() || op.checked_form().is_some();
                 Some((*dst, exact.filter(|_| known)))
             }
             K::Compare { dst, op, lhs, rhs } => {
@@ -502,7 +492,7 @@ fn remove_in_function(f: &mut Function) -> bool {
     for &(b, i) in &proven {
         let inst = &mut f.blocks[b].insts[i];
         match &mut inst.kind {
-            InstKind::Binary { op, .. } => *op = unchecked(*op).expect("a checked operation"),
+            InstKind::Binary { op, .. } => *op = op.no_wrap().expect("a checked operation"),
             InstKind::Cast { checked, .. } => *checked = false,
             _ => unreachable!("only arithmetic and conversions are proven"),
         }
@@ -540,7 +530,7 @@ mod tests {
 
     /// A function `f(in n: i64): i64` built by `body`, which is given `n` and the
     /// abandon block; the pass is run and the program verified. Returns the names of
-    /// the arithmetic instructions left, in block order (`add`, `wrapping_add`, ...).
+    /// the arithmetic instructions left, in block order (`add`, `nowrap_add`, ...).
     /// A function `g(mut x: i64)` that sets `x` to `MIN` is there to be called.
     fn arithmetic_after(body: impl FnOnce(&mut Fb<'_>, SlotId, BlockId)) -> Vec<String> {
         let mut pb = ProgramBuilder::new();
@@ -601,13 +591,10 @@ mod tests {
     #[test]
     fn a_subtraction_a_branch_bounds_becomes_plain() {
         // Past `n < 2`, `n >= 2`: `n - 1` cannot overflow.
-        assert_eq!(below_then_decrement(CompareOp::Lt, 2), ["wrapping_sub"]);
+        assert_eq!(below_then_decrement(CompareOp::Lt, 2), ["nowrap_sub"]);
         // Past `n < MIN + 1`, `n >= MIN + 1`: still cannot.
         let min = i64::MIN as i128;
-        assert_eq!(
-            below_then_decrement(CompareOp::Lt, min + 1),
-            ["wrapping_sub"]
-        );
+        assert_eq!(below_then_decrement(CompareOp::Lt, min + 1), ["nowrap_sub"]);
         // Past `n < MIN`, which is never true, `n` may be MIN: the check stays.
         assert_eq!(below_then_decrement(CompareOp::Lt, min), ["sub"]);
         // Past `n == 5`, `n` may be anything else: the check stays.
@@ -635,7 +622,7 @@ mod tests {
 
     #[test]
     fn a_loop_counter_below_its_bound_increments_unchecked() {
-        assert_eq!(counting_loop(CompareOp::Lt, 0), ["wrapping_add"]);
+        assert_eq!(counting_loop(CompareOp::Lt, 0), ["nowrap_add"]);
         // `i <= n` holds for `n == MAX`, where `i + 1` overflows: the check stays.
         assert_eq!(counting_loop(CompareOp::Le, 0), ["add"]);
         // `i != n` bounds nothing (`n` may be below the start).
@@ -663,7 +650,7 @@ mod tests {
             let sum = fb.binary(BinaryOp::Add, kept, d, Some(abandon));
             fb.terminate(Terminator::Return(Some(sum)));
         });
-        assert_eq!(ops, ["wrapping_sub", "sub", "add"]);
+        assert_eq!(ops, ["nowrap_sub", "sub", "add"]);
     }
 
     #[test]
@@ -691,7 +678,7 @@ mod tests {
             let d = fb.binary(BinaryOp::Add, x, one, Some(abandon));
             fb.terminate(Terminator::Return(Some(d)));
         });
-        assert_eq!(ops, ["wrapping_add"]);
+        assert_eq!(ops, ["nowrap_add"]);
     }
 
     #[test]
