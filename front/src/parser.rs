@@ -379,22 +379,16 @@ impl Parser {
         let name = self.ident("a record name")?;
         let span = start.to(name.span);
         self.end_of_line()?;
-        let mut fields = Vec::new();
-        loop {
-            self.skip_newlines();
-            if self.at_kw(Kw::End) || *self.peek() == Tok::Eof {
-                break;
-            }
-            let field = self.ident("a field name")?;
-            self.expect_punct(":")?;
-            let ty = self.type_expr()?;
-            self.end_of_line()?;
-            fields.push((field, ty));
-        }
-        if fields.is_empty() && self.at_kw(Kw::End) {
-            return Err(self.expected("a field (`name: type`): a record has at least one"));
-        }
-        self.end(Kw::Record, start)?;
+        let fields = self.declaration_lines(
+            Kw::Record,
+            start,
+            "a field (`name: type`): a record has at least one",
+            |p| {
+                let field = p.ident("a field name")?;
+                p.expect_punct(":")?;
+                Ok((field, p.type_expr()?))
+            },
+        )?;
         Ok(RecordDecl { name, fields, span })
     }
 
@@ -403,6 +397,36 @@ impl Parser {
     fn enum_decl(&mut self) -> PResult<EnumDecl> {
         let start = self.expect_kw(Kw::Enum)?;
         let name = self.ident("an enum name")?;
+        let type_params = self.type_params()?;
+        let span = start.to(self.prev_span());
+        self.end_of_line()?;
+        let variants = self.declaration_lines(
+            Kw::Enum,
+            start,
+            "a variant (`Name` or `Name(type, ...)`): an enum has at least one",
+            |p| {
+                let variant = p.ident("a variant name")?;
+                let mut payload = Vec::new();
+                if p.at_punct("(") {
+                    let open = p.bump().span;
+                    let (types, _, _) = p.elements(open, ")", Parser::type_expr_h)?;
+                    p.expect_punct(")")?;
+                    payload = types;
+                }
+                Ok((variant, payload))
+            },
+        )?;
+        Ok(EnumDecl {
+            name,
+            type_params,
+            variants,
+            span,
+        })
+    }
+
+    /// `<T, E>` after the name of a generic function or enum (a trailing comma allowed),
+    /// or nothing.
+    fn type_params(&mut self) -> PResult<Vec<Ident>> {
         let mut type_params = Vec::new();
         if self.eat_punct("<") {
             loop {
@@ -413,55 +437,39 @@ impl Parser {
             }
             self.expect_punct(">")?;
         }
-        let span = start.to(self.prev_span());
-        self.end_of_line()?;
-        let mut variants = Vec::new();
+        Ok(type_params)
+    }
+
+    /// The body of a record or enum declaration opened at `opened`: one entry a line,
+    /// each read by `entry`, up to `end KW`. An empty body is the error `missing`.
+    fn declaration_lines<T>(
+        &mut self,
+        kw: Kw,
+        opened: Span,
+        missing: &str,
+        mut entry: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut entries = Vec::new();
         loop {
             self.skip_newlines();
             if self.at_kw(Kw::End) || *self.peek() == Tok::Eof {
                 break;
             }
-            let variant = self.ident("a variant name")?;
-            let mut payload = Vec::new();
-            if self.at_punct("(") {
-                let open = self.bump().span;
-                let (types, _, _) = self.elements(open, ")", Parser::type_expr_h)?;
-                self.expect_punct(")")?;
-                payload = types;
-            }
+            let read = entry(self)?;
             self.end_of_line()?;
-            variants.push((variant, payload));
+            entries.push(read);
         }
-        if variants.is_empty() && self.at_kw(Kw::End) {
-            return Err(
-                self.expected("a variant (`Name` or `Name(type, ...)`): an enum has at least one")
-            );
+        if entries.is_empty() && self.at_kw(Kw::End) {
+            return Err(self.expected(missing));
         }
-        self.end(Kw::Enum, start)?;
-        Ok(EnumDecl {
-            name,
-            type_params,
-            variants,
-            span,
-        })
+        self.end(kw, opened)?;
+        Ok(entries)
     }
 
     fn fun(&mut self) -> PResult<FunDecl> {
         let start = self.expect_kw(Kw::Fun)?;
         let name = self.ident("a function name")?;
-        let mut type_params = Vec::new();
-        if self.eat_punct("<") {
-            loop {
-                type_params.push(self.ident("a type parameter name")?);
-                if !self.eat_punct(",") {
-                    break;
-                }
-                if self.at_punct(">") {
-                    break;
-                }
-            }
-            self.expect_punct(">")?;
-        }
+        let type_params = self.type_params()?;
         self.expect_punct("(")?;
         let mut params = Vec::new();
         while !self.at_punct(")") {

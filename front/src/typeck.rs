@@ -2006,32 +2006,36 @@ fn enum_map(e: &EnumType, f: &mut impl FnMut(&IrType) -> IrType) -> IrType {
 
 /// Substitutes bound variables, leaving unbound ones in place.
 fn zonk_partial(vars: &[Var], ty: &IrType) -> IrType {
-    match ty {
-        IrType::Param(n) if *n >= VAR_BASE => match &vars[(*n - VAR_BASE) as usize].binding {
-            Some(b) => zonk_partial(vars, b),
-            None => ty.clone(),
-        },
-        IrType::List(e) => IrType::list(zonk_partial(vars, e)),
-        IrType::Option(e) => IrType::option(zonk_partial(vars, e)),
-        IrType::Tuple(fs) => IrType::Tuple(fs.iter().map(|f| zonk_partial(vars, f)).collect()),
-        IrType::Map(k, v) => IrType::map(zonk_partial(vars, k), zonk_partial(vars, v)),
-        IrType::Enum(e) if !e.args.is_empty() => enum_map(e, &mut |t| zonk_partial(vars, t)),
-        other => other.clone(),
-    }
+    substitute_vars(vars, ty, Unbound::Keep)
 }
 
 /// Substitutes every variable; one left open (after an error) becomes unit.
 fn zonk(vars: &[Var], ty: &IrType) -> IrType {
+    substitute_vars(vars, ty, Unbound::Unit)
+}
+
+/// What [`substitute_vars`] puts where a variable is still unbound.
+#[derive(Clone, Copy)]
+enum Unbound {
+    Keep,
+    Unit,
+}
+
+fn substitute_vars(vars: &[Var], ty: &IrType, unbound: Unbound) -> IrType {
+    let sub = |t: &IrType| substitute_vars(vars, t, unbound);
     match ty {
         IrType::Param(n) if *n >= VAR_BASE => match &vars[(*n - VAR_BASE) as usize].binding {
-            Some(b) => zonk(vars, b),
-            None => IrType::Unit,
+            Some(b) => sub(b),
+            None => match unbound {
+                Unbound::Keep => ty.clone(),
+                Unbound::Unit => IrType::Unit,
+            },
         },
-        IrType::List(e) => IrType::list(zonk(vars, e)),
-        IrType::Option(e) => IrType::option(zonk(vars, e)),
-        IrType::Tuple(fs) => IrType::Tuple(fs.iter().map(|f| zonk(vars, f)).collect()),
-        IrType::Map(k, v) => IrType::map(zonk(vars, k), zonk(vars, v)),
-        IrType::Enum(e) if !e.args.is_empty() => enum_map(e, &mut |t| zonk(vars, t)),
+        IrType::List(e) => IrType::list(sub(e)),
+        IrType::Option(e) => IrType::option(sub(e)),
+        IrType::Tuple(fs) => IrType::Tuple(fs.iter().map(sub).collect()),
+        IrType::Map(k, v) => IrType::map(sub(k), sub(v)),
+        IrType::Enum(e) if !e.args.is_empty() => enum_map(e, &mut |t| sub(t)),
         other => other.clone(),
     }
 }

@@ -105,50 +105,62 @@ fn single_function(
     }
 }
 
+/// Asserts that the verifier refuses the program of one function `build` makes (see
+/// [`single_function`]) with exactly one error, `expected`.
+#[track_caller]
+fn assert_refused(
+    build: impl FnOnce(&mut datalove_ir::builder::FunctionBuilder<'_>),
+    expected: &str,
+) {
+    assert_eq!(single_function(build), vec![expected]);
+}
+
 #[test]
 fn leaked_value_is_named_by_function_and_block() {
-    let errors = single_function(|fb| {
-        fb.string("kept");
-    });
-    assert_eq!(errors, vec!["function `main`, block b0, terminator: s0 still owns a value when the function returns (a leak)"]);
+    assert_refused(
+        |fb| {
+            fb.string("kept");
+        },
+        "function `main`, block b0, terminator: s0 still owns a value when the function returns (a leak)",
+    );
 }
 
 #[test]
 fn double_drop_is_named_by_instruction() {
-    let errors = single_function(|fb| {
-        let s = fb.string("x");
-        fb.drop_slot(s);
-        fb.drop_slot(s);
-    });
-    assert_eq!(
-        errors,
-        vec!["function `main`, block b0, instruction 2 (drop): s0 is read while uninitialized"]
+    assert_refused(
+        |fb| {
+            let s = fb.string("x");
+            fb.drop_slot(s);
+            fb.drop_slot(s);
+        },
+        "function `main`, block b0, instruction 2 (drop): s0 is read while uninitialized",
     );
 }
 
 #[test]
 fn fallible_instruction_needs_an_abandon_block() {
-    let errors = single_function(|fb| {
-        let a = fb.int(IrType::I32, 1);
-        let b = fb.int(IrType::I32, 2);
-        fb.binary(BinaryOp::Add, a, b, None);
-    });
-    assert_eq!(
-        errors,
-        vec!["function `main`, block b0, instruction 2 (binary): a fallible instruction without an abandon block"]
+    assert_refused(
+        |fb| {
+            let a = fb.int(IrType::I32, 1);
+            let b = fb.int(IrType::I32, 2);
+            fb.binary(BinaryOp::Add, a, b, None);
+        },
+        "function `main`, block b0, instruction 2 (binary): a fallible instruction without an abandon block",
     );
 }
 
 #[test]
 fn abandon_path_must_drop_what_is_live() {
-    let errors = single_function(|fb| {
-        let s = fb.string("live");
-        let a = fb.int(IrType::I32, 1);
-        let abandon = fb.abandon_block(&[]);
-        fb.binary(BinaryOp::Add, a, a, Some(abandon));
-        fb.drop_slot(s);
-    });
-    assert_eq!(errors, vec!["function `main`, block b0, instruction 2 (binary): s0 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)"]);
+    assert_refused(
+        |fb| {
+            let s = fb.string("live");
+            let a = fb.int(IrType::I32, 1);
+            let abandon = fb.abandon_block(&[]);
+            fb.binary(BinaryOp::Add, a, a, Some(abandon));
+            fb.drop_slot(s);
+        },
+        "function `main`, block b0, instruction 2 (binary): s0 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)",
+    );
 }
 
 /// An abandon path that is a chain of blocks (`drop b; jump` to the path that drops `a`)
@@ -180,76 +192,79 @@ fn abandon_paths_may_be_chained_and_shared() {
 /// would be dropped twice), and where a new value is live that it does not drop.
 #[test]
 fn a_shared_abandon_path_is_refused_where_it_does_not_fit() {
-    let errors = single_function(|fb| {
-        let a = fb.string("a");
-        let b = fb.string("b");
-        let one = fb.int(IrType::I32, 1);
-        let drops_b_then_a = fb.abandon_block(&[b, a]);
-        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
-        fb.drop_slot(b);
-        fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
-        fb.drop_slot(a);
-    });
-    assert_eq!(errors, vec!["function `main`, block b0, instruction 5 (binary): abandon path b1 drops s1, which is uninitialized when this instruction fails"]);
-    let errors = single_function(|fb| {
-        let a = fb.string("a");
-        let one = fb.int(IrType::I32, 1);
-        let drops_a = fb.abandon_block(&[a]);
-        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
-        let c = fb.string("c");
-        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
-        fb.drop_slot(c);
-        fb.drop_slot(a);
-    });
-    assert_eq!(errors, vec!["function `main`, block b0, instruction 4 (binary): s3 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)"]);
+    assert_refused(
+        |fb| {
+            let a = fb.string("a");
+            let b = fb.string("b");
+            let one = fb.int(IrType::I32, 1);
+            let drops_b_then_a = fb.abandon_block(&[b, a]);
+            fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+            fb.drop_slot(b);
+            fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+            fb.drop_slot(a);
+        },
+        "function `main`, block b0, instruction 5 (binary): abandon path b1 drops s1, which is uninitialized when this instruction fails",
+    );
+    assert_refused(
+        |fb| {
+            let a = fb.string("a");
+            let one = fb.int(IrType::I32, 1);
+            let drops_a = fb.abandon_block(&[a]);
+            fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+            let c = fb.string("c");
+            fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+            fb.drop_slot(c);
+            fb.drop_slot(a);
+        },
+        "function `main`, block b0, instruction 4 (binary): s3 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)",
+    );
 }
 
 #[test]
 fn an_abandon_path_that_drops_twice_or_loops_is_refused() {
-    let errors = single_function(|fb| {
-        let a = fb.string("a");
-        let one = fb.int(IrType::I32, 1);
-        let twice = fb.abandon_block(&[a, a]);
-        fb.binary(BinaryOp::Add, one, one, Some(twice));
-        fb.drop_slot(a);
-    });
-    assert_eq!(
-        errors,
-        vec!["function `main`, block b0, instruction 2 (binary): abandon path b1 drops s0 twice"]
+    assert_refused(
+        |fb| {
+            let a = fb.string("a");
+            let one = fb.int(IrType::I32, 1);
+            let twice = fb.abandon_block(&[a, a]);
+            fb.binary(BinaryOp::Add, one, one, Some(twice));
+            fb.drop_slot(a);
+        },
+        "function `main`, block b0, instruction 2 (binary): abandon path b1 drops s0 twice",
     );
-    let errors = single_function(|fb| {
-        let one = fb.int(IrType::I32, 1);
-        let looping = fb.new_block();
-        fb.binary(BinaryOp::Add, one, one, Some(looping));
-        fb.terminate(Terminator::Return(None));
-        fb.switch_to(looping);
-        fb.terminate(Terminator::Jump(looping));
-    });
-    assert_eq!(
-        errors,
-        vec!["function `main`, block b1, terminator: the abandon path through b1 loops"]
+    assert_refused(
+        |fb| {
+            let one = fb.int(IrType::I32, 1);
+            let looping = fb.new_block();
+            fb.binary(BinaryOp::Add, one, one, Some(looping));
+            fb.terminate(Terminator::Return(None));
+            fb.switch_to(looping);
+            fb.terminate(Terminator::Jump(looping));
+        },
+        "function `main`, block b1, terminator: the abandon path through b1 loops",
     );
 }
 
 #[test]
 fn type_mismatch_and_unterminated_block() {
-    let errors = single_function(|fb| {
-        let a = fb.int(IrType::I32, 1);
-        let b = fb.int(IrType::I64, 2);
-        fb.compare(CompareOp::Lt, a, b);
-        fb.terminate(Terminator::Return(None));
-        fb.new_block();
-    });
-    assert_eq!(
-        errors,
-        vec!["function `main`, block b1, terminator: the block has no terminator"]
+    assert_refused(
+        |fb| {
+            let a = fb.int(IrType::I32, 1);
+            let b = fb.int(IrType::I64, 2);
+            fb.compare(CompareOp::Lt, a, b);
+            fb.terminate(Terminator::Return(None));
+            fb.new_block();
+        },
+        "function `main`, block b1, terminator: the block has no terminator",
     );
-    let errors = single_function(|fb| {
-        let a = fb.int(IrType::I32, 1);
-        let b = fb.int(IrType::I64, 2);
-        fb.compare(CompareOp::Lt, a, b);
-    });
-    assert_eq!(errors, vec!["function `main`, block b0, instruction 2 (compare): right operand s1 is i64, expected i32"]);
+    assert_refused(
+        |fb| {
+            let a = fb.int(IrType::I32, 1);
+            let b = fb.int(IrType::I64, 2);
+            fb.compare(CompareOp::Lt, a, b);
+        },
+        "function `main`, block b0, instruction 2 (compare): right operand s1 is i64, expected i32",
+    );
 }
 
 #[test]
