@@ -225,10 +225,12 @@ impl FuncLowering<'_, '_> {
         // Emit blocks in order with block ids as targets, then map them to op indices.
         // A fallible instruction with a location fails to a stub of its own (targets
         // numbered after the blocks), which reports the site and goes to the abandon
-        // block: nothing on the path that does not fail.
+        // block: nothing on the path that does not fail. A `nowrap` operation runs as the
+        // checked one it was, which cannot fail there; should it ever, it goes to one
+        // `abandon` after the stubs.
         let mut block_pc = vec![0u32; f.blocks.len()];
-        let mut stubs: Vec<(u32, u32)> = Vec::new();
-        let mut unreachable_fail = false;
+        let mut stubs: Vec<Op> = Vec::new();
+        let mut unreachable: Option<u32> = None;
         for (bi, block) in f.blocks.iter().enumerate() {
             block_pc[bi] = self.ops.len() as u32;
             for inst in &block.insts {
@@ -244,15 +246,14 @@ impl FuncLowering<'_, '_> {
                 let fail = match (inst.abandon, self.program.error_site(inst)) {
                     (Some(b), Some(site)) => {
                         self.sites.push(site.into_bytes().into_boxed_slice());
-                        stubs.push(((self.sites.len() - 1) as u32, b.0));
+                        let site = (self.sites.len() - 1) as u32;
+                        stubs.push(Op::Site { site, next: b.0 });
                         (f.blocks.len() + stubs.len() - 1) as u32
                     }
-                    // A `nowrap` operation runs as the checked one it was, which cannot
-                    // fail there; should it ever, it abandons (see `unreachable_fail`).
-                    (None, _) if is_nowrap(&inst.kind) => {
-                        unreachable_fail = true;
-                        (f.blocks.len() + UNREACHABLE_FAIL_STUB) as u32
-                    }
+                    (None, _) if is_nowrap(&inst.kind) => *unreachable.get_or_insert_with(|| {
+                        stubs.push(Op::Abandon);
+                        (f.blocks.len() + stubs.len() - 1) as u32
+                    }),
                     (abandon, _) => abandon.map(|b| b.0).unwrap_or(u32::MAX),
                 };
                 self.inst(&inst.kind, fail)?;
@@ -282,25 +283,12 @@ impl FuncLowering<'_, '_> {
             };
             self.ops.push(op);
         }
-        // The target of the `nowrap` operations: numbered as if it came before the stubs
-        // (their number is not known while lowering), placed after them.
-        let unreachable_pc = (self.ops.len() + stubs.len()) as u32;
-        for (site, next) in stubs {
+        for stub in stubs {
             block_pc.push(self.ops.len() as u32);
-            self.ops.push(Op::Site { site, next });
-        }
-        if unreachable_fail {
-            self.ops.push(Op::Abandon);
+            self.ops.push(stub);
         }
         let mut ops = std::mem::take(&mut self.ops);
-        let unreachable_target = (f.blocks.len() + UNREACHABLE_FAIL_STUB) as u32;
-        let map = |t: &mut u32| {
-            *t = if *t == unreachable_target {
-                unreachable_pc
-            } else {
-                block_pc[*t as usize]
-            }
-        };
+        let map = |t: &mut u32| *t = block_pc[*t as usize];
         for op in &mut ops {
             match op {
                 Op::Jump(t) => map(t),
@@ -619,10 +607,6 @@ impl FuncLowering<'_, '_> {
         Ok(())
     }
 }
-
-/// Where a `nowrap` operation's failure target is numbered, past the blocks: far past
-/// any stub a function could have, so it is told apart from them.
-const UNREACHABLE_FAIL_STUB: usize = u32::MAX as usize / 2;
 
 /// Whether `kind` is a `nowrap_*` operation (proved not to overflow by `ir::ranges`).
 fn is_nowrap(kind: &InstKind) -> bool {
