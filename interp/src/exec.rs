@@ -708,12 +708,11 @@ impl Machine<'_> {
                 tag,
                 fields,
             } => {
-                let payload = (*desc(*d)).fields()[*tag as usize];
                 let d0 = a(*dst);
                 (d0 as *mut u32).write(*tag);
-                for (field, src) in (*payload.desc).fields().iter().zip(fields.iter()) {
-                    let at = d0.add(payload.offset + field.offset);
-                    ptr::copy(a(*src), at, (*field.desc).size);
+                let places = (*desc(*d)).variant_fields(*tag as usize);
+                for ((offset, field_td), src) in places.zip(fields.iter()) {
+                    ptr::copy(a(*src), d0.add(offset), field_td.size);
                 }
             }
             Op::TakeVariantDyn {
@@ -722,11 +721,10 @@ impl Machine<'_> {
                 tag,
                 dsts,
             } => {
-                let payload = (*desc(*d)).fields()[*tag as usize];
                 let s0 = a(*src);
-                for (field, dst) in (*payload.desc).fields().iter().zip(dsts.iter()) {
-                    let at = s0.add(payload.offset + field.offset);
-                    ptr::copy(at, a(*dst), (*field.desc).size);
+                let places = (*desc(*d)).variant_fields(*tag as usize);
+                for ((offset, field_td), dst) in places.zip(dsts.iter()) {
+                    ptr::copy(s0.add(offset), a(*dst), field_td.size);
                 }
             }
             Op::MakeList { dst, elem, elems } => {

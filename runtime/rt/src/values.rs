@@ -372,15 +372,13 @@ impl Runtime {
                 // `Circle(1.5)`, `Rect(2, 3)`; a variant without payload is its bare name.
                 let (tag, payload) = td.variant(value);
                 out.extend_from_slice(td.record_names()[tag + 1].as_bytes());
-                let payload_td = &*payload.desc;
-                if payload_td.field_count > 0 {
+                if (*payload.desc).field_count > 0 {
                     out.push(b'(');
-                    for (i, field) in payload_td.fields().iter().enumerate() {
+                    for (i, (offset, field_td)) in td.variant_fields(tag).enumerate() {
                         if i > 0 {
                             out.extend_from_slice(b", ");
                         }
-                        let at = value.add(payload.offset + field.offset);
-                        self.format_into(out, at, &*field.desc, true);
+                        self.format_into(out, value.add(offset), field_td, true);
                     }
                     out.push(b')');
                 }

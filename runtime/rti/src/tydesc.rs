@@ -211,6 +211,19 @@ impl TyDesc {
         (tag, &self.fields()[tag])
     }
 
+    /// The payload fields of an enum's variant `tag`: each one's offset from the start of
+    /// the enum value, and its descriptor.
+    ///
+    /// # Safety
+    /// `self` must be a well-formed enum descriptor with a variant `tag`.
+    pub unsafe fn variant_fields(&self, tag: usize) -> impl Iterator<Item = (usize, &TyDesc)> {
+        let payload = &self.fields()[tag];
+        (*payload.desc)
+            .fields()
+            .iter()
+            .map(move |field| (payload.offset + field.offset, &*field.desc))
+    }
+
     /// A map's key and value descriptors (the fields of its entry tuple).
     ///
     /// # Safety
