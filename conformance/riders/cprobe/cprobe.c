@@ -271,9 +271,6 @@ uint8_t dlr_cprobe__cprobe_bigint_double(void *rt, dtlv_bigint_t *b, const dtlv_
     return status;
 }
 
-/* A record read through its descriptor, as C sees it: `Name{field:kind=value,...}`, the
- * names walked from `names` (each NUL-terminated, the record's first), integer and
- * float fields read at their offsets, any other field by its kind alone. */
 /* Appends `=value` for an i64 or f64 field at `p` to `text` (of `cap` bytes, `at` used);
  * the new length (past `cap` when it did not fit, as snprintf counts). */
 static size_t scalar_text(char *text, size_t cap, size_t at, uint32_t kind, const uint8_t *p) {
@@ -289,6 +286,46 @@ static size_t scalar_text(char *text, size_t cap, size_t at, uint32_t kind, cons
     return at;
 }
 
+/* Appends the fields of the record or tuple `desc` at `base`, comma-separated, each its
+ * kind (after its name, `name:kind`, when `names` is not NULL: the NUL-terminated name
+ * before the fields', as a record's descriptor lists them) and scalar value; the new
+ * length, as scalar_text counts. */
+static size_t fields_text(char *text, size_t cap, size_t at, const dtlv_tydesc_t *desc,
+                          const uint8_t *base, const char *names) {
+    for (size_t i = 0; i < desc->field_count && at < cap; i++) {
+        const dtlv_tyfield_t *field = &desc->fields[i];
+        const uint8_t *p = base + field->offset;
+        uint32_t kind = field->desc->kind;
+        if (names != NULL) {
+            names += strlen(names) + 1;
+            at += (size_t)snprintf(text + at, cap - at, "%s%s:%s", i ? "," : "", names,
+                                   kind_name(kind));
+        } else {
+            at += (size_t)snprintf(text + at, cap - at, "%s%s", i ? "," : "", kind_name(kind));
+        }
+        if (at >= cap) {
+            break;
+        }
+        at = scalar_text(text, cap, at, kind, p);
+    }
+    return at;
+}
+
+/* Closes `text` (of `cap` bytes, `at` used) with `close` and makes it the result string;
+ * fails with `too_long` when it does not fit. */
+static uint8_t close_text(void *rt, char *text, size_t cap, size_t at, char close,
+                          const char *too_long, dtlv_string_t *result_out) {
+    if (at + 2 > cap) {
+        return dtlv_rti_fail(rt, too_long);
+    }
+    text[at++] = close;
+    text[at] = '\0';
+    return make_string(rt, text, result_out);
+}
+
+/* A record read through its descriptor, as C sees it: `Name{field:kind=value,...}`, the
+ * names walked from `names` (each NUL-terminated, the record's first), integer and
+ * float fields read at their offsets, any other field by its kind alone. */
 uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *x_td,
                                   dtlv_string_t *result_out, const dtlv_tydesc_t *result_td) {
     char text[512];
@@ -297,26 +334,10 @@ uint8_t dlr_cprobe__cprobe_record(void *rt, const void *x, const dtlv_tydesc_t *
     if (x_td->kind != DTLV_KIND_RECORD || x_td->names == NULL) {
         return dtlv_rti_fail(rt, "cprobe_record: the argument is not a record");
     }
-    const char *name = x_td->names;
-    at += (size_t)snprintf(text + at, sizeof text - at, "%s{", name);
-    for (size_t i = 0; i < x_td->field_count && at < sizeof text; i++) {
-        name += strlen(name) + 1;
-        const dtlv_tyfield_t *field = &x_td->fields[i];
-        const uint8_t *p = (const uint8_t *)x + field->offset;
-        uint32_t kind = field->desc->kind;
-        at += (size_t)snprintf(text + at, sizeof text - at, "%s%s:%s", i ? "," : "", name,
-                               kind_name(kind));
-        if (at >= sizeof text) {
-            break;
-        }
-        at = scalar_text(text, sizeof text, at, kind, p);
-    }
-    if (at + 2 > sizeof text) {
-        return dtlv_rti_fail(rt, "cprobe_record: the text is too long");
-    }
-    text[at++] = '}';
-    text[at] = '\0';
-    return make_string(rt, text, result_out);
+    at += (size_t)snprintf(text + at, sizeof text - at, "%s{", x_td->names);
+    at = fields_text(text, sizeof text, at, x_td, x, x_td->names);
+    return close_text(rt, text, sizeof text, at, '}', "cprobe_record: the text is too long",
+                      result_out);
 }
 
 /* An enum read from C: the uint32_t tag at 0 picks `fields[tag]`, the variant's payload
@@ -340,26 +361,12 @@ uint8_t dlr_cprobe__cprobe_enum(void *rt, const void *x, const dtlv_tydesc_t *x_
         variant += strlen(variant) + 1;
     }
     const dtlv_tyfield_t *payload = &x_td->fields[tag];
-    const uint8_t *base = (const uint8_t *)x + payload->offset;
     at += (size_t)snprintf(text + at, sizeof text - at, "%s.%s#%u(", name, variant,
                            (unsigned)tag);
-    for (size_t i = 0; i < payload->desc->field_count && at < sizeof text; i++) {
-        const dtlv_tyfield_t *field = &payload->desc->fields[i];
-        const uint8_t *p = base + field->offset;
-        uint32_t kind = field->desc->kind;
-        at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", i ? "," : "",
-                               kind_name(kind));
-        if (at >= sizeof text) {
-            break;
-        }
-        at = scalar_text(text, sizeof text, at, kind, p);
-    }
-    if (at + 2 > sizeof text) {
-        return dtlv_rti_fail(rt, "cprobe_enum: the text is too long");
-    }
-    text[at++] = ')';
-    text[at] = '\0';
-    return make_string(rt, text, result_out);
+    at = fields_text(text, sizeof text, at, payload->desc, (const uint8_t *)x + payload->offset,
+                     NULL);
+    return close_text(rt, text, sizeof text, at, ')', "cprobe_enum: the text is too long",
+                      result_out);
 }
 
 /* A map read from C: its length and entries through the table, the value's offset in

@@ -18,33 +18,9 @@ use datalove_ir::{native_symbol, IrType, ParamMode};
 
 use crate::BuildError;
 
-/// The C type a nameable value is stored as (`bool` is one byte, 0 or 1, as in the
-/// runtime; unit has no C type and travels as `void`).
+/// The C type a nameable value is stored as (the second of `crate::spellings`).
 fn c_type(ty: &IrType) -> Option<&'static str> {
-    Some(match ty {
-        IrType::Unit => "void",
-        IrType::Bool | IrType::U8 => "uint8_t",
-        IrType::U16 => "uint16_t",
-        IrType::U32 => "uint32_t",
-        IrType::U64 => "uint64_t",
-        IrType::I8 => "int8_t",
-        IrType::I16 => "int16_t",
-        IrType::I32 => "int32_t",
-        IrType::I64 => "int64_t",
-        IrType::F32 => "float",
-        IrType::F64 => "double",
-        IrType::Index => "dtlv_index_t",
-        IrType::String => "dtlv_string_t",
-        IrType::List(_) => "dtlv_list_t",
-        IrType::Map(..) => "dtlv_map_t",
-        IrType::Data => "dtlv_data_t",
-        IrType::BigInt => "dtlv_bigint_t",
-        IrType::Option(_)
-        | IrType::Tuple(_)
-        | IrType::Record(_)
-        | IrType::Enum(_)
-        | IrType::Param(_) => return None,
-    })
+    crate::spellings(ty).map(|(_, c)| c)
 }
 
 /// The C type of one parameter's value word.

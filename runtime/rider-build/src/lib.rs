@@ -275,34 +275,41 @@ fn valid_rider_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// The Rust spelling of a type that has one (scalars, string, list, data, map), in the terms
-/// the generated file imports (`rtdt::String`, `rtdt::Index`, ...).
-pub fn nameable_type(ty: &IrType) -> Option<&'static str> {
+/// The spellings of a type that has one (scalars, string, list, data, map, bigint): in
+/// Rust, in the terms the generated file imports (`rtdt::String`, `rtdt::Index`, ...), and
+/// in C, in `datalove_rti.h`'s types (`bool` is one byte, 0 or 1, as in the runtime; unit
+/// has no C type and travels as `void`).
+pub(crate) fn spellings(ty: &IrType) -> Option<(&'static str, &'static str)> {
     Some(match ty {
-        IrType::Unit => "()",
-        IrType::Bool => "bool",
-        IrType::U8 => "u8",
-        IrType::U16 => "u16",
-        IrType::U32 => "u32",
-        IrType::U64 => "u64",
-        IrType::I8 => "i8",
-        IrType::I16 => "i16",
-        IrType::I32 => "i32",
-        IrType::I64 => "i64",
-        IrType::F32 => "f32",
-        IrType::F64 => "f64",
-        IrType::Index => "rtdt::Index",
-        IrType::String => "rtdt::String",
-        IrType::List(_) => "rtdt::List",
-        IrType::Map(..) => "rtdt::Map",
-        IrType::Data => "rtdt::Data",
-        IrType::BigInt => "rtdt::BigInt",
+        IrType::Unit => ("()", "void"),
+        IrType::Bool => ("bool", "uint8_t"),
+        IrType::U8 => ("u8", "uint8_t"),
+        IrType::U16 => ("u16", "uint16_t"),
+        IrType::U32 => ("u32", "uint32_t"),
+        IrType::U64 => ("u64", "uint64_t"),
+        IrType::I8 => ("i8", "int8_t"),
+        IrType::I16 => ("i16", "int16_t"),
+        IrType::I32 => ("i32", "int32_t"),
+        IrType::I64 => ("i64", "int64_t"),
+        IrType::F32 => ("f32", "float"),
+        IrType::F64 => ("f64", "double"),
+        IrType::Index => ("rtdt::Index", "dtlv_index_t"),
+        IrType::String => ("rtdt::String", "dtlv_string_t"),
+        IrType::List(_) => ("rtdt::List", "dtlv_list_t"),
+        IrType::Map(..) => ("rtdt::Map", "dtlv_map_t"),
+        IrType::Data => ("rtdt::Data", "dtlv_data_t"),
+        IrType::BigInt => ("rtdt::BigInt", "dtlv_bigint_t"),
         IrType::Option(_)
         | IrType::Tuple(_)
         | IrType::Record(_)
         | IrType::Enum(_)
         | IrType::Param(_) => return None,
     })
+}
+
+/// The Rust spelling of a type that has one (the first of `spellings`).
+pub fn nameable_type(ty: &IrType) -> Option<&'static str> {
+    spellings(ty).map(|(rust, _)| rust)
 }
 
 /// The Rust type of one parameter's value word.

@@ -776,6 +776,39 @@ fn scratch(td: &TyDesc) -> Vec<u64> {
     vec![0u64; td.size.div_ceil(8).max(1)]
 }
 
+/// Pushes one element per item onto the new list at `out` (of `list_td`, its elements
+/// `elem_td`): `write` puts the item's element at the slot it is handed, and the list
+/// takes it from there. On a failure the part built is destroyed and `out` is left
+/// uninitialized.
+///
+/// # Safety
+/// `rt` live; `out` an initialized list of `list_td`; `write`, when it succeeds, leaves an
+/// initialized `elem_td` value at the slot.
+unsafe fn push_each<T>(
+    rt: RtHandle,
+    out: &mut MaybeUninit<rtdt::List>,
+    list_td: &TyDesc,
+    elem_td: &TyDesc,
+    items: impl IntoIterator<Item = T>,
+    mut write: impl FnMut(T, *mut u8) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let mut slot = scratch(elem_td);
+    let dst = slot.as_mut_ptr().cast::<u8>();
+    for item in items {
+        let pushed = write(item, dst).and_then(|()| {
+            check(
+                rt,
+                call::dtlv_rti_list_push(rt, out.assume_init_mut(), elem_td, dst.cast()),
+            )
+        });
+        if let Err(failure) = pushed {
+            call::dtlv_rti_drop(rt, out.as_mut_ptr().cast(), list_td);
+            return Err(failure);
+        }
+    }
+    Ok(())
+}
+
 /// Which part of each entry `map_keys`, `map_values` and `map_entries` list.
 #[derive(Clone, Copy)]
 enum EntryPart {
@@ -808,23 +841,11 @@ unsafe fn map_parts_list(
     let elem_td = list_elem(list_td)?;
     let len = call::dtlv_rti_map_len(rt, m);
     check(rt, call::dtlv_rti_list_new(rt, elem_td, len, out))?;
-    let mut slot = scratch(elem_td);
-    for i in 0..len {
+    push_each(rt, out, list_td, elem_td, 0..len, |i, dst| {
         let entry = call::dtlv_rti_map_entry_at(rt, m, m_td, i).cast::<u8>();
         assert!(!entry.is_null(), "entry {i} of a map of {len}");
-        let dst = slot.as_mut_ptr().cast::<u8>();
-        let pushed = clone_value(rt, &entry.add(offset), elem_td, &dst).and_then(|()| {
-            check(
-                rt,
-                call::dtlv_rti_list_push(rt, out.assume_init_mut(), elem_td, dst.cast()),
-            )
-        });
-        if let Err(failure) = pushed {
-            call::dtlv_rti_drop(rt, out.as_mut_ptr().cast(), list_td);
-            return Err(failure);
-        }
-    }
-    Ok(())
+        clone_value(rt, &entry.add(offset), elem_td, &dst)
+    })
 }
 
 macro_rules! map_lists {
@@ -1189,20 +1210,10 @@ unsafe fn write_string_list<'p>(
     let elem_td = list_elem(list_td)?;
     expect_kind(elem_td, TyKind::String)?;
     check(rt, call::dtlv_rti_list_new(rt, elem_td, 0, out))?;
-    for piece in pieces {
-        let pushed = new_string(rt, piece).and_then(|mut s| {
-            let slot: *mut rtdt::String = &mut s;
-            check(
-                rt,
-                call::dtlv_rti_list_push(rt, out.assume_init_mut(), elem_td, slot.cast()),
-            )
-        });
-        if let Err(failure) = pushed {
-            call::dtlv_rti_drop(rt, out.as_mut_ptr().cast(), list_td);
-            return Err(failure);
-        }
-    }
-    Ok(())
+    push_each(rt, out, list_td, elem_td, pieces, |piece, dst| {
+        dst.cast::<rtdt::String>().write(new_string(rt, piece)?);
+        Ok(())
+    })
 }
 
 datalove_rti::natives! {
@@ -1330,17 +1341,10 @@ datalove_rti::natives! {
             rt,
             call::dtlv_rti_list_new(rt, elem_td, bytes.len(), result_out),
         )?;
-        for &b in bytes {
-            let mut byte = b;
-            let slot: *mut u8 = &mut byte;
-            let status =
-                call::dtlv_rti_list_push(rt, result_out.assume_init_mut(), elem_td, slot.cast());
-            if let Err(failure) = check(rt, status) {
-                call::dtlv_rti_drop(rt, result_out.as_mut_ptr().cast(), result_td);
-                return Err(failure);
-            }
-        }
-        Ok(())
+        push_each(rt, result_out, result_td, elem_td, bytes, |&b, dst| {
+            dst.write(b);
+            Ok(())
+        })
     }
 }
 

@@ -227,42 +227,40 @@ mod apply {
 
     type R = Result<(), Failure>;
 
-    pub unsafe fn U8(a: &mut Args, i: usize, p: &u8, _td: &TyDesc) -> R {
-        a.entry(i, &spec::U8, Some(p.to_string()));
-        Ok(())
+    /// The entries that are only described, with the value `$value` (of the argument
+    /// `$p`): nothing else to do for their mode.
+    macro_rules! described {
+        ($($kind:ident($p:ident) => $value:expr;)*) => {$(
+            pub unsafe fn $kind(a: &mut Args, i: usize, $p: arg_type!($kind), _td: &TyDesc) -> R {
+                a.entry(i, &spec::$kind, Some($value));
+                Ok(())
+            }
+        )*};
     }
-    pub unsafe fn I16(a: &mut Args, i: usize, p: &i16, _td: &TyDesc) -> R {
-        a.entry(i, &spec::I16, Some(p.to_string()));
-        Ok(())
+
+    described! {
+        U8(p) => p.to_string();
+        I16(p) => p.to_string();
+        RefStr(p) => quoted(p.as_bytes());
+        U32(p) => p.to_string();
+        I64(p) => p.to_string();
+        F64(p) => format!("{p:?}");
+        Bool(p) => p.to_string();
+        F32(p) => format!("{p:?}");
+        Index(p) => p.0.to_string();
+        U64(p) => p.to_string();
+        I8(p) => p.to_string();
+        RefListI64(p) => joined(elements::<i64>(p), i64::to_string);
     }
-    pub unsafe fn RefStr(a: &mut Args, i: usize, p: &rtdt::String, _td: &TyDesc) -> R {
-        a.entry(i, &spec::RefStr, Some(quoted(p.as_bytes())));
-        Ok(())
-    }
-    pub unsafe fn U32(a: &mut Args, i: usize, p: &u32, _td: &TyDesc) -> R {
-        a.entry(i, &spec::U32, Some(p.to_string()));
-        Ok(())
-    }
+
     pub unsafe fn MutI32(a: &mut Args, i: usize, p: &mut i32, _td: &TyDesc) -> R {
         a.entry(i, &spec::MutI32, Some(p.to_string()));
         *p = p.wrapping_add(1);
         Ok(())
     }
-    pub unsafe fn I64(a: &mut Args, i: usize, p: &i64, _td: &TyDesc) -> R {
-        a.entry(i, &spec::I64, Some(p.to_string()));
-        Ok(())
-    }
-    pub unsafe fn F64(a: &mut Args, i: usize, p: &f64, _td: &TyDesc) -> R {
-        a.entry(i, &spec::F64, Some(format!("{p:?}")));
-        Ok(())
-    }
     pub unsafe fn InStr(a: &mut Args, i: usize, p: &mut rtdt::String, td: &TyDesc) -> R {
         a.entry(i, &spec::InStr, Some(quoted(p.as_bytes())));
         drop_value(a.rt, &(p as *mut rtdt::String as *mut u8), td);
-        Ok(())
-    }
-    pub unsafe fn Bool(a: &mut Args, i: usize, p: &bool, _td: &TyDesc) -> R {
-        a.entry(i, &spec::Bool, Some(p.to_string()));
         Ok(())
     }
     pub unsafe fn MutListU8(a: &mut Args, i: usize, p: &mut rtdt::List, td: &TyDesc) -> R {
@@ -277,17 +275,9 @@ mod apply {
             call::dtlv_rti_list_push(a.rt, p, td.elem(), (&mut value as *mut u8).cast()),
         )
     }
-    pub unsafe fn F32(a: &mut Args, i: usize, p: &f32, _td: &TyDesc) -> R {
-        a.entry(i, &spec::F32, Some(format!("{p:?}")));
-        Ok(())
-    }
     pub unsafe fn OutU16(a: &mut Args, i: usize, p: &mut MaybeUninit<u16>, _td: &TyDesc) -> R {
         a.entry(i, &spec::OutU16, None);
         p.write(1000 + i as u16);
-        Ok(())
-    }
-    pub unsafe fn Index(a: &mut Args, i: usize, p: &rtdt::Index, _td: &TyDesc) -> R {
-        a.entry(i, &spec::Index, Some(p.0.to_string()));
         Ok(())
     }
     pub unsafe fn OutStr(
@@ -299,14 +289,6 @@ mod apply {
         a.entry(i, &spec::OutStr, None);
         make_string(a.rt, &format!("out{i}"), p)
     }
-    pub unsafe fn U64(a: &mut Args, i: usize, p: &u64, _td: &TyDesc) -> R {
-        a.entry(i, &spec::U64, Some(p.to_string()));
-        Ok(())
-    }
-    pub unsafe fn I8(a: &mut Args, i: usize, p: &i8, _td: &TyDesc) -> R {
-        a.entry(i, &spec::I8, Some(p.to_string()));
-        Ok(())
-    }
     pub unsafe fn MutStr(a: &mut Args, i: usize, p: &mut rtdt::String, _td: &TyDesc) -> R {
         a.entry(i, &spec::MutStr, Some(quoted(p.as_bytes())));
         StringMut::new(a.rt, p).push_str(&format!("+{i}"))
@@ -315,14 +297,6 @@ mod apply {
         let text = joined(elements::<rtdt::String>(p), |s| quoted(s.as_bytes()));
         a.entry(i, &spec::InListStr, Some(text));
         drop_value(a.rt, &(p as *mut rtdt::List as *mut u8), td);
-        Ok(())
-    }
-    pub unsafe fn RefListI64(a: &mut Args, i: usize, p: &rtdt::List, _td: &TyDesc) -> R {
-        a.entry(
-            i,
-            &spec::RefListI64,
-            Some(joined(elements::<i64>(p), i64::to_string)),
-        );
         Ok(())
     }
     pub unsafe fn InData(a: &mut Args, i: usize, p: &mut rtdt::Data, td: &TyDesc) -> R {
