@@ -1990,20 +1990,6 @@ fn contains_error_unit(vars: &[Var], ty: &IrType) -> bool {
     }
 }
 
-/// A generic enum's instance with `f` applied to its type arguments and payloads.
-fn enum_map(e: &EnumType, f: &mut impl FnMut(&IrType) -> IrType) -> IrType {
-    IrType::enumeration(EnumType {
-        name: e.name.clone(),
-        args: e.args.iter().map(&mut *f).collect(),
-        variant_names: e.variant_names.clone(),
-        variants: e
-            .variants
-            .iter()
-            .map(|p| p.iter().map(&mut *f).collect())
-            .collect(),
-    })
-}
-
 /// Substitutes bound variables, leaving unbound ones in place.
 fn zonk_partial(vars: &[Var], ty: &IrType) -> IrType {
     substitute_vars(vars, ty, Unbound::Keep)
@@ -2022,21 +2008,16 @@ enum Unbound {
 }
 
 fn substitute_vars(vars: &[Var], ty: &IrType, unbound: Unbound) -> IrType {
-    let sub = |t: &IrType| substitute_vars(vars, t, unbound);
     match ty {
         IrType::Param(n) if *n >= VAR_BASE => match &vars[(*n - VAR_BASE) as usize].binding {
-            Some(b) => sub(b),
+            Some(b) => substitute_vars(vars, b, unbound),
             None => match unbound {
                 Unbound::Keep => ty.clone(),
                 Unbound::Unit => IrType::Unit,
             },
         },
-        IrType::List(e) => IrType::list(sub(e)),
-        IrType::Option(e) => IrType::option(sub(e)),
-        IrType::Tuple(fs) => IrType::Tuple(fs.iter().map(sub).collect()),
-        IrType::Map(k, v) => IrType::map(sub(k), sub(v)),
-        IrType::Enum(e) if !e.args.is_empty() => enum_map(e, &mut |t| sub(t)),
-        other => other.clone(),
+        IrType::Enum(e) if e.args.is_empty() => ty.clone(),
+        _ => ty.map_children(|t| substitute_vars(vars, t, unbound)),
     }
 }
 

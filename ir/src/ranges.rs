@@ -525,6 +525,22 @@ mod tests {
             self.fb
         }
     }
+
+    impl Fb<'_> {
+        /// Branches on `c`: where it is `returns`, to a block that returns `n`; the other
+        /// way, to a new block, where building goes on.
+        fn return_where(&mut self, c: SlotId, returns: bool, n: SlotId) {
+            let (ret, go_on) = (self.new_block(), self.new_block());
+            if returns {
+                self.branch(c, ret, go_on);
+            } else {
+                self.branch(c, go_on, ret);
+            }
+            self.switch_to(ret);
+            self.terminate(Terminator::Return(Some(n)));
+            self.switch_to(go_on);
+        }
+    }
     use crate::types::ParamMode;
     use crate::verify::verify_program;
 
@@ -575,13 +591,9 @@ mod tests {
     /// `if n < k { ret n } ret n - 1` (with `cmp` for `<`).
     fn below_then_decrement(cmp: CompareOp, k: i128) -> Vec<String> {
         arithmetic_after(|fb, n, abandon| {
-            let (small, big) = (fb.new_block(), fb.new_block());
             let k = fb.int(IrType::I64, k);
             let c = fb.compare(cmp, n, k);
-            fb.branch(c, small, big);
-            fb.switch_to(small);
-            fb.terminate(Terminator::Return(Some(n)));
-            fb.switch_to(big);
+            fb.return_where(c, true, n);
             let one = fb.int(IrType::I64, 1);
             let d = fb.binary(BinaryOp::Sub, n, one, Some(abandon));
             fb.terminate(Terminator::Return(Some(d)));
@@ -632,15 +644,11 @@ mod tests {
     #[test]
     fn what_a_call_may_change_is_known_no_more() {
         let ops = arithmetic_after(|fb, n, abandon| {
-            let (small, big) = (fb.new_block(), fb.new_block());
             let m = fb.new_slot(IrType::I64);
             fb.inst(InstKind::Copy { dst: m, src: n }, None);
             let zero = fb.int(IrType::I64, 0);
             let c = fb.compare(CompareOp::Gt, m, zero);
-            fb.branch(c, big, small);
-            fb.switch_to(small);
-            fb.terminate(Terminator::Return(Some(n)));
-            fb.switch_to(big);
+            fb.return_where(c, false, n);
             // `m > 0` held; a call with `m` as `mut` argument may leave it anything.
             let one = fb.int(IrType::I64, 1);
             let kept = fb.binary(BinaryOp::Sub, m, one, Some(abandon));

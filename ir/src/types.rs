@@ -305,20 +305,27 @@ impl IrType {
     pub fn substitute(&self, args: &[IrType]) -> IrType {
         match self {
             IrType::Param(n) => args[*n as usize].clone(),
-            IrType::List(e) => IrType::list(e.substitute(args)),
-            IrType::Option(e) => IrType::option(e.substitute(args)),
-            IrType::Tuple(fields) => {
-                IrType::Tuple(fields.iter().map(|f| f.substitute(args)).collect())
-            }
-            IrType::Map(k, v) => IrType::map(k.substitute(args), v.substitute(args)),
+            _ => self.map_children(|t| t.substitute(args)),
+        }
+    }
+
+    /// The type rebuilt with `f` applied to each type it is made of: a list's or an
+    /// option's element, a tuple's fields, a map's key and value, an enum's type
+    /// arguments and payload fields. Any other type is cloned.
+    pub fn map_children(&self, mut f: impl FnMut(&IrType) -> IrType) -> IrType {
+        match self {
+            IrType::List(e) => IrType::list(f(e)),
+            IrType::Option(e) => IrType::option(f(e)),
+            IrType::Tuple(fields) => IrType::Tuple(fields.iter().map(f).collect()),
+            IrType::Map(k, v) => IrType::map(f(k), f(v)),
             IrType::Enum(e) => IrType::enumeration(EnumType {
                 name: e.name.clone(),
-                args: e.args.iter().map(|a| a.substitute(args)).collect(),
+                args: e.args.iter().map(&mut f).collect(),
                 variant_names: e.variant_names.clone(),
                 variants: e
                     .variants
                     .iter()
-                    .map(|p| p.iter().map(|f| f.substitute(args)).collect())
+                    .map(|p| p.iter().map(&mut f).collect())
                     .collect(),
             }),
             other => other.clone(),

@@ -115,6 +115,18 @@ fn assert_refused(
     assert_eq!(single_function(build), vec![expected]);
 }
 
+/// `one + one` (`one` an i32 it makes) that may fail to a new abandon path, which
+/// drops `drops`; returns `one` and the path, for more instructions to fail to it.
+fn add_failing_to_a_path_dropping(
+    fb: &mut datalove_ir::builder::FunctionBuilder<'_>,
+    drops: &[SlotId],
+) -> (SlotId, BlockId) {
+    let one = fb.int(IrType::I32, 1);
+    let path = fb.abandon_block(drops);
+    fb.binary(BinaryOp::Add, one, one, Some(path));
+    (one, path)
+}
+
 #[test]
 fn leaked_value_is_named_by_function_and_block() {
     assert_refused(
@@ -154,9 +166,7 @@ fn abandon_path_must_drop_what_is_live() {
     assert_refused(
         |fb| {
             let s = fb.string("live");
-            let a = fb.int(IrType::I32, 1);
-            let abandon = fb.abandon_block(&[]);
-            fb.binary(BinaryOp::Add, a, a, Some(abandon));
+            add_failing_to_a_path_dropping(fb, &[]);
             fb.drop_slot(s);
         },
         "function `main`, block b0, instruction 2 (binary): s0 still owns a value when this instruction fails, and abandon path b1 does not drop it (a leak)",
@@ -169,9 +179,7 @@ fn abandon_path_must_drop_what_is_live() {
 fn abandon_paths_may_be_chained_and_shared() {
     let errors = single_function(|fb| {
         let a = fb.string("a");
-        let one = fb.int(IrType::I32, 1);
-        let drops_a = fb.abandon_block(&[a]);
-        fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+        let (one, drops_a) = add_failing_to_a_path_dropping(fb, &[a]);
         let b = fb.string("b");
         let drops_b_then_a = fb.new_block();
         let here = fb.current_block().expect("open");
@@ -196,9 +204,7 @@ fn a_shared_abandon_path_is_refused_where_it_does_not_fit() {
         |fb| {
             let a = fb.string("a");
             let b = fb.string("b");
-            let one = fb.int(IrType::I32, 1);
-            let drops_b_then_a = fb.abandon_block(&[b, a]);
-            fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
+            let (one, drops_b_then_a) = add_failing_to_a_path_dropping(fb, &[b, a]);
             fb.drop_slot(b);
             fb.binary(BinaryOp::Add, one, one, Some(drops_b_then_a));
             fb.drop_slot(a);
@@ -208,9 +214,7 @@ fn a_shared_abandon_path_is_refused_where_it_does_not_fit() {
     assert_refused(
         |fb| {
             let a = fb.string("a");
-            let one = fb.int(IrType::I32, 1);
-            let drops_a = fb.abandon_block(&[a]);
-            fb.binary(BinaryOp::Add, one, one, Some(drops_a));
+            let (one, drops_a) = add_failing_to_a_path_dropping(fb, &[a]);
             let c = fb.string("c");
             fb.binary(BinaryOp::Add, one, one, Some(drops_a));
             fb.drop_slot(c);
@@ -225,9 +229,7 @@ fn an_abandon_path_that_drops_twice_or_loops_is_refused() {
     assert_refused(
         |fb| {
             let a = fb.string("a");
-            let one = fb.int(IrType::I32, 1);
-            let twice = fb.abandon_block(&[a, a]);
-            fb.binary(BinaryOp::Add, one, one, Some(twice));
+            add_failing_to_a_path_dropping(fb, &[a, a]);
             fb.drop_slot(a);
         },
         "function `main`, block b0, instruction 2 (binary): abandon path b1 drops s0 twice",
@@ -245,24 +247,25 @@ fn an_abandon_path_that_drops_twice_or_loops_is_refused() {
     );
 }
 
+/// `s0: i32 < s1: i64`, a comparison of mismatched types.
+fn compare_i32_with_i64(fb: &mut datalove_ir::builder::FunctionBuilder<'_>) {
+    let a = fb.int(IrType::I32, 1);
+    let b = fb.int(IrType::I64, 2);
+    fb.compare(CompareOp::Lt, a, b);
+}
+
 #[test]
 fn type_mismatch_and_unterminated_block() {
     assert_refused(
         |fb| {
-            let a = fb.int(IrType::I32, 1);
-            let b = fb.int(IrType::I64, 2);
-            fb.compare(CompareOp::Lt, a, b);
+            compare_i32_with_i64(fb);
             fb.terminate(Terminator::Return(None));
             fb.new_block();
         },
         "function `main`, block b1, terminator: the block has no terminator",
     );
     assert_refused(
-        |fb| {
-            let a = fb.int(IrType::I32, 1);
-            let b = fb.int(IrType::I64, 2);
-            fb.compare(CompareOp::Lt, a, b);
-        },
+        compare_i32_with_i64,
         "function `main`, block b0, instruction 2 (compare): right operand s1 is i64, expected i32",
     );
 }
