@@ -163,6 +163,7 @@ fn compile_here(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result
     datalove_ir::ranges::remove_impossible_checks(&mut program);
     datalove_ir::thread::thread_condition_jumps(&mut program);
     datalove_ir::ranges::remove_impossible_checks(&mut program);
+    datalove_ir::forward::forward_copies(&mut program);
     Ok(Compiled {
         program,
         sources,

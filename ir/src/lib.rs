@@ -34,6 +34,7 @@
 pub mod builder;
 pub mod diag;
 pub mod dli;
+pub mod forward;
 pub mod inline;
 pub mod lowering;
 pub mod native;

@@ -840,6 +840,82 @@ impl InstKind {
             K::Drop { .. } | K::Debuglog { .. } | K::CheckDepth | K::CalledFrom => {}
         }
     }
+
+    /// Calls `mark` with each slot the instruction gives a whole new value without
+    /// reading it first (its results and `out` arguments): what liveness ends at it.
+    /// A list it grows or sets and a `mut` argument are changed in place, not defined.
+    pub fn for_each_defined(&self, mut mark: impl FnMut(SlotId)) {
+        use InstKind as K;
+        match self {
+            K::ListSet { .. } | K::ListPush { .. } => {}
+            K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => {
+                dst.iter().for_each(|d| mark(*d));
+                args.iter()
+                    .filter(|a| a.mode == ParamMode::Out)
+                    .for_each(|a| mark(a.slot));
+            }
+            _ => self.for_each_written(mark),
+        }
+    }
+
+    /// Calls `mark` with each slot whose value the instruction reads: every slot it
+    /// names but those it only defines ([`InstKind::for_each_defined`]).
+    pub fn for_each_read(&self, mut mark: impl FnMut(SlotId)) {
+        use InstKind as K;
+        match self {
+            K::Call { args, .. } | K::CallNative { args, .. } => args
+                .iter()
+                .filter(|a| a.mode != ParamMode::Out)
+                .for_each(|a| mark(a.slot)),
+            K::Unpack { src, .. } | K::TakeVariant { src, .. } => mark(*src),
+            K::ListSet { .. } | K::ListPush { .. } => {
+                crate::verify::inst_slots(self).into_iter().for_each(mark)
+            }
+            _ => {
+                let mut defined = None;
+                self.for_each_written(|d| defined = Some(d));
+                let mut slots = crate::verify::inst_slots(self);
+                // The single result comes first in `inst_slots`; an operand equal to it
+                // (`s1 = add s1, s2`) is still read.
+                if defined.is_some() && slots.first() == defined.as_ref() {
+                    slots.remove(0);
+                }
+                slots.into_iter().for_each(mark)
+            }
+        }
+    }
+
+    /// The slots the instruction reads by value, where a slot holding the same value
+    /// could be read instead: operands, elements and fields moved or copied in, and
+    /// `in` arguments. Not a list or place it changes, nor a `ref`, `mut` or `out`
+    /// argument (those name the place itself).
+    pub fn value_operands_mut(&mut self) -> Vec<&mut SlotId> {
+        use InstKind as K;
+        match self {
+            K::Copy { src, .. }
+            | K::Move { src, .. }
+            | K::Unary { src, .. }
+            | K::Cast { src, .. }
+            | K::Debuglog { src } => vec![src],
+            K::Binary { lhs, rhs, .. }
+            | K::Compare { lhs, rhs, .. }
+            | K::Concat { lhs, rhs, .. } => vec![lhs, rhs],
+            K::ListGet { index, .. } => vec![index],
+            K::ListSet { index, value, .. } => vec![index, value],
+            K::ListPush { value, .. } | K::MakeSome { value, .. } | K::MakeData { value, .. } => {
+                vec![value]
+            }
+            K::MakeTuple { fields: parts, .. }
+            | K::MakeVariant { fields: parts, .. }
+            | K::MakeList { elems: parts, .. } => parts.iter_mut().collect(),
+            K::Call { args, .. } | K::CallNative { args, .. } => args
+                .iter_mut()
+                .filter(|a| a.mode == ParamMode::In)
+                .map(|a| &mut a.slot)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]

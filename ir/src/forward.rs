@@ -1,0 +1,507 @@
+//! Straight-line blocks merged, copies forwarded, repeated scalar operations reused and
+//! dead copies removed: an IR pass every backend gains from (the front end runs it last,
+//! after inlining, range checks and jump threading).
+//!
+//! Lowering and inlining leave chains of copies behind: the arguments of an inlined call
+//! are copied into temporaries, then into the callee's parameter slots, and its result
+//! is copied back out; `(i + j) * (i + j + 1)` computes `i + j` twice; and the inlined
+//! body sits in blocks of its own joined by jumps. The interpreter pays one dispatch for
+//! each of those, and every backend carries the slots. Here, in each function:
+//!
+//! 1. **Blocks merged.** A block that ends in a `jump` to a block nothing else reaches
+//!    (no other jump, branch or abandon edge, and not the entry) takes that block's
+//!    instructions and terminator; the jump is gone.
+//! 2. **Copies forwarded, operations reused**, within each block, in order. After
+//!    `d = copy s` (scalars of one type, `s` a local or an `in` parameter), a later read
+//!    of `d` reads `s` instead, until either is written again. A scalar `const`,
+//!    `unary`, `binary`, `compare` or `cast` that repeats one already computed in the
+//!    block, on the same operands with neither they nor its result written since,
+//!    becomes a copy of that result (so `b[i + 3] = b[i + 3] + x`, whose two `3`s are
+//!    two constants, computes `i + 3` once). This holds for a checked operation too: had it failed, the first
+//!    one would have failed before it, at its own location; so the copy cannot fail and
+//!    loses its abandon edge.
+//! 3. **Dead copies removed.** A `copy` or `const` into a local scalar that no path reads
+//!    before writing it again (a backward liveness over the blocks, abandon edges
+//!    included) is removed.
+//!
+//! Every remaining instruction computes the value it did, and every fallible one fails
+//! where it did, with the same error and location: only work whose result was already
+//! at hand, or never read, is removed. Blocks no edge reaches any more are removed.
+
+use crate::inline::remove_unreachable_blocks;
+use crate::program::{Block, ConstValue, Function, Inst, InstKind, Program, SlotId, Terminator};
+use crate::types::ParamMode;
+
+/// Runs the pass on every function of `program`.
+pub fn forward_copies(program: &mut Program) {
+    for f in &mut program.functions {
+        forward_function(f);
+    }
+}
+
+/// Runs the pass on one function.
+pub fn forward_function(f: &mut Function) {
+    merge_straight_blocks(f);
+    let mut dropped_edges = false;
+    for b in 0..f.blocks.len() {
+        dropped_edges |= forward_block(f, b);
+    }
+    remove_dead_copies(f);
+    if dropped_edges {
+        remove_unreachable_blocks(f);
+    }
+}
+
+/// How many edges reach each block: jumps, both targets of a branch, abandon edges, and
+/// one for the entry.
+fn predecessor_counts(f: &Function) -> Vec<usize> {
+    let mut preds = vec![0usize; f.blocks.len()];
+    preds[f.entry.index()] += 1;
+    for block in &f.blocks {
+        for a in block.insts.iter().filter_map(|i| i.abandon) {
+            preds[a.index()] += 1;
+        }
+        for s in block.term.successors() {
+            preds[s.index()] += 1;
+        }
+    }
+    preds
+}
+
+/// Step 1: each block that jumps to a block only it reaches takes that block's body.
+fn merge_straight_blocks(f: &mut Function) {
+    let preds = predecessor_counts(f);
+    let mut merged = false;
+    for a in 0..f.blocks.len() {
+        while let Terminator::Jump(b) = f.blocks[a].term {
+            let b = b.index();
+            if b == a || b == f.entry.index() || preds[b] != 1 {
+                break;
+            }
+            // `b`'s edges move to `a` unchanged, so every count stays right; `b` is left
+            // empty and unreached.
+            let taken = std::mem::take(&mut f.blocks[b]);
+            f.blocks[a].insts.extend(taken.insts);
+            f.blocks[a].term = taken.term;
+            merged = true;
+        }
+    }
+    if merged {
+        remove_unreachable_blocks(f);
+    }
+}
+
+/// The operation of a reusable instruction (a scalar `const`, or a `unary`, `binary`,
+/// `compare` or `cast` on scalars), without its destination: two instructions with
+/// equal keys compute the same value from the same slots.
+#[derive(Clone, PartialEq)]
+enum Key {
+    Unary(crate::program::UnaryOp, SlotId),
+    Binary(crate::program::BinaryOp, SlotId, SlotId),
+    Compare(crate::program::CompareOp, SlotId, SlotId),
+    /// A conversion, to its destination's type.
+    Cast(SlotId, bool, crate::types::IrType),
+    /// A constant of a type: floats by their bits (`0.0` is not `-0.0`).
+    Const(crate::types::IrType, ConstBits),
+}
+
+#[derive(Clone, PartialEq)]
+enum ConstBits {
+    Bool(bool),
+    Int(i128),
+    Float(u64),
+}
+
+impl Key {
+    fn of(f: &Function, kind: &InstKind) -> Option<(Key, SlotId)> {
+        use InstKind as K;
+        let scalar = |s: &SlotId| f.slot_type(*s).is_scalar();
+        let (key, dst) = match kind {
+            K::Unary { dst, op, src } if scalar(src) => (Key::Unary(*op, *src), *dst),
+            K::Binary { dst, op, lhs, rhs } if scalar(lhs) && scalar(rhs) => {
+                (Key::Binary(*op, *lhs, *rhs), *dst)
+            }
+            K::Compare { dst, op, lhs, rhs } if scalar(lhs) && scalar(rhs) => {
+                (Key::Compare(*op, *lhs, *rhs), *dst)
+            }
+            K::Cast { dst, src, checked } if scalar(src) => {
+                let to = f.slot_type(*dst).clone();
+                (Key::Cast(*src, *checked, to), *dst)
+            }
+            K::Const { dst, value } => {
+                let bits = match value {
+                    ConstValue::Bool(b) => ConstBits::Bool(*b),
+                    ConstValue::Int(i) => ConstBits::Int(*i),
+                    ConstValue::Float(x) => ConstBits::Float(x.to_bits()),
+                    ConstValue::Unit | ConstValue::Str(_) => return None,
+                };
+                (Key::Const(f.slot_type(*dst).clone(), bits), *dst)
+            }
+            _ => return None,
+        };
+        scalar(&dst).then_some((key, dst))
+    }
+
+    fn reads(&self, s: SlotId) -> bool {
+        match *self {
+            Key::Unary(_, a) | Key::Cast(a, ..) => a == s,
+            Key::Binary(_, a, b) | Key::Compare(_, a, b) => a == s || b == s,
+            Key::Const(..) => false,
+        }
+    }
+}
+
+/// Whether `s` may stand for a copy of it: a local, or an `in` parameter (read in place,
+/// never through an address).
+fn forwardable_source(f: &Function, s: SlotId) -> bool {
+    matches!(f.param_mode(s), None | Some(ParamMode::In))
+}
+
+/// Step 2 on block `b`; whether an abandon edge was dropped.
+fn forward_block(f: &mut Function, b: usize) -> bool {
+    // `copy_of[d] = s`: `d` holds a copy of `s`, neither written since.
+    let mut copy_of: Vec<Option<SlotId>> = vec![None; f.slots.len()];
+    // Operations computed in this block whose operands and result are unchanged since.
+    let mut available: Vec<(Key, SlotId)> = Vec::new();
+    let mut dropped_edge = false;
+    let mut insts = std::mem::take(&mut f.blocks[b].insts);
+    for inst in &mut insts {
+        // A call's places (`ref`, `mut`, `out` arguments): a slot passed as one must be
+        // the callee's only view of it, so no `in` argument of the call becomes it.
+        let places: Vec<SlotId> = match &inst.kind {
+            InstKind::Call { args, .. } | InstKind::CallNative { args, .. } => args
+                .iter()
+                .filter(|a| a.mode != ParamMode::In)
+                .map(|a| a.slot)
+                .collect(),
+            _ => Vec::new(),
+        };
+        for operand in inst.kind.value_operands_mut() {
+            if let Some(s) = copy_of[operand.index()] {
+                if !places.contains(&s) {
+                    *operand = s;
+                }
+            }
+        }
+        let key = Key::of(f, &inst.kind);
+        if let Some((key, dst)) = &key {
+            let same = |(k, d): &&(Key, SlotId)| k == key && f.slot_type(*d) == f.slot_type(*dst);
+            if let Some((_, earlier)) = available.iter().find(same) {
+                inst.kind = InstKind::Copy {
+                    dst: *dst,
+                    src: *earlier,
+                };
+                dropped_edge |= inst.abandon.take().is_some();
+            }
+        }
+        // What the instruction writes, and what it leaves uninitialized.
+        let mut written = Vec::new();
+        inst.kind.for_each_written(|s| written.push(s));
+        if let InstKind::Drop { slot } | InstKind::Move { src: slot, .. } = &inst.kind {
+            written.push(*slot);
+        }
+        for w in written {
+            copy_of[w.index()] = None;
+            for c in copy_of.iter_mut().filter(|c| **c == Some(w)) {
+                *c = None;
+            }
+            available.retain(|(k, d)| *d != w && !k.reads(w));
+        }
+        if let InstKind::Copy { dst, src } = &inst.kind {
+            if dst != src
+                && f.slot_type(*dst).is_scalar()
+                && f.slot_type(*dst) == f.slot_type(*src)
+                && forwardable_source(f, *src)
+            {
+                copy_of[dst.index()] = Some(*src);
+            }
+        } else if let Some((key, dst)) = key {
+            if !key.reads(dst) {
+                available.push((key, dst));
+            }
+        }
+    }
+    let term = &mut f.blocks[b].term;
+    match term {
+        Terminator::Branch { cond, .. } => {
+            if let Some(s) = copy_of[cond.index()] {
+                *cond = s;
+            }
+        }
+        Terminator::Return(Some(r)) => {
+            if let Some(s) = copy_of[r.index()] {
+                *r = s;
+            }
+        }
+        _ => {}
+    }
+    f.blocks[b].insts = insts;
+    dropped_edge
+}
+
+/// Step 3: removes each `copy` or `const` into a local scalar that is dead after it.
+fn remove_dead_copies(f: &mut Function) {
+    let n = f.blocks.len();
+    let slots = f.slots.len();
+    let removable = |f: &Function, inst: &Inst| -> Option<SlotId> {
+        let dst = match &inst.kind {
+            InstKind::Copy { dst, .. } | InstKind::Const { dst, .. } => *dst,
+            _ => return None,
+        };
+        (f.param_mode(dst).is_none() && f.slot_type(dst).is_scalar()).then_some(dst)
+    };
+    // Backward liveness to a fixed point: `live_in[b]`, the slots read in `b` (or after
+    // it) before they are written.
+    let mut live_in: Vec<Vec<bool>> = vec![vec![false; slots]; n];
+    let live_after_term = |block: &Block, live_in: &[Vec<bool>]| {
+        let mut live = vec![false; slots];
+        for s in block.term.successors() {
+            for (l, x) in live.iter_mut().zip(&live_in[s.index()]) {
+                *l |= *x;
+            }
+        }
+        match block.term {
+            Terminator::Branch { cond, .. } => live[cond.index()] = true,
+            Terminator::Return(Some(r)) => live[r.index()] = true,
+            _ => {}
+        }
+        live
+    };
+    // One instruction, backwards: what is live before it, given what is live after it.
+    let step = |inst: &Inst, live: &mut Vec<bool>, live_in: &[Vec<bool>]| {
+        inst.kind.for_each_defined(|s| live[s.index()] = false);
+        inst.kind.for_each_read(|s| live[s.index()] = true);
+        if let Some(a) = inst.abandon {
+            for (l, x) in live.iter_mut().zip(&live_in[a.index()]) {
+                *l |= *x;
+            }
+        }
+    };
+    loop {
+        let mut changed = false;
+        for b in (0..n).rev() {
+            let block = &f.blocks[b];
+            let mut live = live_after_term(block, &live_in);
+            for inst in block.insts.iter().rev() {
+                step(inst, &mut live, &live_in);
+            }
+            if live != live_in[b] {
+                live_in[b] = live;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for b in 0..n {
+        let mut live = live_after_term(&f.blocks[b], &live_in);
+        let mut keep = vec![true; f.blocks[b].insts.len()];
+        for (i, inst) in f.blocks[b].insts.iter().enumerate().rev() {
+            if let Some(dst) = removable(f, inst) {
+                if !live[dst.index()] {
+                    keep[i] = false;
+                    continue;
+                }
+            }
+            step(inst, &mut live, &live_in);
+        }
+        let mut keep = keep.into_iter();
+        f.blocks[b].insts.retain(|_| keep.next().unwrap_or(true));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{FunctionBuilder, ProgramBuilder};
+    use crate::program::{BinaryOp, BlockId, CompareOp};
+    use crate::types::IrType;
+    use crate::verify::verify_program;
+
+    /// A program of one function, `main`, whose body `build` writes (and returns what
+    /// the test looks at after), verified, through the pass, and verified again.
+    fn forwarded_main<T>(build: impl FnOnce(&mut FunctionBuilder<'_>) -> T) -> (Program, T) {
+        let mut pb = ProgramBuilder::new();
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        pb.set_entry(main);
+        let seen = build(&mut pb.function(main));
+        let mut program = pb.finish_verified().expect("the input verifies");
+        forward_copies(&mut program);
+        verify_program(&program).expect("the forwarded program verifies");
+        (program, seen)
+    }
+
+    fn kinds(f: &Function) -> Vec<Vec<&'static str>> {
+        f.blocks
+            .iter()
+            .map(|b| b.insts.iter().map(|i| i.kind.name()).collect())
+            .collect()
+    }
+
+    /// `main` as the inliner leaves a call `debuglog add2(a, b)`: the arguments copied
+    /// twice, the body (a checked add) in a block of its own, the result copied out into
+    /// a third block.
+    #[test]
+    fn an_inlined_body_becomes_one_block_without_its_copies() {
+        let (program, (a, b, sum)) = forwarded_main(|fb| {
+            let a = fb.int(IrType::I64, 3);
+            let b = fb.int(IrType::I64, 4);
+            let (t1, t2, p1, p2, r) = (
+                fb.new_slot(IrType::I64),
+                fb.new_slot(IrType::I64),
+                fb.new_slot(IrType::I64),
+                fb.new_slot(IrType::I64),
+                fb.new_slot(IrType::I64),
+            );
+            for (dst, src) in [(t1, a), (t2, b), (p1, t1), (p2, t2)] {
+                fb.inst(InstKind::Copy { dst, src }, None);
+            }
+            let (body, after) = (fb.new_block(), fb.new_block());
+            fb.terminate(Terminator::Jump(body));
+            fb.switch_to(body);
+            let overflow = fb.abandon_block(&[]);
+            let sum = fb.binary(BinaryOp::Add, p1, p2, Some(overflow));
+            fb.inst(InstKind::Copy { dst: r, src: sum }, None);
+            fb.terminate(Terminator::Jump(after));
+            fb.switch_to(after);
+            fb.debuglog(r);
+            fb.terminate(Terminator::Return(None));
+            (a, b, sum)
+        });
+        let f = &program.functions[0];
+        assert_eq!(
+            kinds(f),
+            [vec!["const", "const", "binary", "debuglog"], vec![]],
+            "one block and the abandon block"
+        );
+        let insts = &f.blocks[0].insts;
+        assert!(matches!(insts[2].kind, InstKind::Binary { lhs, rhs, .. } if (lhs, rhs) == (a, b)));
+        assert!(matches!(insts[3].kind, InstKind::Debuglog { src } if src == sum));
+        assert_eq!(insts[2].abandon, Some(BlockId(1)));
+    }
+
+    /// `x = a + b; y = a + b; debuglog x * y`, both adds checked.
+    #[test]
+    fn a_repeated_checked_operation_is_reused_and_loses_its_abandon_edge() {
+        let (program, x) = forwarded_main(|fb| {
+            let a = fb.int(IrType::I64, 3);
+            let b = fb.int(IrType::I64, 4);
+            let first = fb.abandon_block(&[]);
+            let second = fb.abandon_block(&[]);
+            let x = fb.binary(BinaryOp::Add, a, b, Some(first));
+            let y = fb.binary(BinaryOp::Add, a, b, Some(second));
+            let product = fb.binary(BinaryOp::Mul, x, y, Some(first));
+            fb.debuglog(product);
+            fb.terminate(Terminator::Return(None));
+            x
+        });
+        let f = &program.functions[0];
+        assert_eq!(
+            kinds(f),
+            [
+                vec!["const", "const", "binary", "binary", "debuglog"],
+                vec![]
+            ],
+            "the second add is gone, and the abandon block only it used"
+        );
+        assert!(
+            matches!(f.blocks[0].insts[3].kind, InstKind::Binary { op: BinaryOp::Mul, lhs, rhs, .. } if (lhs, rhs) == (x, x))
+        );
+    }
+
+    /// `var i = 0; loop while i < 3 { d = i; i = i +% 1; debuglog d }`: the copy of `i`
+    /// is read after `i` changes, so it stays, and so does the copy that carries
+    /// `i`'s new value around the loop.
+    #[test]
+    fn a_copy_whose_source_changes_before_it_is_read_stays() {
+        let (program, (d, i)) = forwarded_main(|fb| {
+            let i = fb.int(IrType::I64, 0);
+            let three = fb.int(IrType::I64, 3);
+            let one = fb.int(IrType::I64, 1);
+            let (cond, body, exit) = (fb.new_block(), fb.new_block(), fb.new_block());
+            fb.terminate(Terminator::Jump(cond));
+            fb.switch_to(cond);
+            let c = fb.compare(CompareOp::Lt, i, three);
+            fb.branch(c, body, exit);
+            fb.switch_to(body);
+            let d = fb.new_slot(IrType::I64);
+            fb.inst(InstKind::Copy { dst: d, src: i }, None);
+            let next = fb.binary(BinaryOp::WrappingAdd, i, one, None);
+            fb.inst(InstKind::Copy { dst: i, src: next }, None);
+            fb.debuglog(d);
+            fb.terminate(Terminator::Jump(cond));
+            fb.switch_to(exit);
+            fb.terminate(Terminator::Return(None));
+            (d, i)
+        });
+        let f = &program.functions[0];
+        // Entry, condition, body, exit: nothing merged, nothing removed.
+        let sizes: Vec<usize> = kinds(f).into_iter().map(|b| b.len()).collect();
+        assert_eq!(sizes, [3, 1, 4, 0], "{:?}", kinds(f));
+        let body = &f.blocks[2].insts;
+        assert!(matches!(body[0].kind, InstKind::Copy { dst, src } if (dst, src) == (d, i)));
+        assert!(matches!(body[3].kind, InstKind::Debuglog { src } if src == d));
+    }
+
+    /// A copy read in two later blocks (reached by a branch, so not merged) stays; one
+    /// never read is removed.
+    #[test]
+    fn a_copy_read_in_a_later_block_stays_and_an_unread_one_goes() {
+        let (program, ()) = forwarded_main(|fb| {
+            let a = fb.int(IrType::I64, 3);
+            let (kept, unread) = (fb.new_slot(IrType::I64), fb.new_slot(IrType::I64));
+            fb.inst(InstKind::Copy { dst: kept, src: a }, None);
+            fb.inst(
+                InstKind::Copy {
+                    dst: unread,
+                    src: a,
+                },
+                None,
+            );
+            let zero = fb.int(IrType::I64, 0);
+            let c = fb.compare(CompareOp::Lt, zero, a);
+            let (yes, no) = (fb.new_block(), fb.new_block());
+            fb.branch(c, yes, no);
+            for b in [yes, no] {
+                fb.switch_to(b);
+                fb.debuglog(kept);
+                fb.terminate(Terminator::Return(None));
+            }
+        });
+        let f = &program.functions[0];
+        assert_eq!(
+            kinds(f),
+            [
+                vec!["const", "copy", "const", "compare"],
+                vec!["debuglog"],
+                vec!["debuglog"]
+            ]
+        );
+    }
+
+    /// `debuglog 3 + 3`, the two `3`s two constants, and `0.0` beside `-0.0`: the equal
+    /// constants become one; `-0.0`, equal to `0.0` by `==` but not by its bits, stays.
+    #[test]
+    fn equal_constants_are_one_and_a_negative_zero_is_its_own() {
+        let (program, ()) = forwarded_main(|fb| {
+            let (three, again) = (fb.int(IrType::I64, 3), fb.int(IrType::I64, 3));
+            let abandon = fb.abandon_block(&[]);
+            let six = fb.binary(BinaryOp::Add, three, again, Some(abandon));
+            fb.debuglog(six);
+            let zero = fb.constant(IrType::F64, ConstValue::Float(0.0));
+            let negative = fb.constant(IrType::F64, ConstValue::Float(-0.0));
+            let sum = fb.binary(BinaryOp::Add, zero, negative, None);
+            fb.debuglog(sum);
+            fb.terminate(Terminator::Return(None));
+        });
+        let f = &program.functions[0];
+        assert_eq!(
+            kinds(f)[0],
+            ["const", "binary", "debuglog", "const", "const", "binary", "debuglog"]
+        );
+        assert!(
+            matches!(f.blocks[0].insts[1].kind, InstKind::Binary { lhs, rhs, .. } if lhs == rhs)
+        );
+    }
+}
