@@ -479,6 +479,11 @@ impl Machine<'_> {
                 }
                 Op::I64ToF64 { d, s } => st!(f64, *d, ld!(i64, *s) as f64),
                 Op::U64ToF64 { d, s } => st!(f64, *d, ld!(u64, *s) as f64),
+                Op::SqrtF64 { d, s } => st!(f64, *d, ld!(f64, *s).sqrt()),
+                Op::AbsF64 { d, s } => st!(f64, *d, ld!(f64, *s).abs()),
+                Op::NegF64 { d, s } => st!(f64, *d, -ld!(f64, *s)),
+                Op::FloorF64 { d, s } => st!(f64, *d, ld!(f64, *s).floor()),
+                Op::CeilF64 { d, s } => st!(f64, *d, ld!(f64, *s).ceil()),
                 Op::I64ToU64 { d, s, ty, fail } => {
                     let v = ld!(i64, *s);
                     if v < 0 && *fail != u32::MAX {

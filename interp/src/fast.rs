@@ -19,7 +19,7 @@
 //! Every fast operation writes exactly what the generic ones it replaces would, and
 //! fails with the same error.
 
-use datalove_ir::{BinaryOp, CompareOp};
+use datalove_ir::{BinaryOp, CompareOp, UnaryOp};
 use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
@@ -258,6 +258,17 @@ fn single(op: &Op) -> Option<Op> {
             src: direct(*src)?,
         },
         Op::Binary(o) => binary(o)?,
+        Op::Unary(o) if o.ty == TyKind::F64 => {
+            let (d, s) = (direct(o.dst)?, direct(o.src)?);
+            match o.op {
+                UnaryOp::Sqrt => Op::SqrtF64 { d, s },
+                UnaryOp::Abs => Op::AbsF64 { d, s },
+                UnaryOp::Neg => Op::NegF64 { d, s },
+                UnaryOp::Floor => Op::FloorF64 { d, s },
+                UnaryOp::Ceil => Op::CeilF64 { d, s },
+                _ => return None,
+            }
+        }
         Op::Compare(o) => compare(o)?,
         Op::Branch {
             cond,

@@ -415,6 +415,27 @@ pub enum Op {
         d: u32,
         s: u32,
     },
+    /// `f64` operations the hardware does in one instruction: `d = op s`.
+    SqrtF64 {
+        d: u32,
+        s: u32,
+    },
+    AbsF64 {
+        d: u32,
+        s: u32,
+    },
+    NegF64 {
+        d: u32,
+        s: u32,
+    },
+    FloorF64 {
+        d: u32,
+        s: u32,
+    },
+    CeilF64 {
+        d: u32,
+        s: u32,
+    },
     /// Between `i64` and `u64`/`index`: checked (`ty` is the error's `cast_ty`) or not.
     I64ToU64 {
         d: u32,
