@@ -231,6 +231,7 @@ pub fn fuzz_runner() -> &'static dyn Runner {
                 None => Box::new(InProcess {
                     riders: datalove::RiderPath::new(&[riders]),
                     backends: vec!["interp", "jit"],
+                    passes: datalove_front::IrPasses::All,
                 }),
             }
         })

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use datalove_front::{compile, Compiled, Failed, MemoryLoader};
+use datalove_front::{compile_with, Compiled, Failed, IrPasses, MemoryLoader};
 
 use crate::gen::catalog::{CPROBE_DLI, PROBE_DLI};
 
@@ -36,6 +36,11 @@ impl TestProgram {
     /// interfaces built in, the standard library, and any `.dli` file it embeds
     /// (which shadows a built-in interface of the same rider).
     pub fn compile(&self) -> Result<Compiled, Failed> {
+        self.compile_with(IrPasses::All)
+    }
+
+    /// [`TestProgram::compile`], running the IR passes `passes` names.
+    pub fn compile_with(&self, passes: IrPasses) -> Result<Compiled, Failed> {
         let mut loader = MemoryLoader::new();
         for (name, text) in &self.files {
             if let Some(module) = name.strip_suffix(".dfm") {
@@ -44,7 +49,7 @@ impl TestProgram {
                 loader = loader.with_rider(rider, text);
             }
         }
-        compile(&builtin_riders(loader), SCRIPT_NAME, &self.script)
+        compile_with(&builtin_riders(loader), SCRIPT_NAME, &self.script, passes)
     }
 
     /// The number of non-blank lines of the script.

@@ -239,6 +239,9 @@ fn run_with_timeout(command: Command, timeout: Duration) -> Outcome {
 pub struct InProcess {
     pub riders: datalove::RiderPath,
     pub backends: Vec<&'static str>,
+    /// The IR passes the programs are compiled with (all, as the CLI does; none to test
+    /// the passes against the IR as lowered).
+    pub passes: datalove_front::IrPasses,
 }
 
 impl Runner for InProcess {
@@ -247,7 +250,7 @@ impl Runner for InProcess {
     }
 
     fn run(&self, program: &TestProgram, backend: &str) -> Outcome {
-        let compiled = match program.compile() {
+        let compiled = match program.compile_with(self.passes) {
             Ok(c) => c,
             Err(failed) => {
                 return Outcome {

@@ -116,22 +116,47 @@ pub const FRONT_STACK_BYTES: usize = 64 << 20;
 /// nesting limit compiles from any thread; where no thread can be started (a tight
 /// address-space limit), they run on the caller's.
 pub fn compile(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result<Compiled, Failed> {
+    compile_with(loader, root_path, root_text, IrPasses::All)
+}
+
+/// Which IR passes [`compile_with`] runs on the lowered program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IrPasses {
+    /// All of them (`datalove_ir::passes::optimize`), as [`compile`] does.
+    All,
+    /// None: the IR as lowered from the source, for testing the passes against it (every
+    /// outcome must be the same) and for reading what lowering alone produces.
+    None,
+}
+
+/// [`compile`], running the IR passes `passes` names.
+pub fn compile_with(
+    loader: &dyn Loader,
+    root_path: &str,
+    root_text: &str,
+    passes: IrPasses,
+) -> Result<Compiled, Failed> {
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("datalove-front".into())
             .stack_size(FRONT_STACK_BYTES)
-            .spawn_scoped(scope, || compile_here(loader, root_path, root_text));
+            .spawn_scoped(scope, || compile_here(loader, root_path, root_text, passes));
         match spawned {
             Ok(thread) => thread
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => compile_here(loader, root_path, root_text),
+            Err(_) => compile_here(loader, root_path, root_text, passes),
         }
     })
 }
 
 /// [`compile`] on the calling thread.
-fn compile_here(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result<Compiled, Failed> {
+fn compile_here(
+    loader: &dyn Loader,
+    root_path: &str,
+    root_text: &str,
+    passes: IrPasses,
+) -> Result<Compiled, Failed> {
     let mut sources = Sources::new();
     let mut diagnostics = Vec::new();
     let fail = |sources, diagnostics| {
@@ -155,15 +180,9 @@ fn compile_here(loader: &dyn Loader, root_path: &str, root_text: &str) -> Result
         return fail(sources, diagnostics);
     }
     let mut program = lower::lower(&checked, &resolved.riders, &sources);
-    // Small functions inlined, checks that can never fire removed (which leaves more
-    // condition blocks small enough to copy), and loops tested at their bottom, once, for
-    // every backend alike; then the checks that the copied conditions prove (the parts of
-    // an `and` each branch on their own) removed too.
-    datalove_ir::inline::inline_small_functions(&mut program);
-    datalove_ir::ranges::remove_impossible_checks(&mut program);
-    datalove_ir::thread::thread_condition_jumps(&mut program);
-    datalove_ir::ranges::remove_impossible_checks(&mut program);
-    datalove_ir::forward::forward_copies(&mut program);
+    if passes == IrPasses::All {
+        datalove_ir::passes::optimize(&mut program);
+    }
     Ok(Compiled {
         program,
         sources,

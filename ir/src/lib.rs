@@ -38,6 +38,7 @@ pub mod forward;
 pub mod inline;
 pub mod lowering;
 pub mod native;
+pub mod passes;
 pub mod print;
 pub mod program;
 pub mod ranges;

@@ -1,0 +1,24 @@
+//! The IR passes, in the order the front end runs them on every program it lowers, so
+//! that every backend runs the same IR. An embedder that builds IR with the builder runs
+//! them with [`optimize`]; each pass keeps what the program prints, the errors it raises
+//! (kind, location, chain of calls), the call depth at which it is refused and its drops.
+//!
+//! 1. [`crate::inline`]: small functions of scalars inlined at their calls.
+//! 2. [`crate::ranges`]: checked arithmetic that cannot overflow made plain.
+//! 3. [`crate::thread`]: loops tested at their bottom (jumps take a copy of small
+//!    condition blocks).
+//! 4. [`crate::ranges`] again: the parts of an `and` the copied conditions now test on
+//!    their own.
+//! 5. [`crate::forward`]: straight-line blocks merged, copies forwarded, repeated scalar
+//!    operations reused, dead copies removed.
+
+use crate::program::Program;
+
+/// Runs every pass on `program`, in order.
+pub fn optimize(program: &mut Program) {
+    crate::inline::inline_small_functions(program);
+    crate::ranges::remove_impossible_checks(program);
+    crate::thread::thread_condition_jumps(program);
+    crate::ranges::remove_impossible_checks(program);
+    crate::forward::forward_copies(program);
+}
