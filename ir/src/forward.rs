@@ -11,15 +11,16 @@
 //! 1. **Blocks merged.** A block that ends in a `jump` to a block nothing else reaches
 //!    (no other jump, branch or abandon edge, and not the entry) takes that block's
 //!    instructions and terminator; the jump is gone.
-//! 2. **Copies forwarded, operations reused**, within each block, in order. After
-//!    `d = copy s` (scalars of one type, `s` a local or an `in` parameter), a later read
-//!    of `d` reads `s` instead, until either is written again. A scalar `const`,
-//!    `unary`, `binary`, `compare` or `cast` that repeats one already computed in the
-//!    block, on the same operands with neither they nor its result written since,
-//!    becomes a copy of that result (so `b[i + 3] = b[i + 3] + x`, whose two `3`s are
-//!    two constants, computes `i + 3` once). This holds for a checked operation too: had it failed, the first
-//!    one would have failed before it, at its own location; so the copy cannot fail and
-//!    loses its abandon edge.
+//! 2. **Copies forwarded, operations reused.** After `d = copy s` (scalars of one type,
+//!    `s` a local or an `in` parameter), a later read of `d` reads `s` instead, until
+//!    either is written again: in the same block, or in a later one when the copy holds
+//!    on every path there (a forward analysis over jumps and branches). Within a block,
+//!    a scalar `const`, `unary`, `binary`, `compare` or `cast` that repeats one already
+//!    computed there, on the same operands with neither they nor its result written
+//!    since, becomes a copy of that result (so `b[i + 3] = b[i + 3] + x`, whose two `3`s
+//!    are two constants, computes `i + 3` once). This holds for a checked operation too:
+//!    had it failed, the first one would have failed before it, at its own location; so
+//!    the copy cannot fail and loses its abandon edge.
 //! 3. **Dead copies removed.** A `copy` or `const` into a local scalar that no path reads
 //!    before writing it again (a backward liveness over the blocks, abandon edges
 //!    included) is removed.
@@ -42,9 +43,12 @@ pub fn forward_copies(program: &mut Program) {
 /// Runs the pass on one function.
 pub fn forward_function(f: &mut Function) {
     merge_straight_blocks(f);
+    let at_entry = copies_at_entry(f);
     let mut dropped_edges = false;
-    for b in 0..f.blocks.len() {
-        dropped_edges |= forward_block(f, b);
+    for (b, copies) in at_entry.into_iter().enumerate() {
+        let mut block = std::mem::take(&mut f.blocks[b]);
+        dropped_edges |= forward_block(f, &mut block, copies).1;
+        f.blocks[b] = block;
     }
     remove_dead_copies(f);
     if dropped_edges {
@@ -157,15 +161,74 @@ fn forwardable_source(f: &Function, s: SlotId) -> bool {
     matches!(f.param_mode(s), None | Some(ParamMode::In))
 }
 
-/// Step 2 on block `b`; whether an abandon edge was dropped.
-fn forward_block(f: &mut Function, b: usize) -> bool {
-    // `copy_of[d] = s`: `d` holds a copy of `s`, neither written since.
-    let mut copy_of: Vec<Option<SlotId>> = vec![None; f.slots.len()];
+/// The copies that hold at a point: `copies[d] = Some(s)`, `d` holds a copy of `s` and
+/// neither has been written since.
+type Copies = Vec<Option<SlotId>>;
+
+/// The copies that hold where each block starts, on every path to it (a forward "must"
+/// analysis over jumps and branches, to a fixed point): a read in a block may then read
+/// the source of a copy made in a block before it (`fib(n - 1)` inlined copies `n - 1`
+/// into the callee's parameter in one block and reads it in the next). The entry and
+/// the blocks abandon edges reach start with none.
+fn copies_at_entry(f: &Function) -> Vec<Copies> {
+    let n = f.blocks.len();
+    let none: Copies = vec![None; f.slots.len()];
+    let abandon_targets = f.abandon_targets();
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, block) in f.blocks.iter().enumerate() {
+        for s in block.term.successors() {
+            preds[s.index()].push(b);
+        }
+    }
+    let fixed = |b: usize| b == f.entry.index() || abandon_targets[b] || preds[b].is_empty();
+    // What holds where each block ends; `None` until first computed (no constraint yet).
+    let mut at_end: Vec<Option<Copies>> = vec![None; n];
+    let at_start = |b: usize, at_end: &[Option<Copies>]| -> Option<Copies> {
+        if fixed(b) {
+            return Some(none.clone());
+        }
+        let mut met: Option<Copies> = None;
+        for end in preds[b].iter().filter_map(|p| at_end[*p].as_ref()) {
+            met = Some(match met {
+                None => end.clone(),
+                Some(m) => m
+                    .iter()
+                    .zip(end)
+                    .map(|(a, b)| if a == b { *a } else { None })
+                    .collect(),
+            });
+        }
+        met
+    };
+    loop {
+        let mut changed = false;
+        for b in 0..n {
+            let Some(start) = at_start(b, &at_end) else {
+                continue;
+            };
+            let end = forward_block(f, &mut f.blocks[b].clone(), start).0;
+            if at_end[b].as_ref() != Some(&end) {
+                at_end[b] = Some(end);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (0..n)
+        .map(|b| at_start(b, &at_end).unwrap_or_else(|| none.clone()))
+        .collect()
+}
+
+/// Step 2 on `block` (taken out of `f`), starting from the copies `copy_of` that hold
+/// where it starts: the copies that hold where it ends, and whether an abandon edge was
+/// dropped.
+fn forward_block(f: &Function, block: &mut Block, mut copy_of: Copies) -> (Copies, bool) {
     // Operations computed in this block whose operands and result are unchanged since.
     let mut available: Vec<(Key, SlotId)> = Vec::new();
     let mut dropped_edge = false;
-    let mut insts = std::mem::take(&mut f.blocks[b].insts);
-    for inst in &mut insts {
+    for inst in &mut block.insts {
         // A call's places (`ref`, `mut`, `out` arguments): a slot passed as one must be
         // the callee's only view of it, so no `in` argument of the call becomes it.
         let places: Vec<SlotId> = match &inst.kind {
@@ -221,8 +284,7 @@ fn forward_block(f: &mut Function, b: usize) -> bool {
             }
         }
     }
-    let term = &mut f.blocks[b].term;
-    match term {
+    match &mut block.term {
         Terminator::Branch { cond, .. } => {
             if let Some(s) = copy_of[cond.index()] {
                 *cond = s;
@@ -235,8 +297,7 @@ fn forward_block(f: &mut Function, b: usize) -> bool {
         }
         _ => {}
     }
-    f.blocks[b].insts = insts;
-    dropped_edge
+    (copy_of, dropped_edge)
 }
 
 /// Step 3: removes each `copy` or `const` into a local scalar that is dead after it.
@@ -444,21 +505,14 @@ mod tests {
         assert!(matches!(body[3].kind, InstKind::Debuglog { src } if src == d));
     }
 
-    /// A copy read in two later blocks (reached by a branch, so not merged) stays; one
-    /// never read is removed.
+    /// A copy made before a branch and read after it, on both sides, holds on every path
+    /// there: both reads read its source, and the copy, read nowhere now, goes.
     #[test]
-    fn a_copy_read_in_a_later_block_stays_and_an_unread_one_goes() {
-        let (program, ()) = forwarded_main(|fb| {
+    fn a_copy_made_on_every_path_is_forwarded_into_later_blocks() {
+        let (program, a) = forwarded_main(|fb| {
             let a = fb.int(IrType::I64, 3);
-            let (kept, unread) = (fb.new_slot(IrType::I64), fb.new_slot(IrType::I64));
+            let kept = fb.new_slot(IrType::I64);
             fb.inst(InstKind::Copy { dst: kept, src: a }, None);
-            fb.inst(
-                InstKind::Copy {
-                    dst: unread,
-                    src: a,
-                },
-                None,
-            );
             let zero = fb.int(IrType::I64, 0);
             let c = fb.compare(CompareOp::Lt, zero, a);
             let (yes, no) = (fb.new_block(), fb.new_block());
@@ -468,16 +522,53 @@ mod tests {
                 fb.debuglog(kept);
                 fb.terminate(Terminator::Return(None));
             }
+            a
         });
         let f = &program.functions[0];
         assert_eq!(
             kinds(f),
             [
-                vec!["const", "copy", "const", "compare"],
+                vec!["const", "const", "compare"],
                 vec!["debuglog"],
                 vec!["debuglog"]
             ]
         );
+        for b in &f.blocks[1..] {
+            assert!(matches!(b.insts[0].kind, InstKind::Debuglog { src } if src == a));
+        }
+    }
+
+    /// `if 0 < a { v = a } else { v = 7 }; debuglog v`: the copy holds on one path to
+    /// the join only, so the join reads `v` and the copy stays.
+    #[test]
+    fn a_copy_made_on_one_path_only_stays() {
+        let (program, v) = forwarded_main(|fb| {
+            let a = fb.int(IrType::I64, 3);
+            let v = fb.new_slot(IrType::I64);
+            let zero = fb.int(IrType::I64, 0);
+            let c = fb.compare(CompareOp::Lt, zero, a);
+            let (yes, no, join) = (fb.new_block(), fb.new_block(), fb.new_block());
+            fb.branch(c, yes, no);
+            fb.switch_to(yes);
+            fb.inst(InstKind::Copy { dst: v, src: a }, None);
+            fb.terminate(Terminator::Jump(join));
+            fb.switch_to(no);
+            fb.inst(
+                InstKind::Const {
+                    dst: v,
+                    value: ConstValue::Int(7),
+                },
+                None,
+            );
+            fb.terminate(Terminator::Jump(join));
+            fb.switch_to(join);
+            fb.debuglog(v);
+            fb.terminate(Terminator::Return(None));
+            v
+        });
+        let f = &program.functions[0];
+        assert_eq!(kinds(f)[1], ["copy"]);
+        assert!(matches!(f.blocks[3].insts[0].kind, InstKind::Debuglog { src } if src == v));
     }
 
     /// `debuglog 3 + 3`, the two `3`s two constants, and `0.0` beside `-0.0`: the equal
