@@ -173,6 +173,16 @@ type Copies = Vec<Option<SlotId>>;
 fn copies_at_entry(f: &Function) -> Vec<Copies> {
     let n = f.blocks.len();
     let none: Copies = vec![None; f.slots.len()];
+    // Nothing to carry from block to block: one block, or no copy anywhere (the copies
+    // that reusing an operation makes are then forwarded within their block only).
+    let copies = f.blocks.iter().flat_map(|b| &b.insts);
+    if n == 1
+        || !copies
+            .into_iter()
+            .any(|i| matches!(i.kind, InstKind::Copy { .. }))
+    {
+        return vec![none; n];
+    }
     let abandon_targets = f.abandon_targets();
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (b, block) in f.blocks.iter().enumerate() {
