@@ -52,6 +52,16 @@ unsafe fn list_elem(
     }
 }
 
+/// `t = a * b` of a fused product ([`MulThen`]): written to `t`, and returned for the
+/// operation that takes it.
+#[inline(always)]
+unsafe fn mul_then(frame: *mut u8, o: &MulThen) -> f64 {
+    let slot = |o: u32| frame.add(o as usize) as *mut f64;
+    let x = slot(o.a).read() * slot(o.b).read();
+    slot(o.t).write(x);
+    x
+}
+
 /// Where the dispatch loop goes after a generic operation.
 enum Flow {
     /// The next operation.
@@ -479,6 +489,36 @@ impl Machine<'_> {
                 }
                 Op::I64ToF64 { d, s } => st!(f64, *d, ld!(i64, *s) as f64),
                 Op::U64ToF64 { d, s } => st!(f64, *d, ld!(u64, *s) as f64),
+                Op::MulAddF64(o) => {
+                    st!(f64, o.d, mul_then(frame, o) + ld!(f64, o.c));
+                    skip!(2)
+                }
+                Op::MulSubF64(o) => {
+                    st!(f64, o.d, mul_then(frame, o) - ld!(f64, o.c));
+                    skip!(2)
+                }
+                Op::MulRsubF64(o) => {
+                    st!(f64, o.d, ld!(f64, o.c) - mul_then(frame, o));
+                    skip!(2)
+                }
+                Op::MulAddF64M(ThenCopy { op: o, m }) => {
+                    let v = mul_then(frame, o) + ld!(f64, o.c);
+                    st!(f64, o.d, v);
+                    st!(f64, *m, v);
+                    skip!(3)
+                }
+                Op::MulSubF64M(ThenCopy { op: o, m }) => {
+                    let v = mul_then(frame, o) - ld!(f64, o.c);
+                    st!(f64, o.d, v);
+                    st!(f64, *m, v);
+                    skip!(3)
+                }
+                Op::MulRsubF64M(ThenCopy { op: o, m }) => {
+                    let v = ld!(f64, o.c) - mul_then(frame, o);
+                    st!(f64, o.d, v);
+                    st!(f64, *m, v);
+                    skip!(3)
+                }
                 Op::SqrtF64 { d, s } => st!(f64, *d, ld!(f64, *s).sqrt()),
                 Op::AbsF64 { d, s } => st!(f64, *d, ld!(f64, *s).abs()),
                 Op::NegF64 { d, s } => st!(f64, *d, -ld!(f64, *s)),

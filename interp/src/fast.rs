@@ -24,7 +24,7 @@ use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
 use crate::ops::{
-    Binary, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, Op, Opnd,
+    Binary, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, MulThen, Op, Opnd,
     ParamPass, Slots, Targets, ThenCopy, WithK,
 };
 
@@ -376,6 +376,25 @@ fn fused(ops: &[Op], i: usize) -> Option<(Op, usize)> {
             };
             Some((op, 2))
         }
+        // An `f64` product and the sum or difference that takes it.
+        (Op::Binary(m), Some(Op::Binary(o)))
+            if m.op == BinaryOp::Mul
+                && m.ty == TyKind::F64
+                && o.ty == TyKind::F64
+                && (o.a == m.dst) != (o.b == m.dst) =>
+        {
+            let c = if o.a == m.dst { o.b } else { o.a };
+            let (t, a, b) = direct3(m.dst, m.a, m.b)?;
+            let (c, d) = (direct(c)?, direct(o.dst)?);
+            let then = MulThen { t, a, b, c, d };
+            let op = match o.op {
+                BinaryOp::Add => Op::MulAddF64(then),
+                BinaryOp::Sub if o.a == m.dst => Op::MulSubF64(then),
+                BinaryOp::Sub => Op::MulRsubF64(then),
+                _ => return None,
+            };
+            Some((op, 2))
+        }
         // A comparison and the branch on its result.
         (
             Op::Compare(o),
@@ -407,6 +426,9 @@ fn with_copy(op: Op, next: Option<&Op>) -> Result<Op, Op> {
         Op::AddF64(op) if op.d == src => Op::AddF64M(ThenCopy { op, m }),
         Op::SubF64(op) if op.d == src => Op::SubF64M(ThenCopy { op, m }),
         Op::MulF64(op) if op.d == src => Op::MulF64M(ThenCopy { op, m }),
+        Op::MulAddF64(op) if op.d == src => Op::MulAddF64M(ThenCopy { op, m }),
+        Op::MulSubF64(op) if op.d == src => Op::MulSubF64M(ThenCopy { op, m }),
+        Op::MulRsubF64(op) if op.d == src => Op::MulRsubF64M(ThenCopy { op, m }),
         other => return Err(other),
     })
 }

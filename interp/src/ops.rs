@@ -459,6 +459,16 @@ pub enum Op {
     AddF64M(ThenCopy<Slots>),
     SubF64M(ThenCopy<Slots>),
     MulF64M(ThenCopy<Slots>),
+    /// An `f64` product and the sum or difference that takes it (`t = a * b` then
+    /// `d = t + c`, `d = c + t`, `d = t - c` or `d = c - t`): both written, the product
+    /// carried in a register to the second operation. Two roundings, as the two
+    /// operations make (no fused multiply-add).
+    MulAddF64(MulThen),
+    MulSubF64(MulThen),
+    MulRsubF64(MulThen),
+    MulAddF64M(ThenCopy<MulThen>),
+    MulSubF64M(ThenCopy<MulThen>),
+    MulRsubF64M(ThenCopy<MulThen>),
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
     CallV {
@@ -564,6 +574,16 @@ pub struct Slots {
     pub d: u32,
     pub a: u32,
     pub b: u32,
+}
+
+/// `t = a * b`, then `d = t op c` (or `c op t`).
+#[derive(Clone, Copy, Debug)]
+pub struct MulThen {
+    pub t: u32,
+    pub a: u32,
+    pub b: u32,
+    pub c: u32,
+    pub d: u32,
 }
 
 /// Checked `d = a op b`; `ty` names the type in an overflow error.
