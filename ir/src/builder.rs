@@ -138,6 +138,16 @@ impl ProgramBuilder {
     }
 }
 
+/// The blocks of a loop started by [`FunctionBuilder::while_loop`].
+#[derive(Clone, Copy, Debug)]
+pub struct Loop {
+    /// Tests the condition; the body's end jumps back here.
+    pub head: BlockId,
+    pub body: BlockId,
+    /// Where the loop goes when the condition fails.
+    pub exit: BlockId,
+}
+
 /// Builds one function's body. Instructions go to the current block.
 pub struct FunctionBuilder<'a> {
     func: &'a mut Function,
@@ -252,11 +262,68 @@ impl FunctionBuilder<'_> {
         })
     }
 
+    /// Ends the current block with a jump to `target`.
+    pub fn jump(&mut self, target: BlockId) {
+        self.terminate(Terminator::Jump(target))
+    }
+
+    fn jump_if_open(&mut self, target: BlockId) {
+        if self.is_open() {
+            self.jump(target);
+        }
+    }
+
+    /// Starts a `while lhs op rhs` loop: the current block jumps to a new head block,
+    /// which compares and branches to a new body block or a new exit block. The builder
+    /// is left in the body, whose end should jump back to `head`.
+    pub fn while_loop(&mut self, op: CompareOp, lhs: SlotId, rhs: SlotId) -> Loop {
+        let (head, body, exit) = (self.new_block(), self.new_block(), self.new_block());
+        self.jump(head);
+        self.switch_to(head);
+        let more = self.compare(op, lhs, rhs);
+        self.branch(more, body, exit);
+        self.switch_to(body);
+        Loop { head, body, exit }
+    }
+
+    /// `if cond { then } else { els }`: branches to two new blocks, builds each side with
+    /// its closure and jumps from its end (when it is still open) to a new join block,
+    /// where the builder is left. Returns the then, else and join blocks.
+    pub fn if_else(
+        &mut self,
+        cond: SlotId,
+        then: impl FnOnce(&mut Self),
+        els: impl FnOnce(&mut Self),
+    ) -> [BlockId; 3] {
+        let (yes, no, join) = (self.new_block(), self.new_block(), self.new_block());
+        self.branch(cond, yes, no);
+        self.switch_to(yes);
+        then(self);
+        self.jump_if_open(join);
+        self.switch_to(no);
+        els(self);
+        self.jump_if_open(join);
+        self.switch_to(join);
+        [yes, no, join]
+    }
+
+    // ---- conveniences that write an existing slot ----
+
+    /// `dst = const value`.
+    pub fn set_const(&mut self, dst: SlotId, value: ConstValue) {
+        self.inst(InstKind::Const { dst, value }, None)
+    }
+
+    /// `dst = copy src`.
+    pub fn copy(&mut self, dst: SlotId, src: SlotId) {
+        self.inst(InstKind::Copy { dst, src }, None)
+    }
+
     // ---- conveniences that make a fresh destination slot ----
 
     pub fn constant(&mut self, ty: IrType, value: ConstValue) -> SlotId {
         let dst = self.new_slot(ty);
-        self.inst(InstKind::Const { dst, value }, None);
+        self.set_const(dst, value);
         dst
     }
 
@@ -360,5 +427,47 @@ mod tests {
             Err(BuildError::NoSuchBlock(BlockId(5)))
         );
         assert!(pb.try_function(FuncId(3)).is_err());
+    }
+
+    /// `var i = 0; loop while i < 3 { if i == 1 { x = i } else { x = 7 }; i = i +% 1 }`
+    /// through the conveniences: the blocks are where they say, and the program verifies.
+    #[test]
+    fn loops_and_branches_are_shaped_as_documented() {
+        let mut pb = ProgramBuilder::new();
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        pb.set_entry(main);
+        let mut fb = pb.function(main);
+        let (i, three, one) = (
+            fb.int(IrType::I64, 0),
+            fb.int(IrType::I64, 3),
+            fb.int(IrType::I64, 1),
+        );
+        let x = fb.new_slot(IrType::I64);
+        let each = fb.while_loop(CompareOp::Lt, i, three);
+        assert_eq!(fb.current_block(), Some(each.body));
+        let c = fb.compare(CompareOp::Eq, i, one);
+        let [yes, no, join] = fb.if_else(
+            c,
+            |fb| fb.copy(x, i),
+            |fb| fb.set_const(x, ConstValue::Int(7)),
+        );
+        assert_eq!(fb.current_block(), Some(join));
+        let next = fb.binary(BinaryOp::WrappingAdd, i, one, None);
+        fb.copy(i, next);
+        fb.debuglog(x);
+        fb.jump(each.head);
+        fb.switch_to(each.exit);
+        fb.terminate(Terminator::Return(None));
+        let program = pb.finish_verified().expect("verifies");
+        let blocks = &program.functions[0].blocks;
+        assert_eq!(blocks[0].term, Terminator::Jump(each.head));
+        assert!(matches!(blocks[each.head.index()].term,
+            Terminator::Branch { then_block, else_block, .. }
+                if (then_block, else_block) == (each.body, each.exit)));
+        assert_eq!(blocks[yes.index()].term, Terminator::Jump(join));
+        assert_eq!(blocks[no.index()].term, Terminator::Jump(join));
+        assert!(
+            matches!(blocks[no.index()].insts[0].kind, InstKind::Const { dst, .. } if dst == x)
+        );
     }
 }

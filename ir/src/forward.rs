@@ -437,14 +437,14 @@ mod tests {
                 fb.new_slot(IrType::I64),
             );
             for (dst, src) in [(t1, a), (t2, b), (p1, t1), (p2, t2)] {
-                fb.inst(InstKind::Copy { dst, src }, None);
+                fb.copy(dst, src);
             }
             let (body, after) = (fb.new_block(), fb.new_block());
             fb.terminate(Terminator::Jump(body));
             fb.switch_to(body);
             let overflow = fb.abandon_block(&[]);
             let sum = fb.binary(BinaryOp::Add, p1, p2, Some(overflow));
-            fb.inst(InstKind::Copy { dst: r, src: sum }, None);
+            fb.copy(r, sum);
             fb.terminate(Terminator::Jump(after));
             fb.switch_to(after);
             fb.debuglog(r);
@@ -501,19 +501,14 @@ mod tests {
             let i = fb.int(IrType::I64, 0);
             let three = fb.int(IrType::I64, 3);
             let one = fb.int(IrType::I64, 1);
-            let (cond, body, exit) = (fb.new_block(), fb.new_block(), fb.new_block());
-            fb.terminate(Terminator::Jump(cond));
-            fb.switch_to(cond);
-            let c = fb.compare(CompareOp::Lt, i, three);
-            fb.branch(c, body, exit);
-            fb.switch_to(body);
+            let each = fb.while_loop(CompareOp::Lt, i, three);
             let d = fb.new_slot(IrType::I64);
-            fb.inst(InstKind::Copy { dst: d, src: i }, None);
+            fb.copy(d, i);
             let next = fb.binary(BinaryOp::WrappingAdd, i, one, None);
-            fb.inst(InstKind::Copy { dst: i, src: next }, None);
+            fb.copy(i, next);
             fb.debuglog(d);
-            fb.terminate(Terminator::Jump(cond));
-            fb.switch_to(exit);
+            fb.jump(each.head);
+            fb.switch_to(each.exit);
             fb.terminate(Terminator::Return(None));
             (d, i)
         });
@@ -533,7 +528,7 @@ mod tests {
         let (program, a) = forwarded_main(|fb| {
             let a = fb.int(IrType::I64, 3);
             let kept = fb.new_slot(IrType::I64);
-            fb.inst(InstKind::Copy { dst: kept, src: a }, None);
+            fb.copy(kept, a);
             let zero = fb.int(IrType::I64, 0);
             let c = fb.compare(CompareOp::Lt, zero, a);
             let (yes, no) = (fb.new_block(), fb.new_block());
@@ -568,21 +563,11 @@ mod tests {
             let v = fb.new_slot(IrType::I64);
             let zero = fb.int(IrType::I64, 0);
             let c = fb.compare(CompareOp::Lt, zero, a);
-            let (yes, no, join) = (fb.new_block(), fb.new_block(), fb.new_block());
-            fb.branch(c, yes, no);
-            fb.switch_to(yes);
-            fb.inst(InstKind::Copy { dst: v, src: a }, None);
-            fb.terminate(Terminator::Jump(join));
-            fb.switch_to(no);
-            fb.inst(
-                InstKind::Const {
-                    dst: v,
-                    value: ConstValue::Int(7),
-                },
-                None,
+            fb.if_else(
+                c,
+                |fb| fb.copy(v, a),
+                |fb| fb.set_const(v, ConstValue::Int(7)),
             );
-            fb.terminate(Terminator::Jump(join));
-            fb.switch_to(join);
             fb.debuglog(v);
             fb.terminate(Terminator::Return(None));
             v

@@ -1004,12 +1004,7 @@ mod tests {
         let one = fb.int(IrType::Index, 1);
         let zero = fb.constant(IrType::U8, ConstValue::Int(0));
         let abandon = fb.abandon_block(&[]);
-        let (head, body, exit) = (fb.new_block(), fb.new_block(), fb.new_block());
-        fb.terminate(Terminator::Jump(head));
-        fb.switch_to(head);
-        let more = fb.compare(CompareOp::Lt, i, n);
-        fb.branch(more, body, exit);
-        fb.switch_to(body);
+        let each = fb.while_loop(CompareOp::Lt, i, n);
         fb.inst(
             InstKind::ListSet {
                 list: xs,
@@ -1020,8 +1015,8 @@ mod tests {
         );
         let next = fb.binary(BinaryOp::Add, i, one, Some(abandon));
         fb.inst(InstKind::Move { dst: i, src: next }, None);
-        fb.terminate(Terminator::Jump(head));
-        fb.switch_to(exit);
+        fb.jump(each.head);
+        fb.switch_to(each.exit);
         fb.call(None, other, vec![], &[], abandon);
         let length = fb.new_slot(IrType::Index);
         fb.inst(
@@ -1053,11 +1048,14 @@ mod tests {
             })
             .collect();
         // Only the call (the first instruction of the exit block) reloads.
-        assert_eq!(reloads, [(exit.index(), 0)]);
+        assert_eq!(reloads, [(each.exit.index(), 0)]);
         assert!(!keeps_list_headers(
             f,
-            &f.blocks[exit.index()].insts[0].kind
+            &f.blocks[each.exit.index()].insts[0].kind
         ));
-        assert!(keeps_list_headers(f, &f.blocks[body.index()].insts[0].kind));
+        assert!(keeps_list_headers(
+            f,
+            &f.blocks[each.body.index()].insts[0].kind
+        ));
     }
 }

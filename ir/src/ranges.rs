@@ -617,17 +617,12 @@ mod tests {
     fn counting_loop(cmp: CompareOp, start: i128) -> Vec<String> {
         arithmetic_after(|fb, n, abandon| {
             let i = fb.int(IrType::I64, start);
-            let (head, body, exit) = (fb.new_block(), fb.new_block(), fb.new_block());
-            fb.terminate(Terminator::Jump(head));
-            fb.switch_to(head);
-            let c = fb.compare(cmp, i, n);
-            fb.branch(c, body, exit);
-            fb.switch_to(body);
+            let each = fb.while_loop(cmp, i, n);
             let one = fb.int(IrType::I64, 1);
             let next = fb.binary(BinaryOp::Add, i, one, Some(abandon));
-            fb.inst(InstKind::Copy { dst: i, src: next }, None);
-            fb.terminate(Terminator::Jump(head));
-            fb.switch_to(exit);
+            fb.copy(i, next);
+            fb.jump(each.head);
+            fb.switch_to(each.exit);
             fb.terminate(Terminator::Return(Some(i)));
         })
     }
@@ -645,7 +640,7 @@ mod tests {
     fn what_a_call_may_change_is_known_no_more() {
         let ops = arithmetic_after(|fb, n, abandon| {
             let m = fb.new_slot(IrType::I64);
-            fb.inst(InstKind::Copy { dst: m, src: n }, None);
+            fb.copy(m, n);
             let zero = fb.int(IrType::I64, 0);
             let c = fb.compare(CompareOp::Gt, m, zero);
             fb.return_where(c, false, n);
@@ -665,23 +660,13 @@ mod tests {
     fn a_branch_on_a_known_bool_takes_one_side() {
         // `c = false; if c { x = n } else { x = 1 }; ret x + 1`: only the else side runs.
         let ops = arithmetic_after(|fb, n, abandon| {
-            let (then, els, join) = (fb.new_block(), fb.new_block(), fb.new_block());
             let x = fb.new_slot(IrType::I64);
             let c = fb.constant(IrType::Bool, ConstValue::Bool(false));
-            fb.branch(c, then, els);
-            fb.switch_to(then);
-            fb.inst(InstKind::Copy { dst: x, src: n }, None);
-            fb.terminate(Terminator::Jump(join));
-            fb.switch_to(els);
-            fb.inst(
-                InstKind::Const {
-                    dst: x,
-                    value: ConstValue::Int(1),
-                },
-                None,
+            fb.if_else(
+                c,
+                |fb| fb.copy(x, n),
+                |fb| fb.set_const(x, ConstValue::Int(1)),
             );
-            fb.terminate(Terminator::Jump(join));
-            fb.switch_to(join);
             let one = fb.int(IrType::I64, 1);
             let d = fb.binary(BinaryOp::Add, x, one, Some(abandon));
             fb.terminate(Terminator::Return(Some(d)));

@@ -87,7 +87,7 @@ mod tests {
         let mut fb = pb.function(main);
         let i = fb.int(IrType::I64, 0);
         let (cond, body, exit) = (fb.new_block(), fb.new_block(), fb.new_block());
-        fb.terminate(Terminator::Jump(cond));
+        fb.jump(cond);
         fb.switch_to(cond);
         let three = fb.int(IrType::I64, 3);
         let one = fb.int(IrType::I64, 1);
@@ -111,7 +111,7 @@ mod tests {
         fb.switch_to(body);
         fb.debuglog(i);
         let next = fb.binary(BinaryOp::WrappingAdd, i, one, None);
-        fb.inst(InstKind::Copy { dst: i, src: next }, None);
+        fb.copy(i, next);
         fb.terminate(Terminator::Jump(cond));
         fb.switch_to(exit);
         fb.terminate(Terminator::Return(None));
