@@ -110,6 +110,17 @@ fn layout_frame(f: &Function) -> FrameLayout {
     }
 }
 
+/// Whether `next` may take the constant just written to `dst` as an immediate: the
+/// fast form fuses a constant with the arithmetic after it that reads it, and with a
+/// comparison that reads it on the right (`fast::fused`).
+fn immediate_next(dst: SlotId, next: Option<&InstKind>) -> bool {
+    match next {
+        Some(InstKind::Binary { lhs, rhs, .. }) => *lhs == dst || *rhs == dst,
+        Some(InstKind::Compare { rhs, .. }) => *rhs == dst,
+        _ => false,
+    }
+}
+
 /// Lowers a verified program.
 pub fn lower_program(
     program: &Program,
@@ -231,9 +242,30 @@ impl FuncLowering<'_, '_> {
         let mut block_pc = vec![0u32; f.blocks.len()];
         let mut stubs: Vec<Op> = Vec::new();
         let mut unreachable: Option<u32> = None;
+        // A loop constant is written once, on entry, and not in its loop, unless the
+        // next instruction may take it as an immediate: the fast form fuses the two into
+        // one operation (that also writes it), which costs nothing to keep.
+        let hoisted: Vec<(BlockId, usize)> = f
+            .loop_constants()
+            .into_iter()
+            .filter(|&(b, i)| {
+                let insts = &f.blocks[b.index()].insts;
+                let InstKind::Const { dst, .. } = insts[i].kind else {
+                    unreachable!("a loop constant is a const")
+                };
+                !immediate_next(dst, insts.get(i + 1).map(|n| &n.kind))
+            })
+            .collect();
+        for &(b, i) in &hoisted {
+            self.inst(&f.blocks[b.index()].insts[i].kind, u32::MAX)?;
+        }
+        let hoisted: std::collections::HashSet<(BlockId, usize)> = hoisted.into_iter().collect();
         for (bi, block) in f.blocks.iter().enumerate() {
             block_pc[bi] = self.ops.len() as u32;
-            for inst in &block.insts {
+            for (ii, inst) in block.insts.iter().enumerate() {
+                if hoisted.contains(&(BlockId(bi as u32), ii)) {
+                    continue;
+                }
                 if let InstKind::CalledFrom = inst.kind {
                     // Without a location (IR built without one) there is nothing to add.
                     if let Some(site) = self.program.error_site(inst) {

@@ -11,7 +11,7 @@
 
 use datalove_rti::TyKind;
 
-use crate::program::{Arg, Function, InstKind, SlotId, Terminator};
+use crate::program::{Arg, BlockId, ConstValue, Function, InstKind, SlotId, Terminator};
 use crate::types::{IrType, ParamMode};
 
 /// How one parameter travels between program functions.
@@ -622,6 +622,92 @@ impl Function {
         plan
     }
 
+    /// For each block, whether it lies on a cycle of jumps and branches (a loop's
+    /// blocks): Tarjan's strongly connected components, walked without recursion.
+    pub fn blocks_in_cycles(&self) -> Vec<bool> {
+        const UNSEEN: u32 = u32::MAX;
+        let n = self.blocks.len();
+        let succs: Vec<Vec<BlockId>> = self.blocks.iter().map(|b| b.term.successors()).collect();
+        let (mut order, mut low) = (vec![UNSEEN; n], vec![0u32; n]);
+        let mut on_stack = vec![false; n];
+        let (mut stack, mut in_cycle) = (Vec::new(), vec![false; n]);
+        let mut next = 0u32;
+        for root in 0..n {
+            if order[root] != UNSEEN {
+                continue;
+            }
+            // Each block being walked, with how many of its successors are done.
+            let mut walk = vec![(root, 0usize)];
+            (order[root], low[root], on_stack[root]) = (next, next, true);
+            stack.push(root);
+            next += 1;
+            while let Some(&(v, done)) = walk.last() {
+                if let Some(w) = succs[v].get(done).map(|w| w.index()) {
+                    walk.last_mut().expect("walking").1 += 1;
+                    in_cycle[v] |= w == v;
+                    if order[w] == UNSEEN {
+                        (order[w], low[w], on_stack[w]) = (next, next, true);
+                        stack.push(w);
+                        next += 1;
+                        walk.push((w, 0));
+                    } else if on_stack[w] {
+                        low[v] = low[v].min(order[w]);
+                    }
+                    continue;
+                }
+                walk.pop();
+                if let Some(&(u, _)) = walk.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == order[v] {
+                    // `v` roots a component: the blocks above it on the stack.
+                    let at = stack.iter().rposition(|&w| w == v).expect("on the stack");
+                    let component = stack.split_off(at);
+                    for &w in &component {
+                        on_stack[w] = false;
+                        in_cycle[w] |= component.len() > 1;
+                    }
+                }
+            }
+        }
+        in_cycle
+    }
+
+    /// The loop constants: each slot whose one write in the whole function is a `const`
+    /// of a scalar (a `bool`, an integer, a float) standing in a block on a cycle. Such a
+    /// slot holds its constant wherever it is read, so a backend may write it once on
+    /// entry and drop the instruction from the loop. Parameters are never among them.
+    pub fn loop_constants(&self) -> Vec<(BlockId, usize)> {
+        let mut writes = vec![0u32; self.slots.len()];
+        for block in &self.blocks {
+            for inst in &block.insts {
+                inst.kind.for_each_written(|s| writes[s.index()] += 1);
+            }
+        }
+        for p in &self.params {
+            writes[p.slot.index()] = u32::MAX;
+        }
+        let in_cycle = self.blocks_in_cycles();
+        let mut found = Vec::new();
+        for (bi, block) in self.blocks.iter().enumerate() {
+            if !in_cycle[bi] {
+                continue;
+            }
+            for (ii, inst) in block.insts.iter().enumerate() {
+                if let InstKind::Const { dst, value } = &inst.kind {
+                    let scalar = matches!(
+                        value,
+                        ConstValue::Bool(_) | ConstValue::Int(_) | ConstValue::Float(_)
+                    );
+                    if scalar && writes[dst.index()] == 1 {
+                        found.push((BlockId(bi as u32), ii));
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// The blocks some instruction abandons to.
     pub fn abandon_targets(&self) -> Vec<bool> {
         let mut targets = vec![false; self.blocks.len()];
@@ -922,6 +1008,7 @@ impl InstKind {
 mod tests {
     use super::*;
     use crate::builder::ProgramBuilder;
+    use crate::program::{BinaryOp, CompareOp};
 
     /// `main` calls `b`, `b` calls itself and `c`; `a` and `d` are never called (`d`
     /// calls `c`, which does not make `c` any more reached).
@@ -1057,5 +1144,42 @@ mod tests {
             f,
             &f.blocks[each.body.index()].insts[0].kind
         ));
+    }
+
+    /// `k = 0; while k < 3 { one = 1; two = 2; k = k +% one; two = two +% one }; c = 7`
+    /// with a self-loop after it: the loop's blocks and the self-loop are on cycles; `one`
+    /// (written once, in the loop) is a loop constant, `two` (written twice) and `c`
+    /// (outside every loop) are not.
+    #[test]
+    fn a_constant_written_once_in_a_loop_is_a_loop_constant() {
+        let mut pb = ProgramBuilder::new();
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        pb.set_entry(main);
+        let mut fb = pb.function(main);
+        let (k, three) = (fb.int(IrType::I64, 0), fb.int(IrType::I64, 3));
+        let each = fb.while_loop(CompareOp::Lt, k, three);
+        let (one, two) = (fb.int(IrType::I64, 1), fb.int(IrType::I64, 2));
+        let next = fb.binary(BinaryOp::WrappingAdd, k, one, None);
+        fb.copy(k, next);
+        let twice = fb.binary(BinaryOp::WrappingAdd, two, one, None);
+        fb.copy(two, twice);
+        fb.jump(each.head);
+        fb.switch_to(each.exit);
+        fb.int(IrType::I64, 7);
+        let (spin, done) = (fb.new_block(), fb.new_block());
+        fb.jump(spin);
+        fb.switch_to(spin);
+        let f = fb.constant(IrType::Bool, ConstValue::Bool(false));
+        fb.branch(f, spin, done);
+        fb.switch_to(done);
+        fb.terminate(Terminator::Return(None));
+        let program = pb.finish();
+        let func = &program.functions[0];
+        let in_cycle = func.blocks_in_cycles();
+        let on = |b: BlockId| in_cycle[b.index()];
+        assert!(!on(BlockId(0)) && on(each.head) && on(each.body) && !on(each.exit));
+        assert!(on(spin) && !on(done));
+        // In the body: `one` (instruction 0); in the self-loop: `false` (instruction 0).
+        assert_eq!(func.loop_constants(), [(each.body, 0), (spin, 0)]);
     }
 }
