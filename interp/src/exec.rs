@@ -344,6 +344,58 @@ impl Machine<'_> {
                 branch!($o, ld!($t, $o.a) $op k)
             }};
         }
+        // A counter's step and the loop's test (`Op::IncBrLtI64`, ..): the step (its
+        // constant written first, or read from its slot), checked; the result written
+        // and copied; the bound (its constant written first, or read from its slot);
+        // the comparison written and branched on.
+        macro_rules! stepped {
+            ($t:ty, $o:expr, $step:expr) => {
+                match <$t>::checked_add(ld!($t, $o.step.a), $step) {
+                    Some(v) => {
+                        st!($t, $o.step.d, v);
+                        st!($t, $o.step.m, v);
+                        v
+                    }
+                    None => {
+                        let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::Add as u32);
+                        (t.raise_arith)(rt, kind, aop, $o.step.ty as u32);
+                        pc = $o.step.fail as usize;
+                        continue;
+                    }
+                }
+            };
+        }
+        macro_rules! k32 {
+            ($t:ty, $at:expr, $k:expr) => {{
+                let k = $k as i64 as $t;
+                st!($t, $at, k);
+                k
+            }};
+        }
+        macro_rules! inc_br {
+            ($t:ty, $o:expr, $op:tt) => {{
+                let v = stepped!($t, $o, k32!($t, $o.step.step, $o.step.k));
+                branch!($o.br, v $op ld!($t, $o.br.b))
+            }};
+        }
+        macro_rules! inc_br_k {
+            ($t:ty, $o:expr, $op:tt) => {{
+                let v = stepped!($t, $o, k32!($t, $o.step.step, $o.step.k));
+                branch!($o.br, v $op k32!($t, $o.br.b, $o.br.k))
+            }};
+        }
+        macro_rules! add_br {
+            ($t:ty, $o:expr, $op:tt) => {{
+                let v = stepped!($t, $o, ld!($t, $o.step.step));
+                branch!($o.br, v $op ld!($t, $o.br.b))
+            }};
+        }
+        macro_rules! add_br_k {
+            ($t:ty, $o:expr, $op:tt) => {{
+                let v = stepped!($t, $o, ld!($t, $o.step.step));
+                branch!($o.br, v $op k32!($t, $o.br.b, $o.br.k))
+            }};
+        }
         // A list element in place (`$at`: the list in the frame, or its address there),
         // read into `value` or written from it; or the bounds error.
         macro_rules! list_at {
@@ -412,6 +464,18 @@ impl Machine<'_> {
                            <= BrLeI64K: i64, BrLeU64K: u64, BrLeF64K: f64;
                            > BrGtI64K: i64, BrGtU64K: u64, BrGtF64K: f64;
                            >= BrGeI64K: i64, BrGeU64K: u64, BrGeF64K: f64; }
+                inc_br { == IncBrEqI64: i64, IncBrEqU64: u64; != IncBrNeI64: i64, IncBrNeU64: u64;
+                         < IncBrLtI64: i64, IncBrLtU64: u64; <= IncBrLeI64: i64, IncBrLeU64: u64; }
+                inc_br_k { == IncBrEqI64K: i64, IncBrEqU64K: u64;
+                           != IncBrNeI64K: i64, IncBrNeU64K: u64;
+                           < IncBrLtI64K: i64, IncBrLtU64K: u64;
+                           <= IncBrLeI64K: i64, IncBrLeU64K: u64; }
+                add_br { == AddBrEqI64: i64, AddBrEqU64: u64; != AddBrNeI64: i64, AddBrNeU64: u64;
+                         < AddBrLtI64: i64, AddBrLtU64: u64; <= AddBrLeI64: i64, AddBrLeU64: u64; }
+                add_br_k { == AddBrEqI64K: i64, AddBrEqU64K: u64;
+                           != AddBrNeI64K: i64, AddBrNeU64K: u64;
+                           < AddBrLtI64K: i64, AddBrLtU64K: u64;
+                           <= AddBrLeI64K: i64, AddBrLeU64K: u64; }
                 get { direct GetW: u64, GetB: u8; indirect GetWI: u64, GetBI: u8; }
                 set { direct SetW: u64, SetB: u8; indirect SetWI: u64, SetBI: u8; }
             ;

@@ -24,8 +24,8 @@ use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
 use crate::ops::{
-    Binary, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, MulThen, Op, Opnd,
-    ParamPass, Slots, Targets, ThenCopy, WithK,
+    Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, MulThen, Op,
+    Opnd, ParamPass, Slots, Step, StepBranch, Targets, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -524,6 +524,187 @@ fn const_then_branch(op: &Op, next: &Op) -> Option<Op> {
     }))
 }
 
+/// A 64-bit constant's bits as the `i32` they sign-extend from, if they do.
+fn small(k: u64) -> Option<i32> {
+    let narrow = k as i64 as i32;
+    (narrow as i64 as u64 == k).then_some(narrow)
+}
+
+/// A counter's step (`IncI64`, `AddU64M`, ..): its class, its parts, whether its step is
+/// a constant, and how many operations it stands for.
+fn step_of(op: &Op) -> Option<(Class, Step, bool, usize)> {
+    let (class, constant, covers) = match op {
+        Op::IncI64(_) => (Class::I64, true, 3),
+        Op::IncU64(_) => (Class::U64, true, 3),
+        Op::AddI64M(_) => (Class::I64, false, 2),
+        Op::AddU64M(_) => (Class::U64, false, 2),
+        _ => return None,
+    };
+    let step = match *op {
+        Op::IncI64(ThenCopy { op: o, m }) | Op::IncU64(ThenCopy { op: o, m }) => Step {
+            d: o.d,
+            a: o.a,
+            m,
+            step: o.kd,
+            k: small(o.k)?,
+            ty: o.ty,
+            fail: o.fail,
+        },
+        Op::AddI64M(ThenCopy { op: o, m }) | Op::AddU64M(ThenCopy { op: o, m }) => Step {
+            d: o.d,
+            a: o.a,
+            m,
+            step: o.b,
+            k: 0,
+            ty: o.ty,
+            fail: o.fail,
+        },
+        _ => return None,
+    };
+    Some((class, step, constant, covers))
+}
+
+/// A fused compare-and-branch of 64-bit integers by `==`, `!=`, `<` or `<=`: its class,
+/// operator, left operand, its bound, and whether the bound is a constant.
+fn test_of(op: &Op) -> Option<(Class, CompareOp, u32, Bound, bool)> {
+    use CompareOp::{Eq, Le, Lt, Ne};
+    let (class, cmp) = match op {
+        Op::BrEqI64(_) | Op::BrEqI64K(_) => (Class::I64, Eq),
+        Op::BrNeI64(_) | Op::BrNeI64K(_) => (Class::I64, Ne),
+        Op::BrLtI64(_) | Op::BrLtI64K(_) => (Class::I64, Lt),
+        Op::BrLeI64(_) | Op::BrLeI64K(_) => (Class::I64, Le),
+        Op::BrEqU64(_) | Op::BrEqU64K(_) => (Class::U64, Eq),
+        Op::BrNeU64(_) | Op::BrNeU64K(_) => (Class::U64, Ne),
+        Op::BrLtU64(_) | Op::BrLtU64K(_) => (Class::U64, Lt),
+        Op::BrLeU64(_) | Op::BrLeU64K(_) => (Class::U64, Le),
+        _ => return None,
+    };
+    Some(match *op {
+        Op::BrEqI64(o)
+        | Op::BrNeI64(o)
+        | Op::BrLtI64(o)
+        | Op::BrLeI64(o)
+        | Op::BrEqU64(o)
+        | Op::BrNeU64(o)
+        | Op::BrLtU64(o)
+        | Op::BrLeU64(o) => {
+            let bound = Bound {
+                d: o.d,
+                b: o.b,
+                k: 0,
+                to: o.to,
+            };
+            (class, cmp, o.a, bound, false)
+        }
+        Op::BrEqI64K(o)
+        | Op::BrNeI64K(o)
+        | Op::BrLtI64K(o)
+        | Op::BrLeI64K(o)
+        | Op::BrEqU64K(o)
+        | Op::BrNeU64K(o)
+        | Op::BrLtU64K(o)
+        | Op::BrLeU64K(o) => {
+            let bound = Bound {
+                d: o.d,
+                b: o.kd,
+                k: small(o.k)?,
+                to: o.to,
+            };
+            (class, cmp, o.a, bound, true)
+        }
+        _ => return None,
+    })
+}
+
+/// The fused step-and-test variant: `[constant step][constant bound]`, each by class
+/// (`I64`, `U64`) and operator (`==`, `!=`, `<`, `<=`).
+type StepFamily = [[fn(StepBranch) -> Op; 4]; 2];
+
+const STEP_BRANCHES: [[StepFamily; 2]; 2] = [
+    [
+        [
+            [
+                Op::AddBrEqI64,
+                Op::AddBrNeI64,
+                Op::AddBrLtI64,
+                Op::AddBrLeI64,
+            ],
+            [
+                Op::AddBrEqU64,
+                Op::AddBrNeU64,
+                Op::AddBrLtU64,
+                Op::AddBrLeU64,
+            ],
+        ],
+        [
+            [
+                Op::AddBrEqI64K,
+                Op::AddBrNeI64K,
+                Op::AddBrLtI64K,
+                Op::AddBrLeI64K,
+            ],
+            [
+                Op::AddBrEqU64K,
+                Op::AddBrNeU64K,
+                Op::AddBrLtU64K,
+                Op::AddBrLeU64K,
+            ],
+        ],
+    ],
+    [
+        [
+            [
+                Op::IncBrEqI64,
+                Op::IncBrNeI64,
+                Op::IncBrLtI64,
+                Op::IncBrLeI64,
+            ],
+            [
+                Op::IncBrEqU64,
+                Op::IncBrNeU64,
+                Op::IncBrLtU64,
+                Op::IncBrLeU64,
+            ],
+        ],
+        [
+            [
+                Op::IncBrEqI64K,
+                Op::IncBrNeI64K,
+                Op::IncBrLtI64K,
+                Op::IncBrLeI64K,
+            ],
+            [
+                Op::IncBrEqU64K,
+                Op::IncBrNeU64K,
+                Op::IncBrLtU64K,
+                Op::IncBrLeU64K,
+            ],
+        ],
+    ],
+];
+
+/// A counter's step at `ops[i]` and the compare-and-branch it falls through to, when
+/// that reads the stepped value on the left: one operation (`Op::IncBrLtI64`, ..). The
+/// operations both stand for stay in place behind it.
+fn step_then_test(ops: &[Op], i: usize) -> Option<Op> {
+    let (class, step, constant_step, covers) = step_of(&ops[i])?;
+    let (test_class, cmp, left, br, constant_bound) = test_of(ops.get(i + covers)?)?;
+    if test_class != class || (left != step.d && left != step.m) {
+        return None;
+    }
+    let by_op = match cmp {
+        CompareOp::Eq => 0,
+        CompareOp::Ne => 1,
+        CompareOp::Lt => 2,
+        _ => 3,
+    };
+    let family = STEP_BRANCHES[constant_step as usize][constant_bound as usize];
+    Some(family[(class == Class::U64) as usize][by_op](StepBranch {
+        step,
+        br,
+    }))
+}
+
 /// Rewrites `ops` into the fast form (see the module's comment).
 pub fn specialize(ops: &mut [Op]) {
     // The comparisons left on their own: fused below with a branch that threading brings
@@ -569,6 +750,13 @@ pub fn specialize(ops: &mut [Op]) {
     }
     for i in 0..ops.len().saturating_sub(1) {
         if let Some(op) = const_then_branch(&ops[i], &ops[i + 1]) {
+            ops[i] = op;
+        }
+    }
+    // Last, once every test has its final form: a counter's step and the loop's test
+    // after it. (No later rewrite reads the fused operation's targets.)
+    for i in 0..ops.len() {
+        if let Some(op) = step_then_test(ops, i) {
             ops[i] = op;
         }
     }

@@ -469,6 +469,42 @@ pub enum Op {
     MulAddF64M(ThenCopy<MulThen>),
     MulSubF64M(ThenCopy<MulThen>),
     MulRsubF64M(ThenCopy<MulThen>),
+    /// A counter's step and the loop's test after it (`set i = i + 1` then `loop while
+    /// i < n`): the step's operations, the copy of its result, and the compare-and-branch
+    /// that reads the result, in one. `Inc..`: a constant step; `Add..`: a step in a slot;
+    /// `..K`: a constant bound.
+    IncBrEqI64(StepBranch),
+    IncBrNeI64(StepBranch),
+    IncBrLtI64(StepBranch),
+    IncBrLeI64(StepBranch),
+    IncBrEqU64(StepBranch),
+    IncBrNeU64(StepBranch),
+    IncBrLtU64(StepBranch),
+    IncBrLeU64(StepBranch),
+    IncBrEqI64K(StepBranch),
+    IncBrNeI64K(StepBranch),
+    IncBrLtI64K(StepBranch),
+    IncBrLeI64K(StepBranch),
+    IncBrEqU64K(StepBranch),
+    IncBrNeU64K(StepBranch),
+    IncBrLtU64K(StepBranch),
+    IncBrLeU64K(StepBranch),
+    AddBrEqI64(StepBranch),
+    AddBrNeI64(StepBranch),
+    AddBrLtI64(StepBranch),
+    AddBrLeI64(StepBranch),
+    AddBrEqU64(StepBranch),
+    AddBrNeU64(StepBranch),
+    AddBrLtU64(StepBranch),
+    AddBrLeU64(StepBranch),
+    AddBrEqI64K(StepBranch),
+    AddBrNeI64K(StepBranch),
+    AddBrLtI64K(StepBranch),
+    AddBrLeI64K(StepBranch),
+    AddBrEqU64K(StepBranch),
+    AddBrNeU64K(StepBranch),
+    AddBrLtU64K(StepBranch),
+    AddBrLeU64K(StepBranch),
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
     CallV {
@@ -665,6 +701,36 @@ pub struct Element {
     pub index: u32,
     pub value: u32,
     pub fail: u32,
+}
+
+/// Checked `d = a + step`, its result copied to `m`: `step` is the step's slot, or,
+/// for a constant step, where the constant `k` (sign-extended) is written first.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub d: u32,
+    pub a: u32,
+    pub m: u32,
+    pub step: u32,
+    pub k: i32,
+    pub ty: TyKind,
+    pub fail: u32,
+}
+
+/// `d = (the stepped value) op b`, then the branch on it: `b` is the bound's slot, or,
+/// for a constant bound, where the constant `k` (sign-extended) is written first.
+#[derive(Clone, Copy, Debug)]
+pub struct Bound {
+    pub d: u32,
+    pub b: u32,
+    pub k: i32,
+    pub to: Targets,
+}
+
+/// A counter's step, then the loop's test on the stepped value.
+#[derive(Clone, Copy, Debug)]
+pub struct StepBranch {
+    pub step: Step,
+    pub br: Bound,
 }
 
 /// An operation, then its result's 8 bytes copied to `m`.
