@@ -234,8 +234,15 @@ impl Machine<'_> {
                 (t.shadow_pop)(rt, *(frame.add(mark_at as usize) as *mut *mut u8));
             }
         };
-        let ops = &f.ops[..];
-        let mut pc = 0usize;
+        // The operation to run next, as its address: a step is one add, a jump one
+        // multiply-add from the start (`goto!`).
+        let ops = f.ops.as_ptr();
+        let mut pc = ops;
+        macro_rules! goto {
+            ($target:expr) => {
+                pc = ops.add($target as usize)
+            };
+        }
         // Loads and stores at direct frame offsets, for the fast form.
         macro_rules! ld {
             ($t:ty, $o:expr) => {
@@ -264,7 +271,7 @@ impl Machine<'_> {
         }
         macro_rules! skip {
             ($covers:expr) => {{
-                pc += $covers;
+                pc = pc.add($covers);
                 continue;
             }};
         }
@@ -282,7 +289,7 @@ impl Machine<'_> {
                     None => {
                         let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::$aop as u32);
                         (t.raise_arith)(rt, kind, aop, $o.ty as u32);
-                        pc = $o.fail as usize;
+                        goto!($o.fail);
                         continue;
                     }
                 }
@@ -329,7 +336,7 @@ impl Machine<'_> {
             ($o:expr, $c:expr) => {{
                 let c = $c;
                 st!(u8, $o.d, c as u8);
-                pc = if c { $o.to.t } else { $o.to.e } as usize;
+                goto!(if c { $o.to.t } else { $o.to.e });
                 continue;
             }};
         }
@@ -359,7 +366,7 @@ impl Machine<'_> {
                     None => {
                         let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::Add as u32);
                         (t.raise_arith)(rt, kind, aop, $o.step.ty as u32);
-                        pc = $o.step.fail as usize;
+                        goto!($o.step.fail);
                         continue;
                     }
                 }
@@ -412,7 +419,7 @@ impl Machine<'_> {
                     Ok($p) => $access,
                     Err((i, len)) => {
                         (t.raise_bounds)(rt, i, len);
-                        pc = $o.fail as usize;
+                        goto!($o.fail);
                         continue;
                     }
                 }
@@ -431,7 +438,7 @@ impl Machine<'_> {
         loop {
             // SAFETY: lowering ends every block with a jump, branch or return, and every
             // target is an operation of this function.
-            per_type! { ops.get_unchecked(pc);
+            per_type! { &*pc;
                 operands { (plain +) AddF64: f64; (plain -) SubF64: f64;
                            (plain *) MulF64: f64; (plain /) DivF64: f64;
                            (plain &) AndB: u8; (plain |) OrB: u8;
@@ -480,19 +487,19 @@ impl Machine<'_> {
                 set { direct SetW: u64, SetB: u8; indirect SetWI: u64, SetBI: u8; }
             ;
                 Op::Jump(target) => {
-                    pc = *target as usize;
+                    goto!(*target);
                     continue;
                 }
                 Op::CallNative { call, fail } => {
                     if !self.call_native(frame, base, call) {
-                        pc = *fail as usize;
+                        goto!(*fail);
                         continue;
                     }
                 }
                 Op::CheckDepth { fail } => {
                     if (*self.rt).depth_left == 0 {
                         (t.raise_stack_overflow)(rt);
-                        pc = *fail as usize;
+                        goto!(*fail);
                         continue;
                     }
                 }
@@ -533,11 +540,11 @@ impl Machine<'_> {
                 | Op::Return { .. }
                 | Op::Abandon
                 | Op::Site { .. }
-                | Op::CalledFrom { .. } => match self.generic(ops.get_unchecked(pc), f, frame, base, ret)
+                | Op::CalledFrom { .. } => match self.generic(&*pc, f, frame, base, ret)
                 {
                     Flow::Next => {}
                     Flow::Goto(to) => {
-                        pc = to;
+                        goto!(to);
                         continue;
                     }
                     Flow::Return => return,
@@ -548,7 +555,7 @@ impl Machine<'_> {
                 Op::MovW { dst, src } => st!(u64, *dst, ld!(u64, *src)),
                 Op::MovB { dst, src } => st!(u8, *dst, ld!(u8, *src)),
                 Op::BranchD { cond, t: th, e } => {
-                    pc = if ld!(u8, *cond) != 0 { *th } else { *e } as usize;
+                    goto!(if ld!(u8, *cond) != 0 { *th } else { *e });
                     continue;
                 }
                 Op::I64ToF64 { d, s } => st!(f64, *d, ld!(i64, *s) as f64),
@@ -592,7 +599,7 @@ impl Machine<'_> {
                     let v = ld!(i64, *s);
                     if v < 0 && *fail != u32::MAX {
                         (t.raise_arith)(rt, ErrorKind::Overflow as u32, ArithOp::Cast as u32, *ty);
-                        pc = *fail as usize;
+                        goto!(*fail);
                         continue;
                     }
                     st!(u64, *d, v as u64);
@@ -601,7 +608,7 @@ impl Machine<'_> {
                     let v = ld!(u64, *s);
                     if v > i64::MAX as u64 && *fail != u32::MAX {
                         (t.raise_arith)(rt, ErrorKind::Overflow as u32, ArithOp::Cast as u32, *ty);
-                        pc = *fail as usize;
+                        goto!(*fail);
                         continue;
                     }
                     st!(i64, *d, v as i64);
@@ -616,7 +623,7 @@ impl Machine<'_> {
                     let cf = self.funcs.get_unchecked(*callee as usize);
                     let Some((callee_frame, saved)) = self.callee_frame(cf, *depth) else {
                         (t.raise_stack_overflow)(rt);
-                        pc = *fail as usize;
+                        goto!(*fail);
                         continue;
                     };
                     for &(src, offset, size) in args.iter() {
@@ -632,7 +639,7 @@ impl Machine<'_> {
                         None => ptr::null_mut(),
                     };
                     if self.run_callee(*callee, *depth, callee_frame, saved, ret_ptr) {
-                        pc = *fail as usize;
+                        goto!(*fail);
                         continue;
                     }
                 }
@@ -644,7 +651,7 @@ impl Machine<'_> {
                     return;
                 }
             }
-            pc += 1;
+            pc = pc.add(1);
         }
     }
 
