@@ -356,8 +356,11 @@ impl Machine<'_> {
         // and copied; the bound (its constant written first, or read from its slot);
         // the comparison written and branched on.
         macro_rules! stepped {
-            ($t:ty, $o:expr, $step:expr) => {
-                match <$t>::checked_add(ld!($t, $o.step.a), $step) {
+            ($t:ty, $o:expr, $step:expr) => {{
+                // The step first: a constant step is written before `a` is read, as its
+                // own operation would be (the two may be one slot).
+                let step = $step;
+                match <$t>::checked_add(ld!($t, $o.step.a), step) {
                     Some(v) => {
                         st!($t, $o.step.d, v);
                         st!($t, $o.step.m, v);
@@ -370,7 +373,7 @@ impl Machine<'_> {
                         continue;
                     }
                 }
-            };
+            }};
         }
         macro_rules! k32 {
             ($t:ty, $at:expr, $k:expr) => {{
@@ -435,6 +438,43 @@ impl Machine<'_> {
                 element!($t, $o, $at, p => (p as *mut $t).write(ld!($t, $o.value)))
             };
         }
+        // `f64` arithmetic, then the test of its result against a constant (written to
+        // its slot first, as its own operation would).
+        macro_rules! arith_br_k {
+            ($t:ty, $o:expr, ($aop:tt $cop:tt)) => {{
+                let v = ld!($t, $o.op.a) $aop ld!($t, $o.op.b);
+                st!($t, $o.op.d, v);
+                let k = k!($t, $o.br);
+                branch!($o.br, v $cop k)
+            }};
+        }
+        // An index computed by a checked `+` (its constant step written first, or its
+        // step read from its slot), then the element at it read (`Op::AddKGetW`, ..).
+        macro_rules! index_step {
+            ($o:expr, k) => {
+                k32!(u64, $o.step, $o.k)
+            };
+            ($o:expr, slot) => {
+                ld!(u64, $o.step)
+            };
+        }
+        macro_rules! add_get {
+            ($t:ty, $o:expr, ($at:ident $step:ident $covers:literal)) => {{
+                // The step first, as for `stepped!`.
+                let step = index_step!($o, $step);
+                match u64::checked_add(ld!(u64, $o.a), step) {
+                    Some(v) => st!(u64, $o.d, v),
+                    None => {
+                        let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::Add as u32);
+                        (t.raise_arith)(rt, kind, aop, $o.ty as u32);
+                        goto!($o.fail);
+                        continue;
+                    }
+                }
+                get!($t, $o.get, $at);
+                skip!($covers)
+            }};
+        }
         loop {
             // SAFETY: lowering ends every block with a jump, branch or return, and every
             // target is an operation of this function.
@@ -483,6 +523,14 @@ impl Machine<'_> {
                            != AddBrNeI64K: i64, AddBrNeU64K: u64;
                            < AddBrLtI64K: i64, AddBrLtU64K: u64;
                            <= AddBrLeI64K: i64, AddBrLeU64K: u64; }
+                arith_br_k { (+ <) AddF64BrLtK: f64; (+ <=) AddF64BrLeK: f64;
+                             (+ >) AddF64BrGtK: f64; (+ >=) AddF64BrGeK: f64;
+                             (- <) SubF64BrLtK: f64; (- <=) SubF64BrLeK: f64;
+                             (- >) SubF64BrGtK: f64; (- >=) SubF64BrGeK: f64;
+                             (* <) MulF64BrLtK: f64; (* <=) MulF64BrLeK: f64;
+                             (* >) MulF64BrGtK: f64; (* >=) MulF64BrGeK: f64; }
+                add_get { (direct k 3) AddKGetW: u64; (indirect k 3) AddKGetWI: u64;
+                          (direct slot 2) AddGetW: u64; (indirect slot 2) AddGetWI: u64; }
                 get { direct GetW: u64, GetB: u8; indirect GetWI: u64, GetBI: u8; }
                 set { direct SetW: u64, SetB: u8; indirect SetWI: u64, SetBI: u8; }
             ;

@@ -24,8 +24,8 @@ use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
 use crate::ops::{
-    Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, MulThen, Op,
-    Opnd, ParamPass, Slots, Step, StepBranch, Targets, ThenCopy, WithK,
+    Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, IndexGet,
+    MulThen, Op, Opnd, ParamPass, Slots, Step, StepBranch, Targets, ThenBranch, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -689,7 +689,10 @@ const STEP_BRANCHES: [[StepFamily; 2]; 2] = [
 fn step_then_test(ops: &[Op], i: usize) -> Option<Op> {
     let (class, step, constant_step, covers) = step_of(&ops[i])?;
     let (test_class, cmp, left, br, constant_bound) = test_of(ops.get(i + covers)?)?;
-    if test_class != class || (left != step.d && left != step.m) {
+    // The test reads the stepped value on the left; a constant bound must not be
+    // written over it (the fused form compares the value it computed).
+    let reads_step = left == step.d || left == step.m;
+    if test_class != class || !reads_step || (constant_bound && br.b == left) {
         return None;
     }
     let by_op = match cmp {
@@ -703,6 +706,94 @@ fn step_then_test(ops: &[Op], i: usize) -> Option<Op> {
         step,
         br,
     }))
+}
+
+/// A checked `+` of 64-bit unsigned integers at `ops[i]` and the 8-byte element read
+/// it falls through to, at the sum: one operation (`Op::AddKGetW`, ..). The operations
+/// both stand for stay in place behind it.
+fn index_then_get(ops: &[Op], i: usize) -> Option<Op> {
+    let (o, step, k, covers) = match ops[i] {
+        Op::AddU64K(o) => (
+            Checked {
+                d: o.d,
+                a: o.a,
+                b: o.kd,
+                ty: o.ty,
+                fail: o.fail,
+            },
+            true,
+            small(o.k)?,
+            2,
+        ),
+        Op::AddU64(o) => (o, false, 0, 1),
+        _ => return None,
+    };
+    let (get, indirect) = match *ops.get(i + covers)? {
+        Op::GetW(get) => (get, false),
+        Op::GetWI(get) => (get, true),
+        _ => return None,
+    };
+    if get.index != o.d {
+        return None;
+    }
+    let fused = IndexGet {
+        d: o.d,
+        a: o.a,
+        step: o.b,
+        k,
+        ty: o.ty,
+        fail: o.fail,
+        get,
+    };
+    Some(match (step, indirect) {
+        (true, false) => Op::AddKGetW(fused),
+        (true, true) => Op::AddKGetWI(fused),
+        (false, false) => Op::AddGetW(fused),
+        (false, true) => Op::AddGetWI(fused),
+    })
+}
+
+/// `f64` arithmetic at `ops[i]` and the compare-and-branch after it that tests its
+/// result against a constant: one operation (`Op::AddF64BrLeK`, ..).
+fn arith_then_test(ops: &[Op], i: usize) -> Option<Op> {
+    let (op, arith) = match ops[i] {
+        Op::AddF64(op) => (op, 0),
+        Op::SubF64(op) => (op, 1),
+        Op::MulF64(op) => (op, 2),
+        _ => return None,
+    };
+    let (br, test) = match *ops.get(i + 1)? {
+        Op::BrLtF64K(br) => (br, 0),
+        Op::BrLeF64K(br) => (br, 1),
+        Op::BrGtF64K(br) => (br, 2),
+        Op::BrGeF64K(br) => (br, 3),
+        _ => return None,
+    };
+    // The test reads the result, and its constant is not written over it.
+    if br.a != op.d || br.kd == op.d {
+        return None;
+    }
+    let family: [[fn(ThenBranch) -> Op; 4]; 3] = [
+        [
+            Op::AddF64BrLtK,
+            Op::AddF64BrLeK,
+            Op::AddF64BrGtK,
+            Op::AddF64BrGeK,
+        ],
+        [
+            Op::SubF64BrLtK,
+            Op::SubF64BrLeK,
+            Op::SubF64BrGtK,
+            Op::SubF64BrGeK,
+        ],
+        [
+            Op::MulF64BrLtK,
+            Op::MulF64BrLeK,
+            Op::MulF64BrGtK,
+            Op::MulF64BrGeK,
+        ],
+    ];
+    Some(family[arith][test](ThenBranch { op, br }))
 }
 
 /// Rewrites `ops` into the fast form (see the module's comment).
@@ -756,7 +847,10 @@ pub fn specialize(ops: &mut [Op]) {
     // Last, once every test has its final form: a counter's step and the loop's test
     // after it. (No later rewrite reads the fused operation's targets.)
     for i in 0..ops.len() {
-        if let Some(op) = step_then_test(ops, i) {
+        let fused = step_then_test(ops, i)
+            .or_else(|| index_then_get(ops, i))
+            .or_else(|| arith_then_test(ops, i));
+        if let Some(op) = fused {
             ops[i] = op;
         }
     }

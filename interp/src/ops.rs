@@ -469,6 +469,20 @@ pub enum Op {
     MulAddF64M(ThenCopy<MulThen>),
     MulSubF64M(ThenCopy<MulThen>),
     MulRsubF64M(ThenCopy<MulThen>),
+    /// `f64` arithmetic and the test of its result against a constant after it (`tr +
+    /// ti <= 4.0`): both written, the result carried in a register to the test.
+    AddF64BrLtK(ThenBranch),
+    AddF64BrLeK(ThenBranch),
+    AddF64BrGtK(ThenBranch),
+    AddF64BrGeK(ThenBranch),
+    SubF64BrLtK(ThenBranch),
+    SubF64BrLeK(ThenBranch),
+    SubF64BrGtK(ThenBranch),
+    SubF64BrGeK(ThenBranch),
+    MulF64BrLtK(ThenBranch),
+    MulF64BrLeK(ThenBranch),
+    MulF64BrGtK(ThenBranch),
+    MulF64BrGeK(ThenBranch),
     /// A counter's step and the loop's test after it (`set i = i + 1` then `loop while
     /// i < n`): the step's operations, the copy of its result, and the compare-and-branch
     /// that reads the result, in one. `Inc..`: a constant step; `Add..`: a step in a slot;
@@ -505,6 +519,12 @@ pub enum Op {
     AddBrNeU64K(StepBranch),
     AddBrLtU64K(StepBranch),
     AddBrLeU64K(StepBranch),
+    /// An index computed by a checked `+` and the 8-byte element read at it (`b[bi +
+    /// 3]`): `K` a constant step, `I` the list's address in the frame.
+    AddKGetW(IndexGet),
+    AddKGetWI(IndexGet),
+    AddGetW(IndexGet),
+    AddGetWI(IndexGet),
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
     CallV {
@@ -724,6 +744,27 @@ pub struct Bound {
     pub b: u32,
     pub k: i32,
     pub to: Targets,
+}
+
+/// Checked `d = a + step` (`step` the slot of the step, or where the constant `k`,
+/// sign-extended, is written first), then the element at index `d` read (`get.index`
+/// is `d`).
+#[derive(Clone, Copy, Debug)]
+pub struct IndexGet {
+    pub d: u32,
+    pub a: u32,
+    pub step: u32,
+    pub k: i32,
+    pub ty: TyKind,
+    pub fail: u32,
+    pub get: Element,
+}
+
+/// `op.d = op.a (op) op.b`, then the compare-and-branch `br` on it (`br.a` is `op.d`).
+#[derive(Clone, Copy, Debug)]
+pub struct ThenBranch {
+    pub op: Slots,
+    pub br: CompareBranchK,
 }
 
 /// A counter's step, then the loop's test on the stepped value.
