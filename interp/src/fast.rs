@@ -753,6 +753,9 @@ fn index_then_get(ops: &[Op], i: usize) -> Option<Op> {
     })
 }
 
+/// A fused `f64` operation and test, from its parts.
+type ArithBranch = fn(ThenBranch) -> Op;
+
 /// `f64` arithmetic at `ops[i]` and the compare-and-branch after it that tests its
 /// result against a constant: one operation (`Op::AddF64BrLeK`, ..).
 fn arith_then_test(ops: &[Op], i: usize) -> Option<Op> {
@@ -773,7 +776,7 @@ fn arith_then_test(ops: &[Op], i: usize) -> Option<Op> {
     if br.a != op.d || br.kd == op.d {
         return None;
     }
-    let family: [[fn(ThenBranch) -> Op; 4]; 3] = [
+    let family: [[ArithBranch; 4]; 3] = [
         [
             Op::AddF64BrLtK,
             Op::AddF64BrLeK,
