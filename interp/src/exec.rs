@@ -382,28 +382,20 @@ impl Machine<'_> {
                 k
             }};
         }
-        macro_rules! inc_br {
-            ($t:ty, $o:expr, $op:tt) => {{
-                let v = stepped!($t, $o, k32!($t, $o.step.step, $o.step.k));
-                branch!($o.br, v $op ld!($t, $o.br.b))
-            }};
+        // `step_br` runs one: `$step` and `$bound` say whether each is a constant
+        // (`k`, its value at `k`, written to its slot first) or read from its slot.
+        macro_rules! operand {
+            ($t:ty, $at:expr, $k:expr, k) => {
+                k32!($t, $at, $k)
+            };
+            ($t:ty, $at:expr, $k:expr, slot) => {
+                ld!($t, $at)
+            };
         }
-        macro_rules! inc_br_k {
-            ($t:ty, $o:expr, $op:tt) => {{
-                let v = stepped!($t, $o, k32!($t, $o.step.step, $o.step.k));
-                branch!($o.br, v $op k32!($t, $o.br.b, $o.br.k))
-            }};
-        }
-        macro_rules! add_br {
-            ($t:ty, $o:expr, $op:tt) => {{
-                let v = stepped!($t, $o, ld!($t, $o.step.step));
-                branch!($o.br, v $op ld!($t, $o.br.b))
-            }};
-        }
-        macro_rules! add_br_k {
-            ($t:ty, $o:expr, $op:tt) => {{
-                let v = stepped!($t, $o, ld!($t, $o.step.step));
-                branch!($o.br, v $op k32!($t, $o.br.b, $o.br.k))
+        macro_rules! step_br {
+            ($t:ty, $o:expr, ($step:ident $bound:ident $op:tt)) => {{
+                let v = stepped!($t, $o, operand!($t, $o.step.step, $o.step.k, $step));
+                branch!($o.br, v $op operand!($t, $o.br.b, $o.br.k, $bound))
             }};
         }
         // A list element in place (`$at`: the list in the frame, or its address there),
@@ -450,18 +442,10 @@ impl Machine<'_> {
         }
         // An index computed by a checked `+` (its constant step written first, or its
         // step read from its slot), then the element at it read (`Op::AddKGetW`, ..).
-        macro_rules! index_step {
-            ($o:expr, k) => {
-                k32!(u64, $o.step, $o.k)
-            };
-            ($o:expr, slot) => {
-                ld!(u64, $o.step)
-            };
-        }
         macro_rules! add_get {
             ($t:ty, $o:expr, ($at:ident $step:ident $covers:literal)) => {{
                 // The step first, as for `stepped!`.
-                let step = index_step!($o, $step);
+                let step = operand!(u64, $o.step, $o.k, $step);
                 match u64::checked_add(ld!(u64, $o.a), step) {
                     Some(v) => st!(u64, $o.d, v),
                     None => {
@@ -511,18 +495,14 @@ impl Machine<'_> {
                            <= BrLeI64K: i64, BrLeU64K: u64, BrLeF64K: f64;
                            > BrGtI64K: i64, BrGtU64K: u64, BrGtF64K: f64;
                            >= BrGeI64K: i64, BrGeU64K: u64, BrGeF64K: f64; }
-                inc_br { == IncBrEqI64: i64, IncBrEqU64: u64; != IncBrNeI64: i64, IncBrNeU64: u64;
-                         < IncBrLtI64: i64, IncBrLtU64: u64; <= IncBrLeI64: i64, IncBrLeU64: u64; }
-                inc_br_k { == IncBrEqI64K: i64, IncBrEqU64K: u64;
-                           != IncBrNeI64K: i64, IncBrNeU64K: u64;
-                           < IncBrLtI64K: i64, IncBrLtU64K: u64;
-                           <= IncBrLeI64K: i64, IncBrLeU64K: u64; }
-                add_br { == AddBrEqI64: i64, AddBrEqU64: u64; != AddBrNeI64: i64, AddBrNeU64: u64;
-                         < AddBrLtI64: i64, AddBrLtU64: u64; <= AddBrLeI64: i64, AddBrLeU64: u64; }
-                add_br_k { == AddBrEqI64K: i64, AddBrEqU64K: u64;
-                           != AddBrNeI64K: i64, AddBrNeU64K: u64;
-                           < AddBrLtI64K: i64, AddBrLtU64K: u64;
-                           <= AddBrLeI64K: i64, AddBrLeU64K: u64; }
+                step_br { (k slot ==) IncBrEqI64: i64, IncBrEqU64: u64; (k slot !=) IncBrNeI64: i64, IncBrNeU64: u64;
+                          (k slot <) IncBrLtI64: i64, IncBrLtU64: u64; (k slot <=) IncBrLeI64: i64, IncBrLeU64: u64;
+                          (k k ==) IncBrEqI64K: i64, IncBrEqU64K: u64; (k k !=) IncBrNeI64K: i64, IncBrNeU64K: u64;
+                          (k k <) IncBrLtI64K: i64, IncBrLtU64K: u64; (k k <=) IncBrLeI64K: i64, IncBrLeU64K: u64;
+                          (slot slot ==) AddBrEqI64: i64, AddBrEqU64: u64; (slot slot !=) AddBrNeI64: i64, AddBrNeU64: u64;
+                          (slot slot <) AddBrLtI64: i64, AddBrLtU64: u64; (slot slot <=) AddBrLeI64: i64, AddBrLeU64: u64;
+                          (slot k ==) AddBrEqI64K: i64, AddBrEqU64K: u64; (slot k !=) AddBrNeI64K: i64, AddBrNeU64K: u64;
+                          (slot k <) AddBrLtI64K: i64, AddBrLtU64K: u64; (slot k <=) AddBrLeI64K: i64, AddBrLeU64K: u64; }
                 arith_br_k { (+ <) AddF64BrLtK: f64; (+ <=) AddF64BrLeK: f64;
                              (+ >) AddF64BrGtK: f64; (+ >=) AddF64BrGeK: f64;
                              (- <) SubF64BrLtK: f64; (- <=) SubF64BrLeK: f64;

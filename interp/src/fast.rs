@@ -567,53 +567,35 @@ fn step_of(op: &Op) -> Option<(Class, Step, bool, usize)> {
 /// A fused compare-and-branch of 64-bit integers by `==`, `!=`, `<` or `<=`: its class,
 /// operator, left operand, its bound, and whether the bound is a constant.
 fn test_of(op: &Op) -> Option<(Class, CompareOp, u32, Bound, bool)> {
+    use Class::{I64, U64};
     use CompareOp::{Eq, Le, Lt, Ne};
-    let (class, cmp) = match op {
-        Op::BrEqI64(_) | Op::BrEqI64K(_) => (Class::I64, Eq),
-        Op::BrNeI64(_) | Op::BrNeI64K(_) => (Class::I64, Ne),
-        Op::BrLtI64(_) | Op::BrLtI64K(_) => (Class::I64, Lt),
-        Op::BrLeI64(_) | Op::BrLeI64K(_) => (Class::I64, Le),
-        Op::BrEqU64(_) | Op::BrEqU64K(_) => (Class::U64, Eq),
-        Op::BrNeU64(_) | Op::BrNeU64K(_) => (Class::U64, Ne),
-        Op::BrLtU64(_) | Op::BrLtU64K(_) => (Class::U64, Lt),
-        Op::BrLeU64(_) | Op::BrLeU64K(_) => (Class::U64, Le),
-        _ => return None,
+    // The bound: `b` read from its slot, or the constant `k` written at `b` first.
+    let bound = |d, b, k, to| Bound { d, b, k, to };
+    let slots = |o: CompareBranch| (o.a, bound(o.d, o.b, 0, o.to), false);
+    let constant = |o: CompareBranchK| Some((o.a, bound(o.d, o.kd, small(o.k)?, o.to), true));
+    // Each pair: the test on two slots, and on a slot and a constant.
+    macro_rules! tests {
+        ($($slots:ident $constant:ident: $class:ident $cmp:ident,)*) => {
+            match *op {
+                $(
+                    Op::$slots(o) => ($class, $cmp, slots(o)),
+                    Op::$constant(o) => ($class, $cmp, constant(o)?),
+                )*
+                _ => return None,
+            }
+        };
+    }
+    let (class, cmp, (left, bound, constant_bound)) = tests! {
+        BrEqI64 BrEqI64K: I64 Eq,
+        BrNeI64 BrNeI64K: I64 Ne,
+        BrLtI64 BrLtI64K: I64 Lt,
+        BrLeI64 BrLeI64K: I64 Le,
+        BrEqU64 BrEqU64K: U64 Eq,
+        BrNeU64 BrNeU64K: U64 Ne,
+        BrLtU64 BrLtU64K: U64 Lt,
+        BrLeU64 BrLeU64K: U64 Le,
     };
-    Some(match *op {
-        Op::BrEqI64(o)
-        | Op::BrNeI64(o)
-        | Op::BrLtI64(o)
-        | Op::BrLeI64(o)
-        | Op::BrEqU64(o)
-        | Op::BrNeU64(o)
-        | Op::BrLtU64(o)
-        | Op::BrLeU64(o) => {
-            let bound = Bound {
-                d: o.d,
-                b: o.b,
-                k: 0,
-                to: o.to,
-            };
-            (class, cmp, o.a, bound, false)
-        }
-        Op::BrEqI64K(o)
-        | Op::BrNeI64K(o)
-        | Op::BrLtI64K(o)
-        | Op::BrLeI64K(o)
-        | Op::BrEqU64K(o)
-        | Op::BrNeU64K(o)
-        | Op::BrLtU64K(o)
-        | Op::BrLeU64K(o) => {
-            let bound = Bound {
-                d: o.d,
-                b: o.kd,
-                k: small(o.k)?,
-                to: o.to,
-            };
-            (class, cmp, o.a, bound, true)
-        }
-        _ => return None,
-    })
+    Some((class, cmp, left, bound, constant_bound))
 }
 
 /// The fused step-and-test variant: `[constant step][constant bound]`, each by class

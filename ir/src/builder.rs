@@ -107,6 +107,14 @@ impl ProgramBuilder {
         self.program.entry = Some(id);
     }
 
+    /// Declares the script body `name` (no parameters, a unit result) and makes it the
+    /// program's entry.
+    pub fn declare_entry(&mut self, name: impl Into<String>) -> FuncId {
+        let id = self.declare_function(name, vec![], vec![], IrType::Unit);
+        self.set_entry(id);
+        id
+    }
+
     pub fn add_rider(&mut self, rider: impl Into<String>) {
         let rider = rider.into();
         if !self.program.riders.contains(&rider) {
@@ -275,7 +283,7 @@ impl FunctionBuilder<'_> {
 
     /// Starts a `while lhs op rhs` loop: the current block jumps to a new head block,
     /// which compares and branches to a new body block or a new exit block. The builder
-    /// is left in the body, whose end should jump back to `head`.
+    /// is left in the body, which [`FunctionBuilder::end_loop`] closes.
     pub fn while_loop(&mut self, op: CompareOp, lhs: SlotId, rhs: SlotId) -> Loop {
         let (head, body, exit) = (self.new_block(), self.new_block(), self.new_block());
         self.jump(head);
@@ -305,6 +313,13 @@ impl FunctionBuilder<'_> {
         self.jump_if_open(join);
         self.switch_to(join);
         [yes, no, join]
+    }
+
+    /// Ends a loop's body (the current block) with the jump back to its head, and goes
+    /// on in its exit.
+    pub fn end_loop(&mut self, l: Loop) {
+        self.jump(l.head);
+        self.switch_to(l.exit);
     }
 
     // ---- conveniences that write an existing slot ----
@@ -434,8 +449,7 @@ mod tests {
     #[test]
     fn loops_and_branches_are_shaped_as_documented() {
         let mut pb = ProgramBuilder::new();
-        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-        pb.set_entry(main);
+        let main = pb.declare_entry("main");
         let mut fb = pb.function(main);
         let (i, three, one) = (
             fb.int(IrType::I64, 0),
@@ -455,8 +469,7 @@ mod tests {
         let next = fb.binary(BinaryOp::WrappingAdd, i, one, None);
         fb.copy(i, next);
         fb.debuglog(x);
-        fb.jump(each.head);
-        fb.switch_to(each.exit);
+        fb.end_loop(each);
         fb.terminate(Terminator::Return(None));
         let program = pb.finish_verified().expect("verifies");
         let blocks = &program.functions[0].blocks;

@@ -405,8 +405,7 @@ mod tests {
     /// the test looks at after), verified, through the pass, and verified again.
     fn forwarded_main<T>(build: impl FnOnce(&mut FunctionBuilder<'_>) -> T) -> (Program, T) {
         let mut pb = ProgramBuilder::new();
-        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-        pb.set_entry(main);
+        let main = pb.declare_entry("main");
         let seen = build(&mut pb.function(main));
         let mut program = pb.finish_verified().expect("the input verifies");
         forward_copies(&mut program);
@@ -507,8 +506,7 @@ mod tests {
             let next = fb.binary(BinaryOp::WrappingAdd, i, one, None);
             fb.copy(i, next);
             fb.debuglog(d);
-            fb.jump(each.head);
-            fb.switch_to(each.exit);
+            fb.end_loop(each);
             fb.terminate(Terminator::Return(None));
             (d, i)
         });

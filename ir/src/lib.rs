@@ -22,9 +22,8 @@
 //! let sum = fb.binary(BinaryOp::Add, x, x, Some(overflow));
 //! fb.terminate(Terminator::Return(Some(sum)));
 //! // the script body
-//! let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+//! let main = pb.declare_entry("main");
 //! pb.function(main).terminate(Terminator::Return(None));
-//! pb.set_entry(main);
 //!
 //! let program = pb.finish_verified().expect("the verifier accepts it");
 //! let text = datalove_ir::print::print_program(&program);

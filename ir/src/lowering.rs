@@ -1102,8 +1102,7 @@ mod tests {
         );
         let next = fb.binary(BinaryOp::Add, i, one, Some(abandon));
         fb.inst(InstKind::Move { dst: i, src: next }, None);
-        fb.jump(each.head);
-        fb.switch_to(each.exit);
+        fb.end_loop(each);
         fb.call(None, other, vec![], &[], abandon);
         let length = fb.new_slot(IrType::Index);
         fb.inst(
@@ -1153,8 +1152,7 @@ mod tests {
     #[test]
     fn a_constant_written_once_in_a_loop_is_a_loop_constant() {
         let mut pb = ProgramBuilder::new();
-        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-        pb.set_entry(main);
+        let main = pb.declare_entry("main");
         let mut fb = pb.function(main);
         let (k, three) = (fb.int(IrType::I64, 0), fb.int(IrType::I64, 3));
         let each = fb.while_loop(CompareOp::Lt, k, three);
@@ -1163,8 +1161,7 @@ mod tests {
         fb.copy(k, next);
         let twice = fb.binary(BinaryOp::WrappingAdd, two, one, None);
         fb.copy(two, twice);
-        fb.jump(each.head);
-        fb.switch_to(each.exit);
+        fb.end_loop(each);
         fb.int(IrType::I64, 7);
         let (spin, done) = (fb.new_block(), fb.new_block());
         fb.jump(spin);

@@ -621,8 +621,7 @@ mod tests {
             let one = fb.int(IrType::I64, 1);
             let next = fb.binary(BinaryOp::Add, i, one, Some(abandon));
             fb.copy(i, next);
-            fb.jump(each.head);
-            fb.switch_to(each.exit);
+            fb.end_loop(each);
             fb.terminate(Terminator::Return(Some(i)));
         })
     }

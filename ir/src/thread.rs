@@ -82,8 +82,7 @@ mod tests {
     /// condition is `i + 1 < 3` with a checked `+`, which can fail.
     fn counting_loop(checked: bool) -> Program {
         let mut pb = ProgramBuilder::new();
-        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-        pb.set_entry(main);
+        let main = pb.declare_entry("main");
         let mut fb = pb.function(main);
         let i = fb.int(IrType::I64, 0);
         let (cond, body, exit) = (fb.new_block(), fb.new_block(), fb.new_block());

@@ -147,13 +147,12 @@ pub fn define_function(
 /// Declares `main(): unit` in `pb`, lets `build` write its body, returns from the block
 /// `build` leaves open (if any), and makes `main` the program's entry.
 pub fn define_main(pb: &mut ProgramBuilder, build: impl FnOnce(&mut FunctionBuilder<'_>)) {
-    let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+    let main = pb.declare_entry("main");
     let mut fb = pb.function(main);
     build(&mut fb);
     if fb.is_open() {
         fb.terminate(Terminator::Return(None));
     }
-    pb.set_entry(main);
 }
 
 /// The call context of [`native_decl`]'s native in rider `rider`, each trailing type
