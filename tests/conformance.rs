@@ -406,6 +406,8 @@ impl Case {
 struct Observed {
     /// `None` when killed by a signal or for taking too long.
     code: Option<i32>,
+    /// The signal that ended it, if one did.
+    signal: Option<i32>,
     stdout: Vec<u8>,
     stderr: String,
     timed_out: bool,
@@ -518,6 +520,8 @@ struct Setup {
     /// Why the C rider `cprobe` could not be built (no working C compiler): the cases
     /// that require it are unavailable on every backend.
     no_c_rider: Option<String>,
+    /// Programs run under an emulator (the target's runner, e.g. `qemu-aarch64`).
+    emulated: bool,
 }
 
 fn run_with_timeout(
@@ -532,6 +536,7 @@ fn run_with_timeout(
         } else {
             captured.status.code()
         },
+        signal: std::os::unix::process::ExitStatusExt::signal(&captured.status),
         stdout: captured.stdout,
         stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
         timed_out: captured.timed_out,
@@ -554,6 +559,9 @@ impl Setup {
             unavailable: BTreeMap::new(),
             broken: None,
             no_c_rider: None,
+            emulated: datalove::Target::current()
+                .runner()
+                .is_ok_and(|runner| runner.is_some()),
         };
         if let Err(e) = std::fs::create_dir_all(&riders_dir) {
             setup.broken = Some(format!("cannot make {}: {e}", riders_dir.display()));
@@ -729,9 +737,11 @@ fn judge(case: &Case, observed: &Observed) -> Result<(), String> {
     if observed.code != Some(want_code) {
         problems.push(format!(
             "exit status: expected {want_code}, got {}",
-            observed
-                .code
-                .map_or("a signal".to_string(), |c| c.to_string())
+            match (observed.code, observed.signal) {
+                (Some(c), _) => c.to_string(),
+                (None, Some(s)) => format!("signal {s}"),
+                (None, None) => "no status".to_string(),
+            }
         ));
     }
     if observed.stdout != case.stdout {
@@ -945,6 +955,75 @@ fn print_matrix() -> (usize, usize, usize) {
     (passed, failed, skipped)
 }
 
+/// Every failed trial's message, as `case::backend` and the message.
+fn failures() -> &'static Mutex<Vec<(String, String)>> {
+    static FAILURES: OnceLock<Mutex<Vec<(String, String)>>> = OnceLock::new();
+    FAILURES.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+fn remember_failure(case: &str, backend: &str, failed: &Failed) {
+    let message = failed.message().unwrap_or("(no message)").to_string();
+    failures()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((format!("{case}::{backend}"), message));
+}
+
+/// The trials run again under an emulator, with how their first run ended.
+fn retries() -> &'static Mutex<Vec<String>> {
+    static RETRIES: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    RETRIES.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+fn remember_retry(case: &str, backend: &str, observed: &Observed) {
+    let end = match (observed.timed_out, observed.signal) {
+        (true, _) => format!("killed after {} s", RUN_TIMEOUT.as_secs()),
+        (false, Some(signal)) => format!("ended by signal {signal}"),
+        (false, None) => "ended".to_string(),
+    };
+    let stderr: Vec<&str> = observed.stderr_lines().into_iter().take(5).collect();
+    let line = format!(
+        "{case}::{backend}: the first run was {end}; stderr: {}",
+        if stderr.is_empty() {
+            "(nothing)".to_string()
+        } else {
+            stderr.join(" | ")
+        }
+    );
+    println!("retrying under the emulator: {line}");
+    retries()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(line);
+}
+
+/// After the matrix: the trials run twice under an emulator, and the failures' messages
+/// once more. The harness prints failures as the trials end, far above the end of a long
+/// log, and a CI report often keeps only the end. Each is cut to its first lines; the
+/// full text is above.
+fn print_retries_and_failures() {
+    const LINES: usize = 30;
+    for line in retries().lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        println!("run twice under the emulator: {line}");
+    }
+    let mut failures = failures().lock().unwrap_or_else(|e| e.into_inner());
+    if failures.is_empty() {
+        return;
+    }
+    failures.sort();
+    println!("\nfailures (again, from above):");
+    for (trial, message) in failures.iter() {
+        println!("---- {trial}");
+        let lines: Vec<&str> = message.lines().collect();
+        for line in lines.iter().take(LINES) {
+            println!("    {line}");
+        }
+        if lines.len() > LINES {
+            println!("    ... {} more lines above", lines.len() - LINES);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Trials
 // ---------------------------------------------------------------------------------------
@@ -966,13 +1045,22 @@ fn run_trial(setup: &Setup, case: &Case, backend: &'static str) -> Result<Comple
         record(&case.name, backend, Cell::Unavailable, None);
         return Ok(Completion::ignored_with(reason));
     }
-    let (observed, dir) = match setup.run_case(case, backend) {
-        Ok(o) => o,
+    let run = || match setup.run_case(case, backend) {
+        Ok(o) => Ok(o),
         Err(e) => {
             record(&case.name, backend, Cell::Fail, None);
-            return Err(e.into());
+            Err(Failed::from(e))
         }
     };
+    let (mut observed, mut dir) = run()?;
+    // Under an emulator, a run killed by a signal or by the timeout is run once more:
+    // qemu-user now and then dies or hangs on its own (seen once in thousands of runs).
+    // No case expects either end, so natively this is always a failure; under the
+    // emulator the first run is reported after the matrix, and a second such end fails.
+    if setup.emulated && (observed.signal.is_some() || observed.timed_out) {
+        remember_retry(&case.name, backend, &observed);
+        (observed, dir) = run()?;
+    }
     if let Some(reason) = observed.unavailable() {
         record(&case.name, backend, Cell::Unavailable, None);
         return Ok(Completion::ignored_with(reason));
@@ -1090,7 +1178,10 @@ fn main() -> std::process::ExitCode {
         for backend in BACKENDS {
             trials.push(Trial::ignorable_test(
                 format!("{}::{backend}", case.name),
-                move || run_trial(setup.get_or_init(Setup::prepare), case, backend),
+                move || {
+                    run_trial(setup.get_or_init(Setup::prepare), case, backend)
+                        .inspect_err(|failed| remember_failure(&case.name, backend, failed))
+                },
             ));
         }
     }
@@ -1099,6 +1190,7 @@ fn main() -> std::process::ExitCode {
         return conclusion.exit_code();
     }
     let (passed, failed, skipped) = print_matrix();
+    print_retries_and_failures();
     let mut line = format!("{passed} passed, {failed} failed");
     if skipped > 0 {
         let _ = write!(line, ", {skipped} skipped");
