@@ -459,6 +459,32 @@ impl Machine<'_> {
                 skip!($covers)
             }};
         }
+        // Two checked operations in a row (`Op::AddAddI64`, ..): the first on two slots,
+        // the second on two slots or with a constant (written to its slot first).
+        macro_rules! two {
+            ($t:ty, $o:expr, $op:tt) => {{
+                operands!($t, $o.first, (checked $op));
+                operands!($t, $o.then, (checked $op));
+                skip!(2)
+            }};
+        }
+        macro_rules! two_k {
+            ($t:ty, $o:expr, $op:tt) => {{
+                operands!($t, $o.first, (checked $op));
+                let k = k!($t, $o.then);
+                checked!($t, $o.then, k, $op);
+                skip!(3)
+            }};
+        }
+        // A conversion to `f64`, written, then the division after it (which reads its
+        // operands from their slots, as its own operation would).
+        macro_rules! convert_div {
+            ($t:ty, $o:expr, $_op:tt) => {{
+                st!(f64, $o.c, ld!($t, $o.s) as f64);
+                plain!(f64, $o.div, ld!(f64, $o.div.b), /);
+                skip!(2)
+            }};
+        }
         loop {
             // SAFETY: lowering ends every block with a jump, branch or return, and every
             // target is an operation of this function.
@@ -511,6 +537,9 @@ impl Machine<'_> {
                              (* >) MulF64BrGtK: f64; (* >=) MulF64BrGeK: f64; }
                 add_get { (direct k 3) AddKGetW: u64; (indirect k 3) AddKGetWI: u64;
                           (direct slot 2) AddGetW: u64; (indirect slot 2) AddGetWI: u64; }
+                two { (checked_add, Add) AddAddI64: i64, AddAddU64: u64; }
+                two_k { (checked_add, Add) AddAddKI64: i64, AddAddKU64: u64; }
+                convert_div { (/) I64ToF64Div: i64, U64ToF64Div: u64; }
                 get { direct GetW: u64, GetB: u8; indirect GetWI: u64, GetBI: u8; }
                 set { direct SetW: u64, SetB: u8; indirect SetWI: u64, SetBI: u8; }
             ;

@@ -24,8 +24,9 @@ use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
 use crate::ops::{
-    Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, Element, IndexGet,
-    MulThen, Op, Opnd, ParamPass, Slots, Step, StepBranch, Targets, ThenBranch, ThenCopy, WithK,
+    Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv, Element,
+    IndexGet, MulThen, Op, Opnd, ParamPass, Slots, Step, StepBranch, Targets, Then, ThenBranch,
+    ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -781,6 +782,22 @@ fn arith_then_test(ops: &[Op], i: usize) -> Option<Op> {
     Some(family[arith][test](ThenBranch { op, br }))
 }
 
+/// Two operations in a row at `ops[i]` that one dispatch runs, each as it would alone:
+/// a checked `+` and the checked `+` after it (`Op::AddAddI64`, `Op::AddAddKU64`, ..),
+/// a conversion to `f64` and the division after it (`Op::U64ToF64Div`, ..).
+fn two_in_a_row(ops: &[Op], i: usize) -> Option<Op> {
+    let convert_div = |c, s, div| ConvertDiv { c, s, div };
+    Some(match (&ops[i], ops.get(i + 1)?) {
+        (&Op::AddI64(first), &Op::AddI64(then)) => Op::AddAddI64(Then { first, then }),
+        (&Op::AddU64(first), &Op::AddU64(then)) => Op::AddAddU64(Then { first, then }),
+        (&Op::AddI64(first), &Op::AddI64K(then)) => Op::AddAddKI64(Then { first, then }),
+        (&Op::AddU64(first), &Op::AddU64K(then)) => Op::AddAddKU64(Then { first, then }),
+        (&Op::I64ToF64 { d, s }, &Op::DivF64(div)) => Op::I64ToF64Div(convert_div(d, s, div)),
+        (&Op::U64ToF64 { d, s }, &Op::DivF64(div)) => Op::U64ToF64Div(convert_div(d, s, div)),
+        _ => return None,
+    })
+}
+
 /// Rewrites `ops` into the fast form (see the module's comment).
 pub fn specialize(ops: &mut [Op]) {
     // The comparisons left on their own: fused below with a branch that threading brings
@@ -834,7 +851,8 @@ pub fn specialize(ops: &mut [Op]) {
     for i in 0..ops.len() {
         let fused = step_then_test(ops, i)
             .or_else(|| index_then_get(ops, i))
-            .or_else(|| arith_then_test(ops, i));
+            .or_else(|| arith_then_test(ops, i))
+            .or_else(|| two_in_a_row(ops, i));
         if let Some(op) = fused {
             ops[i] = op;
         }

@@ -525,6 +525,15 @@ pub enum Op {
     AddKGetWI(IndexGet),
     AddGetW(IndexGet),
     AddGetWI(IndexGet),
+    /// Two checked `+` in a row (`i + j + 1`, `s + i + 1`): both written, as the two
+    /// operations write them, in one dispatch. `K`: the second adds a constant.
+    AddAddI64(Then<Checked>),
+    AddAddU64(Then<Checked>),
+    AddAddKI64(Then<CheckedK>),
+    AddAddKU64(Then<CheckedK>),
+    /// A conversion to `f64` and the `f64` division after it (`1.0 / (n as f64)`).
+    I64ToF64Div(ConvertDiv),
+    U64ToF64Div(ConvertDiv),
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
     CallV {
@@ -765,6 +774,22 @@ pub struct IndexGet {
 pub struct ThenBranch {
     pub op: Slots,
     pub br: CompareBranchK,
+}
+
+/// A checked integer operation, then the one after it (`then`), each with its own
+/// operands and error.
+#[derive(Clone, Copy, Debug)]
+pub struct Then<T> {
+    pub first: Checked,
+    pub then: T,
+}
+
+/// `c = s as f64`, then `d = a / b` (on `f64`).
+#[derive(Clone, Copy, Debug)]
+pub struct ConvertDiv {
+    pub c: u32,
+    pub s: u32,
+    pub div: Slots,
 }
 
 /// A counter's step, then the loop's test on the stepped value.
