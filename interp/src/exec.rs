@@ -440,16 +440,16 @@ impl Machine<'_> {
                 branch!($o.br, v $cop k)
             }};
         }
-        // An index computed by a checked `+` (its constant step written first, or its
-        // step read from its slot), then the element at it read (`Op::AddKGetW`, ..).
-        macro_rules! add_get {
-            ($t:ty, $o:expr, ($at:ident $step:ident $covers:literal)) => {{
+        // An index computed by a checked `+` or `-` (its constant step written first, or
+        // its step read from its slot), then the element at it read (`Op::AddKGetW`, ..).
+        macro_rules! index_get {
+            ($t:ty, $o:expr, ($at:ident $step:ident $covers:literal $method:ident $aop:ident)) => {{
                 // The step first, as for `stepped!`.
                 let step = operand!(u64, $o.step, $o.k, $step);
-                match u64::checked_add(ld!(u64, $o.a), step) {
+                match u64::$method(ld!(u64, $o.a), step) {
                     Some(v) => st!(u64, $o.d, v),
                     None => {
-                        let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::Add as u32);
+                        let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::$aop as u32);
                         (t.raise_arith)(rt, kind, aop, $o.ty as u32);
                         goto!($o.fail);
                         continue;
@@ -457,6 +457,14 @@ impl Machine<'_> {
                 }
                 get!($t, $o.get, $at);
                 skip!($covers)
+            }};
+        }
+        // An element read, then an element written (`Op::MoveW`, ..).
+        macro_rules! move_element {
+            ($t:ty, $o:expr, $at:ident) => {{
+                get!($t, $o.get, $at);
+                set!($t, $o.set, $at);
+                skip!(2)
             }};
         }
         // Two checked operations in a row (`Op::AddAddI64`, ..): the first on two slots,
@@ -535,8 +543,15 @@ impl Machine<'_> {
                              (- >) SubF64BrGtK: f64; (- >=) SubF64BrGeK: f64;
                              (* <) MulF64BrLtK: f64; (* <=) MulF64BrLeK: f64;
                              (* >) MulF64BrGtK: f64; (* >=) MulF64BrGeK: f64; }
-                add_get { (direct k 3) AddKGetW: u64; (indirect k 3) AddKGetWI: u64;
-                          (direct slot 2) AddGetW: u64; (indirect slot 2) AddGetWI: u64; }
+                index_get { (direct k 3 checked_add Add) AddKGetW: u64;
+                            (indirect k 3 checked_add Add) AddKGetWI: u64;
+                            (direct slot 2 checked_add Add) AddGetW: u64;
+                            (indirect slot 2 checked_add Add) AddGetWI: u64;
+                            (direct k 3 checked_sub Sub) SubKGetW: u64;
+                            (indirect k 3 checked_sub Sub) SubKGetWI: u64;
+                            (direct slot 2 checked_sub Sub) SubGetW: u64;
+                            (indirect slot 2 checked_sub Sub) SubGetWI: u64; }
+                move_element { direct MoveW: u64, MoveB: u8; indirect MoveWI: u64, MoveBI: u8; }
                 two { (checked_add, Add) AddAddI64: i64, AddAddU64: u64; }
                 two_k { (checked_add, Add) AddAddKI64: i64, AddAddKU64: u64; }
                 convert_div { (/) I64ToF64Div: i64, U64ToF64Div: u64; }

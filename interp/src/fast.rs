@@ -25,8 +25,8 @@ use datalove_rti::TyKind;
 use crate::desc::DescRef;
 use crate::ops::{
     Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv, Element,
-    IndexGet, MulThen, Op, Opnd, ParamPass, Slots, Step, StepBranch, Targets, Then, ThenBranch,
-    ThenCopy, WithK,
+    ElementMove, IndexGet, MulThen, Op, Opnd, ParamPass, Slots, Step, StepBranch, Targets, Then,
+    ThenBranch, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -691,24 +691,19 @@ fn step_then_test(ops: &[Op], i: usize) -> Option<Op> {
     }))
 }
 
-/// A checked `+` of 64-bit unsigned integers at `ops[i]` and the 8-byte element read
-/// it falls through to, at the sum: one operation (`Op::AddKGetW`, ..). The operations
-/// both stand for stay in place behind it.
+/// A checked `+` or `-` of 64-bit unsigned integers at `ops[i]` and the 8-byte element
+/// read it falls through to, at the result: one operation (`Op::AddKGetW`,
+/// `Op::SubGetW`, ..). The operations both stand for stay in place behind it.
 fn index_then_get(ops: &[Op], i: usize) -> Option<Op> {
-    let (o, step, k, covers) = match ops[i] {
-        Op::AddU64K(o) => (
-            Checked {
-                d: o.d,
-                a: o.a,
-                b: o.kd,
-                ty: o.ty,
-                fail: o.fail,
-            },
-            true,
-            small(o.k)?,
-            2,
-        ),
-        Op::AddU64(o) => (o, false, 0, 1),
+    let with_k = |o: CheckedK| {
+        let (d, a, b, ty, fail) = (o.d, o.a, o.kd, o.ty, o.fail);
+        Some((Checked { d, a, b, ty, fail }, true, small(o.k)?, 2))
+    };
+    let (sub, (o, step, k, covers)) = match ops[i] {
+        Op::AddU64K(o) => (false, with_k(o)?),
+        Op::AddU64(o) => (false, (o, false, 0, 1)),
+        Op::SubU64K(o) => (true, with_k(o)?),
+        Op::SubU64(o) => (true, (o, false, 0, 1)),
         _ => return None,
     };
     let (get, indirect) = match *ops.get(i + covers)? {
@@ -728,11 +723,29 @@ fn index_then_get(ops: &[Op], i: usize) -> Option<Op> {
         fail: o.fail,
         get,
     };
-    Some(match (step, indirect) {
-        (true, false) => Op::AddKGetW(fused),
-        (true, true) => Op::AddKGetWI(fused),
-        (false, false) => Op::AddGetW(fused),
-        (false, true) => Op::AddGetWI(fused),
+    Some(match (sub, step, indirect) {
+        (false, true, false) => Op::AddKGetW(fused),
+        (false, true, true) => Op::AddKGetWI(fused),
+        (false, false, false) => Op::AddGetW(fused),
+        (false, false, true) => Op::AddGetWI(fused),
+        (true, true, false) => Op::SubKGetW(fused),
+        (true, true, true) => Op::SubKGetWI(fused),
+        (true, false, false) => Op::SubGetW(fused),
+        (true, false, true) => Op::SubGetWI(fused),
+    })
+}
+
+/// An element read at `ops[i]` and the element write after it, on lists reached the
+/// same way and elements of one size (`set a[i] = b[j]`): one operation (`Op::MoveW`,
+/// ..).
+fn get_then_set(ops: &[Op], i: usize) -> Option<Op> {
+    let mv = |get, set| ElementMove { get, set };
+    Some(match (&ops[i], ops.get(i + 1)?) {
+        (&Op::GetW(get), &Op::SetW(set)) => Op::MoveW(mv(get, set)),
+        (&Op::GetWI(get), &Op::SetWI(set)) => Op::MoveWI(mv(get, set)),
+        (&Op::GetB(get), &Op::SetB(set)) => Op::MoveB(mv(get, set)),
+        (&Op::GetBI(get), &Op::SetBI(set)) => Op::MoveBI(mv(get, set)),
+        _ => return None,
     })
 }
 
@@ -852,7 +865,8 @@ pub fn specialize(ops: &mut [Op]) {
         let fused = step_then_test(ops, i)
             .or_else(|| index_then_get(ops, i))
             .or_else(|| arith_then_test(ops, i))
-            .or_else(|| two_in_a_row(ops, i));
+            .or_else(|| two_in_a_row(ops, i))
+            .or_else(|| get_then_set(ops, i));
         if let Some(op) = fused {
             ops[i] = op;
         }

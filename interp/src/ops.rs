@@ -525,6 +525,17 @@ pub enum Op {
     AddKGetWI(IndexGet),
     AddGetW(IndexGet),
     AddGetWI(IndexGet),
+    /// The same with a checked `-` (`perm[k - m]`, `xs[i - 1]`).
+    SubKGetW(IndexGet),
+    SubKGetWI(IndexGet),
+    SubGetW(IndexGet),
+    SubGetWI(IndexGet),
+    /// An element read and the element write after it (`set a[i] = b[j]`), both lists
+    /// in the frame or both reached through an address there (`..I`).
+    MoveW(ElementMove),
+    MoveWI(ElementMove),
+    MoveB(ElementMove),
+    MoveBI(ElementMove),
     /// Two checked `+` in a row (`i + j + 1`, `s + i + 1`): both written, as the two
     /// operations write them, in one dispatch. `K`: the second adds a constant.
     AddAddI64(Then<Checked>),
@@ -730,6 +741,13 @@ pub struct Element {
     pub index: u32,
     pub value: u32,
     pub fail: u32,
+}
+
+/// An element read (`get`), then an element write (`set`).
+#[derive(Clone, Copy, Debug)]
+pub struct ElementMove {
+    pub get: Element,
+    pub set: Element,
 }
 
 /// Checked `d = a + step`, its result copied to `m`: `step` is the step's slot, or,
