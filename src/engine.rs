@@ -1022,6 +1022,7 @@ impl Artifact {
                 Stdio::inherit()
             })
             .stderr(Stdio::piped());
+        ends_with_this_process(&mut command);
         let output = match command.output() {
             Ok(o) => o,
             Err(e) => return failed(format!("cannot run {}: {e}", exe.display())),
@@ -1050,5 +1051,30 @@ impl Artifact {
                 error: None,
             },
         )
+    }
+}
+
+/// Has the process `command` starts killed when this one ends, however it ends: a
+/// harness that kills `datalove run` on a timeout must not leave the executable it
+/// started running (still holding the output pipes the harness waits on).
+fn ends_with_this_process(command: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: `getpid` before the fork; between fork and exec only `prctl`,
+        // `getppid` and `_exit`, which are async-signal-safe.
+        unsafe {
+            let parent = libc::getpid();
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // This process may have ended before the request took effect.
+                if libc::getppid() != parent {
+                    libc::_exit(137);
+                }
+                Ok(())
+            });
+        }
     }
 }

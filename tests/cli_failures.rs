@@ -243,3 +243,73 @@ fn the_interpreters_frame_memory_is_as_large_as_the_program_stack() {
         datalove_rt::PROGRAM_STACK_SIZE
     );
 }
+
+/// The live executables (started directly or through an emulator) whose path contains
+/// `needle` and ends in `/program`: not the compiler or linker that writes one.
+fn programs_named(needle: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let program = |arg: &str| arg.contains(needle) && arg.ends_with("/program");
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // A zombie has ended; it waits only to be reaped.
+            let zombie = stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|s| s.trim_start().starts_with('Z'));
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            let args: Vec<&str> = cmdline.split('\0').collect();
+            let started = program(args[0])
+                || (args[0].contains("qemu") && args[1..].iter().any(|a| program(a)));
+            !zombie && started
+        })
+        .collect()
+}
+
+#[test]
+fn an_executable_ends_when_datalove_run_is_killed() {
+    // A harness that kills `datalove run` on a timeout must not leave the executable it
+    // built running, holding the harness's output pipe open.
+    let program = scratch(
+        "endless.dfs",
+        "var i: i64 = 0\nloop while i >= 0\n  set i = (i + 1) % 1000\nend loop\n",
+    );
+    for backend in available(&["aot", "c"]) {
+        let mut child = datalove()
+            .args(["run", "--backend", backend, program.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // `datalove run` builds it in `datalove-BACKEND-PID-N` (src/engine.rs) and starts
+        // it there (its output is buffered: it prints nothing while it loops).
+        let needle = format!("datalove-{backend}-{}-", child.id());
+        let mut started = false;
+        for _ in 0..1200 {
+            started = !programs_named(&needle).is_empty();
+            if started || child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(started, "{backend}: no {needle} started");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let mut left = programs_named(&needle);
+        for _ in 0..200 {
+            if left.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            left = programs_named(&needle);
+        }
+        assert!(
+            left.is_empty(),
+            "{backend}: still running after datalove ended: {left:?}"
+        );
+    }
+}

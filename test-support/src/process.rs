@@ -36,6 +36,9 @@ pub fn run_with_input(
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // Its own process group, so that a timeout kills what it started too (an
+    // executable, an emulator), which would otherwise keep the pipes read below open.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = command.spawn()?;
     let writer = match (child.stdin.take(), input) {
         (Some(mut pipe), Some(input)) => {
@@ -68,6 +71,8 @@ pub fn run_with_input(
         }
         if start.elapsed() > timeout {
             timed_out = true;
+            // SAFETY: a plain system call; the group is the child's own (above).
+            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
             let _ = child.kill();
             break child.wait()?;
         }
@@ -82,4 +87,45 @@ pub fn run_with_input(
         stderr: err_reader.join().unwrap_or_default(),
         timed_out,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_ends_what_the_command_started_too() {
+        // The shell starts a long `sleep` that inherits its stdout, prints its pid and
+        // waits: killing the shell alone would leave the pipe open for 300 s.
+        let mut command = Command::new("sh");
+        command.args(["-c", "sleep 300 & echo $!; wait"]);
+        let start = Instant::now();
+        let captured = run_with_timeout(command, Duration::from_secs(1)).unwrap();
+        assert!(captured.timed_out);
+        // Not a speed limit: without the group's kill it returns when the sleep ends.
+        assert!(
+            start.elapsed() < Duration::from_secs(150),
+            "it returned only when the sleep ended"
+        );
+        let pid: u32 = String::from_utf8_lossy(&captured.stdout)
+            .trim()
+            .parse()
+            .unwrap();
+        let mut alive = true;
+        for _ in 0..100 {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            alive = !stat.is_empty()
+                && !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap()
+                    .trim_start()
+                    .starts_with('Z');
+            if !alive {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!alive, "sleep {pid} outlived the timeout");
+    }
 }
