@@ -52,6 +52,20 @@ unsafe fn list_elem(
     }
 }
 
+/// The fast form's overflow error (`op` on `ty`), raised off the dispatch loop's path.
+#[cold]
+#[inline(never)]
+unsafe fn overflow(t: &RtiTable, rt: *mut RtHeader, op: ArithOp, ty: u32) {
+    (t.raise_arith)(rt, ErrorKind::Overflow as u32, op as u32, ty);
+}
+
+/// The fast form's bounds error, raised off the dispatch loop's path.
+#[cold]
+#[inline(never)]
+unsafe fn out_of_bounds(t: &RtiTable, rt: *mut RtHeader, index: u64, len: u64) {
+    (t.raise_bounds)(rt, index, len);
+}
+
 /// `t = a * b` of a fused product ([`MulThen`]): written to `t`, and returned for the
 /// operation that takes it.
 #[inline(always)]
@@ -287,8 +301,7 @@ impl Machine<'_> {
                 match <$t>::$method(ld!($t, $o.a), $b) {
                     Some(v) => st!($t, $o.d, v),
                     None => {
-                        let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::$aop as u32);
-                        (t.raise_arith)(rt, kind, aop, $o.ty as u32);
+                        overflow(t, rt, ArithOp::$aop, $o.ty as u32);
                         goto!($o.fail);
                         continue;
                     }
@@ -367,8 +380,7 @@ impl Machine<'_> {
                         v
                     }
                     None => {
-                        let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::Add as u32);
-                        (t.raise_arith)(rt, kind, aop, $o.step.ty as u32);
+                        overflow(t, rt, ArithOp::Add, $o.step.ty as u32);
                         goto!($o.step.fail);
                         continue;
                     }
@@ -413,7 +425,7 @@ impl Machine<'_> {
                 match list_elem(list_at!($at, $o), $o.index, frame, size_of::<$t>()) {
                     Ok($p) => $access,
                     Err((i, len)) => {
-                        (t.raise_bounds)(rt, i, len);
+                        out_of_bounds(t, rt, i, len);
                         goto!($o.fail);
                         continue;
                     }
@@ -449,8 +461,7 @@ impl Machine<'_> {
                 match u64::$method(ld!(u64, $o.a), step) {
                     Some(v) => st!(u64, $o.d, v),
                     None => {
-                        let (kind, aop) = (ErrorKind::Overflow as u32, ArithOp::$aop as u32);
-                        (t.raise_arith)(rt, kind, aop, $o.ty as u32);
+                        overflow(t, rt, ArithOp::$aop, $o.ty as u32);
                         goto!($o.fail);
                         continue;
                     }
@@ -491,6 +502,66 @@ impl Machine<'_> {
                 st!(f64, $o.c, ld!($t, $o.s) as f64);
                 plain!(f64, $o.div, ld!(f64, $o.div.b), /);
                 skip!(2)
+            }};
+        }
+        // Two `f64` operations in a row (`Op::PairSubAddF64`, ..): each reads its
+        // operands after the one before wrote, and writes its result and its copy.
+        macro_rules! f64_pair {
+            ($t:ty, $o:expr, ($first:tt $then:tt)) => {{
+                let v = ld!($t, $o.first.a) $first ld!($t, $o.first.b);
+                st!($t, $o.first.d, v);
+                st!($t, $o.first.m, v);
+                let v = ld!($t, $o.then.a) $then ld!($t, $o.then.b);
+                st!($t, $o.then.d, v);
+                st!($t, $o.then.m, v);
+                skip!($o.covers as usize)
+            }};
+        }
+        // An `f64` product and the sum or difference that takes it (`mul_then`): the
+        // result written (`Op::MulAddF64`, ..), also copied (`Op::MulAddF64M`, ..), or
+        // written and then stored as a list element (`Op::MulAddSetW`, ..).
+        macro_rules! mul_op {
+            ($o:expr, add) => {
+                mul_then(frame, &$o) + ld!(f64, $o.c)
+            };
+            ($o:expr, sub) => {
+                mul_then(frame, &$o) - ld!(f64, $o.c)
+            };
+            ($o:expr, rsub) => {
+                ld!(f64, $o.c) - mul_then(frame, &$o)
+            };
+        }
+        macro_rules! mul_arith {
+            ($t:ty, $o:expr, $how:ident) => {{
+                st!($t, $o.d, mul_op!($o, $how));
+                skip!(2)
+            }};
+        }
+        macro_rules! mul_arith_m {
+            ($t:ty, $o:expr, $how:ident) => {{
+                let v = mul_op!($o.op, $how);
+                st!($t, $o.op.d, v);
+                st!($t, $o.m, v);
+                skip!(3)
+            }};
+        }
+        macro_rules! mul_set {
+            ($t:ty, $o:expr, ($how:ident $at:ident)) => {{
+                st!($t, $o.op.d, mul_op!($o.op, $how));
+                set!($t, $o.set, $at);
+                skip!(3)
+            }};
+        }
+        // A `bool` element read, then the branch on it (`Op::GetBBr`, ..).
+        macro_rules! get_br {
+            ($t:ty, $o:expr, $at:ident) => {{
+                get!($t, $o.get, $at);
+                goto!(if ld!($t, $o.get.value) != 0 {
+                    $o.to.t
+                } else {
+                    $o.to.e
+                });
+                continue;
             }};
         }
         loop {
@@ -555,6 +626,17 @@ impl Machine<'_> {
                 two { (checked_add, Add) AddAddI64: i64, AddAddU64: u64; }
                 two_k { (checked_add, Add) AddAddKI64: i64, AddAddKU64: u64; }
                 convert_div { (/) I64ToF64Div: i64, U64ToF64Div: u64; }
+                f64_pair { (+ +) PairAddAddF64: f64; (+ -) PairAddSubF64: f64;
+                           (+ *) PairAddMulF64: f64; (- +) PairSubAddF64: f64;
+                           (- -) PairSubSubF64: f64; (- *) PairSubMulF64: f64;
+                           (* +) PairMulAddF64: f64; (* -) PairMulSubF64: f64;
+                           (* *) PairMulMulF64: f64; }
+                get_br { direct GetBBr: u8; indirect GetBIBr: u8; }
+                mul_arith { add MulAddF64: f64; sub MulSubF64: f64; rsub MulRsubF64: f64; }
+                mul_arith_m { add MulAddF64M: f64; sub MulSubF64M: f64; rsub MulRsubF64M: f64; }
+                mul_set { (add direct) MulAddSetW: f64; (add indirect) MulAddSetWI: f64;
+                          (sub direct) MulSubSetW: f64; (sub indirect) MulSubSetWI: f64;
+                          (rsub direct) MulRsubSetW: f64; (rsub indirect) MulRsubSetWI: f64; }
                 get { direct GetW: u64, GetB: u8; indirect GetWI: u64, GetBI: u8; }
                 set { direct SetW: u64, SetB: u8; indirect SetWI: u64, SetBI: u8; }
             ;
@@ -632,36 +714,6 @@ impl Machine<'_> {
                 }
                 Op::I64ToF64 { d, s } => st!(f64, *d, ld!(i64, *s) as f64),
                 Op::U64ToF64 { d, s } => st!(f64, *d, ld!(u64, *s) as f64),
-                Op::MulAddF64(o) => {
-                    st!(f64, o.d, mul_then(frame, o) + ld!(f64, o.c));
-                    skip!(2)
-                }
-                Op::MulSubF64(o) => {
-                    st!(f64, o.d, mul_then(frame, o) - ld!(f64, o.c));
-                    skip!(2)
-                }
-                Op::MulRsubF64(o) => {
-                    st!(f64, o.d, ld!(f64, o.c) - mul_then(frame, o));
-                    skip!(2)
-                }
-                Op::MulAddF64M(ThenCopy { op: o, m }) => {
-                    let v = mul_then(frame, o) + ld!(f64, o.c);
-                    st!(f64, o.d, v);
-                    st!(f64, *m, v);
-                    skip!(3)
-                }
-                Op::MulSubF64M(ThenCopy { op: o, m }) => {
-                    let v = mul_then(frame, o) - ld!(f64, o.c);
-                    st!(f64, o.d, v);
-                    st!(f64, *m, v);
-                    skip!(3)
-                }
-                Op::MulRsubF64M(ThenCopy { op: o, m }) => {
-                    let v = ld!(f64, o.c) - mul_then(frame, o);
-                    st!(f64, o.d, v);
-                    st!(f64, *m, v);
-                    skip!(3)
-                }
                 Op::SqrtF64 { d, s } => st!(f64, *d, ld!(f64, *s).sqrt()),
                 Op::AbsF64 { d, s } => st!(f64, *d, ld!(f64, *s).abs()),
                 Op::NegF64 { d, s } => st!(f64, *d, -ld!(f64, *s)),
@@ -670,7 +722,7 @@ impl Machine<'_> {
                 Op::I64ToU64 { d, s, ty, fail } => {
                     let v = ld!(i64, *s);
                     if v < 0 && *fail != u32::MAX {
-                        (t.raise_arith)(rt, ErrorKind::Overflow as u32, ArithOp::Cast as u32, *ty);
+                        overflow(t, rt, ArithOp::Cast, *ty);
                         goto!(*fail);
                         continue;
                     }
@@ -679,7 +731,7 @@ impl Machine<'_> {
                 Op::U64ToI64 { d, s, ty, fail } => {
                     let v = ld!(u64, *s);
                     if v > i64::MAX as u64 && *fail != u32::MAX {
-                        (t.raise_arith)(rt, ErrorKind::Overflow as u32, ArithOp::Cast as u32, *ty);
+                        overflow(t, rt, ArithOp::Cast, *ty);
                         goto!(*fail);
                         continue;
                     }

@@ -25,8 +25,8 @@ use datalove_rti::TyKind;
 use crate::desc::DescRef;
 use crate::ops::{
     Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv, Element,
-    ElementMove, IndexGet, MulThen, Op, Opnd, ParamPass, Slots, Step, StepBranch, Targets, Then,
-    ThenBranch, ThenCopy, WithK,
+    ElementBranch, ElementMove, F64Pair, F64Step, IndexGet, MulThen, MulThenSet, Op, Opnd,
+    ParamPass, Slots, Step, StepBranch, Targets, Then, ThenBranch, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -749,8 +749,8 @@ fn get_then_set(ops: &[Op], i: usize) -> Option<Op> {
     })
 }
 
-/// A fused `f64` operation and test, from its parts.
-type ArithBranch = fn(ThenBranch) -> Op;
+/// An operation variant, as the function that makes it from its payload.
+type Make<P> = fn(P) -> Op;
 
 /// `f64` arithmetic at `ops[i]` and the compare-and-branch after it that tests its
 /// result against a constant: one operation (`Op::AddF64BrLeK`, ..).
@@ -772,7 +772,7 @@ fn arith_then_test(ops: &[Op], i: usize) -> Option<Op> {
     if br.a != op.d || br.kd == op.d {
         return None;
     }
-    let family: [[ArithBranch; 4]; 3] = [
+    let family: [[Make<ThenBranch>; 4]; 3] = [
         [
             Op::AddF64BrLtK,
             Op::AddF64BrLeK,
@@ -807,6 +807,89 @@ fn two_in_a_row(ops: &[Op], i: usize) -> Option<Op> {
         (&Op::AddU64(first), &Op::AddU64K(then)) => Op::AddAddKU64(Then { first, then }),
         (&Op::I64ToF64 { d, s }, &Op::DivF64(div)) => Op::I64ToF64Div(convert_div(d, s, div)),
         (&Op::U64ToF64 { d, s }, &Op::DivF64(div)) => Op::U64ToF64Div(convert_div(d, s, div)),
+        _ => return None,
+    })
+}
+
+/// The `f64` `+`, `-` or `*` at `ops[i]` (0, 1, 2), with the copy of its result when
+/// one is fused to it, and how many operations it stands for.
+fn f64_step(op: &Op) -> Option<(usize, F64Step, u32)> {
+    let step = |o: Slots, m| F64Step {
+        d: o.d,
+        a: o.a,
+        b: o.b,
+        m,
+    };
+    Some(match *op {
+        Op::AddF64(o) => (0, step(o, o.d), 1),
+        Op::SubF64(o) => (1, step(o, o.d), 1),
+        Op::MulF64(o) => (2, step(o, o.d), 1),
+        Op::AddF64M(ThenCopy { op, m }) => (0, step(op, m), 2),
+        Op::SubF64M(ThenCopy { op, m }) => (1, step(op, m), 2),
+        Op::MulF64M(ThenCopy { op, m }) => (2, step(op, m), 2),
+        _ => return None,
+    })
+}
+
+/// Two `f64` operations in a row at `ops[i]`, each `+`, `-` or `*`, with or without the
+/// copy of its result: one operation (`Op::PairSubAddF64`, ..).
+fn f64_pair(ops: &[Op], i: usize) -> Option<Op> {
+    let (x, first, covers) = f64_step(&ops[i])?;
+    let (y, then, more) = f64_step(ops.get(i + covers as usize)?)?;
+    let family: [[Make<F64Pair>; 3]; 3] = [
+        [Op::PairAddAddF64, Op::PairAddSubF64, Op::PairAddMulF64],
+        [Op::PairSubAddF64, Op::PairSubSubF64, Op::PairSubMulF64],
+        [Op::PairMulAddF64, Op::PairMulSubF64, Op::PairMulMulF64],
+    ];
+    Some(family[x][y](F64Pair {
+        first,
+        then,
+        covers: covers + more,
+    }))
+}
+
+/// An `f64` product and the sum or difference that takes it at `ops[i]`, and the 8-byte
+/// element write of its result after them (`set b[k] = b[k] - x * y`): one operation
+/// (`Op::MulRsubSetWI`, ..).
+fn mul_then_set(ops: &[Op], i: usize) -> Option<Op> {
+    let (op, how) = match ops[i] {
+        Op::MulAddF64(op) => (op, 0),
+        Op::MulSubF64(op) => (op, 1),
+        Op::MulRsubF64(op) => (op, 2),
+        _ => return None,
+    };
+    // The product and the sum stand for two operations.
+    let (set, indirect) = match *ops.get(i + 2)? {
+        Op::SetW(set) => (set, 0),
+        Op::SetWI(set) => (set, 1),
+        _ => return None,
+    };
+    if set.value != op.d {
+        return None;
+    }
+    let family: [[Make<MulThenSet>; 2]; 3] = [
+        [Op::MulAddSetW, Op::MulAddSetWI],
+        [Op::MulSubSetW, Op::MulSubSetWI],
+        [Op::MulRsubSetW, Op::MulRsubSetWI],
+    ];
+    Some(family[how][indirect](MulThenSet { op, set }))
+}
+
+/// A `bool` element read at `ops[i]` and the branch on it after it: one operation
+/// (`Op::GetBBr`, `Op::GetBIBr`).
+fn get_then_branch(ops: &[Op], i: usize) -> Option<Op> {
+    let &Op::BranchD { cond, t, e } = ops.get(i + 1)? else {
+        return None;
+    };
+    let branch = |get: Element| {
+        (get.value == cond).then_some(ElementBranch {
+            get,
+            to: targets(t, e),
+        })
+    };
+    Some(match ops[i] {
+        Op::GetB(get) => Op::GetBBr(branch(get)?),
+        Op::GetBI(get) => Op::GetBIBr(branch(get)?),
         _ => return None,
     })
 }
@@ -866,7 +949,10 @@ pub fn specialize(ops: &mut [Op]) {
             .or_else(|| index_then_get(ops, i))
             .or_else(|| arith_then_test(ops, i))
             .or_else(|| two_in_a_row(ops, i))
-            .or_else(|| get_then_set(ops, i));
+            .or_else(|| f64_pair(ops, i))
+            .or_else(|| mul_then_set(ops, i))
+            .or_else(|| get_then_set(ops, i))
+            .or_else(|| get_then_branch(ops, i));
         if let Some(op) = fused {
             ops[i] = op;
         }

@@ -545,6 +545,31 @@ pub enum Op {
     /// A conversion to `f64` and the `f64` division after it (`1.0 / (n as f64)`).
     I64ToF64Div(ConvertDiv),
     U64ToF64Div(ConvertDiv),
+    /// Two `f64` operations in a row, `+`, `-` or `*` each (`tr - ti + cr`, `zr * zr`
+    /// then `zi * zi`): each reads its operands from their slots, writes its result and
+    /// its copy (`m`), as it would alone; one dispatch. `PairSubAddF64` is `-` then `+`.
+    PairAddAddF64(F64Pair),
+    PairAddSubF64(F64Pair),
+    PairAddMulF64(F64Pair),
+    PairSubAddF64(F64Pair),
+    PairSubSubF64(F64Pair),
+    PairSubMulF64(F64Pair),
+    PairMulAddF64(F64Pair),
+    PairMulSubF64(F64Pair),
+    PairMulMulF64(F64Pair),
+    /// An `f64` product and sum or difference (`MulAddF64`, ..), then the 8-byte element
+    /// write of its result (`set b[k] = b[k] - x * y`); `..I` the list's address in the
+    /// frame.
+    MulAddSetW(MulThenSet),
+    MulAddSetWI(MulThenSet),
+    MulSubSetW(MulThenSet),
+    MulSubSetWI(MulThenSet),
+    MulRsubSetW(MulThenSet),
+    MulRsubSetWI(MulThenSet),
+    /// A `bool` element read and the branch on it (`if flags[k]`); `..I` the list's
+    /// address in the frame.
+    GetBBr(ElementBranch),
+    GetBIBr(ElementBranch),
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
     CallV {
@@ -808,6 +833,39 @@ pub struct ConvertDiv {
     pub c: u32,
     pub s: u32,
     pub div: Slots,
+}
+
+/// `d = a op b` on `f64`, the result also written to `m` (a copy after the operation,
+/// or `d` itself when there is none).
+#[derive(Clone, Copy, Debug)]
+pub struct F64Step {
+    pub d: u32,
+    pub a: u32,
+    pub b: u32,
+    pub m: u32,
+}
+
+/// Two `f64` operations in a row; `covers` is how many operations the pair stands for
+/// (each copy one more), all skipped after it.
+#[derive(Clone, Copy, Debug)]
+pub struct F64Pair {
+    pub first: F64Step,
+    pub then: F64Step,
+    pub covers: u32,
+}
+
+/// `MulThen`, then the element write of its result (`set.value` is `op.d`).
+#[derive(Clone, Copy, Debug)]
+pub struct MulThenSet {
+    pub op: MulThen,
+    pub set: Element,
+}
+
+/// An element read (`get`), then the branch on the value read.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementBranch {
+    pub get: Element,
+    pub to: Targets,
 }
 
 /// A counter's step, then the loop's test on the stepped value.
