@@ -552,6 +552,15 @@ impl Machine<'_> {
                 skip!(3)
             }};
         }
+        // An 8-byte element read, then the product-and-sum after it (`Op::GetMulAddW`,
+        // ..), which reads its operands from their slots, as it would alone.
+        macro_rules! get_mul_add {
+            ($t:ty, $o:expr, ($at:ident $then:ident)) => {{
+                get!(u64, $o.get, $at);
+                pc = pc.add(1);
+                $then!($t, $o.then, add)
+            }};
+        }
         // A `bool` element read, then the branch on it (`Op::GetBBr`, ..).
         macro_rules! get_br {
             ($t:ty, $o:expr, $at:ident) => {{
@@ -632,6 +641,10 @@ impl Machine<'_> {
                            (* +) PairMulAddF64: f64; (* -) PairMulSubF64: f64;
                            (* *) PairMulMulF64: f64; }
                 get_br { direct GetBBr: u8; indirect GetBIBr: u8; }
+                get_mul_add { (direct mul_arith) GetMulAddW: f64;
+                              (indirect mul_arith) GetMulAddWI: f64;
+                              (direct mul_arith_m) GetMulAddMW: f64;
+                              (indirect mul_arith_m) GetMulAddMWI: f64; }
                 mul_arith { add MulAddF64: f64; sub MulSubF64: f64; rsub MulRsubF64: f64; }
                 mul_arith_m { add MulAddF64M: f64; sub MulSubF64M: f64; rsub MulRsubF64M: f64; }
                 mul_set { (add direct) MulAddSetW: f64; (add indirect) MulAddSetWI: f64;

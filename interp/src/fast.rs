@@ -25,7 +25,7 @@ use datalove_rti::TyKind;
 use crate::desc::DescRef;
 use crate::ops::{
     Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv, Element,
-    ElementBranch, ElementMove, F64Pair, F64Step, IndexGet, MulThen, MulThenSet, Op, Opnd,
+    ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen, MulThenSet, Op, Opnd,
     ParamPass, Slots, Step, StepBranch, Targets, Then, ThenBranch, ThenCopy, WithK,
 };
 
@@ -852,27 +852,34 @@ fn f64_pair(ops: &[Op], i: usize) -> Option<Op> {
 /// element write of its result after them (`set b[k] = b[k] - x * y`): one operation
 /// (`Op::MulRsubSetWI`, ..).
 fn mul_then_set(ops: &[Op], i: usize) -> Option<Op> {
-    let (op, how) = match ops[i] {
-        Op::MulAddF64(op) => (op, 0),
-        Op::MulSubF64(op) => (op, 1),
-        Op::MulRsubF64(op) => (op, 2),
+    // The product and the sum stand for two operations; the write comes after both.
+    let (make, op, set): (Make<MulThenSet>, _, _) = match (&ops[i], ops.get(i + 2)?) {
+        (&Op::MulAddF64(op), &Op::SetW(set)) => (Op::MulAddSetW, op, set),
+        (&Op::MulAddF64(op), &Op::SetWI(set)) => (Op::MulAddSetWI, op, set),
+        (&Op::MulSubF64(op), &Op::SetW(set)) => (Op::MulSubSetW, op, set),
+        (&Op::MulSubF64(op), &Op::SetWI(set)) => (Op::MulSubSetWI, op, set),
+        (&Op::MulRsubF64(op), &Op::SetW(set)) => (Op::MulRsubSetW, op, set),
+        (&Op::MulRsubF64(op), &Op::SetWI(set)) => (Op::MulRsubSetWI, op, set),
         _ => return None,
     };
-    // The product and the sum stand for two operations.
-    let (set, indirect) = match *ops.get(i + 2)? {
-        Op::SetW(set) => (set, 0),
-        Op::SetWI(set) => (set, 1),
+    (set.value == op.d).then(|| make(MulThenSet { op, set }))
+}
+
+/// An 8-byte element read at `ops[i]`, then an `f64` product and the sum that takes it
+/// (`sum + a * u[j]`): one operation (`Op::GetMulAddWI`, ..).
+fn get_then_mul_add(ops: &[Op], i: usize) -> Option<Op> {
+    let (get, indirect) = match ops[i] {
+        Op::GetW(get) => (get, false),
+        Op::GetWI(get) => (get, true),
         _ => return None,
     };
-    if set.value != op.d {
-        return None;
-    }
-    let family: [[Make<MulThenSet>; 2]; 3] = [
-        [Op::MulAddSetW, Op::MulAddSetWI],
-        [Op::MulSubSetW, Op::MulSubSetWI],
-        [Op::MulRsubSetW, Op::MulRsubSetWI],
-    ];
-    Some(family[how][indirect](MulThenSet { op, set }))
+    Some(match (ops.get(i + 1)?, indirect) {
+        (&Op::MulAddF64(then), false) => Op::GetMulAddW(GetThen { get, then }),
+        (&Op::MulAddF64(then), true) => Op::GetMulAddWI(GetThen { get, then }),
+        (&Op::MulAddF64M(then), false) => Op::GetMulAddMW(GetThen { get, then }),
+        (&Op::MulAddF64M(then), true) => Op::GetMulAddMWI(GetThen { get, then }),
+        _ => return None,
+    })
 }
 
 /// A `bool` element read at `ops[i]` and the branch on it after it: one operation
@@ -951,6 +958,7 @@ pub fn specialize(ops: &mut [Op]) {
             .or_else(|| two_in_a_row(ops, i))
             .or_else(|| f64_pair(ops, i))
             .or_else(|| mul_then_set(ops, i))
+            .or_else(|| get_then_mul_add(ops, i))
             .or_else(|| get_then_set(ops, i))
             .or_else(|| get_then_branch(ops, i));
         if let Some(op) = fused {

@@ -566,6 +566,13 @@ pub enum Op {
     MulSubSetWI(MulThenSet),
     MulRsubSetW(MulThenSet),
     MulRsubSetWI(MulThenSet),
+    /// An 8-byte element read, then an `f64` product and the sum that takes it (`sum +
+    /// a * u[j]`, with the copy of the result: `..M..`); `..I` the list's address in the
+    /// frame.
+    GetMulAddW(GetThen<MulThen>),
+    GetMulAddWI(GetThen<MulThen>),
+    GetMulAddMW(GetThen<ThenCopy<MulThen>>),
+    GetMulAddMWI(GetThen<ThenCopy<MulThen>>),
     /// A `bool` element read and the branch on it (`if flags[k]`); `..I` the list's
     /// address in the frame.
     GetBBr(ElementBranch),
@@ -859,6 +866,13 @@ pub struct F64Pair {
 pub struct MulThenSet {
     pub op: MulThen,
     pub set: Element,
+}
+
+/// An element read (`get`), then the operation after it (`then`).
+#[derive(Clone, Copy, Debug)]
+pub struct GetThen<T> {
+    pub get: Element,
+    pub then: T,
 }
 
 /// An element read (`get`), then the branch on the value read.
