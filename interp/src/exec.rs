@@ -561,6 +561,17 @@ impl Machine<'_> {
                 $then!($t, $o.then, add)
             }};
         }
+        // A checked operation, then the return of its result (`Op::AddRetI64`, ..).
+        macro_rules! ret_checked {
+            ($t:ty, $o:expr, $op:tt) => {{
+                operands!($t, $o, (checked $op));
+                if !ret.is_null() {
+                    (ret as *mut u64).write(ld!(u64, $o.d));
+                }
+                pop_shadow();
+                return;
+            }};
+        }
         // A `bool` element read, then the branch on it (`Op::GetBBr`, ..).
         macro_rules! get_br {
             ($t:ty, $o:expr, $at:ident) => {{
@@ -787,6 +798,9 @@ impl Machine<'_> {
                     pop_shadow();
                     return;
                 }
+                Op::AddRetI64(o) => ret_checked!(i64, o, (checked_add, Add)),
+                Op::SubRetI64(o) => ret_checked!(i64, o, (checked_sub, Sub)),
+                Op::MulRetI64(o) => ret_checked!(i64, o, (checked_mul, Mul)),
             }
             pc = pc.add(1);
         }

@@ -434,6 +434,21 @@ fn with_copy(op: Op, next: Option<&Op>) -> Result<Op, Op> {
     })
 }
 
+/// A checked `i64` `+`, `-` or `*` and the return of its result after it: one
+/// operation (`Op::AddRetI64`, ..).
+fn arith_then_return(op: &Op, next: &Op) -> Option<Op> {
+    let &Op::RetW { src } = next else {
+        return None;
+    };
+    let (make, o): (Make<Checked>, _) = match *op {
+        Op::AddI64(o) => (Op::AddRetI64, o),
+        Op::SubI64(o) => (Op::SubRetI64, o),
+        Op::MulI64(o) => (Op::MulRetI64, o),
+        _ => return None,
+    };
+    (o.d == src).then(|| make(o))
+}
+
 /// The branch targets of `op` (not its abandon target, not a jump's): those of a branch
 /// and of a fused comparison and branch.
 fn branch_targets(op: &mut Op) -> Option<(&mut u32, &mut u32)> {
@@ -481,7 +496,13 @@ fn branch_targets(op: &mut Op) -> Option<(&mut u32, &mut u32)> {
 fn ends_path(op: &mut Op) -> bool {
     matches!(
         op,
-        Op::Jump(_) | Op::Return { .. } | Op::RetW { .. } | Op::Abandon
+        Op::Jump(_)
+            | Op::Return { .. }
+            | Op::RetW { .. }
+            | Op::AddRetI64(_)
+            | Op::SubRetI64(_)
+            | Op::MulRetI64(_)
+            | Op::Abandon
     ) || branch_targets(op).is_some()
 }
 
@@ -912,6 +933,12 @@ pub fn specialize(ops: &mut [Op]) {
                 compares.push((i, compare.clone()));
             }
             ops[i] = with_copy(op, ops.get(i + covers)).unwrap_or_else(|op| op);
+        }
+    }
+    // Before threading, so that a jump to the return of a result becomes a copy of both.
+    for i in 0..ops.len().saturating_sub(1) {
+        if let Some(op) = arith_then_return(&ops[i], &ops[i + 1]) {
+            ops[i] = op;
         }
     }
     // Jump threading: branch targets first, then jumps, which may become a copy of the

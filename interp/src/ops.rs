@@ -592,6 +592,11 @@ pub enum Op {
     RetW {
         src: u32,
     },
+    /// A checked `i64` operation and the return of its result (`ret fib(n - 1) + fib(n -
+    /// 2)`): one operation that ends its path, so a jump to it becomes a copy of it.
+    AddRetI64(Checked),
+    SubRetI64(Checked),
+    MulRetI64(Checked),
 }
 
 // The generic operations' payloads that the fast form reads too (`crate::fast`).
