@@ -561,6 +561,29 @@ impl Machine<'_> {
                 $then!($t, $o.then, add)
             }};
         }
+        // A call with its arguments as values (`Op::CallV`, `Op::CallW1`): the callee's
+        // frame taken (or the stack overflow), the arguments written by `$args` into it,
+        // the callee run with its result to `$dst` (none when `u32::MAX`).
+        macro_rules! call_value {
+            ($callee:expr, $dst:expr, $depth:expr, $fail:expr, |$to:ident| $args:block) => {{
+                let cf = self.funcs.get_unchecked($callee as usize);
+                let Some(($to, saved)) = self.callee_frame(cf, $depth) else {
+                    (t.raise_stack_overflow)(rt);
+                    goto!($fail);
+                    continue;
+                };
+                $args
+                let ret_ptr = if $dst == u32::MAX {
+                    ptr::null_mut()
+                } else {
+                    frame.add($dst as usize)
+                };
+                if self.run_callee($callee, $depth, $to, saved, ret_ptr) {
+                    goto!($fail);
+                    continue;
+                }
+            }};
+        }
         // A checked operation, then the return of its result (`Op::AddRetI64`, ..).
         macro_rules! ret_checked {
             ($t:ty, $o:expr, $op:tt) => {{
@@ -768,29 +791,21 @@ impl Machine<'_> {
                     depth,
                     fail,
                 } => {
-                    let cf = self.funcs.get_unchecked(*callee as usize);
-                    let Some((callee_frame, saved)) = self.callee_frame(cf, *depth) else {
-                        (t.raise_stack_overflow)(rt);
-                        goto!(*fail);
-                        continue;
-                    };
-                    for &(src, offset, size) in args.iter() {
-                        let to = callee_frame.add(offset as usize);
-                        if size == 8 {
-                            (to as *mut u64).write(ld!(u64, src));
-                        } else {
-                            ptr::copy_nonoverlapping(frame.add(src as usize), to, size as usize);
+                    let dst = dst.unwrap_or(u32::MAX);
+                    call_value!(*callee, dst, *depth, *fail, |callee_frame| {
+                        for &(src, offset, size) in args.iter() {
+                            let to = callee_frame.add(offset as usize);
+                            if size == 8 {
+                                (to as *mut u64).write(ld!(u64, src));
+                            } else {
+                                ptr::copy_nonoverlapping(frame.add(src as usize), to, size as usize);
+                            }
                         }
-                    }
-                    let ret_ptr = match dst {
-                        Some(d) => frame.add(*d as usize),
-                        None => ptr::null_mut(),
-                    };
-                    if self.run_callee(*callee, *depth, callee_frame, saved, ret_ptr) {
-                        goto!(*fail);
-                        continue;
-                    }
+                    })
                 }
+                Op::CallW1(o) => call_value!(o.callee, o.dst, o.depth, o.fail, |callee_frame| {
+                    (callee_frame.add(o.offset as usize) as *mut u64).write(ld!(u64, o.src));
+                }),
                 Op::RetW { src } => {
                     if !ret.is_null() {
                         (ret as *mut u64).write(ld!(u64, *src));

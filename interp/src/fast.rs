@@ -24,9 +24,9 @@ use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
 use crate::ops::{
-    Binary, Bound, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv, Element,
-    ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen, MulThenSet, Op, Opnd,
-    ParamPass, Slots, Step, StepBranch, Targets, Then, ThenBranch, ThenCopy, WithK,
+    Binary, Bound, CallOne, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv,
+    Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen, MulThenSet,
+    Op, Opnd, ParamPass, Slots, Step, StepBranch, Targets, Then, ThenBranch, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -315,6 +315,16 @@ fn single(op: &Op) -> Option<Op> {
                 Some(d) => Some(direct(d)?),
                 None => None,
             };
+            if let [(src, offset, 8)] = *args {
+                return Some(Op::CallW1(CallOne {
+                    callee: call.callee,
+                    src,
+                    offset,
+                    dst: dst.unwrap_or(u32::MAX),
+                    depth: call.depth,
+                    fail: call.fail,
+                }));
+            }
             Op::CallV {
                 callee: call.callee,
                 args,

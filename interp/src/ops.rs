@@ -588,6 +588,8 @@ pub enum Op {
         depth: u32,
         fail: u32,
     },
+    /// `CallV` with one argument, of 8 bytes: no loop over the arguments.
+    CallW1(CallOne),
     /// Returns an 8-byte value from a direct offset.
     RetW {
         src: u32,
@@ -871,6 +873,19 @@ pub struct F64Pair {
 pub struct MulThenSet {
     pub op: MulThen,
     pub set: Element,
+}
+
+/// A call of `callee` with one 8-byte argument, copied from `src` to the callee's
+/// `offset`; the result's place `dst` (`u32::MAX` when the result is not kept), the call
+/// depth it takes and its abandon target.
+#[derive(Clone, Copy, Debug)]
+pub struct CallOne {
+    pub callee: u32,
+    pub src: u32,
+    pub offset: u32,
+    pub dst: u32,
+    pub depth: u32,
+    pub fail: u32,
 }
 
 /// An element read (`get`), then the operation after it (`then`).
