@@ -584,6 +584,19 @@ impl Machine<'_> {
                 }
             }};
         }
+        // A checked operation with a constant, then the one-argument call that takes its
+        // result (`Op::SubKCallI64`, ..): three operations.
+        macro_rules! step_call {
+            ($t:ty, $o:expr, $op:tt) => {{
+                let k = k!($t, $o.step);
+                checked!($t, $o.step, k, $op);
+                let c = &$o.call;
+                call_value!(c.callee, c.dst, c.depth, c.fail, |callee_frame| {
+                    (callee_frame.add(c.offset as usize) as *mut u64).write(ld!(u64, c.src));
+                });
+                skip!(3)
+            }};
+        }
         // A checked operation, then the return of its result (`Op::AddRetI64`, ..).
         macro_rules! ret_checked {
             ($t:ty, $o:expr, $op:tt) => {{
@@ -675,6 +688,8 @@ impl Machine<'_> {
                            (* +) PairMulAddF64: f64; (* -) PairMulSubF64: f64;
                            (* *) PairMulMulF64: f64; }
                 get_br { direct GetBBr: u8; indirect GetBIBr: u8; }
+                step_call { (checked_add, Add) AddKCallI64: i64, AddKCallU64: u64;
+                            (checked_sub, Sub) SubKCallI64: i64, SubKCallU64: u64; }
                 get_mul_add { (direct mul_arith) GetMulAddW: f64;
                               (indirect mul_arith) GetMulAddWI: f64;
                               (direct mul_arith_m) GetMulAddMW: f64;

@@ -26,7 +26,8 @@ use crate::desc::DescRef;
 use crate::ops::{
     Binary, Bound, CallOne, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv,
     Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen, MulThenSet,
-    Op, Opnd, ParamPass, Slots, Step, StepBranch, Targets, Then, ThenBranch, ThenCopy, WithK,
+    Op, Opnd, ParamPass, Slots, Step, StepBranch, StepCall, Targets, Then, ThenBranch, ThenCopy,
+    WithK,
 };
 
 /// The offset of a direct operand.
@@ -913,6 +914,20 @@ fn get_then_mul_add(ops: &[Op], i: usize) -> Option<Op> {
     })
 }
 
+/// A checked `+` or `-` of a constant at `ops[i]` and the one-argument call after it
+/// that takes its result (`fib(n - 1)`): one operation (`Op::SubKCallI64`, ..).
+fn step_then_call(ops: &[Op], i: usize) -> Option<Op> {
+    // The constant and the operation stand for two operations; the call comes after.
+    let (make, step, call): (Make<StepCall>, _, _) = match (&ops[i], ops.get(i + 2)?) {
+        (&Op::AddI64K(step), &Op::CallW1(call)) => (Op::AddKCallI64, step, call),
+        (&Op::SubI64K(step), &Op::CallW1(call)) => (Op::SubKCallI64, step, call),
+        (&Op::AddU64K(step), &Op::CallW1(call)) => (Op::AddKCallU64, step, call),
+        (&Op::SubU64K(step), &Op::CallW1(call)) => (Op::SubKCallU64, step, call),
+        _ => return None,
+    };
+    (call.src == step.d).then(|| make(StepCall { step, call }))
+}
+
 /// A `bool` element read at `ops[i]` and the branch on it after it: one operation
 /// (`Op::GetBBr`, `Op::GetBIBr`).
 fn get_then_branch(ops: &[Op], i: usize) -> Option<Op> {
@@ -996,6 +1011,7 @@ pub fn specialize(ops: &mut [Op]) {
             .or_else(|| f64_pair(ops, i))
             .or_else(|| mul_then_set(ops, i))
             .or_else(|| get_then_mul_add(ops, i))
+            .or_else(|| step_then_call(ops, i))
             .or_else(|| get_then_set(ops, i))
             .or_else(|| get_then_branch(ops, i));
         if let Some(op) = fused {

@@ -590,6 +590,12 @@ pub enum Op {
     },
     /// `CallV` with one argument, of 8 bytes: no loop over the arguments.
     CallW1(CallOne),
+    /// A checked `+` or `-` of a constant and the one-argument call that takes its result
+    /// (`fib(n - 1)`).
+    AddKCallI64(StepCall),
+    SubKCallI64(StepCall),
+    AddKCallU64(StepCall),
+    SubKCallU64(StepCall),
     /// Returns an 8-byte value from a direct offset.
     RetW {
         src: u32,
@@ -886,6 +892,14 @@ pub struct CallOne {
     pub dst: u32,
     pub depth: u32,
     pub fail: u32,
+}
+
+/// A checked operation with a constant (`step`), then the call that takes its result
+/// as its argument (`call.src` is `step.d`).
+#[derive(Clone, Copy, Debug)]
+pub struct StepCall {
+    pub step: CheckedK,
+    pub call: CallOne,
 }
 
 /// An element read (`get`), then the operation after it (`then`).
