@@ -608,6 +608,15 @@ impl Machine<'_> {
                 return;
             }};
         }
+        // An `f64` product, written, then the operation after it (`Op::MulMulAddF64`,
+        // `Op::MulMulRsubSetWI`, ..), which reads its operands from their slots.
+        macro_rules! mul_then {
+            ($t:ty, $o:expr, ($then:ident $($how:tt)+)) => {{
+                plain!($t, $o.mul, ld!($t, $o.mul.b), *);
+                pc = pc.add(1);
+                $then!($t, $o.then, $($how)+)
+            }};
+        }
         // A `bool` element read, then the branch on it (`Op::GetBBr`, ..).
         macro_rules! get_br {
             ($t:ty, $o:expr, $at:ident) => {{
@@ -688,6 +697,14 @@ impl Machine<'_> {
                            (* +) PairMulAddF64: f64; (* -) PairMulSubF64: f64;
                            (* *) PairMulMulF64: f64; }
                 get_br { direct GetBBr: u8; indirect GetBIBr: u8; }
+                mul_then { (mul_arith add) MulMulAddF64: f64; (mul_arith sub) MulMulSubF64: f64;
+                           (mul_arith rsub) MulMulRsubF64: f64;
+                           (mul_set (add direct)) MulMulAddSetW: f64;
+                           (mul_set (add indirect)) MulMulAddSetWI: f64;
+                           (mul_set (sub direct)) MulMulSubSetW: f64;
+                           (mul_set (sub indirect)) MulMulSubSetWI: f64;
+                           (mul_set (rsub direct)) MulMulRsubSetW: f64;
+                           (mul_set (rsub indirect)) MulMulRsubSetWI: f64; }
                 step_call { (checked_add, Add) AddKCallI64: i64, AddKCallU64: u64;
                             (checked_sub, Sub) SubKCallI64: i64, SubKCallU64: u64; }
                 get_mul_add { (direct mul_arith) GetMulAddW: f64;

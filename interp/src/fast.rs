@@ -26,8 +26,8 @@ use crate::desc::DescRef;
 use crate::ops::{
     Binary, Bound, CallOne, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv,
     Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen, MulThenSet,
-    Op, Opnd, ParamPass, Slots, Step, StepBranch, StepCall, Targets, Then, ThenBranch, ThenCopy,
-    WithK,
+    Op, Opnd, ParamPass, Prefixed, Slots, Step, StepBranch, StepCall, Targets, Then, ThenBranch,
+    ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -897,6 +897,29 @@ fn mul_then_set(ops: &[Op], i: usize) -> Option<Op> {
     (set.value == op.d).then(|| make(MulThenSet { op, set }))
 }
 
+/// An `f64` product at `ops[i]`, then a product-and-sum after it, perhaps with the
+/// element write of its result (`set b[k] = b[k] - dx * mass * mag`): one operation
+/// (`Op::MulMulRsubSetWI`, ..).
+fn mul_then_mul(ops: &[Op], i: usize) -> Option<Op> {
+    let Op::MulF64(mul) = ops[i] else {
+        return None;
+    };
+    Some(match mul_then_set(ops, i + 1) {
+        Some(Op::MulAddSetW(then)) => Op::MulMulAddSetW(Prefixed { mul, then }),
+        Some(Op::MulAddSetWI(then)) => Op::MulMulAddSetWI(Prefixed { mul, then }),
+        Some(Op::MulSubSetW(then)) => Op::MulMulSubSetW(Prefixed { mul, then }),
+        Some(Op::MulSubSetWI(then)) => Op::MulMulSubSetWI(Prefixed { mul, then }),
+        Some(Op::MulRsubSetW(then)) => Op::MulMulRsubSetW(Prefixed { mul, then }),
+        Some(Op::MulRsubSetWI(then)) => Op::MulMulRsubSetWI(Prefixed { mul, then }),
+        _ => match *ops.get(i + 1)? {
+            Op::MulAddF64(then) => Op::MulMulAddF64(Prefixed { mul, then }),
+            Op::MulSubF64(then) => Op::MulMulSubF64(Prefixed { mul, then }),
+            Op::MulRsubF64(then) => Op::MulMulRsubF64(Prefixed { mul, then }),
+            _ => return None,
+        },
+    })
+}
+
 /// An 8-byte element read at `ops[i]`, then an `f64` product and the sum that takes it
 /// (`sum + a * u[j]`): one operation (`Op::GetMulAddWI`, ..).
 fn get_then_mul_add(ops: &[Op], i: usize) -> Option<Op> {
@@ -1008,6 +1031,7 @@ pub fn specialize(ops: &mut [Op]) {
             .or_else(|| index_then_get(ops, i))
             .or_else(|| arith_then_test(ops, i))
             .or_else(|| two_in_a_row(ops, i))
+            .or_else(|| mul_then_mul(ops, i))
             .or_else(|| f64_pair(ops, i))
             .or_else(|| mul_then_set(ops, i))
             .or_else(|| get_then_mul_add(ops, i))

@@ -566,6 +566,18 @@ pub enum Op {
     MulSubSetWI(MulThenSet),
     MulRsubSetW(MulThenSet),
     MulRsubSetWI(MulThenSet),
+    /// An `f64` product, then one of the operations above that starts with a product
+    /// (`dx * mass * mag`, its sum or difference, and perhaps the element write of it):
+    /// `MulMulRsubSetWI` is a `MulF64` then `MulRsubSetWI`.
+    MulMulAddF64(Prefixed<MulThen>),
+    MulMulSubF64(Prefixed<MulThen>),
+    MulMulRsubF64(Prefixed<MulThen>),
+    MulMulAddSetW(Prefixed<MulThenSet>),
+    MulMulAddSetWI(Prefixed<MulThenSet>),
+    MulMulSubSetW(Prefixed<MulThenSet>),
+    MulMulSubSetWI(Prefixed<MulThenSet>),
+    MulMulRsubSetW(Prefixed<MulThenSet>),
+    MulMulRsubSetWI(Prefixed<MulThenSet>),
     /// An 8-byte element read, then an `f64` product and the sum that takes it (`sum +
     /// a * u[j]`, with the copy of the result: `..M..`); `..I` the list's address in the
     /// frame.
@@ -900,6 +912,13 @@ pub struct CallOne {
 pub struct StepCall {
     pub step: CheckedK,
     pub call: CallOne,
+}
+
+/// An `f64` product `mul`, then the operation after it (`then`).
+#[derive(Clone, Copy, Debug)]
+pub struct Prefixed<T> {
+    pub mul: Slots,
+    pub then: T,
 }
 
 /// An element read (`get`), then the operation after it (`then`).
