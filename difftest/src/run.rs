@@ -234,6 +234,11 @@ fn run_with_timeout(command: Command, timeout: Duration) -> Outcome {
     }
 }
 
+/// The most a program run in process may hold allocated: 1 GiB. Past it the program
+/// ends with `out of memory`, the same with and without the IR passes, instead of
+/// growing until the system kills the whole test, seed and all.
+pub const IN_PROCESS_MEMORY_LIMIT: usize = 1 << 30;
+
 /// Runs the in-process backends (interpreter and JIT) through the facade, with the
 /// riders found in `riders`; for fuzzing, where a crash is the fuzzer's to catch.
 pub struct InProcess {
@@ -265,6 +270,7 @@ impl Runner for InProcess {
             riders: self.riders.clone(),
             check_leaks: true,
             capture: true,
+            memory_limit: Some(IN_PROCESS_MEMORY_LIMIT),
             ..datalove::RunOptions::default()
         };
         match datalove::run(&compiled, backend, &options) {

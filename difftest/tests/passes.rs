@@ -9,6 +9,8 @@
 //! `DIFFTEST_SEED=0x... cargo test -p datalove-difftest --test passes`
 //! (`DIFFTEST_PASSES_COUNT=N` sets the count).
 
+use std::io::Write;
+
 use datalove_difftest::driver::{clock_seed, parse_seed, run_seeds, Limit};
 use datalove_difftest::gen::Config;
 use datalove_difftest::program::TestProgram;
@@ -62,7 +64,10 @@ fn generated_programs_end_alike_with_and_without_the_ir_passes() {
     };
     let seed = env_number("DIFFTEST_SEED").unwrap_or_else(clock_seed);
     let count = env_number("DIFFTEST_PASSES_COUNT").unwrap_or(DEFAULT_COUNT);
-    println!(
+    // Straight to stderr, past the test harness's capture: a run that dies (killed for
+    // its memory, say) still names its seed.
+    let _ = writeln!(
+        std::io::stderr(),
         "passes: {count} generated programs from seed {seed:#x}, with and without the IR passes (replay: DIFFTEST_SEED={seed:#x} cargo test -p datalove-difftest --test passes)"
     );
     // In process, so no native that crashes (it would end the test).
