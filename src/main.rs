@@ -174,6 +174,8 @@ enum Emit {
     Clif,
     /// The C of the C backend, with the IR instructions it came from.
     C,
+    /// The interpreter's operations, as lowered (natives are not resolved).
+    Interp,
 }
 
 fn options(search: Search) -> datalove::Options {
@@ -357,6 +359,10 @@ fn emit(what: Emit, file: &Path, target: Option<Target>, search: Search) -> Exit
             datalove_clif_aot::emit_clif(&compiled.program, triple).map_err(|e| e.to_string())
         }
         Emit::C => datalove_cbackend::emit_c(&compiled.program).map_err(|e| e.to_string()),
+        // Only listed, never run: each native's address is left null.
+        Emit::Interp => datalove_interp::compile(&compiled.program, &mut |_| Ok(std::ptr::null()))
+            .map(|interp| interp.listing(&compiled.program))
+            .map_err(|e| e.to_string()),
     };
     match text {
         Ok(text) => {
@@ -364,10 +370,10 @@ fn emit(what: Emit, file: &Path, target: Option<Target>, search: Search) -> Exit
             ExitCode::SUCCESS
         }
         Err(why) => {
-            let backend = if matches!(what, Emit::Clif) {
-                "aot"
-            } else {
-                "c"
+            let backend = match what {
+                Emit::Clif => "aot",
+                Emit::Interp => "interp",
+                _ => "c",
             };
             let failed = datalove::front::backend_refusal(&compiled, backend, &why);
             print_failed(&failed);

@@ -68,19 +68,38 @@ fn rider_path_supplies_rider_interfaces() {
     assert!(module.exists());
 }
 
-#[test]
-fn emit_ir_prints_the_program() {
+/// What `datalove emit WHAT` prints for `examples/fib.dfs` (it must succeed).
+fn emit_fib(what: &str) -> String {
     let path = format!("{}/examples/fib.dfs", env!("CARGO_MANIFEST_DIR"));
-    let out = datalove(&["emit", "ir", &path]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let out = datalove(&["emit", what, &path]);
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn emit_ir_prints_the_program() {
+    let stdout = emit_fib("ir");
     assert!(stdout.contains("fun fib("), "{stdout}");
     assert!(stdout.contains("entry"), "{stdout}");
+}
+
+/// `emit interp` lists each function's operations in the interpreter's fast form: a
+/// numbered line each, the recursive calls as one-argument calls fused with the `- 1`.
+#[test]
+fn emit_interp_lists_the_interpreters_operations() {
+    let stdout = emit_fib("interp");
+    assert!(stdout.starts_with("function fib (frame "), "{stdout}");
+    assert!(stdout.contains("\n    0  "), "{stdout}");
+    assert!(stdout.contains("SubKCallU64("), "{stdout}");
+    assert!(
+        stdout.contains("\nfunction "),
+        "the entry is listed too: {stdout}"
+    );
 }
 
 #[test]

@@ -72,4 +72,23 @@ impl Interpreter {
         };
         machine.run_entry(self.entry);
     }
+
+    /// The operations each function was lowered to, one a line, numbered as jumps and
+    /// abandon targets name them: what `datalove emit interp` prints. `program` is the
+    /// one this interpreter was compiled from (for the functions' names).
+    pub fn listing(&self, program: &Program) -> String {
+        use std::fmt::Write;
+        let mut text = String::new();
+        for (f, func) in self.lowered.funcs.iter().zip(&program.functions) {
+            let _ = writeln!(
+                text,
+                "function {} (frame {} bytes)",
+                func.name, f.frame_size
+            );
+            for (pc, op) in f.ops.iter().enumerate() {
+                let _ = writeln!(text, "{pc:5}  {op:?}");
+            }
+        }
+        text
+    }
 }
