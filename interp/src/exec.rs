@@ -125,6 +125,39 @@ impl FromBits for f64 {
     }
 }
 
+/// Division and remainder by a power of two `k` (`k > 0`), as Rust's `/` and `%` by it
+/// (truncated toward zero; a remainder takes the dividend's sign), without a division.
+trait ByPowerOfTwo: Sized {
+    fn div_pow2(self, k: Self) -> Self;
+    fn rem_pow2(self, k: Self) -> Self;
+}
+
+impl ByPowerOfTwo for u64 {
+    #[inline(always)]
+    fn div_pow2(self, k: u64) -> u64 {
+        self >> k.trailing_zeros()
+    }
+    #[inline(always)]
+    fn rem_pow2(self, k: u64) -> u64 {
+        self & (k - 1)
+    }
+}
+
+impl ByPowerOfTwo for i64 {
+    /// A negative dividend is biased by `k - 1` first, so the arithmetic shift, which
+    /// rounds down, rounds toward zero.
+    #[inline(always)]
+    fn div_pow2(self, k: i64) -> i64 {
+        let bias = (self >> 63) & (k - 1);
+        self.wrapping_add(bias) >> k.trailing_zeros()
+    }
+    #[inline(always)]
+    fn rem_pow2(self, k: i64) -> i64 {
+        let bias = (self >> 63) & (k - 1);
+        self.wrapping_sub(self.wrapping_add(bias) & !(k - 1))
+    }
+}
+
 /// A place for unit results nobody keeps.
 pub(crate) static mut UNIT_SCRATCH: u64 = 0;
 
@@ -319,6 +352,14 @@ impl Machine<'_> {
             ($t:ty, $o:expr, ($run:ident $op:tt)) => {{
                 let k = k!($t, $o);
                 $run!($t, $o, k, $op);
+                skip!(2)
+            }};
+        }
+        // `d = a / k` or `a % k` by a power of two `k` (written first): two operations.
+        macro_rules! pow2 {
+            ($t:ty, $o:expr, $method:ident) => {{
+                let k = k!($t, $o);
+                st!($t, $o.d, <$t as ByPowerOfTwo>::$method(ld!($t, $o.a), k));
                 skip!(2)
             }};
         }
@@ -646,6 +687,8 @@ impl Machine<'_> {
                          (checked (checked_add, Add)) AddI64K: i64, AddU64K: u64;
                          (checked (checked_sub, Sub)) SubI64K: i64, SubU64K: u64;
                          (checked (checked_mul, Mul)) MulI64K: i64, MulU64K: u64; }
+                pow2 { div_pow2 DivI64P2: i64, DivU64P2: u64;
+                       rem_pow2 RemI64P2: i64, RemU64P2: u64; }
                 then_copy { (plain +) AddF64M: f64; (plain -) SubF64M: f64;
                             (plain *) MulF64M: f64;
                             (checked (checked_add, Add)) AddI64M: i64, AddU64M: u64;
@@ -1110,15 +1153,16 @@ impl Machine<'_> {
                 (t.data_make)(rt, a(*value) as *mut c_void, desc(*d), a(*dst) as *mut _);
             }
             Op::Debuglog { src, desc: d } => (t.debuglog)(rt, a(*src) as *const c_void, desc(*d)),
-            Op::Call(Call {
-                callee,
-                args,
-                type_args,
-                dst,
-                in_drops,
-                depth,
-                fail,
-            }) => {
+            Op::Call(call) => {
+                let Call {
+                    callee,
+                    args,
+                    type_args,
+                    dst,
+                    in_drops,
+                    depth,
+                    fail,
+                } = &**call;
                 let cf = &self.funcs[*callee as usize];
                 let Some((callee_frame, saved)) = self.callee_frame(cf, *depth) else {
                     (t.raise_stack_overflow)(rt);

@@ -196,10 +196,16 @@ fn binary_const(binary: &Binary, o: WithK) -> Option<Op> {
     Some(match arithmetic(class, binary.op)? {
         Arithmetic::Checked(_, checked) => checked(o.checked(binary.ty, binary.fail)),
         Arithmetic::Plain(Some(_), plain) => plain(o),
-        // A positive divisor: no division by zero, no `MIN / -1`.
-        Arithmetic::Plain(None, divide) => match class {
-            Class::I64 if (o.k as i64) > 0 => divide(o),
-            Class::U64 if o.k > 0 => divide(o),
+        // A positive divisor: no division by zero, no `MIN / -1`; a power of two, a
+        // shift or a mask.
+        Arithmetic::Plain(None, divide) => match (class, binary.op) {
+            (Class::I64, _) if (o.k as i64) <= 0 => return None,
+            (Class::U64, _) if o.k == 0 => return None,
+            _ if !o.k.is_power_of_two() => divide(o),
+            (Class::I64, BinaryOp::Div) => Op::DivI64P2(o),
+            (Class::I64, BinaryOp::Rem) => Op::RemI64P2(o),
+            (Class::U64, BinaryOp::Div) => Op::DivU64P2(o),
+            (Class::U64, BinaryOp::Rem) => Op::RemU64P2(o),
             _ => return None,
         },
     })

@@ -110,6 +110,20 @@ fn layout_frame(f: &Function) -> FrameLayout {
     }
 }
 
+/// The most instructions a block may have for a jump to it to be lowered as a copy of
+/// it ([`FuncLowering::lower`]): enough for a loop's test or the rest of an `if` that
+/// ends in a return or the next test.
+const COPIED_BLOCK_INSTS: usize = 6;
+
+/// What lowering a block's instructions adds to besides the operations: the loop
+/// constants written on entry (skipped in their blocks), the failure stubs, the one
+/// `abandon` of operations that cannot fail.
+struct BlockBody<'h> {
+    hoisted: &'h std::collections::HashSet<(BlockId, usize)>,
+    stubs: &'h mut Vec<Op>,
+    unreachable: &'h mut Option<u32>,
+}
+
 /// Whether `next` may take the constant just written to `dst` as an immediate: the
 /// fast form fuses a constant with the arithmetic after it that reads it, and with a
 /// comparison that reads it on the right (`fast::fused`).
@@ -234,11 +248,10 @@ impl FuncLowering<'_, '_> {
     pub(crate) fn lower(&mut self) -> Result<Vec<Op>, InterpError> {
         let f = self.func;
         // Emit blocks in order with block ids as targets, then map them to op indices.
-        // A fallible instruction with a location fails to a stub of its own (targets
-        // numbered after the blocks), which reports the site and goes to the abandon
-        // block: nothing on the path that does not fail. A `nowrap` operation runs as the
-        // checked one it was, which cannot fail there; should it ever, it goes to one
-        // `abandon` after the stubs.
+        // A fallible instruction fails to a stub of its own after the blocks
+        // (`block_body`): nothing on the path that does not fail. A `nowrap` operation
+        // runs as the checked one it was, which cannot fail there; should it ever, it
+        // goes to one `abandon` after the stubs.
         let mut block_pc = vec![0u32; f.blocks.len()];
         let mut stubs: Vec<Op> = Vec::new();
         let mut unreachable: Option<u32> = None;
@@ -260,59 +273,26 @@ impl FuncLowering<'_, '_> {
             self.inst(&f.blocks[b.index()].insts[i].kind, u32::MAX)?;
         }
         let hoisted: std::collections::HashSet<(BlockId, usize)> = hoisted.into_iter().collect();
+        let mut body = BlockBody {
+            hoisted: &hoisted,
+            stubs: &mut stubs,
+            unreachable: &mut unreachable,
+        };
         for (bi, block) in f.blocks.iter().enumerate() {
             block_pc[bi] = self.ops.len() as u32;
-            for (ii, inst) in block.insts.iter().enumerate() {
-                if hoisted.contains(&(BlockId(bi as u32), ii)) {
-                    continue;
+            self.block_body(bi, &mut body)?;
+            // A jump to a short block is a copy of that block (its instructions and its
+            // terminator): the path runs on with no jump, and a loop whose body jumped
+            // back to its test ends with a copy of the test. The copy's terminator stays
+            // as it is (a jump in it is not copied again).
+            let to = match block.term {
+                Terminator::Jump(b) if b.index() != bi && self.copied(b, &hoisted) => {
+                    self.block_body(b.index(), &mut body)?;
+                    b.index()
                 }
-                if let InstKind::CalledFrom = inst.kind {
-                    // Without a location (IR built without one) there is nothing to add.
-                    if let Some(site) = self.program.error_site(inst) {
-                        self.sites.push(site.into_bytes().into_boxed_slice());
-                        let site = (self.sites.len() - 1) as u32;
-                        self.ops.push(Op::CalledFrom { site });
-                    }
-                    continue;
-                }
-                let fail = match (inst.abandon, self.program.error_site(inst)) {
-                    (Some(b), Some(site)) => {
-                        self.sites.push(site.into_bytes().into_boxed_slice());
-                        let site = (self.sites.len() - 1) as u32;
-                        stubs.push(Op::Site { site, next: b.0 });
-                        (f.blocks.len() + stubs.len() - 1) as u32
-                    }
-                    (None, _) if is_nowrap(&inst.kind) => *unreachable.get_or_insert_with(|| {
-                        stubs.push(Op::Abandon);
-                        (f.blocks.len() + stubs.len() - 1) as u32
-                    }),
-                    (abandon, _) => abandon.map(|b| b.0).unwrap_or(u32::MAX),
-                };
-                self.inst(&inst.kind, fail)?;
-            }
-            let op = match &block.term {
-                Terminator::Jump(b) => Op::Jump(b.0),
-                Terminator::Branch {
-                    cond,
-                    then_block,
-                    else_block,
-                } => Op::Branch {
-                    cond: self.at(*cond),
-                    then_pc: then_block.0,
-                    else_pc: else_block.0,
-                },
-                Terminator::Return(Some(s)) => Op::Return {
-                    src: Some((self.at(*s), self.slot_desc(*s))),
-                },
-                Terminator::Return(None) => Op::Return { src: None },
-                Terminator::Abandon => Op::Abandon,
-                Terminator::Unterminated => {
-                    return Err(InterpError::Unverified(format!(
-                        "`{}` has an unterminated block b{bi}",
-                        f.name
-                    )))
-                }
+                _ => bi,
             };
+            let op = self.terminator(to)?;
             self.ops.push(op);
         }
         for stub in stubs {
@@ -338,17 +318,90 @@ impl FuncLowering<'_, '_> {
                 | Op::ListSet(ListSet { fail, .. })
                 | Op::Unwrap { fail, .. }
                 | Op::CheckDepth { fail }
-                | Op::Call(Call { fail, .. })
                 | Op::CallNative { fail, .. }
                     if *fail != u32::MAX =>
                 {
                     map(fail)
                 }
+                Op::Call(call) if call.fail != u32::MAX => map(&mut call.fail),
                 _ => {}
             }
         }
         crate::fast::specialize(&mut ops);
         Ok(ops)
+    }
+
+    /// Whether a jump to block `b` is lowered as a copy of it: a block of at most
+    /// [`COPIED_BLOCK_INSTS`] instructions (not counting loop constants written on entry).
+    fn copied(&self, b: BlockId, hoisted: &std::collections::HashSet<(BlockId, usize)>) -> bool {
+        let insts = &self.func.blocks[b.index()].insts;
+        let kept = (0..insts.len())
+            .filter(|&i| !hoisted.contains(&(b, i)))
+            .count();
+        kept <= COPIED_BLOCK_INSTS
+    }
+
+    /// The operations of block `bi`'s instructions (without its terminator). A fallible
+    /// instruction with a location fails to a stub of its own (numbered after the
+    /// blocks), which reports the site and goes to the abandon block.
+    fn block_body(&mut self, bi: usize, body: &mut BlockBody<'_>) -> Result<(), InterpError> {
+        let f = self.func;
+        for (ii, inst) in f.blocks[bi].insts.iter().enumerate() {
+            if body.hoisted.contains(&(BlockId(bi as u32), ii)) {
+                continue;
+            }
+            if let InstKind::CalledFrom = inst.kind {
+                // Without a location (IR built without one) there is nothing to add.
+                if let Some(site) = self.program.error_site(inst) {
+                    self.sites.push(site.into_bytes().into_boxed_slice());
+                    let site = (self.sites.len() - 1) as u32;
+                    self.ops.push(Op::CalledFrom { site });
+                }
+                continue;
+            }
+            let fail = match (inst.abandon, self.program.error_site(inst)) {
+                (Some(b), Some(site)) => {
+                    self.sites.push(site.into_bytes().into_boxed_slice());
+                    let site = (self.sites.len() - 1) as u32;
+                    body.stubs.push(Op::Site { site, next: b.0 });
+                    (f.blocks.len() + body.stubs.len() - 1) as u32
+                }
+                (None, _) if is_nowrap(&inst.kind) => *body.unreachable.get_or_insert_with(|| {
+                    body.stubs.push(Op::Abandon);
+                    (f.blocks.len() + body.stubs.len() - 1) as u32
+                }),
+                (abandon, _) => abandon.map(|b| b.0).unwrap_or(u32::MAX),
+            };
+            self.inst(&inst.kind, fail)?;
+        }
+        Ok(())
+    }
+
+    /// The operation that ends block `bi`, its targets still block numbers.
+    fn terminator(&mut self, bi: usize) -> Result<Op, InterpError> {
+        Ok(match &self.func.blocks[bi].term {
+            Terminator::Jump(b) => Op::Jump(b.0),
+            Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } => Op::Branch {
+                cond: self.at(*cond),
+                then_pc: then_block.0,
+                else_pc: else_block.0,
+            },
+            Terminator::Return(Some(s)) => Op::Return {
+                src: Some((self.at(*s), self.slot_desc(*s))),
+            },
+            Terminator::Return(None) => Op::Return { src: None },
+            Terminator::Abandon => Op::Abandon,
+            Terminator::Unterminated => {
+                return Err(InterpError::Unverified(format!(
+                    "`{}` has an unterminated block b{bi}",
+                    self.func.name
+                )))
+            }
+        })
     }
 
     pub(crate) fn size_of(&self, slot: SlotId) -> Option<u32> {
@@ -620,7 +673,7 @@ impl FuncLowering<'_, '_> {
                     .into_iter()
                     .map(|s| (self.at(s), self.slot_desc(s)))
                     .collect();
-                Op::Call(Call {
+                Op::Call(Box::new(Call {
                     callee: call.func.0,
                     args: call_args,
                     type_args,
@@ -628,7 +681,7 @@ impl FuncLowering<'_, '_> {
                     in_drops,
                     depth: call.depth,
                     fail,
-                })
+                }))
             }
             K::CheckDepth => Op::CheckDepth { fail },
             // Lowered with its site, in `lower`.

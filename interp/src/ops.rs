@@ -104,6 +104,7 @@ pub struct CallArg {
 }
 
 #[derive(Clone, Debug)]
+#[repr(u32)]
 pub enum Op {
     // ---- scalars, on concrete types ----
     /// Writes the low `size` bytes of `bits`.
@@ -254,7 +255,9 @@ pub enum Op {
         src: Opnd,
         desc: DescRef,
     },
-    Call(Call),
+    /// Boxed: the generic call's payload is the largest, and every operation is as large
+    /// as the largest payload.
+    Call(Box<Call>),
     CallNative {
         call: Box<NativeCall>,
         fail: u32,
@@ -328,6 +331,11 @@ pub enum Op {
     RemI64K(WithK),
     DivU64K(WithK),
     RemU64K(WithK),
+    /// The same by a power of two `k`: a shift or a mask, not a division.
+    DivI64P2(WithK),
+    RemI64P2(WithK),
+    DivU64P2(WithK),
+    RemU64P2(WithK),
     /// IEEE `f64` arithmetic.
     AddF64(Slots),
     SubF64(Slots),
@@ -976,3 +984,6 @@ pub struct NativeName {
     pub rider: String,
     pub function: String,
 }
+
+// Every operation is as large as the largest, and the dispatch loop steps by it.
+const _: () = assert!(std::mem::size_of::<Op>() == 64);
