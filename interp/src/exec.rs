@@ -386,11 +386,26 @@ impl Machine<'_> {
                 st!(u8, $o.d, (ld!($t, $o.a) $op ld!($t, $o.b)) as u8)
             };
         }
+        // To `$t` when `$c` holds, else to `$e`, by a conditional jump that the
+        // processor predicts. Picking the target by the condition instead (what the
+        // compiler makes of `goto!(if c { t } else { e })`: no jump) would make the
+        // address of every later operation wait for the condition's loads. The empty
+        // `asm!` in one arm (it must run only there) keeps the arms apart.
+        macro_rules! jump_if {
+            ($c:expr, $t:expr, $e:expr) => {
+                if $c {
+                    std::arch::asm!("", options(nomem, nostack, preserves_flags));
+                    goto!($t)
+                } else {
+                    goto!($e)
+                }
+            };
+        }
         macro_rules! branch {
             ($o:expr, $c:expr) => {{
                 let c = $c;
                 st!(u8, $o.d, c as u8);
-                goto!(if c { $o.to.t } else { $o.to.e });
+                jump_if!(c, $o.to.t, $o.to.e);
                 continue;
             }};
         }
@@ -536,6 +551,20 @@ impl Machine<'_> {
                 skip!(3)
             }};
         }
+        // A checked `*`, then the division of its product by a power of two (its
+        // constant written first), which reads its dividend from its slot.
+        macro_rules! mul_div_p2 {
+            ($t:ty, $o:expr, $_op:tt) => {{
+                operands!($t, $o.first, (checked(checked_mul, Mul)));
+                let k = k!($t, $o.then);
+                st!(
+                    $t,
+                    $o.then.d,
+                    <$t as ByPowerOfTwo>::div_pow2(ld!($t, $o.then.a), k)
+                );
+                skip!(3)
+            }};
+        }
         // A conversion to `f64`, written, then the division after it (which reads its
         // operands from their slots, as its own operation would).
         macro_rules! convert_div {
@@ -662,11 +691,7 @@ impl Machine<'_> {
         macro_rules! get_br {
             ($t:ty, $o:expr, $at:ident) => {{
                 get!($t, $o.get, $at);
-                goto!(if ld!($t, $o.get.value) != 0 {
-                    $o.to.t
-                } else {
-                    $o.to.e
-                });
+                jump_if!(ld!($t, $o.get.value) != 0, $o.to.t, $o.to.e);
                 continue;
             }};
         }
@@ -734,6 +759,7 @@ impl Machine<'_> {
                 two { (checked_add, Add) AddAddI64: i64, AddAddU64: u64; }
                 two_k { (checked_add, Add) AddAddKI64: i64, AddAddKU64: u64; }
                 convert_div { (/) I64ToF64Div: i64, U64ToF64Div: u64; }
+                mul_div_p2 { (/) MulDivP2I64: i64, MulDivP2U64: u64; }
                 f64_pair { (+ +) PairAddAddF64: f64; (+ -) PairAddSubF64: f64;
                            (+ *) PairAddMulF64: f64; (- +) PairSubAddF64: f64;
                            (- -) PairSubSubF64: f64; (- *) PairSubMulF64: f64;
@@ -831,7 +857,7 @@ impl Machine<'_> {
                 Op::MovW { dst, src } => st!(u64, *dst, ld!(u64, *src)),
                 Op::MovB { dst, src } => st!(u8, *dst, ld!(u8, *src)),
                 Op::BranchD { cond, t: th, e } => {
-                    goto!(if ld!(u8, *cond) != 0 { *th } else { *e });
+                    jump_if!(ld!(u8, *cond) != 0, *th, *e);
                     continue;
                 }
                 Op::I64ToF64 { d, s } => st!(f64, *d, ld!(i64, *s) as f64),

@@ -835,7 +835,9 @@ fn arith_then_test(ops: &[Op], i: usize) -> Option<Op> {
 
 /// Two operations in a row at `ops[i]` that one dispatch runs, each as it would alone:
 /// a checked `+` and the checked `+` after it (`Op::AddAddI64`, `Op::AddAddKU64`, ..),
-/// a conversion to `f64` and the division after it (`Op::U64ToF64Div`, ..).
+/// a checked `*` and the division of its product by a power of two
+/// (`Op::MulDivP2U64`, ..), a conversion to `f64` and the division after it
+/// (`Op::U64ToF64Div`, ..).
 fn two_in_a_row(ops: &[Op], i: usize) -> Option<Op> {
     let convert_div = |c, s, div| ConvertDiv { c, s, div };
     Some(match (&ops[i], ops.get(i + 1)?) {
@@ -843,6 +845,8 @@ fn two_in_a_row(ops: &[Op], i: usize) -> Option<Op> {
         (&Op::AddU64(first), &Op::AddU64(then)) => Op::AddAddU64(Then { first, then }),
         (&Op::AddI64(first), &Op::AddI64K(then)) => Op::AddAddKI64(Then { first, then }),
         (&Op::AddU64(first), &Op::AddU64K(then)) => Op::AddAddKU64(Then { first, then }),
+        (&Op::MulI64(first), &Op::DivI64P2(then)) => Op::MulDivP2I64(Then { first, then }),
+        (&Op::MulU64(first), &Op::DivU64P2(then)) => Op::MulDivP2U64(Then { first, then }),
         (&Op::I64ToF64 { d, s }, &Op::DivF64(div)) => Op::I64ToF64Div(convert_div(d, s, div)),
         (&Op::U64ToF64 { d, s }, &Op::DivF64(div)) => Op::U64ToF64Div(convert_div(d, s, div)),
         _ => return None,
@@ -886,21 +890,41 @@ fn f64_pair(ops: &[Op], i: usize) -> Option<Op> {
     }))
 }
 
+/// Which product-and-sum `op` is (`Op::MulAddF64` 0, `Op::MulSubF64` 1,
+/// `Op::MulRsubF64` 2), and its payload.
+fn product_sum(op: &Op) -> Option<(usize, MulThen)> {
+    Some(match *op {
+        Op::MulAddF64(o) => (0, o),
+        Op::MulSubF64(o) => (1, o),
+        Op::MulRsubF64(o) => (2, o),
+        _ => return None,
+    })
+}
+
+/// The 8-byte element write of `sum`'s result right after the product-and-sum `sum` at
+/// `ops[i]` (which stands for two operations): which (`Op::SetW` 0, `Op::SetWI` 1), and
+/// its payload.
+fn write_of_sum(ops: &[Op], i: usize, sum: &MulThen) -> Option<(usize, Element)> {
+    let (which, set) = match *ops.get(i + 2)? {
+        Op::SetW(set) => (0, set),
+        Op::SetWI(set) => (1, set),
+        _ => return None,
+    };
+    (set.value == sum.d).then_some((which, set))
+}
+
 /// An `f64` product and the sum or difference that takes it at `ops[i]`, and the 8-byte
 /// element write of its result after them (`set b[k] = b[k] - x * y`): one operation
 /// (`Op::MulRsubSetWI`, ..).
 fn mul_then_set(ops: &[Op], i: usize) -> Option<Op> {
-    // The product and the sum stand for two operations; the write comes after both.
-    let (make, op, set): (Make<MulThenSet>, _, _) = match (&ops[i], ops.get(i + 2)?) {
-        (&Op::MulAddF64(op), &Op::SetW(set)) => (Op::MulAddSetW, op, set),
-        (&Op::MulAddF64(op), &Op::SetWI(set)) => (Op::MulAddSetWI, op, set),
-        (&Op::MulSubF64(op), &Op::SetW(set)) => (Op::MulSubSetW, op, set),
-        (&Op::MulSubF64(op), &Op::SetWI(set)) => (Op::MulSubSetWI, op, set),
-        (&Op::MulRsubF64(op), &Op::SetW(set)) => (Op::MulRsubSetW, op, set),
-        (&Op::MulRsubF64(op), &Op::SetWI(set)) => (Op::MulRsubSetWI, op, set),
-        _ => return None,
-    };
-    (set.value == op.d).then(|| make(MulThenSet { op, set }))
+    let (x, op) = product_sum(&ops[i])?;
+    let (y, set) = write_of_sum(ops, i, &op)?;
+    let family: [[Make<MulThenSet>; 2]; 3] = [
+        [Op::MulAddSetW, Op::MulAddSetWI],
+        [Op::MulSubSetW, Op::MulSubSetWI],
+        [Op::MulRsubSetW, Op::MulRsubSetWI],
+    ];
+    Some(family[x][y](MulThenSet { op, set }))
 }
 
 /// An `f64` product at `ops[i]`, then a product-and-sum after it, perhaps with the
@@ -910,19 +934,24 @@ fn mul_then_mul(ops: &[Op], i: usize) -> Option<Op> {
     let Op::MulF64(mul) = ops[i] else {
         return None;
     };
-    Some(match mul_then_set(ops, i + 1) {
-        Some(Op::MulAddSetW(then)) => Op::MulMulAddSetW(Prefixed { mul, then }),
-        Some(Op::MulAddSetWI(then)) => Op::MulMulAddSetWI(Prefixed { mul, then }),
-        Some(Op::MulSubSetW(then)) => Op::MulMulSubSetW(Prefixed { mul, then }),
-        Some(Op::MulSubSetWI(then)) => Op::MulMulSubSetWI(Prefixed { mul, then }),
-        Some(Op::MulRsubSetW(then)) => Op::MulMulRsubSetW(Prefixed { mul, then }),
-        Some(Op::MulRsubSetWI(then)) => Op::MulMulRsubSetWI(Prefixed { mul, then }),
-        _ => match *ops.get(i + 1)? {
-            Op::MulAddF64(then) => Op::MulMulAddF64(Prefixed { mul, then }),
-            Op::MulSubF64(then) => Op::MulMulSubF64(Prefixed { mul, then }),
-            Op::MulRsubF64(then) => Op::MulMulRsubF64(Prefixed { mul, then }),
-            _ => return None,
-        },
+    let (x, op) = product_sum(ops.get(i + 1)?)?;
+    Some(match write_of_sum(ops, i + 1, &op) {
+        Some((y, set)) => {
+            let family: [[Make<Prefixed<MulThenSet>>; 2]; 3] = [
+                [Op::MulMulAddSetW, Op::MulMulAddSetWI],
+                [Op::MulMulSubSetW, Op::MulMulSubSetWI],
+                [Op::MulMulRsubSetW, Op::MulMulRsubSetWI],
+            ];
+            family[x][y](Prefixed {
+                mul,
+                then: MulThenSet { op, set },
+            })
+        }
+        None => {
+            let family: [Make<Prefixed<MulThen>>; 3] =
+                [Op::MulMulAddF64, Op::MulMulSubF64, Op::MulMulRsubF64];
+            family[x](Prefixed { mul, then: op })
+        }
     })
 }
 
@@ -946,13 +975,16 @@ fn get_then_mul_add(ops: &[Op], i: usize) -> Option<Op> {
 /// A checked `+` or `-` of a constant at `ops[i]` and the one-argument call after it
 /// that takes its result (`fib(n - 1)`): one operation (`Op::SubKCallI64`, ..).
 fn step_then_call(ops: &[Op], i: usize) -> Option<Op> {
-    // The constant and the operation stand for two operations; the call comes after.
-    let (make, step, call): (Make<StepCall>, _, _) = match (&ops[i], ops.get(i + 2)?) {
-        (&Op::AddI64K(step), &Op::CallW1(call)) => (Op::AddKCallI64, step, call),
-        (&Op::SubI64K(step), &Op::CallW1(call)) => (Op::SubKCallI64, step, call),
-        (&Op::AddU64K(step), &Op::CallW1(call)) => (Op::AddKCallU64, step, call),
-        (&Op::SubU64K(step), &Op::CallW1(call)) => (Op::SubKCallU64, step, call),
+    let (make, step): (Make<StepCall>, _) = match ops[i] {
+        Op::AddI64K(step) => (Op::AddKCallI64, step),
+        Op::SubI64K(step) => (Op::SubKCallI64, step),
+        Op::AddU64K(step) => (Op::AddKCallU64, step),
+        Op::SubU64K(step) => (Op::SubKCallU64, step),
         _ => return None,
+    };
+    // The constant and the operation stand for two operations; the call comes after.
+    let &Op::CallW1(call) = ops.get(i + 2)? else {
+        return None;
     };
     (call.src == step.d).then(|| make(StepCall { step, call }))
 }

@@ -550,6 +550,10 @@ pub enum Op {
     AddAddU64(Then<Checked>),
     AddAddKI64(Then<CheckedK>),
     AddAddKU64(Then<CheckedK>),
+    /// A checked `*` and the division of its product by a power of two after it
+    /// (`n * (n + 1) / 2`).
+    MulDivP2I64(Then<WithK>),
+    MulDivP2U64(Then<WithK>),
     /// A conversion to `f64` and the `f64` division after it (`1.0 / (n as f64)`).
     I64ToF64Div(ConvertDiv),
     U64ToF64Div(ConvertDiv),
