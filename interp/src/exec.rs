@@ -654,6 +654,21 @@ impl Machine<'_> {
                 }
             }};
         }
+        // A native call in registers of `$n` words (`Op::NativeS5`, ..): its status and
+        // the runtime's abandoning flag tested as `Op::CallNative` tests them.
+        macro_rules! native_short {
+            ($o:expr, $call:ident) => {{
+                let call = &*$o.call;
+                // SAFETY: the fast form makes these only of calls with short words.
+                let words = call.short.as_ref().unwrap_unchecked();
+                let status =
+                    crate::native::$call(call.function, rt as usize, words, frame as usize);
+                if !self.native_returned(call, frame, base, status) {
+                    goto!($o.fail);
+                    continue;
+                }
+            }};
+        }
         // A checked operation with a constant, then the one-argument call that takes its
         // result (`Op::SubKCallI64`, ..): three operations.
         macro_rules! step_call {
@@ -798,6 +813,12 @@ impl Machine<'_> {
                         continue;
                     }
                 }
+                Op::NativeS3(o) => native_short!(o, call_short_3),
+                Op::NativeS4(o) => native_short!(o, call_short_4),
+                Op::NativeS5(o) => native_short!(o, call_short_5),
+                Op::NativeS6(o) => native_short!(o, call_short_6),
+                Op::NativeS7(o) => native_short!(o, call_short_7),
+                Op::NativeS8(o) => native_short!(o, call_short_8),
                 Op::CheckDepth { fail } => {
                     if (*self.rt).depth_left == 0 {
                         (t.raise_stack_overflow)(rt);

@@ -26,8 +26,8 @@ use crate::desc::DescRef;
 use crate::ops::{
     Binary, Bound, CallOne, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv,
     Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen, MulThenSet,
-    Op, Opnd, ParamPass, Prefixed, Slots, Step, StepBranch, StepCall, Targets, Then, ThenBranch,
-    ThenCopy, WithK,
+    NativeShort, Op, Opnd, ParamPass, Prefixed, Slots, Step, StepBranch, StepCall, Targets, Then,
+    ThenBranch, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -249,6 +249,21 @@ fn element(
 /// The fast form of one operation alone.
 fn single(op: &Op) -> Option<Op> {
     Some(match op {
+        Op::CallNative { call, fail } if call.short.is_some() => {
+            let make: Make<NativeShort> = match call.count {
+                3 => Op::NativeS3,
+                4 => Op::NativeS4,
+                5 => Op::NativeS5,
+                6 => Op::NativeS6,
+                7 => Op::NativeS7,
+                8 => Op::NativeS8,
+                _ => return None,
+            };
+            make(NativeShort {
+                call: call.clone(),
+                fail: *fail,
+            })
+        }
         Op::Const { dst, bits, size: 8 } => Op::ConstW {
             dst: direct(*dst)?,
             bits: *bits,

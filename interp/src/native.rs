@@ -107,7 +107,26 @@ arities! {
 }
 
 macro_rules! short_arities {
-    ($($n:literal => ($($i:literal),*)),* $(,)?) => {
+    ($($n:literal $name:ident => ($($i:literal),*)),* $(,)?) => {
+        $(
+            #[doc = concat!("`call_short` of a call of ", stringify!($n), " words: no test of the count.")]
+            ///
+            /// # Safety
+            /// As for `call_short`.
+            #[inline(always)]
+            pub unsafe fn $name(
+                function: *const c_void,
+                rt: usize,
+                w: &ShortWords,
+                frame: usize,
+            ) -> RtStatus {
+                let word = |i: usize| w.base[i].wrapping_add(frame & w.mask[i]);
+                let f: unsafe extern "C-unwind" fn(usize $(, short_arities!(@ty $i))*) -> RtStatus =
+                    std::mem::transmute(function);
+                f(rt $(, word($i))*)
+            }
+        )*
+
         /// Calls `function` with the words of a short call (`ShortWords`), each computed
         /// from the frame address where it is passed; word 0 is `rt`.
         ///
@@ -136,12 +155,12 @@ macro_rules! short_arities {
 }
 
 short_arities! {
-    3 => (1, 2),
-    4 => (1, 2, 3),
-    5 => (1, 2, 3, 4),
-    6 => (1, 2, 3, 4, 5),
-    7 => (1, 2, 3, 4, 5, 6),
-    8 => (1, 2, 3, 4, 5, 6, 7),
+    3 call_short_3 => (1, 2),
+    4 call_short_4 => (1, 2, 3),
+    5 call_short_5 => (1, 2, 3, 4),
+    6 call_short_6 => (1, 2, 3, 4, 5),
+    7 call_short_7 => (1, 2, 3, 4, 5, 6),
+    8 call_short_8 => (1, 2, 3, 4, 5, 6, 7),
 }
 
 /// The words of a call in registers, when it can be (`ShortWords`).
@@ -308,7 +327,7 @@ impl Machine<'_> {
     /// After a native returned `status`: records a failure, or drops what it wrote when it
     /// raised; `false` when the call failed.
     #[inline(always)]
-    unsafe fn native_returned(
+    pub(crate) unsafe fn native_returned(
         &self,
         call: &NativeCall,
         frame: *mut u8,

@@ -601,6 +601,14 @@ pub enum Op {
     /// address in the frame.
     GetBBr(ElementBranch),
     GetBIBr(ElementBranch),
+    /// A native call in registers (`NativeCall::short`) of 3 to 8 words: the function
+    /// type is chosen by the variant, not by a test of the count.
+    NativeS3(NativeShort),
+    NativeS4(NativeShort),
+    NativeS5(NativeShort),
+    NativeS6(NativeShort),
+    NativeS7(NativeShort),
+    NativeS8(NativeShort),
     /// A call whose arguments are all concrete values at direct offsets, with no type
     /// arguments: `(src, callee offset, size)` per argument.
     CallV {
@@ -959,6 +967,13 @@ pub struct StepBranch {
 pub struct ThenCopy<T> {
     pub op: T,
     pub m: u32,
+}
+
+/// A native call whose words go in registers (its `short` is there).
+#[derive(Clone, Debug)]
+pub struct NativeShort {
+    pub call: Box<NativeCall>,
+    pub fail: u32,
 }
 
 /// A function, lowered.
