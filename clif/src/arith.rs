@@ -33,6 +33,12 @@ fn bits(kind: TyKind) -> u32 {
     scalar_type(kind).bits()
 }
 
+/// Whether an unsigned `from`, widened to 64 bits, is below 2^63 (every kind narrower than
+/// 64 bits), so that the signed conversion reads it exactly.
+fn wide_is_zero_extended(from: TyKind) -> bool {
+    bits(from) < 64
+}
+
 /// The range of an integer kind, as `i128`.
 impl<M: Module> Fx<'_, '_, M> {
     /// Branches to `abandon` after `raise_arith(kind, op, ty)` when `cond` is nonzero.
@@ -347,10 +353,10 @@ impl<M: Module> Fx<'_, '_, M> {
                     x,
                 );
                 let ty = scalar_type(to);
-                if from.is_signed() {
+                if from.is_signed() || wide_is_zero_extended(from) {
                     self.b.ins().fcvt_from_sint(ty, wide)
                 } else {
-                    self.b.ins().fcvt_from_uint(ty, wide)
+                    self.u64_to_float(ty, wide)
                 }
             }
             (true, false) => {
@@ -442,6 +448,28 @@ impl<M: Module> Fx<'_, '_, M> {
                 }
             }
         }
+    }
+
+    /// An unsigned 64-bit integer to `ty` (`f32` or `f64`), rounded as `fcvt_from_uint`
+    /// rounds, by the signed conversion: below 2^63 directly; at 2^63 and above, half
+    /// the value (its low bit kept as a sticky bit, so it rounds the same) converted,
+    /// then doubled. Cranelift 0.135 lowers `fcvt_from_uint` on x64 to a `cvtsi2sd`
+    /// that merges into the old value of its destination register: a false dependency
+    /// on whatever wrote that register last, which in a loop chains each iteration to
+    /// the one before (spectral-norm's `1.0 / (.. as f64)` waited for the previous
+    /// iteration's division). Its signed conversion starts from a zeroed register.
+    fn u64_to_float(&mut self, ty: Type, x: Value) -> Value {
+        let below = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x, 0);
+        let direct = self.b.ins().fcvt_from_sint(ty, x);
+        let sticky = self.b.ins().band_imm_u(x, 1);
+        let shifted = self.b.ins().ushr_imm_u(x, 1);
+        let half = self.b.ins().bor(shifted, sticky);
+        let half = self.b.ins().fcvt_from_sint(ty, half);
+        let twice = self.b.ins().fadd(half, half);
+        self.b.ins().select(below, direct, twice)
     }
 
     /// Truncates or extends (by `from`'s signedness) an integer to `to`'s width.
