@@ -584,7 +584,13 @@ impl Machine<'_> {
                 let v = ld!($t, $o.then.a) $then ld!($t, $o.then.b);
                 st!($t, $o.then.d, v);
                 st!($t, $o.then.m, v);
-                skip!($o.covers as usize)
+                // A branch on the count, predicted, rather than an add of it: the next
+                // operation's address then does not wait for the load of `covers`.
+                match $o.covers {
+                    2 => skip!(2),
+                    3 => skip!(3),
+                    _ => skip!(4),
+                }
             }};
         }
         // An `f64` product and the sum or difference that takes it (`mul_then`): the
