@@ -660,8 +660,9 @@ impl Machine<'_> {
                 }
             }};
         }
-        // A native call in registers of `$n` words (`Op::NativeS5`, ..): its status and
-        // the runtime's abandoning flag tested as `Op::CallNative` tests them.
+        // A native call in registers (`Op::NativeS5`, ..; `$call` is the `call_short_N`
+        // of its word count): its status and the runtime's abandoning flag tested as
+        // `Op::CallNative` tests them.
         macro_rules! native_short {
             ($o:expr, $call:ident) => {{
                 let call = &*$o.call;
