@@ -109,10 +109,12 @@ arities! {
 macro_rules! short_arities {
     ($($n:literal $name:ident => ($($i:literal),*)),* $(,)?) => {
         $(
-            #[doc = concat!("`call_short` of a call of ", stringify!($n), " words: no test of the count.")]
+            #[doc = concat!("Calls `function` with the ", stringify!($n), " words of a short call")]
+            /// (`ShortWords`), each computed from the frame address where it is passed;
+            /// word 0 is `rt`. The fast form's `Op::NativeS3` .. `Op::NativeS8` call these.
             ///
             /// # Safety
-            /// As for `call_short`.
+            /// As for `call_c`, with a native of this many words.
             #[inline(always)]
             pub unsafe fn $name(
                 function: *const c_void,
@@ -127,11 +129,11 @@ macro_rules! short_arities {
             }
         )*
 
-        /// Calls `function` with the words of a short call (`ShortWords`), each computed
-        /// from the frame address where it is passed; word 0 is `rt`.
+        /// The `call_short_N` of a short call of `count` words (3 to `SHORT_CALL`), for
+        /// a generic `Op::CallNative` (the fast form calls it directly).
         ///
         /// # Safety
-        /// As for `call_c`, with `count` the native's word count (3 to `SHORT_CALL`).
+        /// As for `call_c`, with `count` the native's word count.
         #[inline(always)]
         pub unsafe fn call_short(
             function: *const c_void,
@@ -140,13 +142,8 @@ macro_rules! short_arities {
             frame: usize,
             count: u32,
         ) -> RtStatus {
-            let word = |i: usize| w.base[i].wrapping_add(frame & w.mask[i]);
             match count {
-                $($n => {
-                    let f: unsafe extern "C-unwind" fn(usize $(, short_arities!(@ty $i))*) -> RtStatus =
-                        std::mem::transmute(function);
-                    f(rt $(, word($i))*)
-                })*
+                $($n => $name(function, rt, w, frame),)*
                 n => panic!("a short native call of {n} words"),
             }
         }
