@@ -30,6 +30,28 @@
     ((uintptr_t)__builtin_frame_address(0) < \
      (uintptr_t)DTLV_C_HEADER(rt)->stack_limit + (uintptr_t)(bytes))
 
+/* What a program function with a scalar result returns: the result and the status,
+ * nonzero when the function abandoned (a repeat of `abandoning`, in a register). The
+ * status is a whole word, so that the struct is two words passed in two registers
+ * whatever the result's type (a float result stays in a float register on x86-64). A
+ * function without a scalar result returns the status alone, as a `uint8_t`. */
+#define DTLV_C_RET(name, type) \
+    typedef struct { \
+        type value; \
+        uint64_t abandoned; \
+    } dtlv_c_ret_##name
+DTLV_C_RET(int8, int8_t);
+DTLV_C_RET(int16, int16_t);
+DTLV_C_RET(int32, int32_t);
+DTLV_C_RET(int64, int64_t);
+DTLV_C_RET(uint8, uint8_t);
+DTLV_C_RET(uint16, uint16_t);
+DTLV_C_RET(uint32, uint32_t);
+DTLV_C_RET(uint64, uint64_t);
+DTLV_C_RET(float, float);
+DTLV_C_RET(double, double);
+#undef DTLV_C_RET
+
 /* The float with the given bits (NaNs and infinities are written this way). */
 static inline double dtlv_c_f64_from_bits(uint64_t bits) {
     double x;

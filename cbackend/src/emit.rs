@@ -3,8 +3,10 @@
 //! block. Each IR instruction is written as a comment above the C it lowered to.
 //!
 //! Calling convention between program functions (the Cranelift backends' own, in C):
-//! `[scalar result] f(rt, one word per parameter, [ret_ptr], one descriptor per type
-//! parameter)`. A concrete scalar `in` parameter travels by value; every other
+//! `ret f(rt, depth, one word per parameter, [ret_ptr], one descriptor per type
+//! parameter)`, where `ret` is the scalar result and the status as a two-word struct
+//! (`dtlv_c_ret_<type>`), or the status alone (`uint8_t`); see
+//! `datalove_ir::lowering::ProgramWord`. A concrete scalar `in` parameter travels by value; every other
 //! parameter as the caller's address (an `in` one owned by the callee, copied into its
 //! own storage when its body writes the slot). A concrete scalar result is returned; a
 //! unit result is nothing; any other is written to `ret_ptr` on `Return` only.
@@ -28,7 +30,7 @@ use crate::writer::*;
 use datalove_ir::lowering::{
     call_words, list_elem_inline, param_pass, program_words, result_pass, terminator_text,
     value_op, CallWord, DescPlan, ListHeaderPlan, NativeLinks, Pass, ProgramWord, ResultPass,
-    SlotHome, ValueOp,
+    SlotHome, ValueOp, ENTRY_WRAPPER_SYMBOL,
 };
 use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 
@@ -82,6 +84,7 @@ fn emit_program_ending(program: &Program, last: (&'static str, fn(&Program) -> S
         ("natives", native_slots(natives, &links)),
         ("function prototypes", prototypes(program)),
         ("functions", functions.finish()),
+        ("entry wrapper", entry_wrapper(program)),
         (last.0, last.1(program)),
     ];
     let mut out = String::new();
@@ -116,6 +119,7 @@ fn signature(program: &Program, index: usize) -> String {
         .into_iter()
         .map(|word| match word {
             ProgramWord::Runtime => format!("void *{RT}"),
+            ProgramWord::Depth => format!("size_t {DEPTH}"),
             ProgramWord::Param(i, Pass::Value(kind)) => {
                 format!("{} {}", scalar_ctype(kind), slot_name(f.params[i].slot))
             }
@@ -126,10 +130,7 @@ fn signature(program: &Program, index: usize) -> String {
             }
         })
         .collect();
-    let result = match result_pass(&f.result) {
-        ResultPass::Value(kind) => scalar_ctype(kind),
-        _ => "void",
-    };
+    let result = program_return_ctype(result_pass(&f.result));
     format!(
         "static {result} {}({})",
         function_name(index, &f.name),
@@ -163,31 +164,40 @@ fn native_slots(natives: BTreeMap<String, String>, links: &NativeLinks) -> Strin
     w.finish()
 }
 
+/// The entry wrapper (`ENTRY_WRAPPER_SYMBOL`), what a host calls: the program's entry
+/// with the depth `rt->depth_left` holds, its status ignored.
+fn entry_wrapper(program: &Program) -> String {
+    let entry = program.entry().index();
+    let mut w = CWriter::new();
+    w.open(format!("static void {ENTRY_WRAPPER_SYMBOL}(void *{RT})"));
+    w.stmt(format!(
+        "(void){}({RT}, {})",
+        function_name(entry, &program.functions[entry].name),
+        runtime::depth_left()
+    ));
+    w.close();
+    w.finish()
+}
+
 /// `int main(void) { return dtlv_rt_run_linked(entry, 0, manifest, slots); }`: the
 /// runtime loads the riders beside the executable into the native slots, runs the entry
 /// on the program thread and decides the outcome.
-fn main_function(program: &Program) -> String {
-    let entry = program.entry().index();
+fn main_function(_program: &Program) -> String {
     let mut w = CWriter::new();
     w.open("int main(void)");
     w.stmt(format!(
-        "return dtlv_rt_run_linked({}, 0, (const uint8_t *){RIDER_MANIFEST}, {NATIVE_SLOTS})",
-        function_name(entry, &program.functions[entry].name)
+        "return dtlv_rt_run_linked({ENTRY_WRAPPER_SYMBOL}, 0, (const uint8_t *){RIDER_MANIFEST}, {NATIVE_SLOTS})",
     ));
     w.close();
     w.finish()
 }
 
 /// The library's exports: its entry, its rider manifest and its native slots.
-fn library_exports(program: &Program) -> String {
+fn library_exports(_program: &Program) -> String {
     use datalove_toolchain::{LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL};
-    let entry = program.entry().index();
     let mut w = CWriter::new();
     w.open(format!("void {LIBRARY_ENTRY_SYMBOL}(void *rt)"));
-    w.stmt(format!(
-        "{}(rt)",
-        function_name(entry, &program.functions[entry].name)
-    ));
+    w.stmt(format!("{ENTRY_WRAPPER_SYMBOL}(rt)"));
     w.close();
     w.open(format!("const uint8_t *{LIBRARY_MANIFEST_SYMBOL}(void)"));
     w.stmt(format!("return (const uint8_t *){RIDER_MANIFEST}"));
@@ -468,11 +478,17 @@ impl Fx<'_> {
         }
     }
 
-    /// Returns without a result (the abandoning paths): a zero when the C function has one.
-    pub(crate) fn return_nothing(&mut self) {
+    /// Returns `value` (the scalar result; a zero when `None` and the function has one)
+    /// and the status `abandoned`.
+    pub(crate) fn return_status(&mut self, value: Option<&str>, abandoned: bool) {
+        let status = u8::from(abandoned);
         match self.result {
-            ResultPass::Value(kind) => self.w.stmt(format!("return ({})0", scalar_ctype(kind))),
-            _ => self.w.stmt("return"),
+            ResultPass::Value(kind) => self.w.stmt(format!(
+                "return ({}){{{}, {status}}}",
+                program_return_ctype(self.result),
+                value.map_or_else(|| format!("({})0", scalar_ctype(kind)), str::to_string)
+            )),
+            _ => self.w.stmt(format!("return {status}")),
         }
     }
 
@@ -506,7 +522,7 @@ impl Fx<'_> {
                 self.w.open(format!("if ({name} == NULL)"));
                 self.w.stmt(call(Entry::ShadowPop, &[SHADOW_MARK]));
                 self.drop_owned_in_params();
-                self.return_nothing();
+                self.return_status(None, true);
                 self.w.close();
             }
         }
@@ -612,11 +628,12 @@ impl Fx<'_> {
                 self.w.close();
                 self.w.goto(*else_block);
             }
-            // Abandoning returns as a unit return does: the shadow stack popped, no result.
+            // Abandoning returns as a unit return does (the shadow stack popped, no
+            // result), with a nonzero status.
             Terminator::Return(_) | Terminator::Abandon => {
-                let result = match term {
-                    Terminator::Return(r) => *r,
-                    _ => None,
+                let (result, abandoned) = match term {
+                    Terminator::Return(r) => (*r, false),
+                    _ => (None, true),
                 };
                 match (self.result, result) {
                     (ResultPass::Value(kind), Some(s)) => {
@@ -626,10 +643,10 @@ impl Fx<'_> {
                             self.w
                                 .stmt(format!("{} result = {value}", scalar_ctype(kind)));
                             self.pop_shadow();
-                            self.w.stmt("return result");
+                            self.return_status(Some("result"), abandoned);
                             self.w.close();
                         } else {
-                            self.w.stmt(format!("return {value}"));
+                            self.return_status(Some(&value), abandoned);
                         }
                     }
                     (ResultPass::Pointer, Some(s)) => {
@@ -637,11 +654,11 @@ impl Fx<'_> {
                         let src = self.addr(s);
                         self.memcpy(RET_PTR, &src, &ty);
                         self.pop_shadow();
-                        self.w.stmt("return");
+                        self.return_status(None, abandoned);
                     }
                     _ => {
                         self.pop_shadow();
-                        self.return_nothing();
+                        self.return_status(None, abandoned);
                     }
                 }
             }
@@ -869,12 +886,13 @@ impl Fx<'_> {
                 self.program_call(kind.as_program_call().expect("a call"), fallible())
             }
             K::CheckDepth => {
-                let none_left = format!("{} == 0", runtime::depth_left());
-                self.fail_if(
-                    &none_left,
-                    fallible(),
-                    Some(call(Entry::RaiseStackOverflow, &[])),
-                );
+                self.w
+                    .open(format!("if (__builtin_expect(!!({DEPTH} == 0), 0))"));
+                // The runtime names the depth limit when it reads 0 in `rt->depth_left`.
+                self.w.stmt(format!("{} = 0", runtime::depth_left()));
+                self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
+                self.take_abandon(fallible());
+                self.w.close();
             }
             K::CalledFrom => {
                 if let Some(site) = &self.site {
@@ -890,7 +908,10 @@ impl Fx<'_> {
         let (dst, func, args, depth_taken) = (pc.dst, pc.func, pc.args, pc.depth);
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words = call_words(callee, args, pc.type_args, dst, |w| self.call_word(w));
+        let words = call_words(callee, args, pc.type_args, dst, |w| match w {
+            CallWord::Depth => format!("{DEPTH} - {depth_taken}"),
+            w => self.call_word(w),
+        });
         let call_text = format!(
             "{}({})",
             function_name(func.index(), &callee.name),
@@ -901,23 +922,22 @@ impl Fx<'_> {
         // own locals lie below its frame address) is `stack overflow`, and the
         // arguments the call would have handed over are dropped here.
         self.w.open("");
-        self.w
-            .stmt(format!("size_t depth = {}", runtime::depth_left()));
         let room = self.func.frame_bytes().saturating_add(callee.frame_bytes());
         let no_depth = match depth_taken {
-            1 => "depth == 0".to_string(),
-            n => format!("depth < {n}"),
+            1 => format!("{DEPTH} == 0"),
+            n => format!("{DEPTH} < {n}"),
         };
         self.w.open(format!(
             "if (__builtin_expect({no_depth} || {}, 0))",
             runtime::no_stack_room(room.min(1 << 40))
         ));
-        if depth_taken > 1 {
-            // Too little depth left, though some: the runtime names the depth limit only
-            // when none is left (docs/abi.md, section 12).
-            self.w
-                .stmt(format!("if ({no_depth}) {} = 0", runtime::depth_left()));
-        }
+        // The runtime names the depth limit only when it reads 0 in `rt->depth_left`
+        // (docs/abi.md, section 12): 0 when too little depth was left (though maybe
+        // some), else the depth left.
+        self.w.stmt(format!(
+            "{} = ({no_depth}) ? 0 : {DEPTH}",
+            runtime::depth_left()
+        ));
         self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
         for slot in self.func.moved_args(args) {
             let (at, td) = (self.addr(slot), self.slot_desc(slot));
@@ -925,21 +945,26 @@ impl Fx<'_> {
         }
         self.take_abandon(abandon);
         self.w.close();
-        self.w
-            .stmt(format!("{} = depth - {depth_taken}", runtime::depth_left()));
-        match (result, dst) {
-            (ResultPass::Value(_), Some(d)) => self.write(d, &call_text),
-            _ => self.w.stmt(call_text),
+        self.w.stmt(format!(
+            "{} called = {call_text}",
+            program_return_ctype(result)
+        ));
+        let status = match result {
+            ResultPass::Value(_) => "called.abandoned",
+            _ => "called",
+        };
+        if let (ResultPass::Value(_), Some(d)) = (result, dst) {
+            self.write(d, "called.value");
         }
-        self.w.stmt(format!("{} = depth", runtime::depth_left()));
+        self.fail_if(status, abandon, None);
         self.w.close();
-        self.fail_if(&runtime::abandoning(), abandon, None);
     }
 
     /// The C expression of one word of a program call.
     fn call_word(&mut self, word: CallWord) -> String {
         match word {
             CallWord::Runtime => RT.to_string(),
+            CallWord::Depth => unreachable!("the depth word is made by `program_call`"),
             CallWord::Value(slot) => self.read(slot),
             CallWord::Address(slot) | CallWord::ReadAddress(slot) => self.addr(slot),
             CallWord::Desc(ty) => self.desc(ty),

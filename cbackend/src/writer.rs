@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use datalove_ir::lowering::ResultPass;
 use datalove_ir::{BlockId, IrType, SlotId};
 use datalove_rti::TyKind;
 
@@ -141,6 +142,8 @@ pub use datalove_ir::lowering::function_symbol as function_name;
 
 pub const RT: &str = "rt";
 pub const RET_PTR: &str = "ret_ptr";
+/// The depth-left parameter of every program function (`ProgramWord::Depth`).
+pub const DEPTH: &str = "depth";
 pub const SHADOW_MARK: &str = "shadow_mark";
 pub const UNIT_SCRATCH: &str = "unit_scratch";
 /// The executable's native slots and rider manifest (`datalove_rti::links`).
@@ -163,6 +166,18 @@ pub fn scalar_ctype(kind: TyKind) -> &'static str {
         TyKind::F32 => "float",
         TyKind::F64 => "double",
         other => panic!("{other:?} is not a scalar"),
+    }
+}
+
+/// What a program function returns, by how its result is passed: a scalar result with
+/// its status as `dtlv_c_ret_<type>` (two words, so two registers; `dtlv_c.h`), only
+/// the status as `uint8_t`.
+pub fn program_return_ctype(result: ResultPass) -> String {
+    match result {
+        ResultPass::Value(kind) => {
+            format!("dtlv_c_ret_{}", scalar_ctype(kind).trim_end_matches("_t"))
+        }
+        _ => "uint8_t".into(),
     }
 }
 

@@ -49,7 +49,10 @@ pub enum AotError {
 /// The ISA for `triple` (`None`: this machine), position independent.
 pub fn target_isa(triple: Option<&str>) -> Result<OwnedTargetIsa, AotError> {
     let mut flags = settings::builder();
-    for (name, value) in [("is_pic", "true"), ("opt_level", "speed")] {
+    for &(name, value) in [("is_pic", "true")]
+        .iter()
+        .chain(datalove_clif::CODEGEN_FLAGS)
+    {
         flags
             .set(name, value)
             .map_err(|e| AotError::Target(e.to_string()))?;

@@ -84,7 +84,7 @@ pub fn compile(
     for (name, address) in libm_shims() {
         symbols.insert(name.to_string(), address);
     }
-    let mut builder = JITBuilder::with_flags(&[("opt_level", "speed")], default_libcall_names())
+    let mut builder = JITBuilder::with_flags(datalove_clif::CODEGEN_FLAGS, default_libcall_names())
         .map_err(|e| JitError::Module(e.to_string()))?;
     builder.symbol_lookup_fn(Box::new(move |name| {
         symbols.get(name).map(|a| *a as *const u8)

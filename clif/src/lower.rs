@@ -54,8 +54,10 @@ pub const LIST_HEADER_REGION: u32 = 1;
 /// is tagged with it (the runtime reaches them only inside calls).
 pub const LIST_ELEMS_REGION: u32 = 2;
 
-/// The signature of a program function: `(rt, one word per parameter, [ret_ptr],
-/// one descriptor per type parameter) -> [scalar result]`.
+/// The signature of a program function: `(rt, depth, one word per parameter,
+/// [ret_ptr], one descriptor per type parameter) -> ([scalar result], status)`
+/// (`datalove_ir::lowering::ProgramWord`); the status is an `i8`, nonzero when the
+/// function abandoned.
 pub fn program_signature(f: &Function, call_conv: CallConv, ptr: Type) -> Signature {
     let mut sig = Signature::new(call_conv);
     for word in program_words(f) {
@@ -67,6 +69,7 @@ pub fn program_signature(f: &Function, call_conv: CallConv, ptr: Type) -> Signat
     if let ResultPass::Value(kind) = result_pass(&f.result) {
         sig.returns.push(AbiParam::new(scalar_type(kind)));
     }
+    sig.returns.push(AbiParam::new(types::I8));
     sig
 }
 
@@ -90,6 +93,8 @@ pub struct Fx<'a, 'b, M: Module> {
     pub ptr: Type,
     pub call_conv: CallConv,
     pub rt: Value,
+    /// The call depth left (the second word): what this function's calls test.
+    pub depth: Value,
     pub places: Vec<Option<Place>>,
     pub tparams: Vec<Value>,
     pub generic_descs: Vec<(IrType, Value)>,
@@ -139,7 +144,7 @@ pub fn lower_function<M: Module>(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
-    let rt = params[0];
+    let (rt, depth) = (params[0], params[1]);
     let blocks = (0..f.blocks.len()).map(|_| b.create_block()).collect();
     let mut fx = Fx {
         module,
@@ -151,6 +156,7 @@ pub fn lower_function<M: Module>(
         ptr,
         call_conv,
         rt,
+        depth,
         places: vec![None; f.slots.len()],
         tparams: Vec::new(),
         generic_descs: Vec::new(),
@@ -218,8 +224,8 @@ impl<M: Module> Fx<'_, '_, M> {
     fn prologue(&mut self, params: &[Value]) {
         let f = self.func;
         let taken = f.address_needed(self.program);
-        // Incoming words after `rt`.
-        let mut next = 1;
+        // Incoming words after `rt` and the depth.
+        let mut next = 2;
         let mut incoming = Vec::new();
         for _ in &f.params {
             incoming.push(params[next]);
@@ -300,7 +306,7 @@ impl<M: Module> Fx<'_, '_, M> {
                 self.b.switch_to_block(full_block);
                 self.call_rt(Entry::ShadowPop, &[rt, mark]);
                 self.drop_in_place(&owned_in);
-                self.return_nothing();
+                self.return_abandoned();
                 self.b.switch_to_block(ok);
                 self.places[slot.index()] = Some(Place::Ptr(p));
             }
@@ -350,18 +356,22 @@ impl<M: Module> Fx<'_, '_, M> {
         }
     }
 
-    /// Returns without a result (the abandoning paths): a zero when the signature has one.
-    fn return_nothing(&mut self) {
-        match result_pass(&self.func.result) {
-            ResultPass::Value(kind) => {
-                let t = scalar_type(kind);
-                let z = self.zero(t);
-                self.b.ins().return_(&[z]);
-            }
-            _ => {
-                self.b.ins().return_(&[]);
-            }
-        }
+    /// Returns `result` (the scalar result, when the signature has one) and the status
+    /// `abandoned`.
+    fn return_with(&mut self, result: Option<Value>, abandoned: bool) {
+        let status = self.b.ins().iconst(types::I8, i64::from(abandoned));
+        let values: Vec<Value> = result.into_iter().chain([status]).collect();
+        self.b.ins().return_(&values);
+    }
+
+    /// Returns from an abandoning path: a zero result when the signature has one, and a
+    /// nonzero status.
+    fn return_abandoned(&mut self) {
+        let zero = match result_pass(&self.func.result) {
+            ResultPass::Value(kind) => Some(self.zero(scalar_type(kind))),
+            _ => None,
+        };
+        self.return_with(zero, true);
     }
 
     fn pop_shadow(&mut self) {
@@ -936,10 +946,12 @@ impl<M: Module> Fx<'_, '_, M> {
                 abandon.expect("fallible"),
             ),
             K::CheckDepth => {
-                let depth = self.load_depth_left();
+                let depth = self.depth;
                 let no_depth = self.b.ins().icmp_imm_u(IntCC::Equal, depth, 0);
                 self.fail_if(no_depth, abandon.expect("fallible"), |fx| {
                     let rt = fx.rt;
+                    // The runtime names the depth limit when it reads 0 there.
+                    fx.store_depth_left(depth);
                     fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
                 });
             }
@@ -959,19 +971,20 @@ impl<M: Module> Fx<'_, '_, M> {
         let (dst, func, args, depth_taken) = (call.dst, call.func, call.args, call.depth);
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let words = call_words(callee, args, call.type_args, dst, |w| self.call_word(w));
+        let fewer = self.b.ins().iadd_imm_s(self.depth, -i64::from(depth_taken));
+        let words = call_words(callee, args, call.type_args, dst, |w| match w {
+            CallWord::Depth => fewer,
+            w => self.call_word(w),
+        });
         let id = self.functions[func.index()];
         let callee_ref = self.module.declare_func_in_func(id, self.b.func);
-        let depth = self.call_may_start(callee, args, depth_taken, abandon);
-        let fewer = self.b.ins().iadd_imm_s(depth, -i64::from(depth_taken));
-        self.store_depth_left(fewer);
+        self.call_may_start(callee, args, depth_taken, abandon);
         let call = self.b.ins().call(callee_ref, &words);
-        self.store_depth_left(depth);
+        let results = self.b.inst_results(call).to_vec();
         if let (ResultPass::Value(_), Some(d)) = (result, dst) {
-            let r = self.b.inst_results(call)[0];
-            self.write(d, r);
+            self.write(d, results[0]);
         }
-        let abandoning = self.load_abandoning();
+        let abandoning = *results.last().expect("a status");
         if self.site.is_some() {
             self.fail_if(abandoning, abandon, |_| {});
         } else {
@@ -986,6 +999,7 @@ impl<M: Module> Fx<'_, '_, M> {
     fn call_word(&mut self, word: CallWord) -> Value {
         match word {
             CallWord::Runtime => self.rt,
+            CallWord::Depth => unreachable!("the depth word is made by `program_call`"),
             CallWord::Value(slot) => self.read(slot),
             CallWord::Address(slot) => self.addr(slot),
             CallWord::ReadAddress(slot) => self.read_addr(slot),
@@ -997,15 +1011,15 @@ impl<M: Module> Fx<'_, '_, M> {
     /// the callee's frame (`Function::frame_bytes`), raise `stack overflow`, drop the
     /// arguments the call would have handed over and take the abandon path. Deep
     /// recursion is a runtime error, never a crash, and the test runs here, in a frame
-    /// known to fit, before the callee reserves its own. Returns `depth_left`.
+    /// known to fit, before the callee reserves its own.
     fn call_may_start(
         &mut self,
         callee: &datalove_ir::Function,
         args: &[datalove_ir::Arg],
         depth_taken: u32,
         abandon: BlockId,
-    ) -> Value {
-        let depth = self.load_depth_left();
+    ) {
+        let depth = self.depth;
         let sp = self.b.ins().get_stack_pointer(self.ptr);
         let limit = self.load_stack_limit();
         // Bounded, so that the subtraction cannot wrap below zero.
@@ -1019,13 +1033,12 @@ impl<M: Module> Fx<'_, '_, M> {
         let moved: Vec<SlotId> = self.func.moved_args(args);
         self.fail_if_any(&[no_depth, no_room], abandon, |fx| {
             let rt = fx.rt;
-            if depth_taken > 1 {
-                // Too little depth left, though some: the runtime names the depth
-                // limit only when none is left (docs/abi.md, section 12).
-                let zero = fx.b.ins().iconst(fx.ptr, 0);
-                let left = fx.b.ins().select(no_depth, zero, depth);
-                fx.store_depth_left(left);
-            }
+            // The runtime names the depth limit only when it reads 0 in
+            // `rt->depth_left` (docs/abi.md, section 12): 0 when too little depth was
+            // left (though maybe some), else the depth left.
+            let zero = fx.b.ins().iconst(fx.ptr, 0);
+            let left = fx.b.ins().select(no_depth, zero, depth);
+            fx.store_depth_left(left);
             fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
             for slot in moved {
                 let ty = fx.slot_ty(slot).clone();
@@ -1034,7 +1047,6 @@ impl<M: Module> Fx<'_, '_, M> {
                 fx.call_rt(Entry::Drop, &[rt, at, d]);
             }
         });
-        depth
     }
 
     fn terminator(&mut self, term: &Terminator) {
@@ -1059,22 +1071,22 @@ impl<M: Module> Fx<'_, '_, M> {
                 (ResultPass::Value(_), Some(s)) => {
                     let v = self.read(*s);
                     self.pop_shadow();
-                    self.b.ins().return_(&[v]);
+                    self.return_with(Some(v), false);
                 }
                 (ResultPass::Pointer, Some(s)) => {
                     let ret = self.ret_ptr.expect("a pointer result has ret_ptr");
                     self.copy_into(ret, *s);
                     self.pop_shadow();
-                    self.b.ins().return_(&[]);
+                    self.return_with(None, false);
                 }
                 _ => {
                     self.pop_shadow();
-                    self.return_nothing();
+                    self.return_with(None, false);
                 }
             },
             Terminator::Abandon => {
                 self.pop_shadow();
-                self.return_nothing();
+                self.return_abandoned();
             }
             Terminator::Unterminated => {
                 panic!("`{}`: an unterminated block in verified IR", self.func.name)

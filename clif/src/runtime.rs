@@ -89,16 +89,6 @@ impl<M: Module> Fx<'_, '_, M> {
         )
     }
 
-    /// `rt->depth_left`.
-    pub fn load_depth_left(&mut self) -> Value {
-        self.b.ins().load(
-            self.ptr,
-            trusted(),
-            self.rt,
-            RT_HEADER_DEPTH_LEFT_OFFSET as i32,
-        )
-    }
-
     /// `rt->depth_left = value`.
     pub fn store_depth_left(&mut self, value: Value) {
         self.b.ins().store(

@@ -61,6 +61,11 @@ pub fn function_symbol(index: usize, name: &str) -> String {
     format!("dtlv_fn{index}_{clean}")
 }
 
+/// The symbol of the function a host calls to run a program, `void entry(void *rt)`:
+/// it calls the program's entry with the depth `rt->depth_left` holds
+/// ([`ProgramWord::Depth`]) and ignores its status (the host reads `rt->abandoning`).
+pub const ENTRY_WRAPPER_SYMBOL: &str = "dtlv_entry";
+
 /// A terminator as every dump writes it (`emit ir`, the comments of `emit clif` and
 /// `emit c`).
 pub fn terminator_text(term: &Terminator) -> String {
@@ -379,12 +384,26 @@ impl Function {
 }
 
 /// One word of a program function's signature, in the one order every compiled backend
-/// uses: the runtime, then one word per parameter (as [`param_pass`] says), then the
-/// result pointer when the result travels through memory, then one descriptor per type
-/// parameter. (A scalar result is the function's return value, not a word.)
+/// uses: the runtime, the call depth left, then one word per parameter (as
+/// [`param_pass`] says), then the result pointer when the result travels through memory,
+/// then one descriptor per type parameter.
+///
+/// What a program function returns is not a word: its scalar result first, when it has
+/// one, then its *status*, nonzero when it abandoned. The status repeats the runtime's
+/// `abandoning` flag (an abandoning function always follows a raise or a callee that
+/// abandoned), so that the caller tests a register after the call instead of loading
+/// the flag; a host that calls the entry reads the flag as before.
+///
+/// The depth is the number of program calls that may still be made (docs/abi.md,
+/// section 12): a register, not `rt->depth_left`, so that a call neither loads nor
+/// stores it. The host calls the entry through a wrapper `void entry(void *rt)` that
+/// passes `rt->depth_left`; a caller that refuses a call stores the depth it had left in
+/// `rt->depth_left` (0 when it was too small) before it raises, because the runtime
+/// names the depth limit in its message only when it reads 0 there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProgramWord {
     Runtime,
+    Depth,
     Param(usize, Pass),
     ResultPointer,
     TypeParam(usize),
@@ -392,7 +411,7 @@ pub enum ProgramWord {
 
 /// The words of `f`'s signature, in order.
 pub fn program_words(f: &Function) -> Vec<ProgramWord> {
-    let mut words = vec![ProgramWord::Runtime];
+    let mut words = vec![ProgramWord::Runtime, ProgramWord::Depth];
     words.extend(
         f.params
             .iter()
@@ -412,6 +431,9 @@ pub fn program_words(f: &Function) -> Vec<ProgramWord> {
 pub enum CallWord<'a> {
     /// The runtime.
     Runtime,
+    /// The caller's depth left less the call's depth (`ProgramCall::depth`), which the
+    /// caller tested before the call.
+    Depth,
     /// The value of a slot (a parameter passed by value).
     Value(SlotId),
     /// The address of a slot the callee may write: a `mut` or `out` parameter passed by
@@ -438,6 +460,7 @@ pub fn call_words<'a, W>(
         .into_iter()
         .map(|w| match w {
             ProgramWord::Runtime => CallWord::Runtime,
+            ProgramWord::Depth => CallWord::Depth,
             ProgramWord::Param(i, Pass::Value(_)) => CallWord::Value(args[i].slot),
             ProgramWord::Param(i, Pass::Address) => match args[i].mode {
                 ParamMode::Mut | ParamMode::Out => CallWord::Address(args[i].slot),
