@@ -170,10 +170,11 @@ fn entry_wrapper(program: &Program) -> String {
     let entry = program.entry().index();
     let mut w = CWriter::new();
     w.open(format!("static void {ENTRY_WRAPPER_SYMBOL}(void *{RT})"));
+    // At most `INT64_MAX`: the depth word's top bit is `NO_ROOM_BIT`.
+    w.stmt(format!("size_t {DEPTH} = {}", runtime::depth_left()));
     w.stmt(format!(
-        "(void){}({RT}, {})",
+        "(void){}({RT}, {DEPTH} > (size_t)INT64_MAX ? (size_t)INT64_MAX : {DEPTH})",
         function_name(entry, &program.functions[entry].name),
-        runtime::depth_left()
     ));
     w.close();
     w.finish()
@@ -492,6 +493,35 @@ impl Fx<'_> {
         }
     }
 
+    /// The stack room for the calls this function makes, tested once, where
+    /// `Function::room_test` says: when there is none, `NO_ROOM_BIT` is set in the depth
+    /// word, so that each of those calls fails its depth test.
+    fn test_room(&mut self, room: usize) {
+        // The frame address is above this function's own locals.
+        let room = self.func.frame_bytes().saturating_add(room);
+        self.w.open(format!(
+            "if (__builtin_expect({}, 0))",
+            runtime::no_stack_room(room.min(1 << 40))
+        ));
+        self.w.stmt(format!(
+            "{DEPTH} |= (size_t){:#x}u",
+            datalove_ir::lowering::NO_ROOM_BIT
+        ));
+        self.w.close();
+    }
+
+    /// On a path that refuses a call for want of `needed` depth (or of stack room):
+    /// stores in `rt->depth_left` the depth left, `NO_ROOM_BIT` cleared, or 0 when that
+    /// is less than `needed`; the runtime names the depth limit only when it reads 0
+    /// there (docs/abi.md, section 12).
+    pub(crate) fn store_depth_for_raise(&mut self, needed: u32) {
+        let real = format!("({DEPTH} & (size_t)INT64_MAX)");
+        self.w.stmt(format!(
+            "{} = {real} < {needed} ? 0 : {real}",
+            runtime::depth_left()
+        ));
+    }
+
     pub(crate) fn drop_owned_in_params(&mut self) {
         let f = self.func;
         for (i, p) in f.params.iter().enumerate() {
@@ -504,7 +534,8 @@ impl Fx<'_> {
     }
 
     /// The entry checks: the shadow-stack storage, the `in` parameters copied into the
-    /// function's own storage. (Depth and stack room are tested by the caller.)
+    /// function's own storage. (The depth and the stack room are tested before calls:
+    /// `test_room`, `program_call`.)
     pub(crate) fn entry_checks(&mut self, shadow: &[SlotId], copied_in: &[(SlotId, usize)]) {
         if !shadow.is_empty() {
             self.w
@@ -597,8 +628,12 @@ impl Fx<'_> {
     pub(crate) fn blocks(&mut self) {
         let f = self.func;
         let plan = self.list_plan.clone();
+        let room_test = f.room_test(self.program);
         for (bi, block) in f.blocks.iter().enumerate() {
             self.w.label(BlockId(bi as u32));
+            if let Some(test) = room_test.filter(|t| t.block.index() == bi) {
+                self.test_room(test.room);
+            }
             self.reload_list_headers(&plan.at_block[bi]);
             for (ii, inst) in block.insts.iter().enumerate() {
                 let mut text = print_inst(self.program, f, &inst.kind);
@@ -886,10 +921,10 @@ impl Fx<'_> {
                 self.program_call(kind.as_program_call().expect("a call"), fallible())
             }
             K::CheckDepth => {
+                // Signed: `NO_ROOM_BIT` fails it too.
                 self.w
-                    .open(format!("if (__builtin_expect(!!({DEPTH} == 0), 0))"));
-                // The runtime names the depth limit when it reads 0 in `rt->depth_left`.
-                self.w.stmt(format!("{} = 0", runtime::depth_left()));
+                    .open(format!("if (__builtin_expect((int64_t){DEPTH} < 1, 0))"));
+                self.store_depth_for_raise(1);
                 self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
                 self.take_abandon(fallible());
                 self.w.close();
@@ -922,22 +957,17 @@ impl Fx<'_> {
         // own locals lie below its frame address) is `stack overflow`, and the
         // arguments the call would have handed over are dropped here.
         self.w.open("");
-        let room = self.func.frame_bytes().saturating_add(callee.frame_bytes());
-        let no_depth = match depth_taken {
-            1 => format!("{DEPTH} == 0"),
-            n => format!("{DEPTH} < {n}"),
-        };
-        self.w.open(format!(
-            "if (__builtin_expect({no_depth} || {}, 0))",
-            runtime::no_stack_room(room.min(1 << 40))
-        ));
-        // The runtime names the depth limit only when it reads 0 in `rt->depth_left`
-        // (docs/abi.md, section 12): 0 when too little depth was left (though maybe
-        // some), else the depth left.
-        self.w.stmt(format!(
-            "{} = ({no_depth}) ? 0 : {DEPTH}",
-            runtime::depth_left()
-        ));
+        // Signed: `NO_ROOM_BIT` (no room for the callees tested on entry) fails it too.
+        let mut refused = format!("(int64_t){DEPTH} < {depth_taken}");
+        if !datalove_ir::lowering::room_tested_on_entry(callee) {
+            let room = self.func.frame_bytes().saturating_add(callee.frame_bytes());
+            refused.push_str(&format!(
+                " || {}",
+                runtime::no_stack_room(room.min(1 << 40))
+            ));
+        }
+        self.w.open(format!("if (__builtin_expect({refused}, 0))"));
+        self.store_depth_for_raise(depth_taken);
         self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
         for slot in self.func.moved_args(args) {
             let (at, td) = (self.addr(slot), self.slot_desc(slot));

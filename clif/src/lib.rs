@@ -146,7 +146,8 @@ pub fn entry_signature<M: Module>(module: &M) -> Signature {
 }
 
 /// Declares and defines the entry wrapper (`datalove_ir::lowering::ENTRY_WRAPPER_SYMBOL`):
-/// `void entry(void *rt) { program_entry(rt, rt->depth_left); }`, the status ignored.
+/// `void entry(void *rt) { program_entry(rt, min(rt->depth_left, INT64_MAX)); }`, the
+/// status ignored.
 fn define_entry_wrapper<M: Module>(
     module: &mut M,
     entry: ClifFuncId,
@@ -166,12 +167,15 @@ fn define_entry_wrapper<M: Module>(
     b.append_block_params_for_function_params(block);
     b.switch_to_block(block);
     let rt = b.block_params(block)[0];
-    let depth = b.ins().load(
+    let depth_left = b.ins().load(
         ptr,
         lower::trusted(),
         rt,
         datalove_rti::header::RT_HEADER_DEPTH_LEFT_OFFSET as i32,
     );
+    // At most `i64::MAX`: the depth word's top bit is `NO_ROOM_BIT`.
+    let most = b.ins().iconst(ptr, i64::MAX);
+    let depth = b.ins().umin(depth_left, most);
     let entry_ref = module.declare_func_in_func(entry, b.func);
     b.ins().call(entry_ref, &[rt, depth]);
     b.ins().return_(&[]);

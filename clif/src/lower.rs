@@ -93,8 +93,9 @@ pub struct Fx<'a, 'b, M: Module> {
     pub ptr: Type,
     pub call_conv: CallConv,
     pub rt: Value,
-    /// The call depth left (the second word): what this function's calls test.
-    pub depth: Value,
+    /// The call depth left (the second word, with `NO_ROOM_BIT` set after the room
+    /// test when there is no room): what this function's calls test.
+    pub depth: Variable,
     pub places: Vec<Option<Place>>,
     pub tparams: Vec<Value>,
     pub generic_descs: Vec<(IrType, Value)>,
@@ -144,7 +145,9 @@ pub fn lower_function<M: Module>(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
-    let (rt, depth) = (params[0], params[1]);
+    let rt = params[0];
+    let depth = b.declare_var(ptr);
+    b.def_var(depth, params[1]);
     let blocks = (0..f.blocks.len()).map(|_| b.create_block()).collect();
     let mut fx = Fx {
         module,
@@ -172,8 +175,12 @@ pub fn lower_function<M: Module>(
     };
     fx.prologue(&params);
     let plan = fx.list_plan.clone();
+    let room_test = f.room_test(program);
     for (bi, block) in f.blocks.iter().enumerate() {
         fx.b.switch_to_block(fx.blocks[bi]);
+        if let Some(test) = room_test.filter(|t| t.block.index() == bi) {
+            fx.test_room(test.room);
+        }
         let mut heading = Some(format!("b{bi}:"));
         fx.reload_list_headers(&plan.at_block[bi]);
         for (ii, inst) in block.insts.iter().enumerate() {
@@ -338,6 +345,45 @@ impl<M: Module> Fx<'_, '_, M> {
         self.reload_list_headers(&at_entry);
         let first = self.blocks[f.entry.index()];
         self.b.ins().jump(first, &[]);
+    }
+
+    /// The stack room for the calls this function makes, tested once, where
+    /// `Function::room_test` says: when there is none, `NO_ROOM_BIT` is set in the depth
+    /// word, so that each of those calls fails its depth test. Branch-free: a compare,
+    /// a select and an or.
+    fn test_room(&mut self, room: usize) {
+        let sp = self.b.ins().get_stack_pointer(self.ptr);
+        let limit = self.load_stack_limit();
+        let bottom = self.b.ins().iadd_imm_s(sp, -(room as i64));
+        let no_room = self.b.ins().icmp(IntCC::UnsignedLessThan, bottom, limit);
+        let bit = self
+            .b
+            .ins()
+            .iconst(self.ptr, datalove_ir::lowering::NO_ROOM_BIT as i64);
+        let zero = self.b.ins().iconst(self.ptr, 0);
+        let mark = self.b.ins().select(no_room, bit, zero);
+        let depth = self.b.use_var(self.depth);
+        let marked = self.b.ins().bor(depth, mark);
+        self.b.def_var(self.depth, marked);
+    }
+
+    /// On a path that refuses a call for want of `needed` depth (or of stack room):
+    /// stores in `rt->depth_left` the depth left, `NO_ROOM_BIT` cleared, or 0 when that
+    /// is less than `needed`; the runtime names the depth limit only when it reads 0
+    /// there (docs/abi.md, section 12).
+    fn store_depth_for_raise(&mut self, needed: u32) {
+        let depth = self.b.use_var(self.depth);
+        let real = self
+            .b
+            .ins()
+            .band_imm_s(depth, !datalove_ir::lowering::NO_ROOM_BIT as i64);
+        let too_deep = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, real, i64::from(needed));
+        let zero = self.b.ins().iconst(self.ptr, 0);
+        let left = self.b.ins().select(too_deep, zero, real);
+        self.store_depth_left(left);
     }
 
     fn drop_in_place(&mut self, values: &[(Value, IrType)]) {
@@ -946,12 +992,12 @@ impl<M: Module> Fx<'_, '_, M> {
                 abandon.expect("fallible"),
             ),
             K::CheckDepth => {
-                let depth = self.depth;
-                let no_depth = self.b.ins().icmp_imm_u(IntCC::Equal, depth, 0);
+                // Signed: `NO_ROOM_BIT` fails it too.
+                let depth = self.b.use_var(self.depth);
+                let no_depth = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, depth, 1);
                 self.fail_if(no_depth, abandon.expect("fallible"), |fx| {
                     let rt = fx.rt;
-                    // The runtime names the depth limit when it reads 0 there.
-                    fx.store_depth_left(depth);
+                    fx.store_depth_for_raise(1);
                     fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
                 });
             }
@@ -971,7 +1017,8 @@ impl<M: Module> Fx<'_, '_, M> {
         let (dst, func, args, depth_taken) = (call.dst, call.func, call.args, call.depth);
         let callee = self.program.function(func);
         let result = result_pass(&callee.result);
-        let fewer = self.b.ins().iadd_imm_s(self.depth, -i64::from(depth_taken));
+        let depth = self.b.use_var(self.depth);
+        let fewer = self.b.ins().iadd_imm_s(depth, -i64::from(depth_taken));
         let words = call_words(callee, args, call.type_args, dst, |w| match w {
             CallWord::Depth => fewer,
             w => self.call_word(w),
@@ -1010,8 +1057,10 @@ impl<M: Module> Fx<'_, '_, M> {
     /// Before a program call: when no call depth is left or the stack has no room for
     /// the callee's frame (`Function::frame_bytes`), raise `stack overflow`, drop the
     /// arguments the call would have handed over and take the abandon path. Deep
-    /// recursion is a runtime error, never a crash, and the test runs here, in a frame
-    /// known to fit, before the callee reserves its own.
+    /// recursion is a runtime error, never a crash, and the test runs in a frame known
+    /// to fit, before the callee reserves its own. The room for a callee tested
+    /// once (`room_tested_on_entry`) is in the depth word already (`test_room`):
+    /// such a call makes one signed compare.
     fn call_may_start(
         &mut self,
         callee: &datalove_ir::Function,
@@ -1019,26 +1068,24 @@ impl<M: Module> Fx<'_, '_, M> {
         depth_taken: u32,
         abandon: BlockId,
     ) {
-        let depth = self.depth;
-        let sp = self.b.ins().get_stack_pointer(self.ptr);
-        let limit = self.load_stack_limit();
-        // Bounded, so that the subtraction cannot wrap below zero.
-        let frame = callee.frame_bytes().min(1 << 40) as i64;
-        let bottom = self.b.ins().iadd_imm_s(sp, -frame);
-        let no_room = self.b.ins().icmp(IntCC::UnsignedLessThan, bottom, limit);
-        let no_depth =
-            self.b
+        let depth = self.b.use_var(self.depth);
+        let mut refused =
+            vec![self
+                .b
                 .ins()
-                .icmp_imm_u(IntCC::UnsignedLessThan, depth, i64::from(depth_taken));
+                .icmp_imm_s(IntCC::SignedLessThan, depth, i64::from(depth_taken))];
+        if !datalove_ir::lowering::room_tested_on_entry(callee) {
+            let sp = self.b.ins().get_stack_pointer(self.ptr);
+            let limit = self.load_stack_limit();
+            // Bounded, so that the subtraction cannot wrap below zero.
+            let frame = callee.frame_bytes().min(1 << 40) as i64;
+            let bottom = self.b.ins().iadd_imm_s(sp, -frame);
+            refused.push(self.b.ins().icmp(IntCC::UnsignedLessThan, bottom, limit));
+        }
         let moved: Vec<SlotId> = self.func.moved_args(args);
-        self.fail_if_any(&[no_depth, no_room], abandon, |fx| {
+        self.fail_if_any(&refused, abandon, |fx| {
             let rt = fx.rt;
-            // The runtime names the depth limit only when it reads 0 in
-            // `rt->depth_left` (docs/abi.md, section 12): 0 when too little depth was
-            // left (though maybe some), else the depth left.
-            let zero = fx.b.ins().iconst(fx.ptr, 0);
-            let left = fx.b.ins().select(no_depth, zero, depth);
-            fx.store_depth_left(left);
+            fx.store_depth_for_raise(depth_taken);
             fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
             for slot in moved {
                 let ty = fx.slot_ty(slot).clone();

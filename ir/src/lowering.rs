@@ -61,6 +61,34 @@ pub fn function_symbol(index: usize, name: &str) -> String {
     format!("dtlv_fn{index}_{clean}")
 }
 
+/// A function's one test of stack room for its calls ([`Function::room_test`]): at the
+/// start of `block`, for `room` bytes below the stack pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoomTest {
+    pub block: BlockId,
+    pub room: usize,
+}
+
+/// The largest callee frame whose room the caller tests once, on entry
+/// ([`Function::entry_room`]), rather than before each call: 16 KiB, well inside the
+/// safety margin below `stack_limit` (256 KiB), so a function that has no room for its
+/// largest such callee is at most that far from the limit.
+pub const ENTRY_TESTED_FRAME: usize = 16 * 1024;
+
+/// Whether a call of `callee` is covered by its caller's entry test of stack room
+/// ([`Function::entry_room`]); if not, the call tests its own room before it starts.
+pub fn room_tested_on_entry(callee: &Function) -> bool {
+    callee.frame_bytes() <= ENTRY_TESTED_FRAME
+}
+
+/// The bit a compiled function sets in its depth word ([`ProgramWord::Depth`]) when its
+/// entry test finds no stack room for its calls ([`Function::entry_room`]). Calls test
+/// the depth word as a *signed* number (`depth < d`), so one compare refuses a call
+/// either way; the failure path reads the depth left with the bit cleared, to tell the
+/// runtime which limit was reached. The entry wrapper passes at most `i64::MAX`, so the
+/// bit is never set by the depth itself.
+pub const NO_ROOM_BIT: u64 = 1 << 63;
+
 /// The symbol of the function a host calls to run a program, `void entry(void *rt)`:
 /// it calls the program's entry with the depth `rt->depth_left` holds
 /// ([`ProgramWord::Depth`]) and ignores its status (the host reads `rt->abandoning`).
@@ -122,6 +150,147 @@ impl Function {
                     .map(|a| a.slot),
             )
             .filter(|s| !self.slot_type(*s).is_copy())
+            .collect()
+    }
+
+    /// The stack room this function tests once for the calls it makes: the
+    /// largest [`frame_bytes`](Function::frame_bytes) among the program functions it
+    /// calls whose frame is at most [`ENTRY_TESTED_FRAME`] ([`room_tested_on_entry`]);
+    /// `None` when it calls none of those. A compiled backend tests it where
+    /// [`room_test`](Function::room_test) says and, when there is no room, sets
+    /// [`NO_ROOM_BIT`] in its depth word, so that every such call then fails its depth
+    /// test; a call of a bigger frame tests its own room before it starts (docs/abi.md,
+    /// section 12).
+    pub fn entry_room(&self, program: &crate::program::Program) -> Option<usize> {
+        self.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter_map(|i| i.kind.as_program_call())
+            .map(|c| program.function(c.func))
+            .filter(|callee| room_tested_on_entry(callee))
+            .map(Function::frame_bytes)
+            .max()
+    }
+
+    /// Where a compiled backend tests [`entry_room`](Function::entry_room): at the start
+    /// of the nearest block that dominates every block making a call covered by it (or
+    /// a `check_depth`), so that a path that makes no call (a recursion's base case)
+    /// does not pay for the test. `None` when there is nothing to test.
+    pub fn room_test(&self, program: &crate::program::Program) -> Option<RoomTest> {
+        let room = self.entry_room(program)?;
+        let idom = self.immediate_dominators();
+        let reached = |b: usize| b == self.entry.index() || idom[b].is_some();
+        let users = self.blocks.iter().enumerate().filter(|(bi, block)| {
+            reached(*bi)
+                && block.insts.iter().any(|i| match &i.kind {
+                    InstKind::CheckDepth => true,
+                    kind => kind
+                        .as_program_call()
+                        .is_some_and(|c| room_tested_on_entry(program.function(c.func))),
+                })
+        });
+        let block = users
+            .map(|(bi, _)| BlockId(bi as u32))
+            .reduce(|a, b| self.common_dominator(&idom, a, b))?;
+        Some(RoomTest { block, room })
+    }
+
+    /// The nearest block that dominates both `a` and `b` (`idom` from
+    /// [`immediate_dominators`](Function::immediate_dominators); both reached).
+    fn common_dominator(&self, idom: &[Option<BlockId>], a: BlockId, b: BlockId) -> BlockId {
+        let mut above_a = vec![false; self.blocks.len()];
+        let mut at = Some(a);
+        while let Some(x) = at {
+            above_a[x.index()] = true;
+            at = idom[x.index()];
+        }
+        let mut at = b;
+        while !above_a[at.index()] {
+            at = idom[at.index()].expect("the entry dominates every block it reaches");
+        }
+        at
+    }
+
+    /// Each block's immediate dominator: `None` for the entry and for a block the entry
+    /// does not reach. The edges are the terminators' and those to each instruction's
+    /// abandon block. Cooper, Harvey and Kennedy's iteration over reverse postorder.
+    pub fn immediate_dominators(&self) -> Vec<Option<BlockId>> {
+        const UNSEEN: usize = usize::MAX;
+        let n = self.blocks.len();
+        let succs: Vec<Vec<usize>> = self
+            .blocks
+            .iter()
+            .map(|b| {
+                let mut s: Vec<usize> = b.term.successors().iter().map(|x| x.index()).collect();
+                s.extend(b.insts.iter().filter_map(|i| i.abandon).map(|x| x.index()));
+                s
+            })
+            .collect();
+        // Postorder from the entry, without recursion.
+        let entry = self.entry.index();
+        let mut post = Vec::with_capacity(n);
+        let mut seen = vec![false; n];
+        let mut walk = vec![(entry, 0usize)];
+        seen[entry] = true;
+        while let Some(&(v, done)) = walk.last() {
+            if let Some(&w) = succs[v].get(done) {
+                walk.last_mut().expect("walking").1 += 1;
+                if !seen[w] {
+                    seen[w] = true;
+                    walk.push((w, 0));
+                }
+                continue;
+            }
+            walk.pop();
+            post.push(v);
+        }
+        let mut number = vec![UNSEEN; n];
+        for (i, &b) in post.iter().enumerate() {
+            number[b] = i;
+        }
+        let mut preds = vec![Vec::new(); n];
+        for (v, ss) in succs.iter().enumerate() {
+            if number[v] != UNSEEN {
+                for &w in ss {
+                    preds[w].push(v);
+                }
+            }
+        }
+        let mut idom = vec![UNSEEN; n];
+        idom[entry] = entry;
+        let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
+            while a != b {
+                while number[a] < number[b] {
+                    a = idom[a];
+                }
+                while number[b] < number[a] {
+                    b = idom[b];
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in post.iter().rev().filter(|&&b| b != entry) {
+                let mut new = UNSEEN;
+                for &p in &preds[b] {
+                    if idom[p] != UNSEEN {
+                        new = if new == UNSEEN {
+                            p
+                        } else {
+                            intersect(&idom, p, new)
+                        };
+                    }
+                }
+                if idom[b] != new {
+                    idom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        (0..n)
+            .map(|b| (b != entry && idom[b] != UNSEEN).then(|| BlockId(idom[b] as u32)))
             .collect()
     }
 
@@ -1201,5 +1370,47 @@ mod tests {
         assert!(on(spin) && !on(done));
         // In the body: `one` (instruction 0); in the self-loop: `false` (instruction 0).
         assert_eq!(func.loop_constants(), [(each.body, 0), (spin, 0)]);
+    }
+
+    /// `f(x) = if x < 2 { x } else { f(x - 1) }`: the base case is no call, so the one
+    /// room test stands in the block that makes the call, which the entry dominates, as
+    /// it does the call's abandon block; an unreached block has no dominator.
+    #[test]
+    fn the_room_test_stands_where_every_call_is_dominated_and_the_base_case_skips_it() {
+        use crate::types::ParamMode;
+        let mut pb = ProgramBuilder::new();
+        let params = vec![("x".into(), ParamMode::In, IrType::I64)];
+        let f = pb.declare_function("f", vec![], params, IrType::I64);
+        let mut fb = pb.function(f);
+        let x = fb.param(0);
+        let two = fb.int(IrType::I64, 2);
+        let small = fb.compare(CompareOp::Lt, x, two);
+        let (base, recurse, unreached) = (fb.new_block(), fb.new_block(), fb.new_block());
+        fb.branch(small, base, recurse);
+        fb.switch_to(base);
+        fb.terminate(Terminator::Return(Some(x)));
+        fb.switch_to(recurse);
+        let one = fb.int(IrType::I64, 1);
+        let less = fb.binary(BinaryOp::WrappingSub, x, one, None);
+        let abandon = fb.abandon_block(&[]);
+        let r = fb.new_slot(IrType::I64);
+        fb.call(Some(r), f, vec![], &[(ParamMode::In, less)], abandon);
+        fb.terminate(Terminator::Return(Some(r)));
+        fb.switch_to(unreached);
+        fb.terminate(Terminator::Return(Some(x)));
+        let main = pb.declare_entry("main");
+        pb.function(main).terminate(Terminator::Return(None));
+        let program = pb.finish();
+        let func = &program.functions[f.index()];
+        let idom = func.immediate_dominators();
+        assert_eq!(idom[func.entry.index()], None);
+        assert_eq!(idom[base.index()], Some(func.entry));
+        assert_eq!(idom[recurse.index()], Some(func.entry));
+        assert_eq!(idom[abandon.index()], Some(recurse));
+        assert_eq!(idom[unreached.index()], None);
+        let test = func.room_test(&program).expect("a call to test for");
+        assert_eq!(test.block, recurse);
+        assert_eq!(test.room, func.frame_bytes());
+        assert_eq!(program.functions[main.index()].room_test(&program), None);
     }
 }
