@@ -920,11 +920,12 @@ impl Fx<'_> {
             K::Call { .. } => {
                 self.program_call(kind.as_program_call().expect("a call"), fallible())
             }
-            K::CheckDepth => {
+            K::CheckDepth { depth } => {
                 // Signed: `NO_ROOM_BIT` fails it too.
-                self.w
-                    .open(format!("if (__builtin_expect((int64_t){DEPTH} < 1, 0))"));
-                self.store_depth_for_raise(1);
+                self.w.open(format!(
+                    "if (__builtin_expect((int64_t){DEPTH} < {depth}, 0))"
+                ));
+                self.store_depth_for_raise(*depth);
                 self.w.stmt(call(Entry::RaiseStackOverflow, &[]));
                 self.take_abandon(fallible());
                 self.w.close();

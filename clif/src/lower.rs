@@ -991,13 +991,16 @@ impl<M: Module> Fx<'_, '_, M> {
                 kind.as_program_call().expect("a call"),
                 abandon.expect("fallible"),
             ),
-            K::CheckDepth => {
+            K::CheckDepth { depth: needed } => {
                 // Signed: `NO_ROOM_BIT` fails it too.
                 let depth = self.b.use_var(self.depth);
-                let no_depth = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, depth, 1);
+                let no_depth =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedLessThan, depth, i64::from(*needed));
                 self.fail_if(no_depth, abandon.expect("fallible"), |fx| {
                     let rt = fx.rt;
-                    fx.store_depth_for_raise(1);
+                    fx.store_depth_for_raise(*needed);
                     fx.call_rt(Entry::RaiseStackOverflow, &[rt]);
                 });
             }

@@ -426,6 +426,6 @@ fn slots_mut(kind: &mut InstKind) -> Vec<&mut SlotId> {
             .chain(args.iter_mut().map(|a| &mut a.slot))
             .collect(),
         K::Debuglog { src } => vec![src],
-        K::CheckDepth | K::CalledFrom => vec![],
+        K::CheckDepth { .. } | K::CalledFrom => vec![],
     }
 }

@@ -826,8 +826,10 @@ impl Machine<'_> {
                 Op::NativeS6(o) => native_short!(o, call_short_6),
                 Op::NativeS7(o) => native_short!(o, call_short_7),
                 Op::NativeS8(o) => native_short!(o, call_short_8),
-                Op::CheckDepth { fail } => {
-                    if (*self.rt).depth_left == 0 {
+                Op::CheckDepth { depth, fail } => {
+                    if (*self.rt).depth_left < *depth as usize {
+                        // The runtime names the depth limit only when none is left.
+                        (*self.rt).depth_left = 0;
                         (t.raise_stack_overflow)(rt);
                         goto!(*fail);
                         continue;

@@ -317,7 +317,7 @@ impl FuncLowering<'_, '_> {
                 | Op::ListGet(ListGet { fail, .. })
                 | Op::ListSet(ListSet { fail, .. })
                 | Op::Unwrap { fail, .. }
-                | Op::CheckDepth { fail }
+                | Op::CheckDepth { fail, .. }
                 | Op::CallNative { fail, .. }
                     if *fail != u32::MAX =>
                 {
@@ -683,7 +683,10 @@ impl FuncLowering<'_, '_> {
                     fail,
                 }))
             }
-            K::CheckDepth => Op::CheckDepth { fail },
+            K::CheckDepth { depth } => Op::CheckDepth {
+                depth: *depth,
+                fail,
+            },
             // Lowered with its site, in `lower`.
             K::CalledFrom => unreachable!("`called_from` is lowered where its site is known"),
             K::CallNative { dst, native, args } => self.native_call(*dst, native, args, fail)?,

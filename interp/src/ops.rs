@@ -274,8 +274,10 @@ pub enum Op {
         site: u32,
         next: u32,
     },
-    /// Fails with `stack overflow` when no call depth is left (IR `check_depth`).
+    /// Fails with `stack overflow` when less than `depth` call depth is left (IR
+    /// `check_depth`).
     CheckDepth {
+        depth: u32,
         fail: u32,
     },
     /// Reports site `site` (`CFunc::sites`) to the runtime (`error_at`) and goes on

@@ -20,8 +20,15 @@
 //! (not at the calls that round copies in, so a recursive function is unrolled once, not
 //! forever).
 //!
+//! A third round ([`inline_base_cases`]) partly inlines the calls left of a function
+//! with a *base case* (its entry tests its parameters, and one side returns a value
+//! computed from them: `if n < 2 ret n end if`): the caller makes the test, and calls
+//! only when the base case does not hold. This is the part of `fib` that gcc inlines
+//! too (its `ipa-split`); half of `fib`'s calls are base cases.
+//!
 //! The call-depth limit (`docs/abi.md`, section 12) sees what the program wrote, except
-//! for a leaf: an inlined leaf is no call and is not counted. A function that makes calls
+//! for a leaf: an inlined leaf is no call and is not counted. A base case taken in
+//! place of a call keeps that call's test (`check_depth` of the call's depth). A function that makes calls
 //! keeps the test its call would have made (`check_depth`, where the call stood), and
 //! each call copied in with it takes one more depth (`call ... depth N`), so every call
 //! that runs is refused at the same depth as without inlining.
@@ -68,7 +75,7 @@ pub fn inlining(f: &Function) -> Inlining {
             | K::Compare { .. }
             | K::Cast { .. }
             | K::CalledFrom => {}
-            K::Call { .. } | K::CheckDepth => calls = true,
+            K::Call { .. } | K::CheckDepth { .. } => calls = true,
             _ => return Inlining::Never,
         }
     }
@@ -90,6 +97,7 @@ pub fn inline_small_functions(program: &mut Program) {
     // Each leaf round removes calls and adds none, so the leaf rounds end.
     while inline_round(program, Inlining::Leaf) {}
     inline_round(program, Inlining::WithCalls);
+    inline_base_cases(program);
 }
 
 /// Inlines the calls of the functions `round` names; whether there was any.
@@ -239,7 +247,7 @@ fn renamed(kind: &InstKind, rename: impl Fn(SlotId) -> SlotId, depth: u32) -> In
                 .collect(),
             depth: own + depth,
         },
-        K::CheckDepth => K::CheckDepth,
+        K::CheckDepth { depth: own } => K::CheckDepth { depth: own + depth },
         K::CalledFrom => K::CalledFrom,
         other => unreachable!("not admitted for inlining: {other:?}"),
     }
@@ -289,7 +297,7 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
         if inlining(callee) == Inlining::WithCalls {
             // The test the call would have made before its callee started.
             f.blocks[bi].insts.push(Inst {
-                kind: InstKind::CheckDepth,
+                kind: InstKind::CheckDepth { depth },
                 abandon: Some(abandon),
                 loc: call.loc,
             });
@@ -359,6 +367,256 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
         bi += 1;
     }
     inlined
+}
+
+/// The most instructions a base case ([`BaseCase`]) has in each of its two blocks.
+pub const BASE_CASE_MAX_INSTS: usize = 4;
+
+/// A function's *base case*: its entry block computes a condition from its scalar `in`
+/// parameters with instructions that cannot fail, and one side of its branch returns a
+/// scalar computed the same way (`if n < 2 ret n end if`). A call of such a function is
+/// partly inlined ([`inline_base_cases`]): the caller tests the condition itself and
+/// calls only when the base case does not hold.
+///
+/// Held on its own slots, numbered from 0 (the parameters first, in order), so that a
+/// call site gives it fresh slots by adding an offset.
+#[derive(Clone, Debug)]
+struct BaseCase {
+    slots: Vec<crate::program::Slot>,
+    /// The entry block's instructions.
+    test: Vec<Inst>,
+    cond: SlotId,
+    /// Whether the base case is the branch's `then` side.
+    on_then: bool,
+    /// The base block's instructions, and the slot it returns.
+    base: Vec<Inst>,
+    result: SlotId,
+}
+
+/// `f`'s base case, if it has one: on the `then` side of its entry's branch, else on
+/// the `else` side.
+fn base_case(f: &Function) -> Option<BaseCase> {
+    base_case_on(f, true).or_else(|| base_case_on(f, false))
+}
+
+/// `f`'s base case on the `then` side of its entry's branch (`on_then`) or the `else`
+/// side, if it has one there.
+fn base_case_on(f: &Function, on_then: bool) -> Option<BaseCase> {
+    use InstKind as K;
+    let scalars = !f.is_generic()
+        && f.result.is_scalar()
+        && f.result != crate::types::IrType::Unit
+        && f.params
+            .iter()
+            .all(|p| p.mode == ParamMode::In && f.slot_type(p.slot).is_scalar());
+    if !scalars {
+        return None;
+    }
+    let entry = &f.blocks[f.entry.index()];
+    let Terminator::Branch {
+        cond,
+        then_block,
+        else_block,
+    } = entry.term
+    else {
+        return None;
+    };
+    // The base side: its blocks up to a `return`, through jumps (an `end if`).
+    let mut at = if on_then { then_block } else { else_block };
+    let mut base_insts: Vec<Inst> = Vec::new();
+    let mut result = None;
+    for _ in 0..BASE_CASE_MAX_INSTS {
+        if at == f.entry {
+            return None;
+        }
+        let block = &f.blocks[at.index()];
+        base_insts.extend(block.insts.iter().cloned());
+        match block.term {
+            Terminator::Jump(next) => at = next,
+            Terminator::Return(Some(r)) => {
+                result = Some(r);
+                break;
+            }
+            _ => return None,
+        }
+    }
+    let result = result?;
+    // Its own numbering of the slots it names: the parameters first.
+    let mut own: Vec<Option<u32>> = vec![None; f.slots.len()];
+    let mut slots = Vec::new();
+    for p in &f.params {
+        own[p.slot.index()] = Some(slots.len() as u32);
+        slots.push(f.slots[p.slot.index()].clone());
+    }
+    // Instructions that cannot fail, of scalars, each reading only what the parameters
+    // or the instructions before it defined.
+    let mut take = |insts: &[Inst]| -> Option<Vec<Inst>> {
+        if insts.len() > BASE_CASE_MAX_INSTS {
+            return None;
+        }
+        let mut taken = Vec::new();
+        for i in insts {
+            let plain = matches!(
+                i.kind,
+                K::Const { .. }
+                    | K::Copy { .. }
+                    | K::Unary { .. }
+                    | K::Binary { .. }
+                    | K::Compare { .. }
+                    | K::Cast { .. }
+            );
+            let mut ok = plain && i.abandon.is_none();
+            i.kind.for_each_read(|s| ok &= own[s.index()].is_some());
+            i.kind.for_each_written(|s| {
+                ok &= f.slot_type(s).is_scalar();
+                if own[s.index()].is_none() {
+                    own[s.index()] = Some(slots.len() as u32);
+                    slots.push(f.slots[s.index()].clone());
+                }
+            });
+            if !ok {
+                return None;
+            }
+            taken.push(Inst {
+                kind: renamed(&i.kind, |s| SlotId(own[s.index()].expect("named")), 0),
+                abandon: None,
+                loc: i.loc,
+            });
+        }
+        Some(taken)
+    };
+    let test = take(&entry.insts)?;
+    let base_insts = take(&base_insts)?;
+    let cond = SlotId(own[cond.index()]?);
+    let result = SlotId(own[result.index()]?);
+    Some(BaseCase {
+        slots,
+        test,
+        cond,
+        on_then,
+        base: base_insts,
+        result,
+    })
+}
+
+/// Partly inlines every call of a function with a base case ([`BaseCase`]), in every
+/// function: the call becomes the base case's test on the arguments; where it holds,
+/// the base case's value, after a `check_depth` of the call's depth (the test the call
+/// would have made, so the call-depth limit is reached exactly where it was); where it
+/// does not, the call. A recursion's calls of its base case (half the calls of `fib`)
+/// are then no calls at all, on every backend. The calls this leaves are not partly
+/// inlined again.
+pub fn inline_base_cases(program: &mut Program) {
+    let cases: Vec<Option<BaseCase>> = program.functions.iter().map(base_case).collect();
+    if cases.iter().all(Option::is_none) {
+        return;
+    }
+    for f in &mut program.functions {
+        if inline_base_cases_in(f, &cases) {
+            remove_unreachable_blocks(f);
+        }
+    }
+}
+
+/// Partly inlines the calls in `f` of the functions `cases` gives a base case; whether
+/// there was any.
+fn inline_base_cases_in(f: &mut Function, cases: &[Option<BaseCase>]) -> bool {
+    let mut done = false;
+    // The blocks that hold a call left in place (not scanned again).
+    let mut kept_call = vec![false; f.blocks.len()];
+    let mut bi = 0;
+    while bi < f.blocks.len() {
+        let at = if kept_call[bi] {
+            None
+        } else {
+            f.blocks[bi].insts.iter().position(|inst| {
+                matches!(&inst.kind,
+                    InstKind::Call { func, .. } if cases[func.index()].is_some())
+            })
+        };
+        let Some(at) = at else {
+            bi += 1;
+            continue;
+        };
+        done = true;
+        let mut rest = f.blocks[bi].insts.split_off(at);
+        let call = rest.remove(0);
+        let InstKind::Call {
+            dst,
+            func,
+            ref args,
+            depth,
+            ..
+        } = call.kind
+        else {
+            unreachable!("found above")
+        };
+        let case = cases[func.index()].as_ref().expect("a base case");
+        let offset = f.slots.len() as u32;
+        f.slots.extend(case.slots.iter().cloned());
+        let slot = |s: SlotId| SlotId(s.0 + offset);
+        let copied = |insts: &[Inst]| -> Vec<Inst> {
+            insts
+                .iter()
+                .map(|i| Inst {
+                    kind: renamed(&i.kind, slot, 0),
+                    abandon: None,
+                    loc: i.loc,
+                })
+                .collect()
+        };
+        // The arguments into the parameters' slots, then the test.
+        for (k, a) in args.iter().enumerate() {
+            f.blocks[bi].insts.push(Inst {
+                kind: InstKind::Copy {
+                    dst: slot(SlotId(k as u32)),
+                    src: a.slot,
+                },
+                abandon: None,
+                loc: call.loc,
+            });
+        }
+        let test = copied(&case.test);
+        f.blocks[bi].insts.extend(test);
+        let mut base = vec![Inst {
+            kind: InstKind::CheckDepth { depth },
+            abandon: Some(call.abandon.expect("verified: a call has an abandon block")),
+            loc: call.loc,
+        }];
+        base.extend(copied(&case.base));
+        if let Some(d) = dst {
+            base.push(Inst {
+                kind: InstKind::Copy {
+                    dst: d,
+                    src: slot(case.result),
+                },
+                abandon: None,
+                loc: call.loc,
+            });
+        }
+        let n = f.blocks.len() as u32;
+        let (base_block, call_block, cont) = (BlockId(n), BlockId(n + 1), BlockId(n + 2));
+        let term = std::mem::replace(
+            &mut f.blocks[bi].term,
+            Terminator::Branch {
+                cond: slot(case.cond),
+                then_block: if case.on_then { base_block } else { call_block },
+                else_block: if case.on_then { call_block } else { base_block },
+            },
+        );
+        f.blocks.push(Block {
+            insts: base,
+            term: Terminator::Jump(cont),
+        });
+        f.blocks.push(Block {
+            insts: vec![call],
+            term: Terminator::Jump(cont),
+        });
+        f.blocks.push(Block { insts: rest, term });
+        kept_call.extend([false, true, false]);
+        bi += 1;
+    }
+    done
 }
 
 #[cfg(test)]
@@ -459,7 +717,7 @@ mod tests {
             .blocks
             .iter()
             .flat_map(|b| &b.insts)
-            .any(|i| matches!(i.kind, InstKind::CheckDepth)));
+            .any(|i| matches!(i.kind, InstKind::CheckDepth { .. })));
     }
 
     /// `down(n) = if n < 1 then 0 else down(n - 1) + 1`, called from `main`: the second
@@ -513,11 +771,74 @@ mod tests {
                 })
                 .collect();
             assert_eq!(depths, [2], "{}", program.functions[f.index()].name);
-            let checks = insts
+            // The unrolled call's test (depth 1), and the test of the depth-2 call that
+            // the base case (`n < 1`) stands in for where it holds.
+            let checks: Vec<u32> = insts
                 .iter()
-                .filter(|i| matches!(i.kind, InstKind::CheckDepth))
-                .count();
-            assert_eq!(checks, 1);
+                .filter_map(|i| match i.kind {
+                    InstKind::CheckDepth { depth } => Some(depth),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(checks, [1, 2]);
         }
+    }
+
+    /// `down`'s base case (`n < 1` returns 0) is partly inlined at its call: the test
+    /// on the argument, then either `check_depth` and the value, or the call.
+    #[test]
+    fn a_base_case_is_tested_by_the_caller_and_the_call_kept_for_the_rest() {
+        let mut pb = ProgramBuilder::new();
+        let (down, mut fb, n, one) = begin_i64_to_i64(&mut pb, "down");
+        let small = fb.compare(crate::program::CompareOp::Lt, n, one);
+        let (base, step) = (fb.new_block(), fb.new_block());
+        fb.branch(small, base, step);
+        fb.switch_to(base);
+        let zero = fb.int(IrType::I64, 0);
+        fb.terminate(Terminator::Return(Some(zero)));
+        fb.switch_to(step);
+        let abandon = fb.abandon_block(&[]);
+        let m = fb.binary(BinaryOp::Sub, n, one, Some(abandon));
+        let r = fb.new_slot(IrType::I64);
+        fb.call(Some(r), down, vec![], &[(ParamMode::In, m)], abandon);
+        fb.terminate(Terminator::Return(Some(r)));
+        let main = pb.declare_entry("main");
+        pb.function(main).terminate(Terminator::Return(None));
+        let mut program = pb.finish();
+        inline_base_cases(&mut program);
+        crate::verify::verify_program(&program).expect("the program verifies");
+        let f = &program.functions[down.index()];
+        let calling = f
+            .blocks
+            .iter()
+            .position(|b| b.insts.iter().any(|i| i.kind.as_program_call().is_some()))
+            .expect("the call is kept");
+        let checking = f
+            .blocks
+            .iter()
+            .position(|b| {
+                b.insts
+                    .iter()
+                    .any(|i| matches!(i.kind, InstKind::CheckDepth { depth: 1 }))
+            })
+            .expect("the base case keeps the call's test");
+        // One block branches to both on the base case's test of `m`.
+        let branching = f.blocks.iter().find(|b| {
+            matches!(b.term, Terminator::Branch { then_block, else_block, .. }
+                if then_block.index() == checking && else_block.index() == calling)
+        });
+        assert!(
+            branching.is_some(),
+            "{}",
+            crate::print::print_program(&program)
+        );
+        // Exactly one call remains.
+        let calls = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|i| i.kind.as_program_call().is_some())
+            .count();
+        assert_eq!(calls, 1);
     }
 }

@@ -183,7 +183,7 @@ impl Function {
         let users = self.blocks.iter().enumerate().filter(|(bi, block)| {
             reached(*bi)
                 && block.insts.iter().any(|i| match &i.kind {
-                    InstKind::CheckDepth => true,
+                    InstKind::CheckDepth { .. } => true,
                     kind => kind
                         .as_program_call()
                         .is_some_and(|c| room_tested_on_entry(program.function(c.func))),
@@ -1115,7 +1115,7 @@ impl InstKind {
                     .filter(|a| matches!(a.mode, ParamMode::Mut | ParamMode::Out))
                     .for_each(|a| mark(a.slot));
             }
-            K::Drop { .. } | K::Debuglog { .. } | K::CheckDepth | K::CalledFrom => {}
+            K::Drop { .. } | K::Debuglog { .. } | K::CheckDepth { .. } | K::CalledFrom => {}
         }
     }
 

@@ -3,7 +3,8 @@
 //! them with [`optimize`]; each pass keeps what the program prints, the errors it raises
 //! (kind, location, chain of calls), the call depth at which it is refused and its drops.
 //!
-//! 1. [`crate::inline`]: small functions of scalars inlined at their calls.
+//! 1. [`crate::inline`]: small functions of scalars inlined at their calls, and the base
+//!    cases of the calls left tested by the caller.
 //! 2. [`crate::ranges`]: checked arithmetic that cannot overflow made plain.
 //! 3. [`crate::thread`]: loops tested at their bottom (jumps take a copy of small
 //!    condition blocks).

@@ -227,7 +227,8 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
             )
         }
         Debuglog { src } => format!("debuglog {src}"),
-        CheckDepth => "check_depth".to_string(),
+        CheckDepth { depth: 1 } => "check_depth".to_string(),
+        CheckDepth { depth } => format!("check_depth depth {depth}"),
         CalledFrom => "called_from".to_string(),
     }
 }

@@ -505,10 +505,11 @@ pub enum InstKind {
     },
     /// Prints the value (formatted by the runtime) and a newline.
     Debuglog { src: SlotId },
-    /// Fails with `stack overflow` when no call depth is left: the test a call makes
-    /// before its callee starts, kept by the inliner where it put the body of a function
-    /// that makes calls itself in place of a call of it. Fallible.
-    CheckDepth,
+    /// Fails with `stack overflow` when less than `depth` call depth is left: the test
+    /// a call of that depth makes before its callee starts, kept by the inliner where it
+    /// put (part of) the body of a function that makes calls itself in place of a call
+    /// of it. Fallible.
+    CheckDepth { depth: u32 },
     /// Adds this instruction's location to the chain of calls of the error the runtime
     /// is abandoning with (`called from ...`), as a call that returns abandoning does.
     /// The inliner puts one on the failure path of each call it replaced by the body.
@@ -575,7 +576,7 @@ impl InstKind {
             | InstKind::Unwrap { .. }
             | InstKind::Call { .. }
             | InstKind::CallNative { .. }
-            | InstKind::CheckDepth => true,
+            | InstKind::CheckDepth { .. } => true,
             _ => false,
         }
     }
@@ -611,7 +612,7 @@ impl InstKind {
             InstKind::Call { .. } => "call",
             InstKind::CallNative { .. } => "call_native",
             InstKind::Debuglog { .. } => "debuglog",
-            InstKind::CheckDepth => "check_depth",
+            InstKind::CheckDepth { .. } => "check_depth",
             InstKind::CalledFrom => "called_from",
         }
     }

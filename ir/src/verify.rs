@@ -379,7 +379,15 @@ impl<'a> Verifier<'a> {
                 let ty = self.ty(*src).clone();
                 self.expect(at, *dst, &ty, "destination");
             }
-            Drop { .. } | Debuglog { .. } | CheckDepth | CalledFrom => {}
+            Drop { .. } | Debuglog { .. } | CalledFrom => {}
+            CheckDepth { depth } => {
+                if *depth == 0 {
+                    self.error(
+                        at,
+                        "check_depth takes a call depth of at least 1".to_string(),
+                    );
+                }
+            }
             Unary { dst, op, src } => {
                 let ty = self.ty(*src).clone();
                 let ok = match op {
@@ -1203,7 +1211,7 @@ impl<'a> Verifier<'a> {
                 writes.extend(dst);
             }
             Debuglog { src } => self.read(at, flow.state, *src),
-            CheckDepth | CalledFrom => {}
+            CheckDepth { .. } | CalledFrom => {}
         }
         for w in writes {
             self.write(at, flow, w);
@@ -1484,7 +1492,7 @@ fn failure_delta(facts: &SlotFacts, kind: &InstKind) -> Vec<SlotId> {
         | Compare { dst, .. }
         | Concat { dst, .. } => writes.push(*dst),
         Drop { slot } => moved.push(*slot),
-        Debuglog { .. } | CheckDepth | CalledFrom => {}
+        Debuglog { .. } | CheckDepth { .. } | CalledFrom => {}
     }
     moved.retain(|s| facts.owned[s.index()]);
     writes.retain(|s| facts.owned[s.index()] || facts.mode[s.index()] == Some(ParamMode::Out));
@@ -1772,7 +1780,7 @@ pub fn inst_slots(kind: &InstKind) -> Vec<SlotId> {
         MakeSome { dst, value } | MakeData { dst, value } => vec![*dst, *value],
         Drop { slot } => vec![*slot],
         Debuglog { src } => vec![*src],
-        CheckDepth | CalledFrom => vec![],
+        CheckDepth { .. } | CalledFrom => vec![],
         Binary { dst, lhs, rhs, .. } | Compare { dst, lhs, rhs, .. } | Concat { dst, lhs, rhs } => {
             vec![*dst, *lhs, *rhs]
         }
