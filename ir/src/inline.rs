@@ -65,16 +65,8 @@ pub fn inlining(f: &Function) -> Inlining {
     let mut calls = false;
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         match inst.kind {
-            K::Const { .. }
-            | K::Copy { .. }
-            | K::Move { .. }
-            | K::Clone { .. }
-            | K::Drop { .. }
-            | K::Unary { .. }
-            | K::Binary { .. }
-            | K::Compare { .. }
-            | K::Cast { .. }
-            | K::CalledFrom => {}
+            ref k if computes(k) => {}
+            K::Move { .. } | K::Clone { .. } | K::Drop { .. } | K::CalledFrom => {}
             K::Call { .. } | K::CheckDepth { .. } => calls = true,
             _ => return Inlining::Never,
         }
@@ -84,6 +76,21 @@ pub fn inlining(f: &Function) -> Inlining {
     } else {
         Inlining::Leaf
     }
+}
+
+/// Whether `kind` only computes a value from others: a constant, a copy, arithmetic, a
+/// comparison or a cast (it fails only where it has an abandon block).
+fn computes(kind: &InstKind) -> bool {
+    use InstKind as K;
+    matches!(
+        kind,
+        K::Const { .. }
+            | K::Copy { .. }
+            | K::Unary { .. }
+            | K::Binary { .. }
+            | K::Compare { .. }
+            | K::Cast { .. }
+    )
 }
 
 /// Whether calls of `f` are inlined (in either round).
@@ -402,7 +409,6 @@ fn base_case(f: &Function) -> Option<BaseCase> {
 /// `f`'s base case on the `then` side of its entry's branch (`on_then`) or the `else`
 /// side, if it has one there.
 fn base_case_on(f: &Function, on_then: bool) -> Option<BaseCase> {
-    use InstKind as K;
     let scalars = !f.is_generic()
         && f.result.is_scalar()
         && f.result != crate::types::IrType::Unit
@@ -456,16 +462,7 @@ fn base_case_on(f: &Function, on_then: bool) -> Option<BaseCase> {
         }
         let mut taken = Vec::new();
         for i in insts {
-            let plain = matches!(
-                i.kind,
-                K::Const { .. }
-                    | K::Copy { .. }
-                    | K::Unary { .. }
-                    | K::Binary { .. }
-                    | K::Compare { .. }
-                    | K::Cast { .. }
-            );
-            let mut ok = plain && i.abandon.is_none();
+            let mut ok = computes(&i.kind) && i.abandon.is_none();
             i.kind.for_each_read(|s| ok &= own[s.index()].is_some());
             i.kind.for_each_written(|s| {
                 ok &= f.slot_type(s).is_scalar();
@@ -720,14 +717,9 @@ mod tests {
             .any(|i| matches!(i.kind, InstKind::CheckDepth { .. })));
     }
 
-    /// `down(n) = if n < 1 then 0 else down(n - 1) + 1`, called from `main`: the second
-    /// round inlines it where `main` called it and into itself, once. Where a call of it
-    /// stood, `check_depth` makes the test the call made; the calls copied in take one
-    /// more depth; no call the program wrote to it is left.
-    #[test]
-    fn a_recursive_function_is_unrolled_once_and_keeps_its_depth() {
-        let mut pb = ProgramBuilder::new();
-        let (down, mut fb, n, one) = begin_i64_to_i64(&mut pb, "down");
+    /// `down(n) = if n < 1 then 0 else down(n - 1) + 1` (checked arithmetic).
+    fn declare_down(pb: &mut ProgramBuilder) -> crate::program::FuncId {
+        let (down, mut fb, n, one) = begin_i64_to_i64(pb, "down");
         let small = fb.compare(crate::program::CompareOp::Lt, n, one);
         let (base, step) = (fb.new_block(), fb.new_block());
         fb.branch(small, base, step);
@@ -741,6 +733,17 @@ mod tests {
         fb.call(Some(r), down, vec![], &[(ParamMode::In, m)], abandon);
         let s = fb.binary(BinaryOp::Add, r, one, Some(abandon));
         fb.terminate(Terminator::Return(Some(s)));
+        down
+    }
+
+    /// `down` ([`declare_down`]), called from `main`: the second
+    /// round inlines it where `main` called it and into itself, once. Where a call of it
+    /// stood, `check_depth` makes the test the call made; the calls copied in take one
+    /// more depth; no call the program wrote to it is left.
+    #[test]
+    fn a_recursive_function_is_unrolled_once_and_keeps_its_depth() {
+        let mut pb = ProgramBuilder::new();
+        let down = declare_down(&mut pb);
         let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
         let mut fb = pb.function(main);
         let c = fb.int(IrType::I64, 5);
@@ -784,24 +787,13 @@ mod tests {
         }
     }
 
-    /// `down`'s base case (`n < 1` returns 0) is partly inlined at its call: the test
+    /// `down`'s base case (`n < 1` returns 0) is partly inlined at its call in `down`
+    /// ([`declare_down`]; no other round runs here): the test
     /// on the argument, then either `check_depth` and the value, or the call.
     #[test]
     fn a_base_case_is_tested_by_the_caller_and_the_call_kept_for_the_rest() {
         let mut pb = ProgramBuilder::new();
-        let (down, mut fb, n, one) = begin_i64_to_i64(&mut pb, "down");
-        let small = fb.compare(crate::program::CompareOp::Lt, n, one);
-        let (base, step) = (fb.new_block(), fb.new_block());
-        fb.branch(small, base, step);
-        fb.switch_to(base);
-        let zero = fb.int(IrType::I64, 0);
-        fb.terminate(Terminator::Return(Some(zero)));
-        fb.switch_to(step);
-        let abandon = fb.abandon_block(&[]);
-        let m = fb.binary(BinaryOp::Sub, n, one, Some(abandon));
-        let r = fb.new_slot(IrType::I64);
-        fb.call(Some(r), down, vec![], &[(ParamMode::In, m)], abandon);
-        fb.terminate(Terminator::Return(Some(r)));
+        let down = declare_down(&mut pb);
         let main = pb.declare_entry("main");
         pb.function(main).terminate(Terminator::Return(None));
         let mut program = pb.finish();
