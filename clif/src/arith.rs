@@ -458,18 +458,30 @@ impl<M: Module> Fx<'_, '_, M> {
     /// on whatever wrote that register last, which in a loop chains each iteration to
     /// the one before (spectral-norm's `1.0 / (.. as f64)` waited for the previous
     /// iteration's division). Its signed conversion starts from a zeroed register.
+    ///
+    /// The values from 2^63 up take a cold block of their own, so that the usual case
+    /// is one conversion, a test and a branch.
     fn u64_to_float(&mut self, ty: Type, x: Value) -> Value {
+        let out = self.b.declare_var(ty);
         let below = self
             .b
             .ins()
             .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x, 0);
         let direct = self.b.ins().fcvt_from_sint(ty, x);
+        self.b.def_var(out, direct);
+        let (high, join) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(high);
+        self.b.ins().brif(below, join, &[], high, &[]);
+        self.b.switch_to_block(high);
         let sticky = self.b.ins().band_imm_u(x, 1);
         let shifted = self.b.ins().ushr_imm_u(x, 1);
         let half = self.b.ins().bor(shifted, sticky);
         let half = self.b.ins().fcvt_from_sint(ty, half);
         let twice = self.b.ins().fadd(half, half);
-        self.b.ins().select(below, direct, twice)
+        self.b.def_var(out, twice);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.b.use_var(out)
     }
 
     /// Truncates or extends (by `from`'s signedness) an integer to `to`'s width.
