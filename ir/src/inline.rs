@@ -681,13 +681,7 @@ mod tests {
         inline_small_functions(&mut program);
         crate::verify::verify_program(&program).expect("the inlined program verifies");
         let main = &program.functions[main.index()];
-        let calls = main
-            .blocks
-            .iter()
-            .flat_map(|b| &b.insts)
-            .filter(|i| matches!(i.kind, InstKind::Call { .. }))
-            .count();
-        assert_eq!(calls, 0);
+        assert_eq!(program_calls(main), 0);
         // The inlined add abandons through a block that adds the call's site to the chain
         // of calls, then to the caller's, which drops the string.
         let add = main
@@ -715,6 +709,15 @@ mod tests {
             .iter()
             .flat_map(|b| &b.insts)
             .any(|i| matches!(i.kind, InstKind::CheckDepth { .. })));
+    }
+
+    /// How many calls of program functions `f` makes.
+    fn program_calls(f: &Function) -> usize {
+        f.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|i| i.kind.as_program_call().is_some())
+            .count()
     }
 
     /// `down(n) = if n < 1 then 0 else down(n - 1) + 1` (checked arithmetic).
@@ -824,13 +827,6 @@ mod tests {
             "{}",
             crate::print::print_program(&program)
         );
-        // Exactly one call remains.
-        let calls = f
-            .blocks
-            .iter()
-            .flat_map(|b| &b.insts)
-            .filter(|i| i.kind.as_program_call().is_some())
-            .count();
-        assert_eq!(calls, 1);
+        assert_eq!(program_calls(f), 1, "exactly one call remains");
     }
 }
