@@ -89,13 +89,15 @@ fn emit_ir_prints_the_program() {
 }
 
 /// `emit interp` lists each function's operations in the interpreter's fast form: a
-/// numbered line each, the recursive calls as one-argument calls fused with the `- 1`.
+/// numbered line each, the recursive calls as one-argument calls, and where a base case
+/// is taken in place of a call (`inline_base_cases`), the call's depth test.
 #[test]
 fn emit_interp_lists_the_interpreters_operations() {
     let stdout = emit_fib("interp");
     assert!(stdout.starts_with("function fib (frame "), "{stdout}");
     assert!(stdout.contains("\n    0  "), "{stdout}");
-    assert!(stdout.contains("SubKCallU64("), "{stdout}");
+    assert!(stdout.contains("CallW1("), "{stdout}");
+    assert!(stdout.contains("CheckDepth { depth: 2,"), "{stdout}");
     assert!(
         stdout.contains("\nfunction "),
         "the entry is listed too: {stdout}"
