@@ -164,16 +164,22 @@ fn native_slots(natives: BTreeMap<String, String>, links: &NativeLinks) -> Strin
     w.finish()
 }
 
+/// `datalove_ir::lowering::DEPTH_MAX` as a C constant.
+fn depth_max() -> String {
+    format!("(size_t){:#x}u", datalove_ir::lowering::DEPTH_MAX)
+}
+
 /// The entry wrapper (`ENTRY_WRAPPER_SYMBOL`), what a host calls: the program's entry
 /// with the depth `rt->depth_left` holds, its status ignored.
 fn entry_wrapper(program: &Program) -> String {
     let entry = program.entry().index();
     let mut w = CWriter::new();
     w.open(format!("static void {ENTRY_WRAPPER_SYMBOL}(void *{RT})"));
-    // At most `INT64_MAX`: the depth word's top bit is `NO_ROOM_BIT`.
+    // At most `DEPTH_MAX`: the depth word's top bit is `NO_ROOM_BIT`.
+    let most = depth_max();
     w.stmt(format!("size_t {DEPTH} = {}", runtime::depth_left()));
     w.stmt(format!(
-        "(void){}({RT}, {DEPTH} > (size_t)INT64_MAX ? (size_t)INT64_MAX : {DEPTH})",
+        "(void){}({RT}, {DEPTH} > {most} ? {most} : {DEPTH})",
         function_name(entry, &program.functions[entry].name),
     ));
     w.close();
@@ -515,7 +521,7 @@ impl Fx<'_> {
     /// is less than `needed`; the runtime names the depth limit only when it reads 0
     /// there (docs/abi.md, section 12).
     pub(crate) fn store_depth_for_raise(&mut self, needed: u32) {
-        let real = format!("({DEPTH} & (size_t)INT64_MAX)");
+        let real = format!("({DEPTH} & {})", depth_max());
         self.w.stmt(format!(
             "{} = {real} < {needed} ? 0 : {real}",
             runtime::depth_left()

@@ -146,7 +146,7 @@ pub fn entry_signature<M: Module>(module: &M) -> Signature {
 }
 
 /// Declares and defines the entry wrapper (`datalove_ir::lowering::ENTRY_WRAPPER_SYMBOL`):
-/// `void entry(void *rt) { program_entry(rt, min(rt->depth_left, INT64_MAX)); }`, the
+/// `void entry(void *rt) { program_entry(rt, min(rt->depth_left, DEPTH_MAX)); }`, the
 /// status ignored.
 fn define_entry_wrapper<M: Module>(
     module: &mut M,
@@ -173,8 +173,8 @@ fn define_entry_wrapper<M: Module>(
         rt,
         datalove_rti::header::RT_HEADER_DEPTH_LEFT_OFFSET as i32,
     );
-    // At most `i64::MAX`: the depth word's top bit is `NO_ROOM_BIT`.
-    let most = b.ins().iconst(ptr, i64::MAX);
+    // At most `DEPTH_MAX`: the depth word's top bit is `NO_ROOM_BIT`.
+    let most = b.ins().iconst(ptr, datalove_ir::lowering::DEPTH_MAX as i64);
     let depth = b.ins().umin(depth_left, most);
     let entry_ref = module.declare_func_in_func(entry, b.func);
     b.ins().call(entry_ref, &[rt, depth]);

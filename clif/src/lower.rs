@@ -376,7 +376,7 @@ impl<M: Module> Fx<'_, '_, M> {
         let real = self
             .b
             .ins()
-            .band_imm_s(depth, !datalove_ir::lowering::NO_ROOM_BIT as i64);
+            .band_imm_s(depth, datalove_ir::lowering::DEPTH_MAX as i64);
         let too_deep = self
             .b
             .ins()

@@ -89,6 +89,10 @@ pub fn room_tested_on_entry(callee: &Function) -> bool {
 /// bit is never set by the depth itself.
 pub const NO_ROOM_BIT: u64 = 1 << 63;
 
+/// The most depth a depth word holds (every bit but [`NO_ROOM_BIT`]): what the entry
+/// wrapper passes at most, and the mask that clears the bit on a refusing path.
+pub const DEPTH_MAX: u64 = NO_ROOM_BIT - 1;
+
 /// The symbol of the function a host calls to run a program, `void entry(void *rt)`:
 /// it calls the program's entry with the depth `rt->depth_left` holds
 /// ([`ProgramWord::Depth`]) and ignores its status (the host reads `rt->abandoning`).
