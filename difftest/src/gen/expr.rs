@@ -790,6 +790,8 @@ impl Generator<'_> {
         let sub = depth.saturating_sub(1);
         let mut args = Vec::new();
         let mut changed = Vec::new();
+        // The variables a call of the function itself wrote through: never read again.
+        let mut sealed = Vec::new();
         for (p, (mode, pty)) in c.params.iter().enumerate() {
             let t = pty.substitute(&bound);
             let decided = !pty.mentions_param();
@@ -866,10 +868,41 @@ impl Generator<'_> {
                     _ => {}
                 }
             }
-            // An owned argument of a call to the function itself is a literal or a
-            // variable, never an operator: `f(d - 1, p ++ p)` doubles `p` at every level
-            // (2^depth bytes), which no memory holds.
-            let sub = if is_self && !t.is_copy() { 0 } else { sub };
+            // An owned value never crosses a level of the recursion: what one level
+            // passes down or gets back would be grown again by the next
+            // (`set p = p ++ p` before `r(d - 1, mut p)` makes 2^depth bytes, which no
+            // memory holds; so does `r(d - 1, ref p ++ p)`). The function itself passes
+            // a literal, `in` or `ref`, or a fresh `var` holding one, `mut` or `out`, and
+            // never reads that `var` again.
+            if is_self && !t.is_copy() {
+                let value = self.construct(&t, Use::Consume, decided, 0);
+                match mode {
+                    ParamMode::In => {
+                        args.push(value.at(OR));
+                        continue;
+                    }
+                    ParamMode::Ref => {
+                        args.push(format!("ref {}", value.at(OR)));
+                        continue;
+                    }
+                    ParamMode::Mut | ParamMode::Out => {}
+                }
+                let name = self.fresh_name("m");
+                let text = format!("var {name}: {} = {}", self.ty_text(&t), value.text);
+                self.fx.pending.push(Stmt::Line(text));
+                let v = self.declare(name, t.clone(), VarKind::Var, VState::Live);
+                self.fx.vars[v].facts = value.facts;
+                self.touch(v);
+                self.fx.stmt_exclusive.insert(v);
+                let word = if *mode == ParamMode::Mut {
+                    "mut"
+                } else {
+                    "out"
+                };
+                args.push(format!("{word} {}", self.fx.vars[v].name));
+                sealed.push(v);
+                continue;
+            }
             match mode {
                 ParamMode::In => {
                     args.push(self.expr(&t, Use::Consume, decided, sub).at(OR));
@@ -899,6 +932,9 @@ impl Generator<'_> {
             } else {
                 var.facts.some = false;
             }
+        }
+        for v in sealed {
+            self.fx.vars[v].state = VState::Moved;
         }
         if !is_self && !c.recursive {
             self.fx.cost += c.cost * self.fx.mult;
