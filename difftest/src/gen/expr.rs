@@ -887,11 +887,7 @@ impl Generator<'_> {
                     }
                     ParamMode::Mut | ParamMode::Out => {}
                 }
-                let name = self.fresh_name("m");
-                let text = format!("var {name}: {} = {}", self.ty_text(&t), value.text);
-                self.fx.pending.push(Stmt::Line(text));
-                let v = self.declare(name, t.clone(), VarKind::Var, VState::Live);
-                self.fx.vars[v].facts = value.facts;
+                let v = self.fresh_var(&t, value);
                 self.touch(v);
                 self.fx.stmt_exclusive.insert(v);
                 let word = if *mode == ParamMode::Mut {
@@ -956,15 +952,20 @@ impl Generator<'_> {
             *self.rng.pick(&targets)
         } else {
             let value = self.expr(ty, Use::Consume, true, depth);
-            let name = self.fresh_name("m");
-            let text = format!("var {name}: {} = {}", self.ty_text(ty), value.text);
-            self.fx.pending.push(Stmt::Line(text));
-            let v = self.declare(name, ty.clone(), VarKind::Var, VState::Live);
-            self.fx.vars[v].facts = value.facts;
-            v
+            self.fresh_var(ty, value)
         };
         self.touch(v);
         self.fx.stmt_exclusive.insert(v);
+        v
+    }
+
+    /// A fresh `var` of `ty` holding `value`, written just before the statement.
+    fn fresh_var(&mut self, ty: &IrType, value: E) -> usize {
+        let name = self.fresh_name("m");
+        let text = format!("var {name}: {} = {}", self.ty_text(ty), value.text);
+        self.fx.pending.push(Stmt::Line(text));
+        let v = self.declare(name, ty.clone(), VarKind::Var, VState::Live);
+        self.fx.vars[v].facts = value.facts;
         v
     }
 
