@@ -4,7 +4,7 @@
 
 use datalove_ir::{IrType, ParamMode, TypeClass};
 
-use super::catalog::{Fails, Guard, Limit, Origin};
+use super::catalog::{Callable, Fails, Guard, Limit, Origin};
 use super::text::*;
 use super::{Generator, Use, VState, VarKind};
 
@@ -108,6 +108,9 @@ impl Generator<'_> {
             return None;
         }
         let (name, facts, copy) = (var.name.clone(), var.facts, var.ty.is_copy());
+        if !self.weigh(v) {
+            return None;
+        }
         if how == Use::Read || copy {
             self.touch(v);
             return Some(E::atom(name).with_facts(facts));
@@ -788,12 +791,61 @@ impl Generator<'_> {
             self.fx.recursive_call_written = true;
         }
         let sub = depth.saturating_sub(1);
+        // A call that may write an owned value through `mut`/`out`, in code that runs
+        // many times, reads nothing of weight (`Generator::weigh`): what it writes may
+        // be a carried value, and it may write what it read into it.
+        let writes_owned = c
+            .params
+            .iter()
+            .any(|(m, t)| matches!(m, ParamMode::Mut | ParamMode::Out) && !t.is_copy());
+        let limit = if writes_owned && self.in_carried_context() {
+            0
+        } else {
+            u32::MAX
+        };
+        self.fx.call_nesting += 1;
+        let ((args, changed, sealed), weight) = self.weighed(limit, |g| {
+            g.arguments(&c, &bound, &forced, risky, is_self, sub)
+        });
+        self.fx.call_nesting -= 1;
+        // What a call may do to the variables it changes.
+        for v in changed {
+            self.weigh_into(v, weight.saturating_mul(2));
+            let var = &mut self.fx.vars[v];
+            var.state = VState::Live;
+            if c.behavior.may_shrink || c.params.iter().any(|(m, _)| *m == ParamMode::Out) {
+                var.facts = Facts::default();
+            } else {
+                var.facts.some = false;
+            }
+        }
+        for v in sealed {
+            self.fx.vars[v].state = VState::Moved;
+        }
+        if !is_self && !c.recursive {
+            self.fx.cost += c.cost * self.fx.mult;
+        }
+        self.used[self.file].insert(callee);
+        Some(E::atom(format!("{}({})", c.name, args.join(", "))))
+    }
+
+    /// The arguments of a call of `c` with its type parameters `bound`: their texts,
+    /// the variables the call changes, and those a call of the function itself wrote
+    /// through (never read again).
+    fn arguments(
+        &mut self,
+        c: &Callable,
+        bound: &[IrType],
+        forced: &[Option<(usize, u32)>],
+        risky: bool,
+        is_self: bool,
+        sub: u32,
+    ) -> (Vec<String>, Vec<usize>, Vec<usize>) {
         let mut args = Vec::new();
         let mut changed = Vec::new();
-        // The variables a call of the function itself wrote through: never read again.
         let mut sealed = Vec::new();
         for (p, (mode, pty)) in c.params.iter().enumerate() {
-            let t = pty.substitute(&bound);
+            let t = pty.substitute(bound);
             let decided = !pty.mentions_param();
             if is_self && p == 0 {
                 args.push("d - 1".to_string());
@@ -919,24 +971,7 @@ impl Generator<'_> {
                 }
             }
         }
-        // What a call may do to the variables it changes.
-        for v in changed {
-            let var = &mut self.fx.vars[v];
-            var.state = VState::Live;
-            if c.behavior.may_shrink || c.params.iter().any(|(m, _)| *m == ParamMode::Out) {
-                var.facts = Facts::default();
-            } else {
-                var.facts.some = false;
-            }
-        }
-        for v in sealed {
-            self.fx.vars[v].state = VState::Moved;
-        }
-        if !is_self && !c.recursive {
-            self.fx.cost += c.cost * self.fx.mult;
-        }
-        self.used[self.file].insert(callee);
-        Some(E::atom(format!("{}({})", c.name, args.join(", "))))
+        (args, changed, sealed)
     }
 
     /// A variable to pass `mut`: one that may be, or a fresh `var` written just before.
@@ -948,11 +983,18 @@ impl Generator<'_> {
 
     /// One of `targets`, or (when `fresh`) a `var` written just before the statement.
     fn fresh_or(&mut self, targets: Vec<usize>, fresh: bool, ty: &IrType, depth: u32) -> usize {
-        let v = if !fresh {
-            *self.rng.pick(&targets)
+        let picked = if fresh {
+            None
         } else {
-            let value = self.expr(ty, Use::Consume, true, depth);
-            self.fresh_var(ty, value)
+            Some(*self.rng.pick(&targets))
+        };
+        let v = if let Some(v) = picked.filter(|&v| self.weigh_mut_argument(v)) {
+            v
+        } else {
+            let (value, weight) = self.weighed(u32::MAX, |g| g.expr(ty, Use::Consume, true, depth));
+            let v = self.fresh_var(ty, value);
+            self.weigh_into(v, weight);
+            v
         };
         self.touch(v);
         self.fx.stmt_exclusive.insert(v);

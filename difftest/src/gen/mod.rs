@@ -107,6 +107,9 @@ pub(crate) struct Var {
     pub reserved: bool,
     pub facts: Facts,
     pub visible: bool,
+    /// How much of the values carried across iterations (or calls) its value may hold
+    /// (see [`Generator::weigh`]); only ever raised.
+    pub weight: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,6 +164,11 @@ pub(crate) struct FnState {
     /// of `and`/`or`): an `out` argument may not be what initializes a variable, since
     /// after the statement it is initialized on only some paths.
     pub conditional: u32,
+    /// The weighings open (see [`Generator::weigh`]): what each may still read, and the
+    /// call nesting it was opened at.
+    pub budgets: Vec<(u32, u32)>,
+    /// How many calls' arguments are being generated around the current expression.
+    pub call_nesting: u32,
     pub next_name: u32,
     pub is_main: bool,
 }
@@ -240,6 +248,7 @@ impl<'a> Generator<'a> {
             reserved: false,
             facts: Facts::default(),
             visible: true,
+            weight: 0,
         });
         self.fx.scopes.last_mut().expect("a scope is open").push(id);
         id
@@ -310,6 +319,101 @@ impl<'a> Generator<'a> {
                 && matches!(var.kind, VarKind::Var | VarKind::Param(ParamMode::Out))
                 && !self.fx.stmt_used.contains(&v)
         })
+    }
+
+    // ------------------------------------------------------------- value sizes
+
+    /// Whether `v` holds an owned value that outlives one pass of the code being
+    /// generated: a variable declared outside the innermost loop, or a `mut`/`out`
+    /// parameter (the function may be called in a loop). Writing one with a value that
+    /// holds it twice doubles it on every pass.
+    pub fn carried(&self, v: usize) -> bool {
+        let var = &self.fx.vars[v];
+        !var.ty.is_copy()
+            && (var.loop_level < self.fx.loop_level
+                || matches!(var.kind, VarKind::Param(ParamMode::Mut | ParamMode::Out)))
+    }
+
+    /// Whether the code being generated may run many times per run of its function's
+    /// caller: inside a loop, or in a function with a `mut`/`out` parameter of an owned
+    /// type.
+    pub fn in_carried_context(&self) -> bool {
+        self.fx.loop_level > 0
+            || (0..self.fx.vars.len()).any(|v| {
+                let var = &self.fx.vars[v];
+                matches!(var.kind, VarKind::Param(ParamMode::Mut | ParamMode::Out))
+                    && !var.ty.is_copy()
+            })
+    }
+
+    /// What reading `v` adds to an expression's weight: 1 for a carried value, what its
+    /// value was computed from otherwise (a copy type weighs nothing).
+    pub fn read_weight(&self, v: usize) -> u32 {
+        let var = &self.fx.vars[v];
+        if var.ty.is_copy() {
+            0
+        } else if self.carried(v) {
+            1
+        } else {
+            var.weight
+        }
+    }
+
+    /// Charges a read of `v` to every open weighing, or refuses it (charging nothing)
+    /// when one cannot pay. The weight of an expression counts the carried values it
+    /// reads, twice over for each call it is an argument of (a call's result may hold an
+    /// argument twice, or quoted: `strings_repeat`, `probe_args*`).
+    ///
+    /// This keeps generated programs within memory: the cost model bounds the
+    /// statements a program runs, not the bytes its values hold, and a carried value
+    /// written with itself twice (`set s = s ++ s`, `set s = f(s ++ t) ++ s`) doubles
+    /// on every pass of a loop: 18 passes of three nested loops made 800 MB of one string.
+    /// A carried value is written only with a weight of at most 1 (itself, grown by
+    /// values that do not hold it), and a call that writes one through `mut`/`out` in
+    /// code that runs many times reads nothing of weight.
+    pub fn weigh(&mut self, v: usize) -> bool {
+        self.charge(v, 0)
+    }
+
+    /// [`Generator::weigh`] for a `mut` argument: read as well as written, so the call's
+    /// result may hold it, but not charged to the call's own weighing (which bounds
+    /// what the call may write into it).
+    pub fn weigh_mut_argument(&mut self, v: usize) -> bool {
+        self.charge(v, 1)
+    }
+
+    /// Charges a read of `v` to the open weighings but the innermost `skip`.
+    fn charge(&mut self, v: usize, skip: usize) -> bool {
+        let w = self.read_weight(v);
+        if w == 0 {
+            return true;
+        }
+        let nesting = self.fx.call_nesting;
+        let cost = |at: u32| w.saturating_mul(1 << (nesting - at).min(16));
+        let open = self.fx.budgets.len().saturating_sub(skip);
+        let budgets = &mut self.fx.budgets[..open];
+        if budgets.iter().any(|&(left, at)| cost(at) > left) {
+            return false;
+        }
+        for (left, at) in budgets {
+            *left -= cost(*at);
+        }
+        true
+    }
+
+    /// Runs `f` under a weighing that lets it read at most `limit` (see
+    /// [`Generator::weigh`]): its result and the weight it read.
+    pub fn weighed<T>(&mut self, limit: u32, f: impl FnOnce(&mut Self) -> T) -> (T, u32) {
+        self.fx.budgets.push((limit, self.fx.call_nesting));
+        let made = f(self);
+        let (left, _) = self.fx.budgets.pop().expect("the weighing just opened");
+        (made, limit - left)
+    }
+
+    /// Raises `v`'s weight to `w`.
+    pub fn weigh_into(&mut self, v: usize, w: u32) {
+        let var = &mut self.fx.vars[v];
+        var.weight = var.weight.max(w);
     }
 
     /// Notes that the current statement uses `v`.

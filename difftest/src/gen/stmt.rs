@@ -111,20 +111,31 @@ impl Generator<'_> {
             if !candidates.is_empty() {
                 let v = *self.rng.pick(&candidates);
                 let ty = self.fx.vars[v].ty.clone();
+                let weight = self.read_weight(v);
                 if let Some(e) = self.use_var(v, Use::Consume) {
                     self.line(out, format!("{word} {name} = {}", e.text));
                     let id = self.declare(name, ty, kind, VState::Live);
                     self.fx.vars[id].facts = e.facts;
+                    self.weigh_into(id, weight);
                     return;
                 }
             }
         }
         let ty = self.random_type(2);
-        let e = self.expr(&ty, Use::Consume, true, self.config.max_expr_depth);
+        let (e, weight) = self.weighed_expr(&ty, false);
         let text = format!("{word} {name}: {} = {}", self.ty_text(&ty), e.text);
         self.line(out, text);
         let id = self.declare(name, ty, kind, VState::Live);
         self.fx.vars[id].facts = e.facts;
+        self.weigh_into(id, weight);
+    }
+
+    /// A value of `ty` to write into a variable (a carried one when `carried`: then it
+    /// weighs at most 1, see `Generator::weigh`), and its weight.
+    fn weighed_expr(&mut self, ty: &IrType, carried: bool) -> (E, u32) {
+        let limit = if carried { 1 } else { u32::MAX };
+        let depth = self.config.max_expr_depth;
+        self.weighed(limit, |g| g.expr(ty, Use::Consume, true, depth))
     }
 
     /// Variables `set` may write: `var`s and `mut`/`out` parameters.
@@ -150,9 +161,10 @@ impl Generator<'_> {
         }
         let v = *self.rng.pick(&targets);
         let ty = self.fx.vars[v].ty.clone();
-        let e = self.expr(&ty, Use::Consume, true, self.config.max_expr_depth);
+        let (e, weight) = self.weighed_expr(&ty, self.carried(v));
         let text = format!("set {} = {}", self.fx.vars[v].name, e.text);
         self.line(out, text);
+        self.weigh_into(v, weight);
         let var = &mut self.fx.vars[v];
         var.state = VState::Live;
         var.facts = e.facts;
@@ -186,7 +198,8 @@ impl Generator<'_> {
         } else {
             self.expr(&IrType::Index, Use::Read, true, 1)
         };
-        let e = self.expr(&elem, Use::Consume, false, self.config.max_expr_depth);
+        let (e, weight) = self.weighed_element(&elem, v);
+        self.weigh_into(v, weight);
         let text = format!("set {}[{}] = {}", self.fx.vars[v].name, index.text, e.text);
         self.line(out, text);
     }
@@ -209,10 +222,19 @@ impl Generator<'_> {
         };
         self.touch(v);
         self.fx.stmt_exclusive.insert(v);
-        let e = self.expr(&elem, Use::Consume, false, self.config.max_expr_depth);
+        let (e, weight) = self.weighed_element(&elem, v);
+        self.weigh_into(v, weight);
         let text = format!("push(mut {}, {})", self.fx.vars[v].name, e.text);
         self.line(out, text);
         self.fx.vars[v].facts.min_len += 1;
+    }
+
+    /// An element of type `elem` to write into list `v`, and its weight (at most 1
+    /// when `v` is carried, see `Generator::weigh`).
+    fn weighed_element(&mut self, elem: &IrType, v: usize) -> (E, u32) {
+        let limit = if self.carried(v) { 1 } else { u32::MAX };
+        let depth = self.config.max_expr_depth;
+        self.weighed(limit, |g| g.expr(elem, Use::Consume, false, depth))
     }
 
     /// `if` with `else if` arms and an `else`, the states of the arms met after it.
@@ -468,9 +490,10 @@ impl Generator<'_> {
         self.begin_stmt();
         let depth = self.config.max_expr_depth;
         if self.rng.chance(1, 2) {
-            let e = self.expr(&ty, Use::Consume, true, depth);
+            let (e, weight) = self.weighed_expr(&ty, false);
             self.line(out, format!("set {name} = {}", e.text));
             self.fx.vars[v].facts = e.facts;
+            self.weigh_into(v, weight);
         } else {
             let cond = self.expr(&IrType::Bool, Use::Read, true, depth).text;
             let before = self.snapshot();
@@ -481,7 +504,8 @@ impl Generator<'_> {
                 self.begin_stmt();
                 let outer_pending = std::mem::take(&mut self.fx.pending);
                 self.push_scope();
-                let e = self.expr(&ty, Use::Consume, true, depth);
+                let (e, weight) = self.weighed_expr(&ty, false);
+                self.weigh_into(v, weight);
                 let mut body = Vec::new();
                 self.flush_pending(&mut body);
                 body.push(Stmt::Line(format!("set {name} = {}", e.text)));
@@ -530,10 +554,13 @@ impl Generator<'_> {
         out.push(Stmt::Line(format!("let {moved_to} = {name}")));
         self.fx.vars[v].state = VState::Moved;
         let facts = self.fx.vars[v].facts;
+        let weight = self.read_weight(v);
         let w = self.declare(moved_to, ty.clone(), VarKind::Let, VState::Live);
         self.fx.vars[w].facts = facts;
+        self.weigh_into(w, weight);
         self.begin_stmt();
-        let e = self.expr(&ty, Use::Consume, true, self.config.max_expr_depth);
+        let (e, weight) = self.weighed_expr(&ty, self.carried(v));
+        self.weigh_into(v, weight);
         self.line(out, format!("set {name} = {}", e.text));
         self.fx.vars[v].state = VState::Live;
         self.fx.vars[v].facts = e.facts;
