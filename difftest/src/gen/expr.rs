@@ -690,11 +690,14 @@ impl Generator<'_> {
             let c = &self.callables[i];
             let is_self = self.fx.self_callable == Some(i);
             // A function calls those generated before it, and itself only when
-            // recursive (once, outside loops).
+            // recursive (once, outside loops and their conditions).
             if c.generated()
                 && !self.fx.is_main
                 && i == self.callables.len() - 1
-                && (!is_self || self.fx.recursive_call_written || self.fx.loop_level > 0)
+                && (!is_self
+                    || self.fx.recursive_call_written
+                    || self.fx.loop_level > 0
+                    || self.fx.loop_condition > 0)
             {
                 continue;
             }

@@ -164,6 +164,10 @@ pub(crate) struct FnState {
     /// of `and`/`or`): an `out` argument may not be what initializes a variable, since
     /// after the statement it is initialized on only some paths.
     pub conditional: u32,
+    /// Inside the extra condition of a `loop while`, which runs on every pass: as in
+    /// the loop's body, the function does not call itself there (each level would
+    /// recurse once per pass, `bound^depth` calls).
+    pub loop_condition: u32,
     /// The weighings open (see [`Generator::weigh`]): what each may still read, and the
     /// call nesting it was opened at.
     pub budgets: Vec<(u32, u32)>,

@@ -374,9 +374,14 @@ impl Generator<'_> {
         if while_form {
             let mut text = format!("{counter} < {bound}");
             if self.rng.chance(1, 4) {
+                // It runs on every pass, so what it calls costs that many times.
                 self.fx.no_moves += 1;
                 self.fx.conditional += 1;
+                self.fx.loop_condition += 1;
+                self.fx.mult *= bound + 1;
                 let extra = self.expr(&IrType::Bool, Use::Read, true, 1);
+                self.fx.mult /= bound + 1;
+                self.fx.loop_condition -= 1;
                 self.fx.conditional -= 1;
                 self.fx.no_moves -= 1;
                 text = format!("{text} and {}", extra.at(AND + 1));
