@@ -67,6 +67,14 @@ impl Tally {
     }
 }
 
+/// One line of `DIFFTEST_TRACE`: straight to stderr, past libtest's capture, so a run
+/// that hangs or dies names the program it was running (a `start` with no `end`).
+fn trace_line(what: &str, seed: u64, since: Instant) {
+    use std::io::Write;
+    let at = since.elapsed().as_secs_f64();
+    let _ = writeln!(std::io::stderr(), "difftest: {what} {seed:#x} at {at:.3} s");
+}
+
 /// When to stop.
 #[derive(Clone, Copy, Debug)]
 pub enum Limit {
@@ -86,6 +94,7 @@ pub fn run_seeds(
 ) -> Tally {
     let next = AtomicU64::new(0);
     let start = Instant::now();
+    let trace = std::env::var_os("DIFFTEST_TRACE").is_some();
     let tally = Mutex::new(Tally::default());
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
@@ -100,7 +109,13 @@ pub fn run_seeds(
                 }
                 let seed = first.wrapping_add(i);
                 let program = program_of(seed, config);
+                if trace {
+                    trace_line("start", seed, start);
+                }
                 let result = check(runner, &program, None);
+                if trace {
+                    trace_line("end", seed, start);
+                }
                 let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
                 t.programs += 1;
                 t.lines += program.lines() as u64;
