@@ -425,18 +425,21 @@ impl Machine<'_> {
         // and copied; the bound (its constant written first, or read from its slot);
         // the comparison written and branched on.
         macro_rules! stepped {
-            ($t:ty, $o:expr, $step:expr) => {{
+            ($t:ty, $o:expr, $step:expr) => {
+                stepped!($t, $o, $step, checked_add, ArithOp::Add)
+            };
+            ($t:ty, $o:expr, $step:expr, $method:ident, $arith:expr) => {{
                 // The step first: a constant step is written before `a` is read, as its
                 // own operation would be (the two may be one slot).
                 let step = $step;
-                match <$t>::checked_add(ld!($t, $o.step.a), step) {
+                match <$t>::$method(ld!($t, $o.step.a), step) {
                     Some(v) => {
                         st!($t, $o.step.d, v);
                         st!($t, $o.step.m, v);
                         v
                     }
                     None => {
-                        overflow(t, rt, ArithOp::Add, $o.step.ty as u32);
+                        overflow(t, rt, $arith, $o.step.ty as u32);
                         goto!($o.step.fail);
                         continue;
                     }
@@ -461,6 +464,12 @@ impl Machine<'_> {
             };
         }
         macro_rules! step_br {
+            // A constant subtracted (`Op::SubBrLtI64K`, ..).
+            ($t:ty, $o:expr, (subk $bound:ident $op:tt)) => {{
+                let k = k32!($t, $o.step.step, $o.step.k);
+                let v = stepped!($t, $o, k, checked_sub, ArithOp::Sub);
+                branch!($o.br, v $op operand!($t, $o.br.b, $o.br.k, $bound))
+            }};
             ($t:ty, $o:expr, ($step:ident $bound:ident $op:tt)) => {{
                 let v = stepped!($t, $o, operand!($t, $o.step.step, $o.step.k, $step));
                 branch!($o.br, v $op operand!($t, $o.br.b, $o.br.k, $bound))
@@ -762,7 +771,11 @@ impl Machine<'_> {
                           (slot slot ==) AddBrEqI64: i64, AddBrEqU64: u64; (slot slot !=) AddBrNeI64: i64, AddBrNeU64: u64;
                           (slot slot <) AddBrLtI64: i64, AddBrLtU64: u64; (slot slot <=) AddBrLeI64: i64, AddBrLeU64: u64;
                           (slot k ==) AddBrEqI64K: i64, AddBrEqU64K: u64; (slot k !=) AddBrNeI64K: i64, AddBrNeU64K: u64;
-                          (slot k <) AddBrLtI64K: i64, AddBrLtU64K: u64; (slot k <=) AddBrLeI64K: i64, AddBrLeU64K: u64; }
+                          (slot k <) AddBrLtI64K: i64, AddBrLtU64K: u64; (slot k <=) AddBrLeI64K: i64, AddBrLeU64K: u64;
+                          (subk slot ==) SubBrEqI64: i64, SubBrEqU64: u64; (subk slot !=) SubBrNeI64: i64, SubBrNeU64: u64;
+                          (subk slot <) SubBrLtI64: i64, SubBrLtU64: u64; (subk slot <=) SubBrLeI64: i64, SubBrLeU64: u64;
+                          (subk k ==) SubBrEqI64K: i64, SubBrEqU64K: u64; (subk k !=) SubBrNeI64K: i64, SubBrNeU64K: u64;
+                          (subk k <) SubBrLtI64K: i64, SubBrLtU64K: u64; (subk k <=) SubBrLeI64K: i64, SubBrLeU64K: u64; }
                 arith_br_k { (+ <) AddF64BrLtK: f64; (+ <=) AddF64BrLeK: f64;
                              (+ >) AddF64BrGtK: f64; (+ >=) AddF64BrGeK: f64;
                              (- <) SubF64BrLtK: f64; (- <=) SubF64BrLeK: f64;

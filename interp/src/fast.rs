@@ -584,18 +584,32 @@ fn small(k: u64) -> Option<i32> {
     (narrow as i64 as u64 == k).then_some(narrow)
 }
 
-/// A counter's step (`IncI64`, `AddU64M`, ..): its class, its parts, whether its step is
-/// a constant, and how many operations it stands for.
-fn step_of(op: &Op) -> Option<(Class, Step, bool, usize)> {
-    let (class, constant, covers) = match op {
-        Op::IncI64(_) => (Class::I64, true, 3),
-        Op::IncU64(_) => (Class::U64, true, 3),
-        Op::AddI64M(_) => (Class::I64, false, 2),
-        Op::AddU64M(_) => (Class::U64, false, 2),
+/// How a counter steps: by a constant added, by a slot added, or by a constant
+/// subtracted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stepping {
+    AddK,
+    Add,
+    SubK,
+}
+
+/// A counter's step (`IncI64`, `AddU64M`, `SubI64K`, ..): its class, its parts, how it
+/// steps, and how many operations it stands for. A step without a copy of its result
+/// (`AddI64K`, `SubI64K`) copies it onto itself.
+fn step_of(op: &Op) -> Option<(Class, Step, Stepping, usize)> {
+    let (class, stepping, covers) = match op {
+        Op::IncI64(_) => (Class::I64, Stepping::AddK, 3),
+        Op::IncU64(_) => (Class::U64, Stepping::AddK, 3),
+        Op::AddI64K(_) => (Class::I64, Stepping::AddK, 2),
+        Op::AddU64K(_) => (Class::U64, Stepping::AddK, 2),
+        Op::SubI64K(_) => (Class::I64, Stepping::SubK, 2),
+        Op::SubU64K(_) => (Class::U64, Stepping::SubK, 2),
+        Op::AddI64M(_) => (Class::I64, Stepping::Add, 2),
+        Op::AddU64M(_) => (Class::U64, Stepping::Add, 2),
         _ => return None,
     };
-    let step = match *op {
-        Op::IncI64(ThenCopy { op: o, m }) | Op::IncU64(ThenCopy { op: o, m }) => Step {
+    let constant = |o: CheckedK, m| {
+        Some(Step {
             d: o.d,
             a: o.a,
             m,
@@ -603,7 +617,11 @@ fn step_of(op: &Op) -> Option<(Class, Step, bool, usize)> {
             k: small(o.k)?,
             ty: o.ty,
             fail: o.fail,
-        },
+        })
+    };
+    let step = match *op {
+        Op::AddI64K(o) | Op::AddU64K(o) | Op::SubI64K(o) | Op::SubU64K(o) => constant(o, o.d)?,
+        Op::IncI64(ThenCopy { op: o, m }) | Op::IncU64(ThenCopy { op: o, m }) => constant(o, m)?,
         Op::AddI64M(ThenCopy { op: o, m }) | Op::AddU64M(ThenCopy { op: o, m }) => Step {
             d: o.d,
             a: o.a,
@@ -615,7 +633,7 @@ fn step_of(op: &Op) -> Option<(Class, Step, bool, usize)> {
         },
         _ => return None,
     };
-    Some((class, step, constant, covers))
+    Some((class, step, stepping, covers))
 }
 
 /// A fused compare-and-branch of 64-bit integers by `==`, `!=`, `<` or `<=`: its class,
@@ -719,11 +737,44 @@ const STEP_BRANCHES: [[StepFamily; 2]; 2] = [
     ],
 ];
 
+/// The fused subtract-a-constant-and-test variant, `[constant bound]`, as a
+/// [`StepFamily`].
+const SUB_STEP_BRANCHES: [StepFamily; 2] = [
+    [
+        [
+            Op::SubBrEqI64,
+            Op::SubBrNeI64,
+            Op::SubBrLtI64,
+            Op::SubBrLeI64,
+        ],
+        [
+            Op::SubBrEqU64,
+            Op::SubBrNeU64,
+            Op::SubBrLtU64,
+            Op::SubBrLeU64,
+        ],
+    ],
+    [
+        [
+            Op::SubBrEqI64K,
+            Op::SubBrNeI64K,
+            Op::SubBrLtI64K,
+            Op::SubBrLeI64K,
+        ],
+        [
+            Op::SubBrEqU64K,
+            Op::SubBrNeU64K,
+            Op::SubBrLtU64K,
+            Op::SubBrLeU64K,
+        ],
+    ],
+];
+
 /// A counter's step at `ops[i]` and the compare-and-branch it falls through to, when
 /// that reads the stepped value on the left: one operation (`Op::IncBrLtI64`, ..). The
 /// operations both stand for stay in place behind it.
 fn step_then_test(ops: &[Op], i: usize) -> Option<Op> {
-    let (class, step, constant_step, covers) = step_of(&ops[i])?;
+    let (class, step, stepping, covers) = step_of(&ops[i])?;
     let (test_class, cmp, left, br, constant_bound) = test_of(ops.get(i + covers)?)?;
     // The test reads the stepped value on the left; a constant bound must not be
     // written over it (the fused form compares the value it computed).
@@ -737,7 +788,11 @@ fn step_then_test(ops: &[Op], i: usize) -> Option<Op> {
         CompareOp::Lt => 2,
         _ => 3,
     };
-    let family = STEP_BRANCHES[constant_step as usize][constant_bound as usize];
+    let family = match stepping {
+        Stepping::Add => STEP_BRANCHES[0][constant_bound as usize],
+        Stepping::AddK => STEP_BRANCHES[1][constant_bound as usize],
+        Stepping::SubK => SUB_STEP_BRANCHES[constant_bound as usize],
+    };
     Some(family[(class == Class::U64) as usize][by_op](StepBranch {
         step,
         br,

@@ -115,6 +115,9 @@ fn layout_frame(f: &Function) -> FrameLayout {
 /// ends in a return or the next test.
 const COPIED_BLOCK_INSTS: usize = 6;
 
+/// The most blocks copied in a row in place of jumps ([`FuncLowering::lower`]).
+const COPIED_BLOCKS: usize = 2;
+
 /// What lowering a block's instructions adds to besides the operations: the loop
 /// constants written on entry (skipped in their blocks), the failure stubs, the one
 /// `abandon` of operations that cannot fail.
@@ -278,20 +281,25 @@ impl FuncLowering<'_, '_> {
             stubs: &mut stubs,
             unreachable: &mut unreachable,
         };
-        for (bi, block) in f.blocks.iter().enumerate() {
+        for bi in 0..f.blocks.len() {
             block_pc[bi] = self.ops.len() as u32;
             self.block_body(bi, &mut body)?;
             // A jump to a short block is a copy of that block (its instructions and its
             // terminator): the path runs on with no jump, and a loop whose body jumped
-            // back to its test ends with a copy of the test. The copy's terminator stays
-            // as it is (a jump in it is not copied again).
-            let to = match block.term {
-                Terminator::Jump(b) if b.index() != bi && self.copied(b, &hoisted) => {
-                    self.block_body(b.index(), &mut body)?;
-                    b.index()
+            // back to its test ends with a copy of the test. A jump that ends the copy
+            // is copied in turn, up to [`COPIED_BLOCKS`] blocks (the rest of an inlined
+            // call's caller after the call's result is added in: `fib`), never the block
+            // the path started in.
+            let mut to = bi;
+            for _ in 0..COPIED_BLOCKS {
+                match f.blocks[to].term {
+                    Terminator::Jump(b) if b.index() != bi && self.copied(b, &hoisted) => {
+                        self.block_body(b.index(), &mut body)?;
+                        to = b.index();
+                    }
+                    _ => break,
                 }
-                _ => bi,
-            };
+            }
             let op = self.terminator(to)?;
             self.ops.push(op);
         }

@@ -529,6 +529,25 @@ pub enum Op {
     AddBrNeU64K(StepBranch),
     AddBrLtU64K(StepBranch),
     AddBrLeU64K(StepBranch),
+    /// A checked subtraction of a constant and the test of its result after it
+    /// (`fib(n - 1)` behind `if n - 1 < 2`, `set i = i - 1` then `loop while i > 0`):
+    /// as `IncBr..`, but it subtracts, and an overflow is a subtraction's.
+    SubBrEqI64(StepBranch),
+    SubBrNeI64(StepBranch),
+    SubBrLtI64(StepBranch),
+    SubBrLeI64(StepBranch),
+    SubBrEqU64(StepBranch),
+    SubBrNeU64(StepBranch),
+    SubBrLtU64(StepBranch),
+    SubBrLeU64(StepBranch),
+    SubBrEqI64K(StepBranch),
+    SubBrNeI64K(StepBranch),
+    SubBrLtI64K(StepBranch),
+    SubBrLeI64K(StepBranch),
+    SubBrEqU64K(StepBranch),
+    SubBrNeU64K(StepBranch),
+    SubBrLtU64K(StepBranch),
+    SubBrLeU64K(StepBranch),
     /// An index computed by a checked `+` and the 8-byte element read at it (`b[bi +
     /// 3]`): `K` a constant step, `I` the list's address in the frame.
     AddKGetW(IndexGet),

@@ -93,6 +93,48 @@ fn computes(kind: &InstKind) -> bool {
     )
 }
 
+/// Moves each `check_depth` up its block, before the instructions just above it that
+/// only compute a scalar and cannot fail (no abandon block: a constant, a copy,
+/// `nowrap_*` arithmetic once [`crate::ranges`] has run, a comparison). Nothing they do
+/// can be seen when the test fails (the abandon path drops only what owns memory), so the
+/// error and its chain of calls are unchanged; the arithmetic then stands next to the
+/// test that reads it (`fib`'s `n - 1` and the base case's `n - 1 < 2`), where a backend
+/// can take the two as one.
+pub fn hoist_depth_checks(program: &mut Program) {
+    for f in &mut program.functions {
+        for bi in 0..f.blocks.len() {
+            for i in 0..f.blocks[bi].insts.len() {
+                if !matches!(f.blocks[bi].insts[i].kind, InstKind::CheckDepth { .. }) {
+                    continue;
+                }
+                let insts = &f.blocks[bi].insts;
+                let to = (0..i)
+                    .rev()
+                    .take_while(|&j| quietly_computes(f, &insts[j]))
+                    .last()
+                    .unwrap_or(i);
+                let check = f.blocks[bi].insts.remove(i);
+                f.blocks[bi].insts.insert(to, check);
+            }
+        }
+    }
+}
+
+/// Whether `inst` only computes a scalar and cannot fail ([`hoist_depth_checks`]).
+fn quietly_computes(f: &Function, inst: &Inst) -> bool {
+    use InstKind as K;
+    let dst = match inst.kind {
+        K::Const { dst, .. }
+        | K::Copy { dst, .. }
+        | K::Unary { dst, .. }
+        | K::Binary { dst, .. }
+        | K::Compare { dst, .. }
+        | K::Cast { dst, .. } => dst,
+        _ => return false,
+    };
+    inst.abandon.is_none() && !inst.kind.is_fallible(f) && f.slot_type(dst).is_scalar()
+}
+
 /// Whether calls of `f` are inlined (in either round).
 pub fn inlinable(f: &Function) -> bool {
     inlining(f) != Inlining::Never
@@ -788,6 +830,46 @@ mod tests {
                 .collect();
             assert_eq!(checks, [1, 2]);
         }
+    }
+
+    /// A `check_depth` moves above the plain scalar work before it (a constant and a
+    /// `nowrap_sub`), and stops at what can fail (a checked `sub`) and at what holds
+    /// memory (a string).
+    #[test]
+    fn a_depth_check_moves_above_plain_arithmetic_only() {
+        let mut pb = ProgramBuilder::new();
+        let (f, mut fb, x, one) = begin_i64_to_i64(&mut pb, "f");
+        let abandon = fb.abandon_block(&[]);
+        let checked = fb.binary(BinaryOp::Sub, x, one, Some(abandon));
+        let s = fb.string("held");
+        let two = fb.int(IrType::I64, 2);
+        let plain = fb.binary(BinaryOp::NoWrapSub, checked, two, None);
+        fb.inst(InstKind::CheckDepth { depth: 1 }, Some(abandon));
+        fb.drop_slot(s);
+        fb.terminate(Terminator::Return(Some(plain)));
+        let main = pb.declare_entry("main");
+        pb.function(main).terminate(Terminator::Return(None));
+        let mut program = pb.finish();
+        hoist_depth_checks(&mut program);
+        let names: Vec<&str> = program.functions[f.index()].blocks[0]
+            .insts
+            .iter()
+            .map(|i| i.kind.name())
+            .collect();
+        // The constant 1, the checked `sub`, the string, then the test above the
+        // constant 2 and the `nowrap_sub`.
+        assert_eq!(
+            names,
+            [
+                "const",
+                "binary",
+                "const",
+                "check_depth",
+                "const",
+                "binary",
+                "drop"
+            ]
+        );
     }
 
     /// `down`'s base case (`n < 1` returns 0) is partly inlined at its call in `down`

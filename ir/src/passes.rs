@@ -12,6 +12,8 @@
 //!    their own.
 //! 5. [`crate::forward`]: straight-line blocks merged, copies forwarded, repeated scalar
 //!    operations reused, dead copies removed.
+//! 6. [`crate::inline::hoist_depth_checks`]: each call-depth test an inlined call left
+//!    moved above the plain scalar arithmetic before it.
 
 use crate::program::Program;
 
@@ -22,4 +24,5 @@ pub fn optimize(program: &mut Program) {
     crate::thread::thread_condition_jumps(program);
     crate::ranges::remove_impossible_checks(program);
     crate::forward::forward_copies(program);
+    crate::inline::hoist_depth_checks(program);
 }
