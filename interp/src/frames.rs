@@ -63,17 +63,20 @@ impl Frames {
         }
     }
 
-    /// A zeroed-on-first-use, 16-aligned frame of `size` bytes and the mark to give it
-    /// back with; `None` when the limit is reached or the system has no memory.
+    /// A zeroed-on-first-use, 16-aligned frame of `size` bytes (a multiple of 16, as
+    /// every frame's size is) and the mark to give it back with; `None` when the limit
+    /// is reached or the system has no memory.
     #[inline(always)]
     pub fn push(&self, size: usize) -> Option<(*mut u8, Mark)> {
+        debug_assert!(size.is_multiple_of(ALIGN), "a frame's size is 16-aligned");
         // SAFETY: see `Frames`: no other reference to the state is live.
         let s = unsafe { &mut *self.state.get() };
         let mark = Mark {
             chunk: s.current,
             top: s.top,
         };
-        let start = s.top.next_multiple_of(ALIGN);
+        // Every size is a multiple of 16, so the top stays 16-aligned.
+        let start = s.top;
         if start + size <= s.len {
             s.top = start + size;
             return Some((s.base.wrapping_add(start), mark));

@@ -95,9 +95,10 @@ fn computes(kind: &InstKind) -> bool {
 
 /// Moves each `check_depth` up its block, before the instructions just above it that
 /// only compute a scalar and cannot fail (no abandon block: a constant, a copy,
-/// `nowrap_*` arithmetic once [`crate::ranges`] has run, a comparison). Nothing they do
-/// can be seen when the test fails (the abandon path drops only what owns memory), so the
-/// error and its chain of calls are unchanged; the arithmetic then stands next to the
+/// `nowrap_*` arithmetic once [`crate::ranges`] has run, a comparison), unless it writes
+/// a parameter or a slot the failure path drops (an `out` parameter it empties). Nothing
+/// they do can be seen when the test fails, so the error and its chain of calls are
+/// unchanged; the arithmetic then stands next to the
 /// test that reads it (`fib`'s `n - 1` and the base case's `n - 1 < 2`), where a backend
 /// can take the two as one.
 pub fn hoist_depth_checks(program: &mut Program) {
@@ -107,10 +108,20 @@ pub fn hoist_depth_checks(program: &mut Program) {
                 if !matches!(f.blocks[bi].insts[i].kind, InstKind::CheckDepth { .. }) {
                     continue;
                 }
+                let Some(abandon) = f.blocks[bi].insts[i].abandon else {
+                    continue;
+                };
+                // What the failure path drops (an `out` parameter it empties, say) must
+                // be as initialized as it was.
+                let dropped = dropped_from(f, abandon);
                 let insts = &f.blocks[bi].insts;
                 let to = (0..i)
                     .rev()
-                    .take_while(|&j| quietly_computes(f, &insts[j]))
+                    .take_while(|&j| {
+                        quietly_computes(f, &insts[j]).is_some_and(|dst| {
+                            !dropped.contains(&dst) && f.param_mode(dst).is_none()
+                        })
+                    })
                     .last()
                     .unwrap_or(i);
                 let check = f.blocks[bi].insts.remove(i);
@@ -120,8 +131,30 @@ pub fn hoist_depth_checks(program: &mut Program) {
     }
 }
 
-/// Whether `inst` only computes a scalar and cannot fail ([`hoist_depth_checks`]).
-fn quietly_computes(f: &Function, inst: &Inst) -> bool {
+/// The slots that the blocks reachable from `from` drop.
+fn dropped_from(f: &Function, from: BlockId) -> std::collections::HashSet<SlotId> {
+    let mut seen = vec![false; f.blocks.len()];
+    let mut work = vec![from];
+    let mut dropped = std::collections::HashSet::new();
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut seen[b.index()], true) {
+            continue;
+        }
+        let block = &f.blocks[b.index()];
+        for inst in &block.insts {
+            if let InstKind::Drop { slot } = inst.kind {
+                dropped.insert(slot);
+            }
+            work.extend(inst.abandon);
+        }
+        work.extend(block.term.successors());
+    }
+    dropped
+}
+
+/// The slot `inst` writes, when it only computes a scalar there and cannot fail
+/// ([`hoist_depth_checks`]).
+fn quietly_computes(f: &Function, inst: &Inst) -> Option<SlotId> {
     use InstKind as K;
     let dst = match inst.kind {
         K::Const { dst, .. }
@@ -130,9 +163,10 @@ fn quietly_computes(f: &Function, inst: &Inst) -> bool {
         | K::Binary { dst, .. }
         | K::Compare { dst, .. }
         | K::Cast { dst, .. } => dst,
-        _ => return false,
+        _ => return None,
     };
-    inst.abandon.is_none() && !inst.kind.is_fallible(f) && f.slot_type(dst).is_scalar()
+    (inst.abandon.is_none() && !inst.kind.is_fallible(f) && f.slot_type(dst).is_scalar())
+        .then_some(dst)
 }
 
 /// Whether calls of `f` are inlined (in either round).
@@ -833,8 +867,8 @@ mod tests {
     }
 
     /// A `check_depth` moves above the plain scalar work before it (a constant and a
-    /// `nowrap_sub`), and stops at what can fail (a checked `sub`) and at what holds
-    /// memory (a string).
+    /// `nowrap_sub`), and stops at what can fail (a checked `sub`), at what holds
+    /// memory (a string) and at what its failure path drops.
     #[test]
     fn a_depth_check_moves_above_plain_arithmetic_only() {
         let mut pb = ProgramBuilder::new();
@@ -842,9 +876,11 @@ mod tests {
         let abandon = fb.abandon_block(&[]);
         let checked = fb.binary(BinaryOp::Sub, x, one, Some(abandon));
         let s = fb.string("held");
+        let kept = fb.int(IrType::I64, 7);
         let two = fb.int(IrType::I64, 2);
         let plain = fb.binary(BinaryOp::NoWrapSub, checked, two, None);
-        fb.inst(InstKind::CheckDepth { depth: 1 }, Some(abandon));
+        let dropping = fb.abandon_block(&[kept]);
+        fb.inst(InstKind::CheckDepth { depth: 1 }, Some(dropping));
         fb.drop_slot(s);
         fb.terminate(Terminator::Return(Some(plain)));
         let main = pb.declare_entry("main");
@@ -856,13 +892,14 @@ mod tests {
             .iter()
             .map(|i| i.kind.name())
             .collect();
-        // The constant 1, the checked `sub`, the string, then the test above the
-        // constant 2 and the `nowrap_sub`.
+        // The constant 1, the checked `sub`, the string, the 7 the failure path drops,
+        // then the test above the constant 2 and the `nowrap_sub`.
         assert_eq!(
             names,
             [
                 "const",
                 "binary",
+                "const",
                 "const",
                 "check_depth",
                 "const",
