@@ -281,8 +281,8 @@ impl FuncLowering<'_, '_> {
             stubs: &mut stubs,
             unreachable: &mut unreachable,
         };
-        for bi in 0..f.blocks.len() {
-            block_pc[bi] = self.ops.len() as u32;
+        for (bi, pc) in block_pc.iter_mut().enumerate().take(f.blocks.len()) {
+            *pc = self.ops.len() as u32;
             self.block_body(bi, &mut body)?;
             // A jump to a short block is a copy of that block (its instructions and its
             // terminator): the path runs on with no jump, and a loop whose body jumped
