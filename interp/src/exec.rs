@@ -698,6 +698,19 @@ impl Machine<'_> {
                 skip!(3)
             }};
         }
+        // A one-argument call, then the operation on its result that copies what it
+        // computes (`Op::CallAddI64M`, ..): three operations.
+        macro_rules! call_then_copy {
+            ($t:ty, $o:expr, ($run:ident $op:tt)) => {{
+                let c = &$o.call;
+                call_value!(c.callee, c.dst, c.depth, c.fail, |callee_frame| {
+                    (callee_frame.add(c.offset as usize) as *mut u64).write(ld!(u64, c.src));
+                });
+                operands!($t, $o.then.op, ($run $op));
+                copy_to_m!($o.then);
+                skip!(3)
+            }};
+        }
         // A checked operation, then the return of its result (`Op::AddRetI64`, ..).
         macro_rules! ret_checked {
             ($t:ty, $o:expr, $op:tt) => {{
@@ -811,6 +824,7 @@ impl Machine<'_> {
                            (mul_set (rsub indirect)) MulMulRsubSetWI: f64; }
                 step_call { (checked_add, Add) AddKCallI64: i64, AddKCallU64: u64;
                             (checked_sub, Sub) SubKCallI64: i64, SubKCallU64: u64; }
+                call_then_copy { (checked (checked_add, Add)) CallAddI64M: i64, CallAddU64M: u64; }
                 get_mul_add { (direct mul_arith) GetMulAddW: f64;
                               (indirect mul_arith) GetMulAddWI: f64;
                               (direct mul_arith_m) GetMulAddMW: f64;

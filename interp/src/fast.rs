@@ -24,10 +24,10 @@ use datalove_rti::TyKind;
 
 use crate::desc::DescRef;
 use crate::ops::{
-    Binary, Bound, CallOne, Checked, CheckedK, Compare, CompareBranch, CompareBranchK, ConvertDiv,
-    Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen, MulThenSet,
-    NativeShort, Op, Opnd, ParamPass, Prefixed, Slots, Step, StepBranch, StepCall, Targets, Then,
-    ThenBranch, ThenCopy, WithK,
+    Binary, Bound, CallOne, CallThen, Checked, CheckedK, Compare, CompareBranch, CompareBranchK,
+    ConvertDiv, Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen,
+    MulThenSet, NativeShort, Op, Opnd, ParamPass, Prefixed, Slots, Step, StepBranch, StepCall,
+    Targets, Then, ThenBranch, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -1059,6 +1059,20 @@ fn step_then_call(ops: &[Op], i: usize) -> Option<Op> {
     (call.src == step.d).then(|| make(StepCall { step, call }))
 }
 
+/// A one-argument call at `ops[i]` and the checked `+` (with the copy of its sum) after
+/// it: one operation (`Op::CallAddI64M`, ..). The two stand in one block, so nothing
+/// jumps between them.
+fn call_then_add(ops: &[Op], i: usize) -> Option<Op> {
+    let Op::CallW1(call) = ops[i] else {
+        return None;
+    };
+    Some(match *ops.get(i + 1)? {
+        Op::AddI64M(then) => Op::CallAddI64M(CallThen { call, then }),
+        Op::AddU64M(then) => Op::CallAddU64M(CallThen { call, then }),
+        _ => return None,
+    })
+}
+
 /// A `bool` element read at `ops[i]` and the branch on it after it: one operation
 /// (`Op::GetBBr`, `Op::GetBIBr`).
 fn get_then_branch(ops: &[Op], i: usize) -> Option<Op> {
@@ -1144,6 +1158,7 @@ pub fn specialize(ops: &mut [Op]) {
             .or_else(|| mul_then_set(ops, i))
             .or_else(|| get_then_mul_add(ops, i))
             .or_else(|| step_then_call(ops, i))
+            .or_else(|| call_then_add(ops, i))
             .or_else(|| get_then_set(ops, i))
             .or_else(|| get_then_branch(ops, i));
         if let Some(op) = fused {

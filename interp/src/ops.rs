@@ -649,6 +649,10 @@ pub enum Op {
     SubKCallI64(StepCall),
     AddKCallU64(StepCall),
     SubKCallU64(StepCall),
+    /// A one-argument call, then the checked `+` that takes its result and the copy of
+    /// the sum (`s = s + f(x)`, `fib(n - 1) + fib(n - 2)`): three operations.
+    CallAddI64M(CallThen<ThenCopy<Checked>>),
+    CallAddU64M(CallThen<ThenCopy<Checked>>),
     /// Returns an 8-byte value from a direct offset.
     RetW {
         src: u32,
@@ -953,6 +957,13 @@ pub struct CallOne {
 pub struct StepCall {
     pub step: CheckedK,
     pub call: CallOne,
+}
+
+/// A one-argument call (`call`), then the operation after it (`then`).
+#[derive(Clone, Copy, Debug)]
+pub struct CallThen<T> {
+    pub call: CallOne,
+    pub then: T,
 }
 
 /// An `f64` product `mul`, then the operation after it (`then`).
