@@ -475,6 +475,20 @@ impl Machine<'_> {
                 branch!($o.br, v $op operand!($t, $o.br.b, $o.br.k, $bound))
             }};
         }
+        // A call-depth test as `Op::CheckDepth` makes it, then a step and its test
+        // (`Op::DepthSubBrLtI64K`, ..).
+        macro_rules! depth_step_br {
+            ($t:ty, $o:expr, $how:tt) => {{
+                if (*self.rt).depth_left < $o.depth as usize {
+                    // The runtime names the depth limit only when none is left.
+                    (*self.rt).depth_left = 0;
+                    (t.raise_stack_overflow)(rt);
+                    goto!($o.fail);
+                    continue;
+                }
+                step_br!($t, $o.then, $how)
+            }};
+        }
         // A list element in place (`$at`: the list in the frame, or its address there),
         // read into `value` or written from it; or the bounds error.
         macro_rules! list_at {
@@ -789,6 +803,14 @@ impl Machine<'_> {
                           (subk slot <) SubBrLtI64: i64, SubBrLtU64: u64; (subk slot <=) SubBrLeI64: i64, SubBrLeU64: u64;
                           (subk k ==) SubBrEqI64K: i64, SubBrEqU64K: u64; (subk k !=) SubBrNeI64K: i64, SubBrNeU64K: u64;
                           (subk k <) SubBrLtI64K: i64, SubBrLtU64K: u64; (subk k <=) SubBrLeI64K: i64, SubBrLeU64K: u64; }
+                depth_step_br { (subk slot ==) DepthSubBrEqI64: i64, DepthSubBrEqU64: u64;
+                                (subk slot !=) DepthSubBrNeI64: i64, DepthSubBrNeU64: u64;
+                                (subk slot <) DepthSubBrLtI64: i64, DepthSubBrLtU64: u64;
+                                (subk slot <=) DepthSubBrLeI64: i64, DepthSubBrLeU64: u64;
+                                (subk k ==) DepthSubBrEqI64K: i64, DepthSubBrEqU64K: u64;
+                                (subk k !=) DepthSubBrNeI64K: i64, DepthSubBrNeU64K: u64;
+                                (subk k <) DepthSubBrLtI64K: i64, DepthSubBrLtU64K: u64;
+                                (subk k <=) DepthSubBrLeI64K: i64, DepthSubBrLeU64K: u64; }
                 arith_br_k { (+ <) AddF64BrLtK: f64; (+ <=) AddF64BrLeK: f64;
                              (+ >) AddF64BrGtK: f64; (+ >=) AddF64BrGeK: f64;
                              (- <) SubF64BrLtK: f64; (- <=) SubF64BrLeK: f64;

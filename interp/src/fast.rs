@@ -25,9 +25,9 @@ use datalove_rti::TyKind;
 use crate::desc::DescRef;
 use crate::ops::{
     Binary, Bound, CallOne, CallThen, Checked, CheckedK, Compare, CompareBranch, CompareBranchK,
-    ConvertDiv, Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen, IndexGet, MulThen,
-    MulThenSet, NativeShort, Op, Opnd, ParamPass, Prefixed, Slots, Step, StepBranch, StepCall,
-    Targets, Then, ThenBranch, ThenCopy, WithK,
+    ConvertDiv, DepthThen, Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen,
+    IndexGet, MulThen, MulThenSet, NativeShort, Op, Opnd, ParamPass, Prefixed, Slots, Step,
+    StepBranch, StepCall, Targets, Then, ThenBranch, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -1059,6 +1059,40 @@ fn step_then_call(ops: &[Op], i: usize) -> Option<Op> {
     (call.src == step.d).then(|| make(StepCall { step, call }))
 }
 
+/// A call-depth test at `ops[i]` and the subtract-and-test after it (fused already):
+/// one operation (`Op::DepthSubBrLtI64K`, ..).
+fn depth_then_test(ops: &[Op], i: usize) -> Option<Op> {
+    let Op::CheckDepth { depth, fail } = ops[i] else {
+        return None;
+    };
+    macro_rules! family {
+        ($($sub:ident => $depth:ident,)*) => {
+            match *ops.get(i + 1)? {
+                $(Op::$sub(then) => Op::$depth(DepthThen { depth, fail, then }),)*
+                _ => return None,
+            }
+        };
+    }
+    Some(family! {
+        SubBrEqI64 => DepthSubBrEqI64,
+        SubBrNeI64 => DepthSubBrNeI64,
+        SubBrLtI64 => DepthSubBrLtI64,
+        SubBrLeI64 => DepthSubBrLeI64,
+        SubBrEqU64 => DepthSubBrEqU64,
+        SubBrNeU64 => DepthSubBrNeU64,
+        SubBrLtU64 => DepthSubBrLtU64,
+        SubBrLeU64 => DepthSubBrLeU64,
+        SubBrEqI64K => DepthSubBrEqI64K,
+        SubBrNeI64K => DepthSubBrNeI64K,
+        SubBrLtI64K => DepthSubBrLtI64K,
+        SubBrLeI64K => DepthSubBrLeI64K,
+        SubBrEqU64K => DepthSubBrEqU64K,
+        SubBrNeU64K => DepthSubBrNeU64K,
+        SubBrLtU64K => DepthSubBrLtU64K,
+        SubBrLeU64K => DepthSubBrLeU64K,
+    })
+}
+
 /// A one-argument call at `ops[i]` and the checked `+` (with the copy of its sum) after
 /// it: one operation (`Op::CallAddI64M`, ..). The two stand in one block, so nothing
 /// jumps between them.
@@ -1162,6 +1196,12 @@ pub fn specialize(ops: &mut [Op]) {
             .or_else(|| get_then_set(ops, i))
             .or_else(|| get_then_branch(ops, i));
         if let Some(op) = fused {
+            ops[i] = op;
+        }
+    }
+    // Then a depth test before a step and its test, now that those are one operation.
+    for i in 0..ops.len() {
+        if let Some(op) = depth_then_test(ops, i) {
             ops[i] = op;
         }
     }

@@ -548,6 +548,25 @@ pub enum Op {
     SubBrNeU64K(StepBranch),
     SubBrLtU64K(StepBranch),
     SubBrLeU64K(StepBranch),
+    /// A call-depth test (`CheckDepth`), then a constant subtracted and the test of the
+    /// difference (`SubBr..`): an inlined recursive call, whose depth test now stands
+    /// before its argument's `n - 1` and its base case's `n - 1 < 2`.
+    DepthSubBrEqI64(DepthThen<StepBranch>),
+    DepthSubBrNeI64(DepthThen<StepBranch>),
+    DepthSubBrLtI64(DepthThen<StepBranch>),
+    DepthSubBrLeI64(DepthThen<StepBranch>),
+    DepthSubBrEqU64(DepthThen<StepBranch>),
+    DepthSubBrNeU64(DepthThen<StepBranch>),
+    DepthSubBrLtU64(DepthThen<StepBranch>),
+    DepthSubBrLeU64(DepthThen<StepBranch>),
+    DepthSubBrEqI64K(DepthThen<StepBranch>),
+    DepthSubBrNeI64K(DepthThen<StepBranch>),
+    DepthSubBrLtI64K(DepthThen<StepBranch>),
+    DepthSubBrLeI64K(DepthThen<StepBranch>),
+    DepthSubBrEqU64K(DepthThen<StepBranch>),
+    DepthSubBrNeU64K(DepthThen<StepBranch>),
+    DepthSubBrLtU64K(DepthThen<StepBranch>),
+    DepthSubBrLeU64K(DepthThen<StepBranch>),
     /// An index computed by a checked `+` and the 8-byte element read at it (`b[bi +
     /// 3]`): `K` a constant step, `I` the list's address in the frame.
     AddKGetW(IndexGet),
@@ -957,6 +976,14 @@ pub struct CallOne {
 pub struct StepCall {
     pub step: CheckedK,
     pub call: CallOne,
+}
+
+/// A call-depth test (`depth`, failing to `fail`), then the operation after it (`then`).
+#[derive(Clone, Copy, Debug)]
+pub struct DepthThen<T> {
+    pub depth: u32,
+    pub fail: u32,
+    pub then: T,
 }
 
 /// A one-argument call (`call`), then the operation after it (`then`).
