@@ -24,7 +24,9 @@
 //! with a *base case* (its entry tests its parameters, and one side returns a value
 //! computed from them: `if n < 2 ret n end if`): the caller makes the test, and calls
 //! only when the base case does not hold. This is the part of `fib` that gcc inlines
-//! too (its `ipa-split`); half of `fib`'s calls are base cases.
+//! too (its `ipa-split`); half of `fib`'s calls are base cases. Those calls go to a copy of the
+//! function that, once the range pass has run, starts past the test
+//! ([`start_past_base_cases`]): the callee does not make again the test its caller made.
 //!
 //! The call-depth limit (`docs/abi.md`, section 12) sees what the program wrote, except
 //! for a leaf: an inlined leaf is no call and is not counted. A base case taken in
@@ -33,7 +35,9 @@
 //! each call copied in with it takes one more depth (`call ... depth N`), so every call
 //! that runs is refused at the same depth as without inlining.
 
-use crate::program::{Block, BlockId, Function, Inst, InstKind, Program, SlotId, Terminator};
+use crate::program::{
+    Block, BlockId, FuncId, Function, Inst, InstKind, Program, SlotId, Terminator,
+};
 use crate::types::ParamMode;
 
 /// The largest function inlined, in instructions.
@@ -176,11 +180,13 @@ pub fn inlinable(f: &Function) -> bool {
 
 /// Inlines every call of an [`inlinable`] function in `program`: the leaves first (again
 /// while that makes new leaves of their callers), then the functions that make calls.
-pub fn inline_small_functions(program: &mut Program) {
+/// Returns the copies of functions that start past their base case once
+/// [`start_past_base_cases`] runs ([`inline_base_cases`]).
+pub fn inline_small_functions(program: &mut Program) -> Vec<FuncId> {
     // Each leaf round removes calls and adds none, so the leaf rounds end.
     while inline_round(program, Inlining::Leaf) {}
     inline_round(program, Inlining::WithCalls);
-    inline_base_cases(program);
+    inline_base_cases(program)
 }
 
 /// Inlines the calls of the functions `round` names; whether there was any.
@@ -247,26 +253,50 @@ pub(crate) fn remove_unreachable_blocks(f: &mut Function) {
         .zip(&reached)
         .filter(|(_, r)| **r)
         .map(|(mut block, _)| {
-            for inst in &mut block.insts {
-                inst.abandon = inst.abandon.map(new_id);
-            }
-            block.term = match block.term {
-                Terminator::Jump(t) => Terminator::Jump(new_id(t)),
-                Terminator::Branch {
-                    cond,
-                    then_block,
-                    else_block,
-                } => Terminator::Branch {
-                    cond,
-                    then_block: new_id(then_block),
-                    else_block: new_id(else_block),
-                },
-                other => other,
-            };
+            renumber_edges(&mut block, new_id);
             block
         })
         .collect();
     f.entry = new_id(f.entry);
+}
+
+/// Renames every block `block` names (its abandon edges and its terminator's targets).
+fn renumber_edges(block: &mut Block, new_id: impl Fn(BlockId) -> BlockId) {
+    for inst in &mut block.insts {
+        inst.abandon = inst.abandon.map(&new_id);
+    }
+    block.term = match block.term {
+        Terminator::Jump(t) => Terminator::Jump(new_id(t)),
+        Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } => Terminator::Branch {
+            cond,
+            then_block: new_id(then_block),
+            else_block: new_id(else_block),
+        },
+        ref other => other.clone(),
+    };
+}
+
+/// Makes `f`'s entry block its first, as every backend starts a function at block 0: the
+/// two trade places.
+fn put_entry_first(f: &mut Function) {
+    let entry = f.entry;
+    if entry.index() == 0 {
+        return;
+    }
+    let swap = |b: BlockId| match b {
+        b if b == entry => BlockId(0),
+        BlockId(0) => entry,
+        b => b,
+    };
+    f.blocks.swap(0, entry.index());
+    for block in &mut f.blocks {
+        renumber_edges(block, swap);
+    }
+    f.entry = BlockId(0);
 }
 
 /// `kind` with every slot `s` renamed `rename(s)` (the kinds [`inlinable`] admits), a
@@ -579,21 +609,112 @@ fn base_case_on(f: &Function, on_then: bool) -> Option<BaseCase> {
 /// does not, the call. A recursion's calls of its base case (half the calls of `fib`)
 /// are then no calls at all, on every backend. The calls this leaves are not partly
 /// inlined again.
-pub fn inline_base_cases(program: &mut Program) {
+///
+/// Every call of a function with a base case is then left behind the caller's test of
+/// it, so the callee need not test it again: where a copy of the function can start past
+/// its test ([`starts_past_base_case`]), those calls go to such a copy, numbered after the
+/// functions, and returned. The copy keeps its test for now, so that [`crate::ranges`]
+/// still knows what the test proves (`n >= 2`, so `n - 1` cannot overflow), which holds
+/// where the copy starts since every call of it made the test;
+/// [`start_past_base_cases`] removes the test once that pass has run.
+pub fn inline_base_cases(program: &mut Program) -> Vec<FuncId> {
     let cases: Vec<Option<BaseCase>> = program.functions.iter().map(base_case).collect();
     if cases.iter().all(Option::is_none) {
-        return;
+        return Vec::new();
+    }
+    let mut past: Vec<Option<FuncId>> = vec![None; cases.len()];
+    let mut copies = Vec::new();
+    for (g, case) in cases.iter().enumerate() {
+        if case.is_some() && starts_past_base_case(&program.functions[g]).is_some() {
+            let copy = FuncId((cases.len() + copies.len()) as u32);
+            past[g] = Some(copy);
+            copies.push((g, copy));
+        }
     }
     for f in &mut program.functions {
-        if inline_base_cases_in(f, &cases) {
+        if inline_base_cases_in(f, &cases, &past) {
             remove_unreachable_blocks(f);
+        }
+    }
+    for &(g, _) in &copies {
+        let copy = program.functions[g].clone();
+        program.functions.push(copy);
+    }
+    copies.into_iter().map(|(_, copy)| copy).collect()
+}
+
+/// Starts each copy [`inline_base_cases`] made (`copies`) past its base case's test, where
+/// it still can ([`starts_past_base_case`]): the test its every caller made is not made
+/// again.
+pub fn start_past_base_cases(program: &mut Program, copies: &[FuncId]) {
+    for &copy in copies {
+        let f = &mut program.functions[copy.index()];
+        if let Some(rest) = starts_past_base_case(f) {
+            f.entry = rest;
+            remove_unreachable_blocks(f);
+            put_entry_first(f);
         }
     }
 }
 
+/// Where a copy of `f` that starts past its base case's test would start: the side of
+/// its entry's branch that is not the base case, when nothing else reaches that block,
+/// nothing jumps back to the entry, and nothing outside the entry reads what the entry
+/// computes (the copy does not compute it).
+fn starts_past_base_case(f: &Function) -> Option<BlockId> {
+    let case = base_case(f)?;
+    let entry = &f.blocks[f.entry.index()];
+    let Terminator::Branch {
+        then_block,
+        else_block,
+        ..
+    } = entry.term
+    else {
+        return None;
+    };
+    let rest = if case.on_then { else_block } else { then_block };
+    if rest == f.entry || then_block == else_block {
+        return None;
+    }
+    let mut written = std::collections::HashSet::new();
+    for inst in &entry.insts {
+        inst.kind.for_each_written(|s| {
+            written.insert(s);
+        });
+    }
+    for (bi, block) in f.blocks.iter().enumerate() {
+        let mut edges: Vec<BlockId> = block.insts.iter().filter_map(|i| i.abandon).collect();
+        edges.extend(block.term.successors());
+        if edges.contains(&f.entry) || (bi != f.entry.index() && edges.contains(&rest)) {
+            return None;
+        }
+        if bi == f.entry.index() {
+            continue;
+        }
+        let mut reads = false;
+        for inst in &block.insts {
+            inst.kind.for_each_read(|s| reads |= written.contains(&s));
+        }
+        match block.term {
+            Terminator::Branch { cond: s, .. } | Terminator::Return(Some(s)) => {
+                reads |= written.contains(&s)
+            }
+            _ => {}
+        }
+        if reads {
+            return None;
+        }
+    }
+    Some(rest)
+}
+
 /// Partly inlines the calls in `f` of the functions `cases` gives a base case; whether
 /// there was any.
-fn inline_base_cases_in(f: &mut Function, cases: &[Option<BaseCase>]) -> bool {
+fn inline_base_cases_in(
+    f: &mut Function,
+    cases: &[Option<BaseCase>],
+    past: &[Option<FuncId>],
+) -> bool {
     let mut done = false;
     // The blocks that hold a call left in place (not scanned again).
     let mut kept_call = vec![false; f.blocks.len()];
@@ -604,7 +725,8 @@ fn inline_base_cases_in(f: &mut Function, cases: &[Option<BaseCase>]) -> bool {
         } else {
             f.blocks[bi].insts.iter().position(|inst| {
                 matches!(&inst.kind,
-                    InstKind::Call { func, .. } if cases[func.index()].is_some())
+                    InstKind::Call { func, .. }
+                        if cases.get(func.index()).is_some_and(Option::is_some))
             })
         };
         let Some(at) = at else {
@@ -681,6 +803,14 @@ fn inline_base_cases_in(f: &mut Function, cases: &[Option<BaseCase>]) -> bool {
             insts: base,
             term: Terminator::Jump(cont),
         });
+        // The call made where the base case does not hold: to the copy that starts past
+        // the test, if there is one.
+        let mut call = call;
+        if let InstKind::Call { func, .. } = &mut call.kind {
+            if let Some(copy) = past[func.index()] {
+                *func = copy;
+            }
+        }
         f.blocks.push(Block {
             insts: vec![call],
             term: Terminator::Jump(cont),
@@ -787,6 +917,23 @@ mod tests {
             .any(|i| matches!(i.kind, InstKind::CheckDepth { .. })));
     }
 
+    /// The entry `main`, which prints `f(5)`.
+    fn declare_main_printing(
+        pb: &mut ProgramBuilder,
+        f: crate::program::FuncId,
+    ) -> crate::program::FuncId {
+        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
+        let mut fb = pb.function(main);
+        let c = fb.int(IrType::I64, 5);
+        let r = fb.new_slot(IrType::I64);
+        let abandon = fb.abandon_block(&[]);
+        fb.call(Some(r), f, vec![], &[(ParamMode::In, c)], abandon);
+        fb.debuglog(r);
+        fb.terminate(Terminator::Return(None));
+        pb.set_entry(main);
+        main
+    }
+
     /// How many calls of program functions `f` makes.
     fn program_calls(f: &Function) -> usize {
         f.blocks
@@ -798,7 +945,18 @@ mod tests {
 
     /// `down(n) = if n < 1 then 0 else down(n - 1) + 1` (checked arithmetic).
     fn declare_down(pb: &mut ProgramBuilder) -> crate::program::FuncId {
-        let (down, mut fb, n, one) = begin_i64_to_i64(pb, "down");
+        declare_countdown(pb, "down", false)
+    }
+
+    /// `name(n) = if n < 1 then 0 else name(n - 1) + 1` (checked arithmetic); with
+    /// `own_one`, the recursive side writes its own constant 1, as the front end does, so
+    /// nothing past the entry's test reads what the test computed.
+    fn declare_countdown(
+        pb: &mut ProgramBuilder,
+        name: &str,
+        own_one: bool,
+    ) -> crate::program::FuncId {
+        let (down, mut fb, n, one) = begin_i64_to_i64(pb, name);
         let small = fb.compare(crate::program::CompareOp::Lt, n, one);
         let (base, step) = (fb.new_block(), fb.new_block());
         fb.branch(small, base, step);
@@ -807,12 +965,48 @@ mod tests {
         fb.terminate(Terminator::Return(Some(zero)));
         fb.switch_to(step);
         let abandon = fb.abandon_block(&[]);
+        let one = if own_one { fb.int(IrType::I64, 1) } else { one };
         let m = fb.binary(BinaryOp::Sub, n, one, Some(abandon));
         let r = fb.new_slot(IrType::I64);
         fb.call(Some(r), down, vec![], &[(ParamMode::In, m)], abandon);
         let s = fb.binary(BinaryOp::Add, r, one, Some(abandon));
         fb.terminate(Terminator::Return(Some(s)));
         down
+    }
+
+    /// Every call of `count` is left behind its base case's test, so after every pass
+    /// they all go to a copy of `count` that starts past the test: its entry tests the
+    /// call depth instead of the parameter, and the program verifies.
+    #[test]
+    fn calls_behind_the_base_case_go_to_a_copy_that_starts_past_it() {
+        let mut pb = ProgramBuilder::new();
+        let count = declare_countdown(&mut pb, "count", true);
+        let main = declare_main_printing(&mut pb, count);
+        let mut program = pb.finish();
+        crate::passes::optimize(&mut program);
+        crate::verify::verify_program(&program).expect("the program verifies");
+        assert_eq!(program.functions.len(), 3, "count, main and the copy");
+        let copy = FuncId(2);
+        for f in [main, copy] {
+            let callees: Vec<FuncId> = program.functions[f.index()]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .filter_map(|i| match i.kind {
+                    InstKind::Call { func, .. } => Some(func),
+                    _ => None,
+                })
+                .collect();
+            assert!(!callees.is_empty() && callees.iter().all(|&c| c == copy));
+        }
+        let copied = &program.functions[copy.index()];
+        let param = copied.params[0].slot;
+        let entry = &copied.blocks[copied.entry.index()];
+        assert_eq!(copied.entry, BlockId(0));
+        assert!(!entry
+            .insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Compare { lhs, .. } if lhs == param)));
     }
 
     /// `down` ([`declare_down`]), called from `main`: the second
@@ -823,15 +1017,7 @@ mod tests {
     fn a_recursive_function_is_unrolled_once_and_keeps_its_depth() {
         let mut pb = ProgramBuilder::new();
         let down = declare_down(&mut pb);
-        let main = pb.declare_function("main", vec![], vec![], IrType::Unit);
-        let mut fb = pb.function(main);
-        let c = fb.int(IrType::I64, 5);
-        let r = fb.new_slot(IrType::I64);
-        let abandon = fb.abandon_block(&[]);
-        fb.call(Some(r), down, vec![], &[(ParamMode::In, c)], abandon);
-        fb.debuglog(r);
-        fb.terminate(Terminator::Return(None));
-        pb.set_entry(main);
+        let main = declare_main_printing(&mut pb, down);
         let mut program = pb.finish();
         assert_eq!(
             inlining(&program.functions[down.index()]),

@@ -14,15 +14,18 @@
 //!    operations reused, dead copies removed.
 //! 6. [`crate::inline::hoist_depth_checks`]: each call-depth test an inlined call left
 //!    moved above the plain scalar arithmetic before it.
+//! 7. [`crate::inline::start_past_base_cases`]: the copies of functions that step 1 calls
+//!    only where their base case does not hold start past its test.
 
 use crate::program::Program;
 
 /// Runs every pass on `program`, in order.
 pub fn optimize(program: &mut Program) {
-    crate::inline::inline_small_functions(program);
+    let copies = crate::inline::inline_small_functions(program);
     crate::ranges::remove_impossible_checks(program);
     crate::thread::thread_condition_jumps(program);
     crate::ranges::remove_impossible_checks(program);
     crate::forward::forward_copies(program);
     crate::inline::hoist_depth_checks(program);
+    crate::inline::start_past_base_cases(program, &copies);
 }
