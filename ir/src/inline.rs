@@ -1059,9 +1059,9 @@ mod tests {
     fn a_depth_check_moves_above_plain_arithmetic_only() {
         let mut pb = ProgramBuilder::new();
         let (f, mut fb, x, one) = begin_i64_to_i64(&mut pb, "f");
+        let s = fb.string("held");
         let abandon = fb.abandon_block(&[]);
         let checked = fb.binary(BinaryOp::Sub, x, one, Some(abandon));
-        let s = fb.string("held");
         let kept = fb.int(IrType::I64, 7);
         let two = fb.int(IrType::I64, 2);
         let plain = fb.binary(BinaryOp::NoWrapSub, checked, two, None);
@@ -1078,14 +1078,14 @@ mod tests {
             .iter()
             .map(|i| i.kind.name())
             .collect();
-        // The constant 1, the checked `sub`, the string, the 7 the failure path drops,
+        // The constant 1, the string, the checked `sub`, the 7 the failure path drops,
         // then the test above the constant 2 and the `nowrap_sub`.
         assert_eq!(
             names,
             [
                 "const",
-                "binary",
                 "const",
+                "binary",
                 "const",
                 "check_depth",
                 "const",
