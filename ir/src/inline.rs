@@ -159,18 +159,12 @@ fn dropped_from(f: &Function, from: BlockId) -> std::collections::HashSet<SlotId
 /// The slot `inst` writes, when it only computes a scalar there and cannot fail
 /// ([`hoist_depth_checks`]).
 fn quietly_computes(f: &Function, inst: &Inst) -> Option<SlotId> {
-    use InstKind as K;
-    let dst = match inst.kind {
-        K::Const { dst, .. }
-        | K::Copy { dst, .. }
-        | K::Unary { dst, .. }
-        | K::Binary { dst, .. }
-        | K::Compare { dst, .. }
-        | K::Cast { dst, .. } => dst,
-        _ => return None,
-    };
-    (inst.abandon.is_none() && !inst.kind.is_fallible(f) && f.slot_type(dst).is_scalar())
-        .then_some(dst)
+    if !computes(&inst.kind) || inst.abandon.is_some() || inst.kind.is_fallible(f) {
+        return None;
+    }
+    let mut dst = None;
+    inst.kind.for_each_written(|s| dst = Some(s));
+    dst.filter(|&d| f.slot_type(d).is_scalar())
 }
 
 /// Whether calls of `f` are inlined (in either round).
