@@ -503,7 +503,8 @@ impl Fx<'_> {
     /// `Function::room_test` says: when there is none, `NO_ROOM_BIT` is set in the depth
     /// word, so that each of those calls fails its depth test.
     fn test_room(&mut self, room: usize) {
-        // The frame address is above this function's own locals.
+        // The stack pointer is read somewhere in this function's own frame, whose
+        // locals may lie below it: their bytes count too.
         let room = self.func.frame_bytes().saturating_add(room);
         self.w.open(format!(
             "if (__builtin_expect({}, 0))",
@@ -961,7 +962,7 @@ impl Fx<'_> {
         );
         // Deep recursion is a runtime error, never a crash: before the callee reserves
         // its frame, no call depth left or no stack room for both frames (this one's
-        // own locals lie below its frame address) is `stack overflow`, and the
+        // own locals may lie below where the stack pointer is read) is `stack overflow`, and the
         // arguments the call would have handed over are dropped here.
         self.w.open("");
         // Signed: `NO_ROOM_BIT` (no room for the callees tested on entry) fails it too.

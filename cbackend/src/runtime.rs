@@ -28,8 +28,8 @@ pub fn abandoning() -> String {
     format!("DTLV_C_ABANDONING({RT})")
 }
 
-/// Whether fewer than `bytes` are left between this function's frame address and
-/// `rt->stack_limit`.
+/// Whether fewer than `bytes` are left between this function's stack pointer (read
+/// anywhere in its own frame: `DTLV_C_STACK_POINTER` in dtlv_c.h) and `rt->stack_limit`.
 pub fn no_stack_room(bytes: usize) -> String {
     format!("DTLV_C_NO_STACK_ROOM({RT}, {bytes}u)")
 }
