@@ -121,40 +121,45 @@ impl<M: Module> Fx<'_, '_, M> {
             Callee::Slot(sig, address) => self.b.ins().call_indirect(sig, address, &words),
         };
         let status = self.b.inst_results(call)[0];
-        // A failure status, or OK from a native that raised an error: both fail.
+        // A failure status, or OK from a native that raised an error: both fail. Two
+        // branches, each a compare and a conditional jump to its own cold block (the
+        // second only after an OK status), so the path that does not fail combines
+        // nothing in a register.
         let failed = self
             .b
             .ins()
             .icmp_imm_u(IntCC::NotEqual, status, STATUS_OK as i64);
-        let abandoning = self.load_abandoning();
-        let raised = self.b.ins().icmp_imm_u(IntCC::NotEqual, abandoning, 0);
-        let either = self.b.ins().bor(failed, raised);
         let (rider, function) = (native.rider().to_string(), native.function().to_string());
         let written = self.func.owned_call_results(dst, args);
-        self.fail_if(either, abandon, |fx| {
-            let report = fx.b.create_block();
-            let undo = fx.b.create_block();
-            let done = fx.b.create_block();
-            fx.b.set_cold_block(report);
-            fx.b.set_cold_block(undo);
-            fx.b.set_cold_block(done);
-            fx.b.ins().brif(failed, report, &[], undo, &[]);
-            fx.b.switch_to_block(report);
-            let (r, rl) = fx.bytes_addr(rider.as_bytes());
-            let (f, fl) = fx.bytes_addr(function.as_bytes());
-            let rt = fx.rt;
-            fx.call_rt(Entry::NativeFailed, &[rt, r, rl, f, fl, status]);
-            fx.b.ins().jump(done, &[]);
-            // OK but abandoning: what the native wrote is dropped.
-            fx.b.switch_to_block(undo);
-            for slot in written {
-                let ty = fx.slot_ty(slot).clone();
-                let d = fx.desc(&ty);
-                let at = fx.addr(slot);
-                fx.call_rt(Entry::Drop, &[rt, at, d]);
-            }
-            fx.b.ins().jump(done, &[]);
-            fx.b.switch_to_block(done);
-        });
+        let report = self.b.create_block();
+        let undo = self.b.create_block();
+        let done = self.b.create_block();
+        let ok = self.b.create_block();
+        let cont = self.b.create_block();
+        for cold in [report, undo, done] {
+            self.b.set_cold_block(cold);
+        }
+        self.b.ins().brif(failed, report, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+        let abandoning = self.load_abandoning();
+        self.b.ins().brif(abandoning, undo, &[], cont, &[]);
+        self.b.switch_to_block(report);
+        let (r, rl) = self.bytes_addr(rider.as_bytes());
+        let (f, fl) = self.bytes_addr(function.as_bytes());
+        let rt = self.rt;
+        self.call_rt(Entry::NativeFailed, &[rt, r, rl, f, fl, status]);
+        self.b.ins().jump(done, &[]);
+        // OK but abandoning: what the native wrote is dropped.
+        self.b.switch_to_block(undo);
+        for slot in written {
+            let ty = self.slot_ty(slot).clone();
+            let d = self.desc(&ty);
+            let at = self.addr(slot);
+            self.call_rt(Entry::Drop, &[rt, at, d]);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.take_abandon(abandon);
+        self.b.switch_to_block(cont);
     }
 }
