@@ -819,55 +819,66 @@ impl Fx<'_> {
                 let k = self.list_header(*list);
                 self.write(*dst, &format!("lh{k}_len"));
             }
-            K::ListGet { dst, list, index } => {
-                let abandon = fallible();
-                let ty = self.ty(*dst).clone();
-                let l = self.open_indexed(*list, *index, &ty);
-                self.fail_if(
-                    "i >= len",
-                    abandon,
-                    Some(call(Entry::RaiseBounds, &["i", "len"])),
-                );
-                if list_elem_inline(&ty) {
-                    let k = self.list_header(*list);
-                    let elem = list_elem(&format!("lh{k}_ptr"), self.ctype(*dst));
-                    self.write(*dst, &elem);
-                } else {
-                    let ed = self.desc(&ty);
-                    let d = self.addr(*dst);
-                    self.w
-                        .stmt(call(Entry::ListGet, &[&l, &ed, "(size_t)i", &d]));
-                }
-                self.w.close();
+            K::ListGet {
+                dst: element,
+                list,
+                index,
+                ..
             }
-            K::ListSet { list, index, value } => {
+            | K::ListSet {
+                value: element,
+                list,
+                index,
+                ..
+            } => {
                 let abandon = fallible();
-                let ty = self.ty(*value).clone();
+                let ty = self.ty(*element).clone();
                 let l = self.open_indexed(*list, *index, &ty);
-                if list_elem_inline(&ty) {
-                    // A copy value: nothing to destroy when the index is refused.
+                let get = matches!(kind, K::ListGet { .. });
+                let inline = list_elem_inline(&ty);
+                // The index tested first, but for a `list_set` of an owned value, which
+                // the runtime takes whatever the status (below): a refused one is
+                // destroyed there. A copy value has nothing to destroy.
+                if (get || inline) && datalove_ir::lowering::tests_index(kind, &ty) {
                     self.fail_if(
                         "i >= len",
                         abandon,
                         Some(call(Entry::RaiseBounds, &["i", "len"])),
                     );
-                    let v = self.read(*value);
-                    let k = self.list_header(*list);
-                    let elem = list_elem(&format!("lh{k}_ptr"), self.ctype(*value));
-                    self.w.stmt(format!("{elem} = {v}"));
-                } else {
-                    let ed = self.desc(&ty);
-                    let v = self.addr(*value);
-                    // The value is moved in whatever the status: a refused one is destroyed.
-                    self.w.stmt(format!(
-                        "dtlv_status_t status = {}",
-                        call(Entry::ListSet, &[&l, &ed, "(size_t)i", &v])
-                    ));
-                    self.fail_if(
-                        &format!("status == {STATUS_OUT_OF_BOUNDS} || i >= len"),
-                        abandon,
-                        Some(call(Entry::RaiseBounds, &["i", "len"])),
-                    );
+                }
+                let place = |fx: &Self| {
+                    let k = fx.list_header(*list);
+                    list_elem(&format!("lh{k}_ptr"), fx.ctype(*element))
+                };
+                match (get, inline) {
+                    (true, true) => {
+                        let elem = place(self);
+                        self.write(*element, &elem);
+                    }
+                    (true, false) => {
+                        let ed = self.desc(&ty);
+                        let d = self.addr(*element);
+                        self.w
+                            .stmt(call(Entry::ListGet, &[&l, &ed, "(size_t)i", &d]));
+                    }
+                    (false, true) => {
+                        let v = self.read(*element);
+                        let elem = place(self);
+                        self.w.stmt(format!("{elem} = {v}"));
+                    }
+                    (false, false) => {
+                        let ed = self.desc(&ty);
+                        let v = self.addr(*element);
+                        self.w.stmt(format!(
+                            "dtlv_status_t status = {}",
+                            call(Entry::ListSet, &[&l, &ed, "(size_t)i", &v])
+                        ));
+                        self.fail_if(
+                            &format!("status == {STATUS_OUT_OF_BOUNDS} || i >= len"),
+                            abandon,
+                            Some(call(Entry::RaiseBounds, &["i", "len"])),
+                        );
+                    }
                 }
                 self.w.close();
             }

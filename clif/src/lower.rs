@@ -882,16 +882,20 @@ impl<M: Module> Fx<'_, '_, M> {
                 let n = self.list_len(*list);
                 self.write(*dst, n);
             }
-            K::ListGet { dst, list, index } => {
+            K::ListGet {
+                dst, list, index, ..
+            } => {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
                 let ty = self.slot_ty(*dst).clone();
                 let l = self.addr(*list);
-                let len = self.bounds_len(*list, l, &ty);
-                let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
-                self.fail_if(out, abandon, |fx| {
-                    fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
-                });
+                if datalove_ir::lowering::tests_index(kind, &ty) {
+                    let len = self.bounds_len(*list, l, &ty);
+                    let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                    self.fail_if(out, abandon, |fx| {
+                        fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                    });
+                }
                 if list_elem_inline(&ty) {
                     let at = self.list_elem_addr(*list, i, &ty);
                     let flags = self.region_flags(LIST_ELEMS_REGION);
@@ -904,24 +908,29 @@ impl<M: Module> Fx<'_, '_, M> {
                     self.call_rt(Entry::ListGet, &[rt, l, ed, i, d]);
                 }
             }
-            K::ListSet { list, index, value } => {
+            K::ListSet {
+                list, index, value, ..
+            } => {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
                 let l = self.addr(*list);
                 let ty = self.slot_ty(*value).clone();
-                let len = self.bounds_len(*list, l, &ty);
                 if list_elem_inline(&ty) {
                     // A copy value: nothing to destroy when the index is refused.
-                    let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
-                    self.fail_if(out, abandon, |fx| {
-                        fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
-                    });
+                    if datalove_ir::lowering::tests_index(kind, &ty) {
+                        let len = self.bounds_len(*list, l, &ty);
+                        let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                        self.fail_if(out, abandon, |fx| {
+                            fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                        });
+                    }
                     let at = self.list_elem_addr(*list, i, &ty);
                     let flags = self.region_flags(LIST_ELEMS_REGION);
                     let v = self.read(*value);
                     self.b.ins().store(flags, v, at, 0);
                 } else {
                     // The value is moved in whatever the status: a refused one is destroyed.
+                    let len = self.bounds_len(*list, l, &ty);
                     let ed = self.desc(&ty);
                     let v = self.addr(*value);
                     let status = self

@@ -229,7 +229,12 @@ pub fn random_program(rng: &mut Rng) -> Program {
                         elems: (0..rng.below(3)).map(|_| s(rng)).collect(),
                     },
                     13 => slots!(ListLen { dst, list }),
-                    14 => slots!(ListGet { dst, list, index }),
+                    14 => InstKind::ListGet {
+                        dst: s(rng),
+                        list: s(rng),
+                        index: s(rng),
+                        checked: true,
+                    },
                     15 => slots!(ListPush { list, value }),
                     16 => slots!(MakeSome { dst, value }),
                     17 => slots!(Unwrap { dst, src }),
@@ -417,8 +422,12 @@ fn slots_mut(kind: &mut InstKind) -> Vec<&mut SlotId> {
         }
         K::MakeList { dst, elems } => std::iter::once(dst).chain(elems.iter_mut()).collect(),
         K::ListLen { dst, list } => vec![dst, list],
-        K::ListGet { dst, list, index } => vec![dst, list, index],
-        K::ListSet { list, index, value } => vec![list, index, value],
+        K::ListGet {
+            dst, list, index, ..
+        } => vec![dst, list, index],
+        K::ListSet {
+            list, index, value, ..
+        } => vec![list, index, value],
         K::ListPush { list, value } => vec![list, value],
         K::MakeSome { dst, value } | K::MakeData { dst, value } => vec![dst, value],
         K::Call { dst, args, .. } | K::CallNative { dst, args, .. } => dst

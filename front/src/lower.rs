@@ -485,6 +485,7 @@ impl<'a> FnLowering<'a> {
                         list,
                         index: i.slot(),
                         value: v,
+                        checked: true,
                     },
                     span,
                 );
@@ -903,6 +904,7 @@ impl<'a> FnLowering<'a> {
                         dst,
                         list: b.slot(),
                         index: i.slot(),
+                        checked: true,
                     },
                     span,
                 );

@@ -615,14 +615,18 @@ impl FuncLowering<'_, '_> {
                 dst: self.at(*dst),
                 list: self.at(*list),
             },
-            K::ListGet { dst, list, index } => Op::ListGet(ListGet {
+            K::ListGet {
+                dst, list, index, ..
+            } => Op::ListGet(ListGet {
                 dst: self.at(*dst),
                 list: self.at(*list),
                 index: self.at(*index),
                 elem: self.slot_desc(*dst),
                 fail,
             }),
-            K::ListSet { list, index, value } => Op::ListSet(ListSet {
+            K::ListSet {
+                list, index, value, ..
+            } => Op::ListSet(ListSet {
                 list: self.at(*list),
                 index: self.at(*index),
                 value: self.at(*value),

@@ -255,7 +255,7 @@ pub(crate) fn remove_unreachable_blocks(f: &mut Function) {
 }
 
 /// Renames every block `block` names (its abandon edges and its terminator's targets).
-fn renumber_edges(block: &mut Block, new_id: impl Fn(BlockId) -> BlockId) {
+pub(crate) fn renumber_edges(block: &mut Block, new_id: impl Fn(BlockId) -> BlockId) {
     for inst in &mut block.insts {
         inst.abandon = inst.abandon.map(&new_id);
     }

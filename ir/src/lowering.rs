@@ -687,6 +687,18 @@ pub fn list_elem_inline(elem: &IrType) -> bool {
     elem.is_scalar() && *elem != IrType::Unit
 }
 
+/// Whether compiled code tests the index of the list access `kind` (a `list_get` or
+/// `list_set` whose element is `elem`) before it reaches the element: always, but where
+/// the element is reached inline ([`list_elem_inline`]) and the IR proved the index in
+/// bounds (`checked: false`, [`crate::bounds`]). Read by clif and cbackend alike.
+pub fn tests_index(kind: &InstKind, elem: &IrType) -> bool {
+    let checked = match kind {
+        InstKind::ListGet { checked, .. } | InstKind::ListSet { checked, .. } => *checked,
+        _ => true,
+    };
+    checked || !list_elem_inline(elem)
+}
+
 /// Where compiled code keeps list headers in locals ([`Function::list_header_plan`]):
 /// each list slot that an inline element access or `len` reads has its `ptr` and `len`
 /// in locals, loaded from the header where they are live (read later on some path
@@ -1264,53 +1276,32 @@ mod tests {
     /// change it), not in the loop, and again after the call only.
     #[test]
     fn list_headers_are_loaded_where_live_and_kept_across_element_stores() {
-        use crate::program::{BinaryOp, CompareOp, ConstValue};
+        use crate::program::CompareOp;
         let mut pb = ProgramBuilder::new();
-        let list = IrType::List(Box::new(IrType::U8));
+        // `other()`, which does nothing; `fill`, then after its loop: `other()`,
+        // `debuglog len(xs)`.
         let other = pb.declare_function("other", vec![], vec![], IrType::Unit);
-        let fill = pb.declare_function(
-            "fill",
-            vec![],
-            vec![
-                ("xs".into(), ParamMode::Mut, list),
-                ("n".into(), ParamMode::In, IrType::Index),
-            ],
-            IrType::Unit,
+        let after: crate::bounds::fill::Part<'_> = Box::new(|fb, xs, _, _, abandon| {
+            fb.call(None, other, vec![], &[], abandon);
+            let length = fb.new_slot(IrType::Index);
+            fb.inst(
+                InstKind::ListLen {
+                    dst: length,
+                    list: xs,
+                },
+                None,
+            );
+            fb.debuglog(length);
+        });
+        let fill = crate::bounds::fill::declare_fill(
+            &mut pb,
+            CompareOp::Lt,
+            false,
+            crate::bounds::fill::nothing(),
+            after,
         );
-        {
-            let mut fb = pb.function(other);
-            fb.terminate(Terminator::Return(None));
-        }
-        let mut fb = pb.function(fill);
-        let (xs, n) = (fb.param(0), fb.param(1));
-        let i = fb.int(IrType::Index, 0);
-        let one = fb.int(IrType::Index, 1);
-        let zero = fb.constant(IrType::U8, ConstValue::Int(0));
-        let abandon = fb.abandon_block(&[]);
-        let each = fb.while_loop(CompareOp::Lt, i, n);
-        fb.inst(
-            InstKind::ListSet {
-                list: xs,
-                index: i,
-                value: zero,
-            },
-            Some(abandon),
-        );
-        let next = fb.binary(BinaryOp::Add, i, one, Some(abandon));
-        fb.inst(InstKind::Move { dst: i, src: next }, None);
-        fb.end_loop(each);
-        fb.call(None, other, vec![], &[], abandon);
-        let length = fb.new_slot(IrType::Index);
-        fb.inst(
-            InstKind::ListLen {
-                dst: length,
-                list: xs,
-            },
-            None,
-        );
-        fb.debuglog(length);
-        fb.terminate(Terminator::Return(None));
-        pb.set_entry(fill);
+        pb.function(other).terminate(Terminator::Return(None));
+        let xs = SlotId(0);
         let program = pb.finish();
         let f = &program.functions[fill.index()];
         let plan = f.list_header_plan();
@@ -1329,16 +1320,19 @@ mod tests {
                     .map(move |(i, _)| (b, i))
             })
             .collect();
+        // The loop's exit block starts with the call, its body with the store.
+        let starting = |pred: fn(&InstKind) -> bool| {
+            f.blocks
+                .iter()
+                .position(|b| b.insts.first().is_some_and(|i| pred(&i.kind)))
+                .expect("a block starts so")
+        };
+        let exit = starting(|k| matches!(k, InstKind::Call { .. }));
+        let body = starting(|k| matches!(k, InstKind::ListSet { .. }));
         // Only the call (the first instruction of the exit block) reloads.
-        assert_eq!(reloads, [(each.exit.index(), 0)]);
-        assert!(!keeps_list_headers(
-            f,
-            &f.blocks[each.exit.index()].insts[0].kind
-        ));
-        assert!(keeps_list_headers(
-            f,
-            &f.blocks[each.body.index()].insts[0].kind
-        ));
+        assert_eq!(reloads, [(exit, 0)]);
+        assert!(!keeps_list_headers(f, &f.blocks[exit].insts[0].kind));
+        assert!(keeps_list_headers(f, &f.blocks[body].insts[0].kind));
     }
 
     /// `k = 0; while k < 3 { one = 1; two = 2; k = k +% one; two = two +% one }; c = 7`

@@ -16,6 +16,8 @@
 //!    moved above the plain scalar arithmetic before it.
 //! 7. [`crate::inline::start_past_base_cases`]: the copies of functions that step 1 calls
 //!    only where their base case does not hold start past its test.
+//! 8. [`crate::bounds`]: list accesses proved in bounds lose their test, in place or in
+//!    a copy of their loop that guards run once before it.
 
 use crate::program::Program;
 
@@ -28,4 +30,5 @@ pub fn optimize(program: &mut Program) {
     crate::forward::forward_copies(program);
     crate::inline::hoist_depth_checks(program);
     crate::inline::start_past_base_cases(program, &copies);
+    crate::bounds::remove_proven_bounds_checks(program);
 }

@@ -103,6 +103,15 @@ fn list(slots: &[SlotId]) -> String {
         .join(", ")
 }
 
+/// What a list access the bounds pass proved in bounds adds to its text.
+fn in_bounds(checked: bool) -> &'static str {
+    if checked {
+        ""
+    } else {
+        " in_bounds"
+    }
+}
+
 fn args(args: &[Arg]) -> String {
     args.iter()
         .map(|a| format!("{} {}", a.mode, a.slot))
@@ -164,8 +173,18 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
         }
         MakeList { dst, elems } => format!("{dst} = list [{}]", list(elems)),
         ListLen { dst, list } => format!("{dst} = list_len {list}"),
-        ListGet { dst, list, index } => format!("{dst} = list_get {list}[{index}]"),
-        ListSet { list, index, value } => format!("list_set {list}[{index}] = {value}"),
+        ListGet {
+            dst,
+            list,
+            index,
+            checked,
+        } => format!("{dst} = list_get {list}[{index}]{}", in_bounds(*checked)),
+        ListSet {
+            list,
+            index,
+            value,
+            checked,
+        } => format!("list_set {list}[{index}] = {value}{}", in_bounds(*checked)),
         ListPush { list, value } => format!("list_push {list}, {value}"),
         MakeSome { dst, value } => format!("{dst} = some {value}"),
         MakeNone { dst } => format!("{dst} = none {}", ty(f.slot_type(*dst))),

@@ -460,17 +460,22 @@ pub enum InstKind {
     /// `dst: index`.
     ListLen { dst: SlotId, list: SlotId },
     /// Copies or clones element `index` (an `index` slot). Fallible: out of bounds.
+    /// `checked` is false where a pass proved the index in bounds (`crate::bounds`): a
+    /// backend may then leave out its test (the instruction keeps its abandon block, so
+    /// a backend that tests anyway behaves the same).
     ListGet {
         dst: SlotId,
         list: SlotId,
         index: SlotId,
+        checked: bool,
     },
     /// Moves `value` into element `index`. Fallible: out of bounds (the value is
-    /// destroyed).
+    /// destroyed). `checked` as for `ListGet`.
     ListSet {
         list: SlotId,
         index: SlotId,
         value: SlotId,
+        checked: bool,
     },
     /// Moves `value` onto the end of `list`.
     ListPush { list: SlotId, value: SlotId },

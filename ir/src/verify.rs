@@ -540,15 +540,25 @@ impl<'a> Verifier<'a> {
                 self.list_elem(at, *list);
                 self.expect(at, *dst, &IrType::Index, "destination");
             }
-            ListGet { dst, list, index } => {
-                if let Some(elem) = self.list_elem(at, *list) {
-                    self.expect(at, *dst, &elem, "destination");
-                }
-                self.expect(at, *index, &IrType::Index, "index");
+            ListGet {
+                dst: element,
+                list,
+                index,
+                ..
             }
-            ListSet { list, index, value } => {
+            | ListSet {
+                value: element,
+                list,
+                index,
+                ..
+            } => {
+                let role = if matches!(kind, ListGet { .. }) {
+                    "destination"
+                } else {
+                    "value"
+                };
                 if let Some(elem) = self.list_elem(at, *list) {
-                    self.expect(at, *value, &elem, "value");
+                    self.expect(at, *element, &elem, role);
                 }
                 self.expect(at, *index, &IrType::Index, "index");
             }
@@ -1160,12 +1170,16 @@ impl<'a> Verifier<'a> {
                 self.take(at, flow, *src);
                 writes.extend(dsts);
             }
-            ListGet { dst, list, index } => {
+            ListGet {
+                dst, list, index, ..
+            } => {
                 self.read(at, flow.state, *list);
                 self.read(at, flow.state, *index);
                 writes.push(*dst);
             }
-            ListSet { list, index, value } => {
+            ListSet {
+                list, index, value, ..
+            } => {
                 self.read(at, flow.state, *list);
                 self.read(at, flow.state, *index);
                 self.take(at, flow, *value);
@@ -1799,8 +1813,12 @@ pub fn inst_slots(kind: &InstKind) -> Vec<SlotId> {
             v
         }
         ListLen { dst, list } => vec![*dst, *list],
-        ListGet { dst, list, index } => vec![*dst, *list, *index],
-        ListSet { list, index, value } => vec![*list, *index, *value],
+        ListGet {
+            dst, list, index, ..
+        } => vec![*dst, *list, *index],
+        ListSet {
+            list, index, value, ..
+        } => vec![*list, *index, *value],
         ListPush { list, value } => vec![*list, *value],
         Call { dst, args, .. } | CallNative { dst, args, .. } => {
             let mut v: Vec<SlotId> = dst.iter().copied().collect();
