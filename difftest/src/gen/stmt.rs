@@ -346,12 +346,16 @@ impl Generator<'_> {
         out.push(Stmt::Match { scrutinee, arms });
     }
 
-    /// A loop counting to a small bound: `loop while i < K` or `loop` with a `break`.
+    /// A loop counting to a small bound: `loop while i < K` or `loop` with a `break`; now
+    /// and then a loop over a list's indices instead ([`Self::indexed_loop`]).
     fn counted_loop(&mut self, out: &mut Vec<Stmt>) {
         let left = self.fx.budget.saturating_sub(self.fx.cost);
         let max_bound = (left / (self.fx.mult * 8)).min(5);
         if max_bound == 0 {
             return self.declaration(VarKind::Let, out);
+        }
+        if self.rng.chance(1, 3) && self.indexed_loop(max_bound, out) {
+            return;
         }
         let bound = self.rng.range(0, max_bound);
         let counter = self.fresh_name("i");
@@ -361,14 +365,7 @@ impl Generator<'_> {
         out.push(Stmt::Line(format!("var {counter}: {ty_text} = 0")));
         let c = self.declare(counter.clone(), counter_ty, VarKind::Var, VState::Live);
         self.fx.vars[c].reserved = true;
-        let before = self.snapshot();
-        // Facts about outer variables do not survive the iterations.
-        let outer: Vec<usize> = (0..self.fx.vars.len())
-            .filter(|&v| self.fx.vars[v].visible)
-            .collect();
-        for &v in &outer {
-            self.fx.vars[v].facts = Facts::default();
-        }
+        let before = self.enter_loop();
         let while_form = self.rng.chance(2, 3);
         let mut cond = None;
         if while_form {
@@ -389,8 +386,6 @@ impl Generator<'_> {
             self.flush_pending(out);
             cond = Some(text);
         }
-        self.fx.loop_level += 1;
-        self.fx.mult *= bound + 1;
         let mut body = vec![Stmt::Line(format!("set {counter} = {counter} + 1"))];
         if !while_form {
             body.push(Stmt::when(
@@ -398,16 +393,95 @@ impl Generator<'_> {
                 vec![Stmt::Line("break".into())],
             ));
         }
+        self.loop_body(bound + 1, &mut body);
+        self.leave_loop(&before);
+        out.push(Stmt::Loop { cond, body });
+    }
+
+    /// Starts a loop's condition and body: facts about the variables visible here do
+    /// not survive the passes. Returns the state to go back to after the loop.
+    fn enter_loop(&mut self) -> Vec<(VState, Facts)> {
+        let before = self.snapshot();
+        self.forget_visible_facts();
+        before
+    }
+
+    fn forget_visible_facts(&mut self) {
+        for var in self.fx.vars.iter_mut().filter(|v| v.visible) {
+            var.facts = Facts::default();
+        }
+    }
+
+    /// Appends a block to a loop's `body`, which runs up to `passes` times.
+    fn loop_body(&mut self, passes: u64, body: &mut Vec<Stmt>) {
+        self.fx.loop_level += 1;
+        self.fx.mult *= passes;
         let size = self.block_size();
         let mut inner = self.block(size);
         body.append(&mut inner);
-        self.fx.mult /= bound + 1;
+        self.fx.mult /= passes;
         self.fx.loop_level -= 1;
-        self.restore(&before);
-        for &v in &outer {
-            self.fx.vars[v].facts = Facts::default();
+    }
+
+    /// Ends a loop: the state from before it, its facts forgotten again.
+    fn leave_loop(&mut self, before: &[(VState, Facts)]) {
+        self.restore(before);
+        self.forget_visible_facts();
+    }
+
+    /// A loop over the indices of a list `xs`, the shape the IR's bounds pass proves or
+    /// copies behind a guard (`datalove_ir::bounds`): `var j: index = 0`, then `loop while
+    /// j < len(xs)` (the list kept as it is: no statement inside may write it) or `loop
+    /// while j < K` / `j <= K` (the body may write or grow the list, and `j` may pass its
+    /// end: a runtime error, the same with and without the passes), whose body reads
+    /// `xs[j]`, steps `j`, then runs a block. Whether there was a list to loop over.
+    fn indexed_loop(&mut self, max_bound: u64, out: &mut Vec<Stmt>) -> bool {
+        let lists: Vec<usize> = (0..self.fx.vars.len())
+            .filter(|&v| {
+                let var = &self.fx.vars[v];
+                var.visible && var.state == VState::Live && matches!(var.ty, IrType::List(_))
+            })
+            .collect();
+        if lists.is_empty() {
+            return false;
         }
-        out.push(Stmt::Loop { cond, body });
+        let v = *self.rng.pick(&lists);
+        let list = self.fx.vars[v].name.clone();
+        let by_len = self.rng.chance(1, 3);
+        // A list read to its length runs as many passes as it has elements: at most
+        // the list lengths a generated program reaches, counted as the largest bound.
+        let bound = if by_len {
+            max_bound
+        } else {
+            self.rng.range(0, max_bound)
+        };
+        let counter = self.fresh_name("j");
+        self.flush_pending(out);
+        out.push(Stmt::Line(format!("var {counter}: index = 0")));
+        let c = self.declare(counter.clone(), IrType::Index, VarKind::Var, VState::Live);
+        self.fx.vars[c].reserved = true;
+        let cond = if by_len {
+            format!("{counter} < len({list})")
+        } else if self.rng.chance(1, 2) {
+            format!("{counter} < {bound}")
+        } else {
+            format!("{counter} <= {bound}")
+        };
+        let was_reserved = self.fx.vars[v].reserved;
+        self.fx.vars[v].reserved |= by_len;
+        let before = self.enter_loop();
+        let mut body = vec![
+            Stmt::Line(format!("debuglog {list}[{counter}]")),
+            Stmt::Line(format!("set {counter} = {counter} + 1")),
+        ];
+        self.loop_body(bound + 1, &mut body);
+        self.leave_loop(&before);
+        self.fx.vars[v].reserved = was_reserved;
+        out.push(Stmt::Loop {
+            cond: Some(cond),
+            body,
+        });
+        true
     }
 
     /// `if cond` ... `JUMP` `end if`: the code after sees the state from before the `if`.
