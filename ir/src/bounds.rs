@@ -385,6 +385,14 @@ struct Version {
 }
 
 fn bound_function(f: &mut Function) {
+    let accesses_any = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| checked_access(&i.kind).is_some());
+    if !accesses_any {
+        return;
+    }
     let starts = facts_at_starts(f);
     let loops = innermost_loops(f);
     let loop_of = |b: BlockId| loops.iter().position(|l| l.body.contains(&b));

@@ -881,19 +881,46 @@ impl Function {
         in_cycle
     }
 
-    /// The loop constants: each slot whose one write in the whole function is a `const`
-    /// of a scalar (a `bool`, an integer, a float) standing in a block on a cycle. Such a
-    /// slot holds its constant wherever it is read, so a backend may write it once on
-    /// entry and drop the instruction from the loop. Parameters are never among them.
+    /// The loop constants: the `const` instructions of a scalar (a `bool`, an integer, a
+    /// float) standing in a block on a cycle, of slots that every write in the whole
+    /// function sets to that same constant (most often one write; a loop copied by
+    /// [`crate::bounds`] writes it once in each copy). Such a slot holds its constant
+    /// wherever it is read, so a backend may write it once on entry and drop those
+    /// instructions from the loops. Parameters are never among them.
     pub fn loop_constants(&self) -> Vec<(BlockId, usize)> {
-        let mut writes = vec![0u32; self.slots.len()];
+        /// What the writes of a slot seen so far set it to.
+        #[derive(Clone, PartialEq)]
+        enum Writes {
+            None,
+            Always(ConstValue),
+            Varied,
+        }
+        let mut writes = vec![Writes::None; self.slots.len()];
         for block in &self.blocks {
             for inst in &block.insts {
-                inst.kind.for_each_written(|s| writes[s.index()] += 1);
+                let constant = match &inst.kind {
+                    InstKind::Const { value, .. }
+                        if matches!(
+                            value,
+                            ConstValue::Bool(_) | ConstValue::Int(_) | ConstValue::Float(_)
+                        ) =>
+                    {
+                        Some(value)
+                    }
+                    _ => None,
+                };
+                inst.kind.for_each_written(|s| {
+                    let w = &mut writes[s.index()];
+                    *w = match (&*w, constant) {
+                        (Writes::None, Some(v)) => Writes::Always(v.clone()),
+                        (Writes::Always(old), Some(v)) if old == v => Writes::Always(v.clone()),
+                        _ => Writes::Varied,
+                    };
+                });
             }
         }
         for p in &self.params {
-            writes[p.slot.index()] = u32::MAX;
+            writes[p.slot.index()] = Writes::Varied;
         }
         let in_cycle = self.blocks_in_cycles();
         let mut found = Vec::new();
@@ -902,12 +929,8 @@ impl Function {
                 continue;
             }
             for (ii, inst) in block.insts.iter().enumerate() {
-                if let InstKind::Const { dst, value } = &inst.kind {
-                    let scalar = matches!(
-                        value,
-                        ConstValue::Bool(_) | ConstValue::Int(_) | ConstValue::Float(_)
-                    );
-                    if scalar && writes[dst.index()] == 1 {
+                if let InstKind::Const { dst, .. } = &inst.kind {
+                    if matches!(writes[dst.index()], Writes::Always(_)) {
                         found.push((BlockId(bi as u32), ii));
                     }
                 }
@@ -1336,9 +1359,9 @@ mod tests {
     }
 
     /// `k = 0; while k < 3 { one = 1; two = 2; k = k +% one; two = two +% one }; c = 7`
-    /// with a self-loop after it: the loop's blocks and the self-loop are on cycles; `one`
-    /// (written once, in the loop) is a loop constant, `two` (written twice) and `c`
-    /// (outside every loop) are not.
+    /// with a self-loop after it that writes `one = 1` again: the loop's blocks and the
+    /// self-loop are on cycles; `one` (always the same constant, in loops) is a loop
+    /// constant, `two` (also written a sum) and `c` (outside every loop) are not.
     #[test]
     fn a_constant_written_once_in_a_loop_is_a_loop_constant() {
         let mut pb = ProgramBuilder::new();
@@ -1357,6 +1380,8 @@ mod tests {
         fb.jump(spin);
         fb.switch_to(spin);
         let f = fb.constant(IrType::Bool, ConstValue::Bool(false));
+        // `one` again, with the same constant (as a loop copied by the bounds pass).
+        fb.set_const(one, ConstValue::Int(1));
         fb.branch(f, spin, done);
         fb.switch_to(done);
         fb.terminate(Terminator::Return(None));
@@ -1366,8 +1391,12 @@ mod tests {
         let on = |b: BlockId| in_cycle[b.index()];
         assert!(!on(BlockId(0)) && on(each.head) && on(each.body) && !on(each.exit));
         assert!(on(spin) && !on(done));
-        // In the body: `one` (instruction 0); in the self-loop: `false` (instruction 0).
-        assert_eq!(func.loop_constants(), [(each.body, 0), (spin, 0)]);
+        // In the body: `one` (instruction 0); in the self-loop: `false` and `one` again
+        // (instructions 0 and 1).
+        assert_eq!(
+            func.loop_constants(),
+            [(each.body, 0), (spin, 0), (spin, 1)]
+        );
     }
 
     /// `f(x) = if x < 2 { x } else { f(x - 1) }`: the base case is no call, so the one
