@@ -19,10 +19,14 @@
 //!   slot `b` the loop never writes (`j < b` or `j <= b`), of a list the loop never
 //!   changes the length of, is in bounds whenever `b <= len(xs)` (or `b < len(xs)`) holds
 //!   as the loop starts. The loop is copied with those accesses unchecked, and each edge
-//!   into it from outside goes first through guard blocks that test exactly that, once:
-//!   the copy runs when every guard holds, the original loop (every check in place)
-//!   otherwise. The program computes the same values and fails at the same places: the
-//!   copy runs only where its accesses cannot fail.
+//!   into it from outside goes first through guard blocks that test exactly that, once
+//!   per entry: the copy runs when every guard holds, the original loop (every check in
+//!   place) otherwise. The program computes the same values and fails at the same places:
+//!   the copy runs only where its accesses cannot fail. Only where no loop around it
+//!   writes `b` or changes the list's length either: a loop entered with a new bound each
+//!   time (fannkuch's flips) is most often short, and its guard would cost about what the
+//!   copy saves (the interpreter, which tests every index anyway, would pay it for
+//!   nothing). `b < len` stands for `b <= len` where both are asked.
 //!
 //! A cleared `checked` keeps the instruction's abandon block (a backend that tests anyway
 //! behaves the same); the Cranelift and C backends leave the test out where they read or
