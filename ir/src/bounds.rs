@@ -262,13 +262,6 @@ fn keeps_length(kind: &InstKind, s: SlotId) -> bool {
     }
 }
 
-/// The edges of `f`'s blocks: each terminator's and each instruction's abandon block.
-fn successors(block: &Block) -> Vec<BlockId> {
-    let mut s = block.term.successors();
-    s.extend(block.insts.iter().filter_map(|i| i.abandon));
-    s
-}
-
 /// The facts at the start of each block (`None`: not reached).
 fn facts_at_starts(f: &Function) -> Vec<Option<Facts>> {
     let n = f.blocks.len();
@@ -327,44 +320,7 @@ struct Loop {
 
 /// The innermost natural loops of `f` (no other loop's header inside).
 fn innermost_loops(f: &Function) -> Vec<Loop> {
-    let idom = f.immediate_dominators();
-    let dominates = |h: BlockId, mut b: BlockId| loop {
-        if b == h {
-            return true;
-        }
-        match idom[b.index()] {
-            Some(up) => b = up,
-            None => return false,
-        }
-    };
-    let mut preds = vec![Vec::new(); f.blocks.len()];
-    for (bi, block) in f.blocks.iter().enumerate() {
-        if bi == f.entry.index() || idom[bi].is_some() {
-            for s in successors(block) {
-                preds[s.index()].push(BlockId(bi as u32));
-            }
-        }
-    }
-    let mut loops: BTreeMap<BlockId, BTreeSet<BlockId>> = BTreeMap::new();
-    for (bi, block) in f.blocks.iter().enumerate() {
-        let tail = BlockId(bi as u32);
-        if bi != f.entry.index() && idom[bi].is_none() {
-            continue;
-        }
-        for h in block.term.successors() {
-            if !dominates(h, tail) {
-                continue;
-            }
-            let body = loops.entry(h).or_default();
-            body.insert(h);
-            let mut work = vec![tail];
-            while let Some(b) = work.pop() {
-                if body.insert(b) {
-                    work.extend(preds[b.index()].iter().copied());
-                }
-            }
-        }
-    }
+    let loops = f.natural_loops(&f.immediate_dominators());
     let headers: BTreeSet<BlockId> = loops.keys().copied().collect();
     loops
         .iter()

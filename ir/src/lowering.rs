@@ -215,6 +215,52 @@ impl Function {
         at
     }
 
+    /// The natural loops: each header (a block a terminator jumps back to from a block
+    /// it dominates) with its body, the header included (every block that reaches such
+    /// a jump without passing the header). Every path into a body from outside it passes
+    /// the header. `idom` from [`immediate_dominators`](Function::immediate_dominators).
+    pub fn natural_loops(
+        &self,
+        idom: &[Option<BlockId>],
+    ) -> std::collections::BTreeMap<BlockId, std::collections::BTreeSet<BlockId>> {
+        let reached = |b: usize| b == self.entry.index() || idom[b].is_some();
+        let dominates = |h: BlockId, mut b: BlockId| loop {
+            if b == h {
+                return true;
+            }
+            match idom[b.index()] {
+                Some(up) => b = up,
+                None => return false,
+            }
+        };
+        let mut preds = vec![Vec::new(); self.blocks.len()];
+        for (bi, block) in self.blocks.iter().enumerate().filter(|(b, _)| reached(*b)) {
+            let abandons = block.insts.iter().filter_map(|i| i.abandon);
+            for s in block.term.successors().into_iter().chain(abandons) {
+                preds[s.index()].push(BlockId(bi as u32));
+            }
+        }
+        let mut loops: std::collections::BTreeMap<BlockId, std::collections::BTreeSet<BlockId>> =
+            Default::default();
+        for (bi, block) in self.blocks.iter().enumerate().filter(|(b, _)| reached(*b)) {
+            let tail = BlockId(bi as u32);
+            for h in block.term.successors() {
+                if !dominates(h, tail) {
+                    continue;
+                }
+                let body = loops.entry(h).or_default();
+                body.insert(h);
+                let mut work = vec![tail];
+                while let Some(b) = work.pop() {
+                    if body.insert(b) {
+                        work.extend(preds[b.index()].iter().copied());
+                    }
+                }
+            }
+        }
+        loops
+    }
+
     /// Each block's immediate dominator: `None` for the entry and for a block the entry
     /// does not reach. The edges are the terminators' and those to each instruction's
     /// abandon block. Cooper, Harvey and Kennedy's iteration over reverse postorder.

@@ -12,7 +12,11 @@
 //! slot's value lies in whenever the block starts (a forward data-flow analysis over the
 //! function's jumps and branches), from:
 //! - constants, copies, list lengths, in-range conversions, and the result of an
-//!   arithmetic operation on two intervals;
+//!   arithmetic operation on two intervals (`+`, `-`, `*`, and `/` and `%` of a
+//!   non-negative value by a positive one);
+//! - an element access: past it (its failure leaves by the abandon edge) the index is
+//!   below the list's length, which is at most what the elements' bytes allow
+//!   (`isize::MAX` bytes; a list of zero-size elements may have any length);
 //! - the comparison a branch tests (`lt a, b` then `branch` on it): on the `then` edge
 //!   `a < b` holds, on the `else` edge `a >= b`, and each operand's interval narrows;
 //! - a branch on a bool known to be one value takes one edge only (the `and` of a loop
@@ -21,14 +25,20 @@
 //! An instruction that writes a slot any other way (a call's `out` or `mut` argument
 //! included) forgets what was known of it. Intervals only grow while the analysis runs;
 //! one that keeps growing at a loop's head (a loop counter) is widened: the end that moves
-//! goes to its type's end, so the analysis ends. Then a checked `add`, `sub` or `mul` whose exact result
-//! lies within its type's range on every path becomes `nowrap_add` (`nowrap_sub`,
-//! `nowrap_mul`), which cannot fail (and tells a C compiler it does not overflow), and a checked conversion of a value that fits
-//! becomes unchecked. The program computes the same values and fails at the same places:
+//! goes to its type's end, so the analysis ends; passes that recompute each block from
+//! its predecessors then take back what a later test or access bounds again. A slot no
+//! block of a loop writes holds at the loop's head what it held when the loop was
+//! entered, so its interval there comes from the edges into the loop alone (an outer
+//! counter bounded after widening reaches the inner loop with its bound).
+//!
+//! Then a checked `add`, `sub` or `mul` whose exact result lies within its type's range
+//! on every path becomes `nowrap_add` (`nowrap_sub`, `nowrap_mul`), which cannot fail
+//! (and tells a C compiler it does not overflow), and a checked conversion of a value
+//! that fits becomes unchecked. The program computes the same values and fails at the same places:
 //! only checks that can never fire are removed. Abandon blocks no instruction needs any
 //! more are removed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::inline::remove_unreachable_blocks;
 use crate::program::{
@@ -91,7 +101,22 @@ fn arith(op: BinaryOp, a: Range, b: Range) -> Option<Range> {
         BinaryOp::Add | BinaryOp::WrappingAdd | BinaryOp::NoWrapAdd => corners(i128::checked_add),
         BinaryOp::Sub | BinaryOp::WrappingSub | BinaryOp::NoWrapSub => corners(i128::checked_sub),
         BinaryOp::Mul | BinaryOp::WrappingMul | BinaryOp::NoWrapMul => corners(i128::checked_mul),
+        // A non-negative value divided by a positive one: truncation is the floor, and
+        // the quotient falls as the divisor grows.
+        BinaryOp::Div if a.lo >= 0 && b.lo > 0 => Some(Range::of(a.lo / b.hi, a.hi / b.lo)),
+        BinaryOp::Rem if a.lo >= 0 && b.lo > 0 => Some(Range::of(0, a.hi.min(b.hi - 1))),
         _ => None,
+    }
+}
+
+/// The most elements a list of `elem` can hold: its elements' bytes are at most
+/// `isize::MAX` (the runtime refuses more); a list of zero-size elements stores nothing,
+/// so its length is any `index`. `None` for an element type of unknown size (a type
+/// parameter's): then the list's length is any `index` too.
+fn max_list_len(elem: &IrType) -> i128 {
+    match elem.layout().map(|l| l.size) {
+        Some(size) if size > 0 => isize::MAX as i128 / size as i128,
+        _ => u64::MAX as i128,
     }
 }
 
@@ -121,12 +146,46 @@ struct Analysis<'f> {
     f: &'f Function,
     /// Each slot's type range (`None`: a type the pass does not follow).
     types: Vec<Option<Range>>,
+    /// For each natural loop's header: the loop's blocks, and which slots a block of the
+    /// loop writes.
+    loops: Vec<Option<(BTreeSet<BlockId>, Vec<bool>)>>,
 }
 
 impl<'f> Analysis<'f> {
     fn new(f: &'f Function) -> Analysis<'f> {
         let types = f.slots.iter().map(|s| type_range(&s.ty)).collect();
-        Analysis { f, types }
+        let mut loops = vec![None; f.blocks.len()];
+        for (header, body) in f.natural_loops(&f.immediate_dominators()) {
+            let mut writes = vec![false; f.slots.len()];
+            for b in &body {
+                for inst in &f.blocks[b.index()].insts {
+                    inst.kind.for_each_written(|s| writes[s.index()] = true);
+                }
+            }
+            loops[header.index()] = Some((body, writes));
+        }
+        Analysis { f, types, loops }
+    }
+
+    /// Whether `from -> to` goes back to the header `to` from inside its loop.
+    fn in_loop(&self, from: BlockId, to: BlockId) -> bool {
+        self.loops[to.index()]
+            .as_ref()
+            .is_some_and(|(body, _)| body.contains(&from))
+    }
+
+    /// What a jump back to `header` from inside its loop brings, `incoming`, made to say
+    /// of each slot no block of the loop writes what `entered` (the facts the edges
+    /// from outside the loop bring) says: such a slot holds at the header what it held
+    /// when the loop was entered. (Otherwise a bound found for an outer loop's counter
+    /// after widening would never reach an inner loop, whose back edge keeps bringing
+    /// the widened interval round.)
+    fn keep_invariant(&self, header: BlockId, incoming: &mut Facts, entered: &Facts) {
+        let Some((_, writes)) = &self.loops[header.index()] else {
+            return;
+        };
+        incoming.retain(|s, _| writes[*s]);
+        incoming.extend(entered.iter().filter(|(s, _)| !writes[**s]));
     }
 
     /// The interval of slot `s` (its type's when nothing more is known).
@@ -210,14 +269,32 @@ impl<'f> Analysis<'f> {
                     self.f.slot_type(*src).is_integer() && self.f.slot_type(*dst).is_integer();
                 Some((*dst, from.filter(|_| integers && (fits || *checked))))
             }
-            K::ListLen { dst, .. } => Some((*dst, Some(Range::of(0, isize::MAX as i128)))),
+            K::ListLen { dst, list } => Some((*dst, Some(Range::of(0, self.max_len(*list))))),
             _ => None,
         };
-        for s in written {
+        for s in &written {
             facts.remove(&s.index());
         }
         if let Some((dst, r)) = value {
             self.set(facts, dst, r);
+        }
+        // Past an element access (its failure leaves by the abandon edge) the index was
+        // below the list's length. What the access wrote, it no longer bounds.
+        if let K::ListGet { list, index, .. } | K::ListSet { list, index, .. } = kind {
+            if !written.contains(index) {
+                let below = Range::of(0, self.max_len(*list) - 1);
+                if let Some(r) = self.range(facts, *index).and_then(|r| r.meet(below)) {
+                    self.set(facts, *index, Some(r));
+                }
+            }
+        }
+    }
+
+    /// The most elements list slot `list` can hold ([`max_list_len`]).
+    fn max_len(&self, list: SlotId) -> i128 {
+        match self.f.slot_type(list) {
+            IrType::List(elem) => max_list_len(elem),
+            _ => u64::MAX as i128,
         }
     }
 
@@ -355,9 +432,14 @@ impl<'f> Analysis<'f> {
             let facts = at[b.index()].clone().expect("a queued block is reached");
             for (target, incoming) in self.out_edges(b, facts) {
                 let t = target.index();
+                let back = walk.back.binary_search(&(b, target)).is_ok();
                 let joined = match &at[t] {
                     None => incoming,
                     Some(old) => {
+                        let mut incoming = incoming;
+                        if back && self.in_loop(b, target) {
+                            self.keep_invariant(target, &mut incoming, old);
+                        }
                         let mut joined = join(old, &incoming);
                         if joined == *old {
                             continue;
@@ -366,7 +448,6 @@ impl<'f> Analysis<'f> {
                         // keep growing (every cycle takes a back edge, so the analysis
                         // ends); anywhere, should facts keep growing much longer.
                         grown[t] += 1;
-                        let back = walk.back.binary_search(&(b, target)).is_ok();
                         if (back && grown[t] > WIDEN_AFTER) || grown[t] > WIDEN_ANYWHERE_AFTER {
                             joined = joined
                                 .into_iter()
@@ -380,19 +461,52 @@ impl<'f> Analysis<'f> {
                 work.insert(walk.order[t]);
             }
         }
+        // Each narrowing pass visits the blocks in reverse postorder and starts each from
+        // what its predecessors give it in this same pass, so a bound found at a loop's
+        // head reaches every block nested in it at once. An edge that goes back in that
+        // order (a loop's) brings the facts of the pass before.
+        let late = |from: BlockId, to: BlockId| walk.order[from.index()] >= walk.order[to.index()];
         for _ in 0..NARROW_PASSES {
             let mut next: Vec<Option<Facts>> = vec![None; n];
             next[f.entry.index()] = entry.clone();
+            let add = |next: &mut Vec<Option<Facts>>, target: BlockId, incoming: Facts| {
+                let t = &mut next[target.index()];
+                *t = Some(match t.take() {
+                    None => incoming,
+                    Some(old) => join(&old, &incoming),
+                });
+            };
+            // What jumps back to a header from inside its loop brings, before the edges
+            // from outside are known.
+            let mut back: Vec<Option<Facts>> = vec![None; n];
             for &b in &walk.rpo {
                 let Some(facts) = at[b.index()].clone() else {
                     continue;
                 };
                 for (target, incoming) in self.out_edges(b, facts) {
-                    let t = &mut next[target.index()];
-                    *t = Some(match t.take() {
-                        None => incoming,
-                        Some(old) => join(&old, &incoming),
-                    });
+                    if late(b, target) {
+                        let into = if self.in_loop(b, target) {
+                            &mut back
+                        } else {
+                            &mut next
+                        };
+                        add(into, target, incoming);
+                    }
+                }
+            }
+            for &b in &walk.rpo {
+                if let (Some(entered), Some(mut again)) = (&next[b.index()], back[b.index()].take())
+                {
+                    self.keep_invariant(b, &mut again, entered);
+                    next[b.index()] = Some(join(entered, &again));
+                }
+                let Some(facts) = next[b.index()].clone() else {
+                    continue;
+                };
+                for (target, incoming) in self.out_edges(b, facts) {
+                    if !late(b, target) {
+                        add(&mut next, target, incoming);
+                    }
                 }
             }
             at = next;
@@ -683,5 +797,110 @@ mod tests {
             fb.terminate(Terminator::Return(Some(d)));
         });
         assert_eq!(ops, ["wrapping_add", "add"]);
+    }
+
+    /// `fill(mut xs: [u8], n: index)` (`crate::bounds::fill`: `loop while i < n  set
+    /// xs[i] = 0  (body)  i = i + 1`) through the pass: the arithmetic of its blocks.
+    fn fill_arithmetic(body: crate::bounds::fill::Part<'_>) -> Vec<String> {
+        let mut pb = ProgramBuilder::new();
+        let fill = crate::bounds::fill::declare_fill(
+            &mut pb,
+            CompareOp::Lt,
+            false,
+            body,
+            crate::bounds::fill::nothing(),
+        );
+        let mut program = pb.finish();
+        remove_impossible_checks(&mut program);
+        crate::verify::verify_function(&program, &program.functions[fill.index()])
+            .expect("verifies");
+        program.functions[fill.index()]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter_map(|i| match &i.kind {
+                InstKind::Binary { op, .. } => Some(op.name().to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_index_past_its_access_is_below_what_a_list_can_hold() {
+        // After `xs[i]`, `i < len(xs) <= isize::MAX`: `i + i` fits an index.
+        let ops = fill_arithmetic(Box::new(|fb, _, _, i, abandon| {
+            fb.binary(BinaryOp::Add, i, i, Some(abandon));
+        }));
+        assert_eq!(ops, ["nowrap_add", "nowrap_add"]);
+    }
+
+    #[test]
+    fn a_quotient_is_bounded_by_its_dividend_and_divisor() {
+        // `i * i` may overflow, but once it has not, half of it plus `i` fits.
+        let ops = fill_arithmetic(Box::new(|fb, _, _, i, abandon| {
+            let square = fb.binary(BinaryOp::Mul, i, i, Some(abandon));
+            let two = fb.int(IrType::Index, 2);
+            let half = fb.binary(BinaryOp::Div, square, two, Some(abandon));
+            fb.binary(BinaryOp::Add, half, i, Some(abandon));
+        }));
+        assert_eq!(ops, ["mul", "div", "nowrap_add", "nowrap_add"]);
+    }
+
+    #[test]
+    fn an_outer_counter_reaches_an_inner_loop_with_its_bound() {
+        // `loop while i < n  (loop while j < n  set xs[j] = 0  j + i  j = j + 1)  set
+        // xs[i] = 0  i = i + 1`: the outer `i` is bounded by `xs[i]` only after the inner
+        // loop and after widening; the inner loop, which does not write it, must still
+        // see that bound at its head: `j + i` fits.
+        let mut pb = ProgramBuilder::new();
+        let list = IrType::List(Box::new(IrType::U8));
+        let params = vec![
+            ("xs".into(), ParamMode::Mut, list),
+            ("n".into(), ParamMode::In, IrType::Index),
+        ];
+        let h = pb.declare_function("h", vec![], params, IrType::Unit);
+        let mut fb = pb.function(h);
+        let (xs, n) = (fb.param(0), fb.param(1));
+        let abandon = fb.abandon_block(&[]);
+        let one = fb.int(IrType::Index, 1);
+        let zero = fb.int(IrType::U8, 0);
+        let set = |fb: &mut FunctionBuilder<'_>, index: SlotId| {
+            let kind = InstKind::ListSet {
+                list: xs,
+                index,
+                value: zero,
+                checked: true,
+            };
+            fb.inst(kind, Some(abandon));
+        };
+        let step = |fb: &mut FunctionBuilder<'_>, x: SlotId| {
+            let next = fb.binary(BinaryOp::Add, x, one, Some(abandon));
+            fb.inst(InstKind::Move { dst: x, src: next }, None);
+        };
+        let i = fb.int(IrType::Index, 0);
+        let outer = fb.while_loop(CompareOp::Lt, i, n);
+        let j = fb.int(IrType::Index, 0);
+        let inner = fb.while_loop(CompareOp::Lt, j, n);
+        set(&mut fb, j);
+        fb.binary(BinaryOp::Add, j, i, Some(abandon));
+        step(&mut fb, j);
+        fb.end_loop(inner);
+        set(&mut fb, i);
+        step(&mut fb, i);
+        fb.end_loop(outer);
+        fb.terminate(Terminator::Return(None));
+        let mut program = pb.finish();
+        remove_impossible_checks(&mut program);
+        let f = &program.functions[h.index()];
+        crate::verify::verify_function(&program, f).expect("verifies");
+        let sum = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .find_map(|inst| match &inst.kind {
+                InstKind::Binary { op, lhs, rhs, .. } if (*lhs, *rhs) == (j, i) => Some(*op),
+                _ => None,
+            });
+        assert_eq!(sum, Some(BinaryOp::NoWrapAdd));
     }
 }
