@@ -224,15 +224,7 @@ impl Function {
         idom: &[Option<BlockId>],
     ) -> std::collections::BTreeMap<BlockId, std::collections::BTreeSet<BlockId>> {
         let reached = |b: usize| b == self.entry.index() || idom[b].is_some();
-        let dominates = |h: BlockId, mut b: BlockId| loop {
-            if b == h {
-                return true;
-            }
-            match idom[b.index()] {
-                Some(up) => b = up,
-                None => return false,
-            }
-        };
+        let dominates = |h: BlockId, b: BlockId| dominates(idom, h, b);
         let mut preds = vec![Vec::new(); self.blocks.len()];
         for (bi, block) in self.blocks.iter().enumerate().filter(|(b, _)| reached(*b)) {
             let abandons = block.insts.iter().filter_map(|i| i.abandon);
@@ -1277,6 +1269,20 @@ impl InstKind {
                 .map(|a| &mut a.slot)
                 .collect(),
             _ => Vec::new(),
+        }
+    }
+}
+
+/// Whether block `d` dominates block `b` (`idom` from
+/// [`Function::immediate_dominators`]; a block dominates itself).
+pub fn dominates(idom: &[Option<BlockId>], d: BlockId, mut b: BlockId) -> bool {
+    loop {
+        if b == d {
+            return true;
+        }
+        match idom[b.index()] {
+            Some(up) => b = up,
+            None => return false,
         }
     }
 }

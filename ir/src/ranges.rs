@@ -29,7 +29,10 @@
 //! its predecessors then take back what a later test or access bounds again. A slot no
 //! block of a loop writes holds at the loop's head what it held when the loop was
 //! entered, so its interval there comes from the edges into the loop alone (an outer
-//! counter bounded after widening reaches the inner loop with its bound).
+//! counter bounded after widening reaches the inner loop with its bound). A tally (a
+//! slot a loop writes only by one `c = c + 1` that runs at most once an iteration) has
+//! grown at the loop's head by no more than a step of the same loop (one `k = k + 1`
+//! on every iteration) has: `count + 1` in sieve's `loop while k <= n` cannot overflow.
 //!
 //! Then a checked `add`, `sub` or `mul` whose exact result lies within its type's range
 //! on every path becomes `nowrap_add` (`nowrap_sub`, `nowrap_mul`), which cannot fail
@@ -149,22 +152,173 @@ struct Analysis<'f> {
     /// For each natural loop's header: the loop's blocks, and which slots a block of the
     /// loop writes.
     loops: Vec<Option<(BTreeSet<BlockId>, Vec<bool>)>>,
+    /// For each natural loop's header: its counters ([`Counters`]).
+    counters: Vec<Counters>,
+}
+
+/// The slots a loop counts with: each written in the loop only by one `x = x + 1` that
+/// runs at most once an iteration (its block is in no inner loop); `steps` are those whose
+/// increment also runs on every iteration that comes back to the header (its block
+/// dominates every jump back). Between two visits of the header a step grows by exactly
+/// one and a count by at most one, so a count has grown since the loop was entered by at
+/// most what a step has: `c <= c0 + (k - k0)`, which bounds a tally (`count = count + 1`
+/// in a `loop while k <= n`) by the loop's bound.
+#[derive(Clone, Default)]
+struct Counters {
+    counts: Vec<SlotId>,
+    steps: Vec<SlotId>,
+}
+
+/// The slots `block` adds one to: `t = add x, one` (or `nowrap_add`), then later in the
+/// block `x = copy t` (or `move`), neither `x` nor `t` written between; `one` is a
+/// slot every write of which is the constant 1.
+fn increments(block: &crate::program::Block, ones: &[bool]) -> Vec<SlotId> {
+    let mut found = Vec::new();
+    for (at, inst) in block.insts.iter().enumerate() {
+        let (InstKind::Copy { dst: x, src: t } | InstKind::Move { dst: x, src: t }) = inst.kind
+        else {
+            continue;
+        };
+        for earlier in block.insts[..at].iter().rev() {
+            let mut hits = false;
+            earlier.kind.for_each_written(|w| hits |= w == x || w == t);
+            if !hits {
+                continue;
+            }
+            if let InstKind::Binary {
+                dst,
+                op: BinaryOp::Add | BinaryOp::NoWrapAdd,
+                lhs,
+                rhs,
+            } = earlier.kind
+            {
+                if dst == t && lhs == x && x != t && ones[rhs.index()] {
+                    found.push(x);
+                }
+            }
+            break;
+        }
+    }
+    found
+}
+
+/// The counters of the loop `header` heads, with blocks `body` ([`Counters`]).
+fn loop_counters(
+    f: &Function,
+    idom: &[Option<BlockId>],
+    loops: &BTreeMap<BlockId, BTreeSet<BlockId>>,
+    header: BlockId,
+    body: &BTreeSet<BlockId>,
+    ones: &[bool],
+) -> Counters {
+    // Blocks of an inner loop may run more than once an iteration.
+    let inner = |b: BlockId| {
+        loops
+            .iter()
+            .any(|(h, other)| *h != header && body.contains(h) && other.contains(&b))
+    };
+    let latches: Vec<BlockId> = body
+        .iter()
+        .copied()
+        .filter(|b| f.blocks[b.index()].term.successors().contains(&header))
+        .collect();
+    let dominates = |d: BlockId, b: BlockId| crate::lowering::dominates(idom, d, b);
+    // How often each slot is written in the loop, and where it is incremented.
+    let mut writes = vec![0usize; f.slots.len()];
+    let mut incremented: BTreeMap<SlotId, Vec<BlockId>> = BTreeMap::new();
+    for &b in body {
+        let block = &f.blocks[b.index()];
+        for inst in &block.insts {
+            inst.kind.for_each_written(|s| writes[s.index()] += 1);
+        }
+        for x in increments(block, ones) {
+            incremented.entry(x).or_default().push(b);
+        }
+    }
+    let mut counters = Counters::default();
+    for (x, blocks) in incremented {
+        let [b] = blocks[..] else {
+            continue;
+        };
+        if writes[x.index()] != 1 || inner(b) || !f.slot_type(x).is_integer() {
+            continue;
+        }
+        counters.counts.push(x);
+        if latches.iter().all(|&l| dominates(b, l)) {
+            counters.steps.push(x);
+        }
+    }
+    counters
 }
 
 impl<'f> Analysis<'f> {
     fn new(f: &'f Function) -> Analysis<'f> {
         let types = f.slots.iter().map(|s| type_range(&s.ty)).collect();
         let mut loops = vec![None; f.blocks.len()];
-        for (header, body) in f.natural_loops(&f.immediate_dominators()) {
+        let mut counters = vec![Counters::default(); f.blocks.len()];
+        let idom = f.immediate_dominators();
+        let natural = f.natural_loops(&idom);
+        // The slots that hold 1 wherever they are read: every write is the constant 1.
+        let mut ones = vec![None::<bool>; f.slots.len()];
+        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            let one = matches!(
+                inst.kind,
+                InstKind::Const {
+                    value: ConstValue::Int(1),
+                    ..
+                }
+            );
+            inst.kind.for_each_written(|s| {
+                let o = &mut ones[s.index()];
+                *o = Some(o.unwrap_or(true) && one);
+            });
+        }
+        let ones: Vec<bool> = ones.into_iter().map(|o| o == Some(true)).collect();
+        // Counting iterations needs every cycle to pass a header: with a jump back to a
+        // block that does not dominate where it comes from, none is counted.
+        let reducible = depth_first(f)
+            .back
+            .iter()
+            .all(|&(from, to)| crate::lowering::dominates(&idom, to, from));
+        for (header, body) in &natural {
             let mut writes = vec![false; f.slots.len()];
-            for b in &body {
+            for b in body {
                 for inst in &f.blocks[b.index()].insts {
                     inst.kind.for_each_written(|s| writes[s.index()] = true);
                 }
             }
-            loops[header.index()] = Some((body, writes));
+            if reducible {
+                counters[header.index()] = loop_counters(f, &idom, &natural, *header, body, &ones);
+            }
+            loops[header.index()] = Some((body.clone(), writes));
         }
-        Analysis { f, types, loops }
+        Analysis {
+            f,
+            types,
+            loops,
+            counters,
+        }
+    }
+
+    /// Bounds each count of the loop `header` heads by a step ([`Counters`]): in
+    /// `facts` at the header, given what the edges into the loop bring, `entered`.
+    fn bound_counts(&self, header: BlockId, facts: &mut Facts, entered: &Facts) {
+        let c = &self.counters[header.index()];
+        for &count in &c.counts {
+            for &step in c.steps.iter().filter(|&&k| k != count) {
+                let (Some(c0), Some(k0), Some(k)) = (
+                    self.range(entered, count),
+                    self.range(entered, step),
+                    self.range(facts, step),
+                ) else {
+                    continue;
+                };
+                let grown = Range::of(c0.lo, c0.hi + (k.hi - k0.lo).max(0));
+                if let Some(r) = self.range(facts, count).and_then(|r| r.meet(grown)) {
+                    self.set(facts, count, Some(r));
+                }
+            }
+        }
     }
 
     /// Whether `from -> to` goes back to the header `to` from inside its loop.
@@ -498,7 +652,9 @@ impl<'f> Analysis<'f> {
                 if let (Some(entered), Some(mut again)) = (&next[b.index()], back[b.index()].take())
                 {
                     self.keep_invariant(b, &mut again, entered);
-                    next[b.index()] = Some(join(entered, &again));
+                    let mut facts = join(entered, &again);
+                    self.bound_counts(b, &mut facts, entered);
+                    next[b.index()] = Some(facts);
                 }
                 let Some(facts) = next[b.index()].clone() else {
                     continue;
@@ -691,7 +847,11 @@ mod tests {
         verify_program(&program).expect("the program verifies before");
         remove_impossible_checks(&mut program);
         verify_program(&program).expect("the program verifies after");
-        let f = &program.functions[0];
+        arithmetic_of(&program.functions[0])
+    }
+
+    /// The names of `f`'s arithmetic instructions, in block order.
+    fn arithmetic_of(f: &Function) -> Vec<String> {
         f.blocks
             .iter()
             .flat_map(|b| &b.insts)
@@ -727,17 +887,34 @@ mod tests {
         assert_eq!(below_then_decrement(CompareOp::Eq, 5), ["sub"]);
     }
 
-    /// `var i = start; loop while i cmp n { set i = i + 1 }; ret i`.
-    fn counting_loop(cmp: CompareOp, start: i128) -> Vec<String> {
+    /// `var c = c0  var i = start  loop while i cmp n  (set c = c + 1, `times` times)
+    /// set i = i + 1  end loop  ret i` (`ret c` when `times` is not 0).
+    fn counting_loop_with(cmp: CompareOp, start: i128, c0: i128, times: usize) -> Vec<String> {
         arithmetic_after(|fb, n, abandon| {
+            let c = fb.int(IrType::I64, c0);
             let i = fb.int(IrType::I64, start);
             let each = fb.while_loop(cmp, i, n);
             let one = fb.int(IrType::I64, 1);
+            for _ in 0..times {
+                let more = fb.binary(BinaryOp::Add, c, one, Some(abandon));
+                fb.copy(c, more);
+            }
             let next = fb.binary(BinaryOp::Add, i, one, Some(abandon));
             fb.copy(i, next);
             fb.end_loop(each);
-            fb.terminate(Terminator::Return(Some(i)));
+            let result = if times == 0 { i } else { c };
+            fb.terminate(Terminator::Return(Some(result)));
         })
+    }
+
+    /// `var i = start; loop while i cmp n { set i = i + 1 }; ret i`.
+    fn counting_loop(cmp: CompareOp, start: i128) -> Vec<String> {
+        counting_loop_with(cmp, start, 0, 0)
+    }
+
+    /// [`counting_loop_with`] `i < n` from 1, adding to `c` from `c0`.
+    fn tally(c0: i128, times: usize) -> Vec<String> {
+        counting_loop_with(CompareOp::Lt, 1, c0, times)
     }
 
     #[test]
@@ -747,6 +924,17 @@ mod tests {
         assert_eq!(counting_loop(CompareOp::Le, 0), ["add"]);
         // `i != n` bounds nothing (`n` may be below the start).
         assert_eq!(counting_loop(CompareOp::Ne, 0), ["add"]);
+    }
+
+    #[test]
+    fn a_tally_is_bounded_by_the_loop_counter() {
+        // `c` grows by one an iteration, as `i` does from 1 to at most MAX: `c` stays
+        // below MAX - 1 at the head, so `c + 1` fits.
+        assert_eq!(tally(0, 1), ["nowrap_add", "nowrap_add"]);
+        // From 1, `c` may reach MAX: the check stays.
+        assert_eq!(tally(1, 1), ["add", "nowrap_add"]);
+        // Twice an iteration is not a count.
+        assert_eq!(tally(0, 2), ["add", "add", "nowrap_add"]);
     }
 
     #[test]
@@ -814,15 +1002,7 @@ mod tests {
         remove_impossible_checks(&mut program);
         crate::verify::verify_function(&program, &program.functions[fill.index()])
             .expect("verifies");
-        program.functions[fill.index()]
-            .blocks
-            .iter()
-            .flat_map(|b| &b.insts)
-            .filter_map(|i| match &i.kind {
-                InstKind::Binary { op, .. } => Some(op.name().to_string()),
-                _ => None,
-            })
-            .collect()
+        arithmetic_of(&program.functions[fill.index()])
     }
 
     #[test]
