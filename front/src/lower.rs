@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use super::hir::{self, Callee, ExprKind, HirFunction, HirProgram, LocalId, LocalKind, StmtKind};
 use datalove_ir::diag::{Sources, Span};
+use datalove_ir::lowering::NativeInline;
 use datalove_ir::native::RiderInterface;
 use datalove_ir::program::*;
 use datalove_ir::types::{IrType, ParamMode};
@@ -1091,20 +1092,24 @@ impl<'a> FnLowering<'a> {
         for s in &gone {
             self.taken(*s);
         }
-        // A native that is one float instruction (`native_float_op`), on an `f64` whose
-        // result is kept.
-        let float_op = match callee {
+        // A native the IR computes itself (`native_inline`), with the one argument and the
+        // result it names, whose result is kept.
+        let inline = match callee {
             Callee::Native { rider, name } => {
-                datalove_ir::lowering::native_float_op(&self.riders[*rider].rider, name)
+                datalove_ir::lowering::native_inline(&self.riders[*rider].rider, name)
             }
             Callee::Function(_) => None,
         }
-        .filter(|_| {
-            let f64_slot = |s: SlotId| *self.func.slot_type(s) == IrType::F64;
-            dst.is_some_and(f64_slot)
+        .filter(|inline| {
+            let (arg, mode, result) = match inline {
+                NativeInline::Float(_) => (IrType::F64, ParamMode::In, IrType::F64),
+                NativeInline::Length => (IrType::String, ParamMode::Ref, IrType::Index),
+            };
+            let typed = |s: SlotId, ty: &IrType| self.func.slot_type(s) == ty;
+            dst.is_some_and(|d| typed(d, &result))
                 && ir_args.len() == 1
-                && ir_args[0].mode == ParamMode::In
-                && f64_slot(ir_args[0].slot)
+                && ir_args[0].mode == mode
+                && typed(ir_args[0].slot, &arg)
         });
         let kind = match callee {
             Callee::Function(f) => InstKind::Call {
@@ -1114,12 +1119,21 @@ impl<'a> FnLowering<'a> {
                 args: ir_args,
                 depth: 1,
             },
-            Callee::Native { .. } if float_op.is_some() => InstKind::Unary {
-                // One float instruction on every backend, not a call.
-                dst: dst.expect("tested with the operation"),
-                op: float_op.expect("a float operation"),
-                src: ir_args[0].slot,
-            },
+            // One float instruction, or a length read, on every backend: not a call.
+            Callee::Native { .. } if inline.is_some() => {
+                let dst = dst.expect("tested with the operation");
+                match inline.expect("tested") {
+                    NativeInline::Float(op) => InstKind::Unary {
+                        dst,
+                        op,
+                        src: ir_args[0].slot,
+                    },
+                    NativeInline::Length => InstKind::ListLen {
+                        dst,
+                        list: ir_args[0].slot,
+                    },
+                }
+            }
             Callee::Native { rider, name } => {
                 let interface = &self.riders[*rider];
                 let undetermined = interface

@@ -6,6 +6,7 @@ use std::ffi::c_void;
 use std::ptr;
 
 use datalove_ir::CompareOp;
+use datalove_rti::layout::LIST_LEN_OFFSET;
 use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS};
 use datalove_rti::table::{RtiTable, Td};
 use datalove_rti::{ArithOp, ErrorKind, RtHeader};
@@ -1197,7 +1198,9 @@ impl Machine<'_> {
                 }
             }
             Op::ListLen { dst, list } => {
-                (a(*dst) as *mut u64).write((t.list_len)(rt, a(*list) as *const _) as u64);
+                // The length word of a list or a string (the one layout, `layout.rs`).
+                let len = (a(*list) as *const u8).add(LIST_LEN_OFFSET) as *const u64;
+                (a(*dst) as *mut u64).write(len.read());
             }
             Op::ListGet(o) => {
                 let (i, len) = index_in(o.index, o.list);

@@ -3,10 +3,12 @@
 //! backend run the same IR).
 //!
 //! A function is inlined at its calls when it is small ([`INLINE_MAX_INSTS`]), not
-//! generic, takes only scalar `in` parameters, returns a scalar, and computes only with
-//! scalars (constants, copies, arithmetic, comparisons, casts) and calls of program
-//! functions: no natives, no values that own memory. Its body is copied into the
-//! caller: the arguments are copied into fresh slots for its parameters, each `return`
+//! generic, takes scalar `in` parameters (and `ref` ones whose length is all it reads:
+//! `strings.len`), returns a scalar, and computes only with scalars (constants, copies,
+//! arithmetic, comparisons, casts, lengths) and calls of program functions: no natives,
+//! no values that own memory. Its body is copied into the caller: the arguments are
+//! copied into fresh slots for its `in` parameters (a `ref` parameter is the caller's
+//! argument itself, which the body only reads), each `return`
 //! becomes a copy into the call's destination and a jump to the rest of the caller's
 //! block, and each `abandon` a jump to a block that adds the call's site to the error's
 //! chain (`called_from`, as the call returning abandoning would have) and goes on to the
@@ -58,17 +60,33 @@ pub enum Inlining {
 /// How calls of `f` are inlined.
 pub fn inlining(f: &Function) -> Inlining {
     use InstKind as K;
+    let by_ref = |s: SlotId| {
+        f.params
+            .iter()
+            .any(|p| p.slot == s && p.mode == ParamMode::Ref)
+    };
     let small = !f.is_generic()
         && f.result.is_scalar()
-        && f.params.iter().all(|p| p.mode == ParamMode::In)
-        && f.slots.iter().all(|s| s.ty.is_scalar())
+        && f.params.iter().all(|p| {
+            p.mode == ParamMode::In
+                || (p.mode == ParamMode::Ref && !f.slot_type(p.slot).mentions_param())
+        })
+        && f.slots
+            .iter()
+            .enumerate()
+            .all(|(i, s)| s.ty.is_scalar() || by_ref(SlotId(i as u32)))
         && f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() <= INLINE_MAX_INSTS;
     if !small {
         return Inlining::Never;
     }
     let mut calls = false;
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        let mut reads_ref = false;
+        inst.kind.for_each_read(|s| reads_ref |= by_ref(s));
         match inst.kind {
+            // A `ref` parameter is read only for its length.
+            K::ListLen { .. } => {}
+            _ if reads_ref => return Inlining::Never,
             ref k if computes(k) => {}
             K::Move { .. } | K::Clone { .. } | K::Drop { .. } | K::CalledFrom => {}
             K::Call { .. } | K::CheckDepth { .. } => calls = true,
@@ -356,6 +374,10 @@ fn renamed(kind: &InstKind, rename: impl Fn(SlotId) -> SlotId, depth: u32) -> In
         },
         K::CheckDepth { depth: own } => K::CheckDepth { depth: own + depth },
         K::CalledFrom => K::CalledFrom,
+        K::ListLen { dst, list } => K::ListLen {
+            dst: r(dst),
+            list: r(list),
+        },
         other => unreachable!("not admitted for inlining: {other:?}"),
     }
 }
@@ -397,7 +419,6 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
         let slot_base = f.slots.len() as u32;
         f.slots.extend(callee.slots.iter().cloned());
         let block_base = f.blocks.len() as u32;
-        let slot = |s: SlotId| SlotId(s.0 + slot_base);
         let block = |b: BlockId| BlockId(b.0 + block_base);
         // Where the body's failures go: the call's site joins the chain of calls.
         let landing = BlockId(block_base + callee.blocks.len() as u32);
@@ -409,7 +430,18 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
                 loc: call.loc,
             });
         }
+        // A `ref` parameter is the caller's argument itself.
+        let mut refs = vec![None; callee.slots.len()];
         for (p, a) in callee.params.iter().zip(&args) {
+            if p.mode == ParamMode::Ref {
+                refs[p.slot.index()] = Some(a.slot);
+            }
+        }
+        let slot = |s: SlotId| refs[s.index()].unwrap_or(SlotId(s.0 + slot_base));
+        for (p, a) in callee.params.iter().zip(&args) {
+            if p.mode == ParamMode::Ref {
+                continue;
+            }
             f.blocks[bi].insts.push(Inst {
                 kind: InstKind::Copy {
                     dst: slot(p.slot),
@@ -845,6 +877,47 @@ mod tests {
     /// `inc(x) = x + 1` (checked: it may abandon) is inlined into `main`, which holds a
     /// string across the call: the result verifies (the inlined failure path reaches the
     /// drop of the string) and no call is left.
+    /// `f(ref xs: [i64]): index` returning `len(xs)`, or, with `pass_on`, also handing
+    /// `xs` on to `g(ref xs)`.
+    fn ref_length(pass_on: bool) -> bool {
+        let mut pb = ProgramBuilder::new();
+        let list = IrType::List(Box::new(IrType::I64));
+        let param = vec![("xs".to_string(), ParamMode::Ref, list)];
+        let g = pb.declare_function("g", vec![], param.clone(), IrType::Unit);
+        let f = pb.declare_function("f", vec![], param, IrType::Index);
+        let mut fb = pb.function(g);
+        fb.terminate(Terminator::Return(None));
+        let mut fb = pb.function(f);
+        let xs = fb.param(0);
+        let n = fb.new_slot(IrType::Index);
+        fb.inst(InstKind::ListLen { dst: n, list: xs }, None);
+        if pass_on {
+            let abandon = fb.abandon_block(&[]);
+            let args = vec![Arg {
+                mode: ParamMode::Ref,
+                slot: xs,
+            }];
+            let call = InstKind::Call {
+                dst: None,
+                func: g,
+                type_args: vec![],
+                args,
+                depth: 1,
+            };
+            fb.inst(call, Some(abandon));
+        }
+        fb.terminate(Terminator::Return(Some(n)));
+        let program = pb.finish();
+        inlinable(&program.functions[f.index()])
+    }
+
+    #[test]
+    fn a_ref_parameter_read_only_for_its_length_is_inlined() {
+        assert!(ref_length(false));
+        // Handed on, the callee might read anything of it: not inlined.
+        assert!(!ref_length(true));
+    }
+
     #[test]
     fn a_leaf_is_inlined_with_its_failure_path_joined_to_the_callers() {
         let mut pb = ProgramBuilder::new();

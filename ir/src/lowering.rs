@@ -1103,17 +1103,30 @@ pub fn reachable_program(program: &crate::program::Program) -> crate::program::P
     }
 }
 
-/// The natives that are one float instruction: a call of `rider.function` on an `f64`
-/// whose result is kept is lowered by the front end to this IR operation instead, which
-/// every backend (and the interpreter) computes as the hardware does, with no call. The
-/// std rider keeps the natives for callers outside the IR (C, other riders).
-pub fn native_float_op(rider: &str, function: &str) -> Option<crate::program::UnaryOp> {
+/// What a native the IR computes itself is instead ([`native_inline`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NativeInline {
+    /// One float instruction on an `f64` (`in`), for an `f64` result: `InstKind::Unary`.
+    Float(crate::program::UnaryOp),
+    /// The length of a string (`ref`), for an `index` result: `InstKind::ListLen`, the
+    /// length word strings share with lists.
+    Length,
+}
+
+/// The natives the IR computes without a call: a call of `rider.function` with the
+/// argument and result [`NativeInline`] names, whose result is kept, is lowered by the
+/// front end to that IR operation instead, which every backend (and the interpreter)
+/// computes inline: a float operation as the hardware does, a string's length read
+/// from its layout. The std rider keeps the natives for callers outside the IR (C,
+/// other riders).
+pub fn native_inline(rider: &str, function: &str) -> Option<NativeInline> {
     use crate::program::UnaryOp;
     match (rider, function) {
-        ("std", "sqrt") => Some(UnaryOp::Sqrt),
-        ("std", "floor") => Some(UnaryOp::Floor),
-        ("std", "ceil") => Some(UnaryOp::Ceil),
-        ("std", "fabs") => Some(UnaryOp::Abs),
+        ("std", "sqrt") => Some(NativeInline::Float(UnaryOp::Sqrt)),
+        ("std", "floor") => Some(NativeInline::Float(UnaryOp::Floor)),
+        ("std", "ceil") => Some(NativeInline::Float(UnaryOp::Ceil)),
+        ("std", "fabs") => Some(NativeInline::Float(UnaryOp::Abs)),
+        ("std", "string_len") => Some(NativeInline::Length),
         _ => None,
     }
 }

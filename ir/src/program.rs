@@ -457,7 +457,10 @@ pub enum InstKind {
     },
     /// Builds a list, moving (or copying) each element in.
     MakeList { dst: SlotId, elems: Vec<SlotId> },
-    /// `dst: index`.
+    /// `dst: index`: the length of `list`, a list or a string (its bytes): the word at
+    /// `LIST_LEN_OFFSET` of either, which share the `{ ptr, len, cap }` layout. The front
+    /// end writes it for `len(xs)` and for the `std` native `string_len`
+    /// ([`crate::lowering::native_inline`]).
     ListLen { dst: SlotId, list: SlotId },
     /// Copies or clones element `index` (an `index` slot). Fallible: out of bounds.
     /// `checked` is false where a pass proved the index in bounds (`crate::bounds`): a

@@ -537,7 +537,9 @@ impl<'a> Verifier<'a> {
                 }
             },
             ListLen { dst, list } => {
-                self.list_elem(at, *list);
+                if *self.ty(*list) != IrType::String {
+                    self.list_elem(at, *list);
+                }
                 self.expect(at, *dst, &IrType::Index, "destination");
             }
             ListGet {

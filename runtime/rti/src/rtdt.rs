@@ -46,6 +46,10 @@ pub struct String {
     cap: usize,
 }
 
+// A string's parts stand where a list's do: compiled code reads a string's length with
+// the same load as a list's (`ir` `ListLen`).
+parts_at!(String: ptr = LIST_PTR_OFFSET, len = LIST_LEN_OFFSET, cap = LIST_CAP_OFFSET);
+
 /// What a `{ ptr, len, cap }` head answers alike for a string and a list: the empty
 /// one, its length and its raw parts.
 macro_rules! buffer_head {
