@@ -108,3 +108,10 @@ end fun
 fun bytes(ref s: string): [u8]
   ret string_bytes(ref s)
 end fun
+
+import std.string_byte_at
+
+# Byte `i` (from 0) of the UTF-8 text; fails past the end, as `xs[i]` does for a list.
+fun byte_at(ref s: string, i: index): u8
+  ret string_byte_at(ref s, i)
+end fun

@@ -1092,7 +1092,7 @@ impl<'a> FnLowering<'a> {
         for s in &gone {
             self.taken(*s);
         }
-        // A native the IR computes itself (`native_inline`), with the one argument and the
+        // A native the IR computes itself (`native_inline`), with the arguments and the
         // result it names, whose result is kept.
         let inline = match callee {
             Callee::Native { rider, name } => {
@@ -1101,15 +1101,14 @@ impl<'a> FnLowering<'a> {
             Callee::Function(_) => None,
         }
         .filter(|inline| {
-            let (arg, mode, result) = match inline {
-                NativeInline::Float(_) => (IrType::F64, ParamMode::In, IrType::F64),
-                NativeInline::Length => (IrType::String, ParamMode::Ref, IrType::Index),
-            };
+            let (params, result) = inline.signature();
             let typed = |s: SlotId, ty: &IrType| self.func.slot_type(s) == ty;
             dst.is_some_and(|d| typed(d, &result))
-                && ir_args.len() == 1
-                && ir_args[0].mode == mode
-                && typed(ir_args[0].slot, &arg)
+                && ir_args.len() == params.len()
+                && ir_args
+                    .iter()
+                    .zip(&params)
+                    .all(|(a, (mode, ty))| a.mode == *mode && typed(a.slot, ty))
         });
         let kind = match callee {
             Callee::Function(f) => InstKind::Call {
@@ -1119,7 +1118,8 @@ impl<'a> FnLowering<'a> {
                 args: ir_args,
                 depth: 1,
             },
-            // One float instruction, or a length read, on every backend: not a call.
+            // One float instruction, or a read of a string's length or byte, on every
+            // backend: not a call.
             Callee::Native { .. } if inline.is_some() => {
                 let dst = dst.expect("tested with the operation");
                 match inline.expect("tested") {
@@ -1131,6 +1131,13 @@ impl<'a> FnLowering<'a> {
                     NativeInline::Length => InstKind::ListLen {
                         dst,
                         list: ir_args[0].slot,
+                    },
+                    // Checked: the bounds pass drops the test where it proves it.
+                    NativeInline::Byte => InstKind::ListGet {
+                        dst,
+                        list: ir_args[0].slot,
+                        index: ir_args[1].slot,
+                        checked: true,
                     },
                 }
             }

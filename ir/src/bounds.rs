@@ -94,7 +94,9 @@ impl Facts {
             }
         }
         for s in crate::verify::inst_slots(kind) {
-            if matches!(f.slot_type(s), IrType::List(_)) && !keeps_length(kind, s) {
+            // A list, or a string whose bytes are read as one.
+            let lengthy = matches!(f.slot_type(s), IrType::List(_) | IrType::String);
+            if lengthy && !keeps_length(kind, s) {
                 self.forget(s);
             }
         }

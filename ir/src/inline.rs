@@ -3,9 +3,10 @@
 //! backend run the same IR).
 //!
 //! A function is inlined at its calls when it is small ([`INLINE_MAX_INSTS`]), not
-//! generic, takes scalar `in` parameters (and `ref` ones whose length is all it reads:
-//! `strings.len`), returns a scalar, and computes only with scalars (constants, copies,
-//! arithmetic, comparisons, casts, lengths) and calls of program functions: no natives,
+//! generic, takes scalar `in` parameters (and `ref` ones whose length and scalar
+//! elements are all it reads: `strings.len`, `strings.byte_at`), returns a scalar, and
+//! computes only with scalars (constants, copies, arithmetic, comparisons, casts,
+//! lengths, element reads) and calls of program functions: no natives,
 //! no values that own memory. Its body is copied into the caller: the arguments are
 //! copied into fresh slots for its `in` parameters (a `ref` parameter is the caller's
 //! argument itself, which the body only reads), each `return`
@@ -65,16 +66,35 @@ pub fn inlining(f: &Function) -> Inlining {
             .iter()
             .any(|p| p.slot == s && p.mode == ParamMode::Ref)
     };
+    // The slots the body names: a slot it does not (a `ref` parameter of a function
+    // inlined into it, which became the argument) may be of any type.
+    let mut mentioned = vec![false; f.slots.len()];
+    for p in &f.params {
+        mentioned[p.slot.index()] = true;
+    }
+    for block in &f.blocks {
+        for inst in &block.insts {
+            for s in crate::verify::inst_slots(&inst.kind) {
+                mentioned[s.index()] = true;
+            }
+        }
+        match block.term {
+            Terminator::Return(Some(s)) | Terminator::Branch { cond: s, .. } => {
+                mentioned[s.index()] = true;
+            }
+            _ => {}
+        }
+    }
     let small = !f.is_generic()
         && f.result.is_scalar()
         && f.params.iter().all(|p| {
             p.mode == ParamMode::In
                 || (p.mode == ParamMode::Ref && !f.slot_type(p.slot).mentions_param())
         })
-        && f.slots
-            .iter()
-            .enumerate()
-            .all(|(i, s)| s.ty.is_scalar() || by_ref(SlotId(i as u32)))
+        && f.slots.iter().enumerate().all(|(i, s)| {
+            let slot = SlotId(i as u32);
+            s.ty.is_scalar() || by_ref(slot) || !mentioned[i]
+        })
         && f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() <= INLINE_MAX_INSTS;
     if !small {
         return Inlining::Never;
@@ -84,8 +104,9 @@ pub fn inlining(f: &Function) -> Inlining {
         let mut reads_ref = false;
         inst.kind.for_each_read(|s| reads_ref |= by_ref(s));
         match inst.kind {
-            // A `ref` parameter is read only for its length.
-            K::ListLen { .. } => {}
+            // A `ref` parameter is read only for its length or a scalar element (every
+            // slot of the body but `ref` parameters is a scalar, so the list is one).
+            K::ListLen { .. } | K::ListGet { .. } => {}
             _ if reads_ref => return Inlining::Never,
             ref k if computes(k) => {}
             K::Move { .. } | K::Clone { .. } | K::Drop { .. } | K::CalledFrom => {}
@@ -377,6 +398,17 @@ fn renamed(kind: &InstKind, rename: impl Fn(SlotId) -> SlotId, depth: u32) -> In
         K::ListLen { dst, list } => K::ListLen {
             dst: r(dst),
             list: r(list),
+        },
+        K::ListGet {
+            dst,
+            list,
+            index,
+            checked,
+        } => K::ListGet {
+            dst: r(dst),
+            list: r(list),
+            index: r(index),
+            checked,
         },
         other => unreachable!("not admitted for inlining: {other:?}"),
     }
@@ -874,11 +906,8 @@ mod tests {
         (f, fb, x, one)
     }
 
-    /// `inc(x) = x + 1` (checked: it may abandon) is inlined into `main`, which holds a
-    /// string across the call: the result verifies (the inlined failure path reaches the
-    /// drop of the string) and no call is left.
-    /// `f(ref xs: [i64]): index` returning `len(xs)`, or, with `pass_on`, also handing
-    /// `xs` on to `g(ref xs)`.
+    /// `f(ref xs: [i64]): index` returning `len(xs)` after reading `xs[0]` (which fails
+    /// for an empty list), or, with `pass_on`, also handing `xs` on to `g(ref xs)`.
     fn ref_length(pass_on: bool) -> bool {
         let mut pb = ProgramBuilder::new();
         let list = IrType::List(Box::new(IrType::I64));
@@ -890,6 +919,15 @@ mod tests {
         let mut fb = pb.function(f);
         let xs = fb.param(0);
         let n = fb.new_slot(IrType::Index);
+        let (zero, first) = (fb.int(IrType::Index, 0), fb.new_slot(IrType::I64));
+        let empty = fb.abandon_block(&[]);
+        let get = InstKind::ListGet {
+            dst: first,
+            list: xs,
+            index: zero,
+            checked: true,
+        };
+        fb.inst(get, Some(empty));
         fb.inst(InstKind::ListLen { dst: n, list: xs }, None);
         if pass_on {
             let abandon = fb.abandon_block(&[]);
@@ -912,12 +950,63 @@ mod tests {
     }
 
     #[test]
-    fn a_ref_parameter_read_only_for_its_length_is_inlined() {
+    fn a_ref_parameter_read_only_for_its_length_and_elements_is_inlined() {
         assert!(ref_length(false));
         // Handed on, the callee might read anything of it: not inlined.
         assert!(!ref_length(true));
     }
 
+    /// `first(ref xs: [i64]) = xs[0]` is inlined into `outer(ref xs) = first(ref xs)`;
+    /// the slot that was `first`'s parameter is left unnamed in `outer` (the argument
+    /// stands for it), so `outer` is then inlined too.
+    #[test]
+    fn a_function_that_inlined_a_ref_reader_is_inlined_in_turn() {
+        let mut pb = ProgramBuilder::new();
+        let list = IrType::List(Box::new(IrType::I64));
+        let param = vec![("xs".to_string(), ParamMode::Ref, list)];
+        let first = pb.declare_function("first", vec![], param.clone(), IrType::I64);
+        let outer = pb.declare_function("outer", vec![], param, IrType::I64);
+        let mut fb = pb.function(first);
+        let xs = fb.param(0);
+        let (zero, x) = (fb.int(IrType::Index, 0), fb.new_slot(IrType::I64));
+        let empty = fb.abandon_block(&[]);
+        let get = InstKind::ListGet {
+            dst: x,
+            list: xs,
+            index: zero,
+            checked: true,
+        };
+        fb.inst(get, Some(empty));
+        fb.terminate(Terminator::Return(Some(x)));
+        let mut fb = pb.function(outer);
+        let xs = fb.param(0);
+        let r = fb.new_slot(IrType::I64);
+        let failed = fb.abandon_block(&[]);
+        let call = InstKind::Call {
+            dst: Some(r),
+            func: first,
+            type_args: vec![],
+            args: vec![Arg {
+                mode: ParamMode::Ref,
+                slot: xs,
+            }],
+            depth: 1,
+        };
+        fb.inst(call, Some(failed));
+        fb.terminate(Terminator::Return(Some(r)));
+        let mut program = pb.finish();
+        assert!(!inlinable(&program.functions[outer.index()]));
+        inline_small_functions(&mut program);
+        let outer = &program.functions[outer.index()];
+        crate::verify::verify_function(&program, outer).expect("the inlined function verifies");
+        assert_eq!(program_calls(outer), 0);
+        assert!(outer.slots.iter().any(|s| !s.ty.is_scalar()));
+        assert!(inlinable(outer));
+    }
+
+    /// `inc(x) = x + 1` (checked: it may abandon) is inlined into `main`, which holds a
+    /// string across the call: the result verifies (the inlined failure path reaches the
+    /// drop of the string) and no call is left.
     #[test]
     fn a_leaf_is_inlined_with_its_failure_path_joined_to_the_callers() {
         let mut pb = ProgramBuilder::new();

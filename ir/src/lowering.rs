@@ -1111,14 +1111,35 @@ pub enum NativeInline {
     /// The length of a string (`ref`), for an `index` result: `InstKind::ListLen`, the
     /// length word strings share with lists.
     Length,
+    /// Byte `i` of a string (`ref`, then an `in` `index`), for a `u8` result:
+    /// `InstKind::ListGet` of the string's bytes, bounds-checked as a list's element.
+    Byte,
+}
+
+impl NativeInline {
+    /// The parameters (mode and type, in order) and the result a call must have to be
+    /// computed this way; a call of another shape stays a native call.
+    pub fn signature(self) -> (Vec<(ParamMode, IrType)>, IrType) {
+        match self {
+            NativeInline::Float(_) => (vec![(ParamMode::In, IrType::F64)], IrType::F64),
+            NativeInline::Length => (vec![(ParamMode::Ref, IrType::String)], IrType::Index),
+            NativeInline::Byte => (
+                vec![
+                    (ParamMode::Ref, IrType::String),
+                    (ParamMode::In, IrType::Index),
+                ],
+                IrType::U8,
+            ),
+        }
+    }
 }
 
 /// The natives the IR computes without a call: a call of `rider.function` with the
 /// argument and result [`NativeInline`] names, whose result is kept, is lowered by the
 /// front end to that IR operation instead, which every backend (and the interpreter)
-/// computes inline: a float operation as the hardware does, a string's length read
-/// from its layout. The std rider keeps the natives for callers outside the IR (C,
-/// other riders).
+/// computes inline: a float operation as the hardware does, a string's length or one of
+/// its bytes read from its layout. The std rider keeps the natives for callers outside
+/// the IR (C, other riders), and for a call whose result is dropped.
 pub fn native_inline(rider: &str, function: &str) -> Option<NativeInline> {
     use crate::program::UnaryOp;
     match (rider, function) {
@@ -1127,6 +1148,7 @@ pub fn native_inline(rider: &str, function: &str) -> Option<NativeInline> {
         ("std", "ceil") => Some(NativeInline::Float(UnaryOp::Ceil)),
         ("std", "fabs") => Some(NativeInline::Float(UnaryOp::Abs)),
         ("std", "string_len") => Some(NativeInline::Length),
+        ("std", "string_byte_at") => Some(NativeInline::Byte),
         _ => None,
     }
 }

@@ -462,7 +462,9 @@ pub enum InstKind {
     /// end writes it for `len(xs)` and for the `std` native `string_len`
     /// ([`crate::lowering::native_inline`]).
     ListLen { dst: SlotId, list: SlotId },
-    /// Copies or clones element `index` (an `index` slot). Fallible: out of bounds.
+    /// Copies or clones element `index` (an `index` slot) of `list`, a list or a string
+    /// (byte `index`, a `u8`: the front end writes it for the `std` native
+    /// `string_byte_at`). Fallible: out of bounds.
     /// `checked` is false where a pass proved the index in bounds (`crate::bounds`): a
     /// backend may then leave out its test (the instruction keeps its abandon block, so
     /// a backend that tests anyway behaves the same).

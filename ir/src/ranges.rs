@@ -16,7 +16,7 @@
 //!   non-negative value by a positive one);
 //! - an element access: past it (its failure leaves by the abandon edge) the index is
 //!   below the list's length, which is at most what the elements' bytes allow
-//!   (`isize::MAX` bytes; a list of zero-size elements may have any length);
+//!   (`MAX_BUFFER_BYTES`; a list of zero-size elements may have any length);
 //! - the comparison a branch tests (`lt a, b` then `branch` on it): on the `then` edge
 //!   `a < b` holds, on the `else` edge `a >= b`, and each operand's interval narrows;
 //! - a branch on a bool known to be one value takes one edge only (the `and` of a loop
@@ -113,13 +113,13 @@ fn arith(op: BinaryOp, a: Range, b: Range) -> Option<Range> {
 }
 
 /// The most elements a list of `elem` can hold: its elements' bytes are at most
-/// `isize::MAX` (the runtime refuses more); a list of zero-size elements stores nothing,
-/// so its length is any `index`. `None` for an element type of unknown size (a type
-/// parameter's): then the list's length is any `index` too.
+/// `MAX_BUFFER_BYTES` (the runtime refuses more; `max_buffer_elements`); a list of
+/// zero-size elements stores nothing, so its length is any `index`, and so is that of a
+/// list whose element size is unknown (a type parameter's).
 fn max_list_len(elem: &IrType) -> i128 {
-    match elem.layout().map(|l| l.size) {
-        Some(size) if size > 0 => isize::MAX as i128 / size as i128,
-        _ => u64::MAX as i128,
+    match elem.layout() {
+        Some(l) => datalove_rti::layout::max_buffer_elements(l.size) as i128,
+        None => u64::MAX as i128,
     }
 }
 

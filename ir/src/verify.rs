@@ -559,7 +559,15 @@ impl<'a> Verifier<'a> {
                 } else {
                     "value"
                 };
-                if let Some(elem) = self.list_elem(at, *list) {
+                // A string's bytes are read as a list of `u8` is (never written: the text
+                // stays UTF-8).
+                let bytes = matches!(kind, ListGet { .. }) && *self.ty(*list) == IrType::String;
+                let elem = if bytes {
+                    Some(IrType::U8)
+                } else {
+                    self.list_elem(at, *list)
+                };
+                if let Some(elem) = elem {
                     self.expect(at, *element, &elem, role);
                 }
                 self.expect(at, *index, &IrType::Index, "index");

@@ -227,6 +227,13 @@ fn behavior(name: &str) -> Option<Behavior> {
         "strings.trim" | "strings.trim_start" | "strings.trim_end" => safe,
         "strings.starts_with" | "strings.ends_with" => safe,
         "strings.repeat" => safe.limit(1, Small(4)),
+        "strings.byte_at" => safe.guard(
+            1,
+            IndexInto {
+                list: 0,
+                inclusive: false,
+            },
+        ),
         "lists.len" | "lists.push" | "lists.reverse" | "lists.sort" => safe,
         "lists.pop" => safe.shrinks(),
         "lists.get" | "lists.set_at" => safe.guard(

@@ -816,7 +816,9 @@ impl Generator<'_> {
             self.weigh_into(v, weight.saturating_mul(2));
             let var = &mut self.fx.vars[v];
             var.state = VState::Live;
-            if c.behavior.may_shrink || c.params.iter().any(|(m, _)| *m == ParamMode::Out) {
+            // A string handed on `mut` may come back any string (a shorter one).
+            let shrinks = c.behavior.may_shrink || var.ty == IrType::String;
+            if shrinks || c.params.iter().any(|(m, _)| *m == ParamMode::Out) {
                 var.facts = Facts::default();
             } else {
                 var.facts.some = false;

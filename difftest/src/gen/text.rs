@@ -22,7 +22,7 @@ pub const ATOM: u8 = 12;
 /// without failing (unless it means to).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Facts {
-    /// A lower bound on a list's length.
+    /// A lower bound on a list's length (a string's: in bytes).
     pub min_len: u32,
     /// An option known to hold a value.
     pub some: bool,
@@ -276,7 +276,11 @@ pub fn string_literal(s: &str) -> E {
         }
     }
     out.push('"');
-    E::atom(out)
+    // Its bytes, for `strings.byte_at`.
+    E::atom(out).with_facts(Facts {
+        min_len: s.len() as u32,
+        some: false,
+    })
 }
 
 #[cfg(test)]

@@ -137,7 +137,7 @@ impl Runtime {
         }
         let fits = len
             .checked_mul(td.size)
-            .is_some_and(|bytes| bytes <= isize::MAX as usize);
+            .is_some_and(|bytes| bytes <= datalove_rti::layout::MAX_BUFFER_BYTES);
         if !fits {
             self.drop_value(value, td);
             return None;

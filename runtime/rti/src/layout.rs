@@ -43,6 +43,21 @@ pub const LIST_PTR_OFFSET: usize = 0;
 pub const LIST_LEN_OFFSET: usize = POINTER_SIZE;
 pub const LIST_CAP_OFFSET: usize = 2 * POINTER_SIZE;
 
+/// The most bytes one buffer (a list's elements, a string's bytes) holds: `isize::MAX`,
+/// the most any allocation can be (Rust's `Layout`, C's `ptrdiff_t`). The runtime refuses
+/// a list or string that would be larger; `datalove_ir::ranges` builds on it (an index
+/// below a list's length is below [`max_buffer_elements`] of its element size).
+pub const MAX_BUFFER_BYTES: usize = isize::MAX as usize;
+
+/// The most elements of `size` bytes a buffer holds ([`MAX_BUFFER_BYTES`]); elements of
+/// size 0 take no room, so a list of them may have any length (`u64::MAX`).
+pub const fn max_buffer_elements(size: usize) -> u64 {
+    match size {
+        0 => u64::MAX,
+        _ => (MAX_BUFFER_BYTES / size) as u64,
+    }
+}
+
 /// Where the parts of a bigint are: `{ ptr, len, negative }`, one word each. `ptr` is
 /// `len` little-endian 64-bit limbs of the magnitude in a counted runtime buffer of
 /// exactly `len` limbs, the top one never zero; zero is `len == 0` (null `ptr`, owns

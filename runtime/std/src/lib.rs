@@ -290,6 +290,21 @@ datalove_rti::natives! {
         Ok(())
     }
 
+    /// Byte `i` of `s`; fails past the end, as an element read of a list does.
+    fn dlr_std__string_byte_at(
+        rt,
+        s: &rtdt::String, _s_td,
+        i: &rtdt::Index, _i_td,
+        result_out: &mut MaybeUninit<u8>, _result_td,
+    ) {
+        let bytes = s.as_bytes();
+        let Some(byte) = bytes.get(position(i)) else {
+            return Err(index_out_of_bounds(i.0, bytes.len()));
+        };
+        result_out.write(*byte);
+        Ok(())
+    }
+
     fn dlr_std__string_concat(
         rt,
         a: &rtdt::String, _a_td,
@@ -1308,7 +1323,7 @@ datalove_rti::natives! {
         let total = usize::try_from(n.0)
             .ok()
             .and_then(|n| n.checked_mul(text.len()))
-            .filter(|&total| total <= isize::MAX as usize);
+            .filter(|&total| total <= datalove_rti::layout::MAX_BUFFER_BYTES);
         let Some(total) = total else {
             return Err(Failure::failed(format!(
                 "{} copies of a string of {} bytes do not fit in memory",

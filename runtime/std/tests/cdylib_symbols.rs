@@ -104,7 +104,7 @@ fn cdylib_links_nothing_of_the_runtime() {
         .expect("rider.dli");
     let iface =
         datalove_ir::dli::parse_dli("std", datalove_ir::FileId(0), &dli).expect("rider.dli parses");
-    assert_eq!(iface.natives.len(), 82);
+    assert_eq!(iface.natives.len(), 83);
     for native in &iface.natives {
         let symbol = datalove_ir::native_symbol("std", &native.name);
         assert!(

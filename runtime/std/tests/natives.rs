@@ -353,6 +353,25 @@ fn strings() {
         );
         assert_eq!(len.assume_init(), ix(6));
 
+        // Byte 2 of "héllo" is the second byte of `é` (0xC3 0xA9); byte 6 is past the end.
+        let (idx, u8_td) = (&INDEX_TYDESC, &U8_TYDESC);
+        let mut byte = MaybeUninit::<u8>::uninit();
+        assert_eq!(
+            dlr_std__string_byte_at(t.h(), &a, st_td, &ix(2), idx, &mut byte, u8_td),
+            STATUS_OK
+        );
+        assert_eq!(byte.assume_init(), 0xA9);
+        t.assert_refused(
+            dlr_std__string_byte_at(t.h(), &a, st_td, &ix(6), idx, &mut byte, u8_td),
+            STATUS_OUT_OF_BOUNDS,
+            "index 6 out of bounds for length 6",
+        );
+        t.assert_refused(
+            dlr_std__string_byte_at(t.h(), &a, st_td, &ix(u64::MAX), idx, &mut byte, u8_td),
+            STATUS_OUT_OF_BOUNDS,
+            &format!("index {} out of bounds for length 6", u64::MAX),
+        );
+
         assert_eq!(
             t.text_of(|out| dlr_std__string_concat(t.h(), &a, st_td, &b, st_td, out, st_td)),
             "héllo, world"
