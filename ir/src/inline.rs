@@ -906,6 +906,20 @@ mod tests {
         (f, fb, x, one)
     }
 
+    /// `xs[0]` of the `[i64]` in `xs`, read into a new slot (failing for an empty list).
+    fn first_element(fb: &mut crate::builder::FunctionBuilder<'_>, xs: SlotId) -> SlotId {
+        let (zero, x) = (fb.int(IrType::Index, 0), fb.new_slot(IrType::I64));
+        let empty = fb.abandon_block(&[]);
+        let get = InstKind::ListGet {
+            dst: x,
+            list: xs,
+            index: zero,
+            checked: true,
+        };
+        fb.inst(get, Some(empty));
+        x
+    }
+
     /// `f(ref xs: [i64]): index` returning `len(xs)` after reading `xs[0]` (which fails
     /// for an empty list), or, with `pass_on`, also handing `xs` on to `g(ref xs)`.
     fn ref_length(pass_on: bool) -> bool {
@@ -919,15 +933,7 @@ mod tests {
         let mut fb = pb.function(f);
         let xs = fb.param(0);
         let n = fb.new_slot(IrType::Index);
-        let (zero, first) = (fb.int(IrType::Index, 0), fb.new_slot(IrType::I64));
-        let empty = fb.abandon_block(&[]);
-        let get = InstKind::ListGet {
-            dst: first,
-            list: xs,
-            index: zero,
-            checked: true,
-        };
-        fb.inst(get, Some(empty));
+        first_element(&mut fb, xs);
         fb.inst(InstKind::ListLen { dst: n, list: xs }, None);
         if pass_on {
             let abandon = fb.abandon_block(&[]);
@@ -968,15 +974,7 @@ mod tests {
         let outer = pb.declare_function("outer", vec![], param, IrType::I64);
         let mut fb = pb.function(first);
         let xs = fb.param(0);
-        let (zero, x) = (fb.int(IrType::Index, 0), fb.new_slot(IrType::I64));
-        let empty = fb.abandon_block(&[]);
-        let get = InstKind::ListGet {
-            dst: x,
-            list: xs,
-            index: zero,
-            checked: true,
-        };
-        fb.inst(get, Some(empty));
+        let x = first_element(&mut fb, xs);
         fb.terminate(Terminator::Return(Some(x)));
         let mut fb = pb.function(outer);
         let xs = fb.param(0);
