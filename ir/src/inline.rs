@@ -906,6 +906,16 @@ mod tests {
         (f, fb, x, one)
     }
 
+    /// Functions `name(ref xs: [i64]): result`, declared.
+    fn taking_ref_list<const N: usize>(
+        pb: &mut ProgramBuilder,
+        functions: [(&str, IrType); N],
+    ) -> [FuncId; N] {
+        let list = IrType::List(Box::new(IrType::I64));
+        let param = vec![("xs".to_string(), ParamMode::Ref, list)];
+        functions.map(|(name, result)| pb.declare_function(name, vec![], param.clone(), result))
+    }
+
     /// `xs[0]` of the `[i64]` in `xs`, read into a new slot (failing for an empty list).
     fn first_element(fb: &mut crate::builder::FunctionBuilder<'_>, xs: SlotId) -> SlotId {
         let (zero, x) = (fb.int(IrType::Index, 0), fb.new_slot(IrType::I64));
@@ -924,10 +934,7 @@ mod tests {
     /// for an empty list), or, with `pass_on`, also handing `xs` on to `g(ref xs)`.
     fn ref_length(pass_on: bool) -> bool {
         let mut pb = ProgramBuilder::new();
-        let list = IrType::List(Box::new(IrType::I64));
-        let param = vec![("xs".to_string(), ParamMode::Ref, list)];
-        let g = pb.declare_function("g", vec![], param.clone(), IrType::Unit);
-        let f = pb.declare_function("f", vec![], param, IrType::Index);
+        let [g, f] = taking_ref_list(&mut pb, [("g", IrType::Unit), ("f", IrType::Index)]);
         let mut fb = pb.function(g);
         fb.terminate(Terminator::Return(None));
         let mut fb = pb.function(f);
@@ -968,10 +975,8 @@ mod tests {
     #[test]
     fn a_function_that_inlined_a_ref_reader_is_inlined_in_turn() {
         let mut pb = ProgramBuilder::new();
-        let list = IrType::List(Box::new(IrType::I64));
-        let param = vec![("xs".to_string(), ParamMode::Ref, list)];
-        let first = pb.declare_function("first", vec![], param.clone(), IrType::I64);
-        let outer = pb.declare_function("outer", vec![], param, IrType::I64);
+        let [first, outer] =
+            taking_ref_list(&mut pb, [("first", IrType::I64), ("outer", IrType::I64)]);
         let mut fb = pb.function(first);
         let xs = fb.param(0);
         let x = first_element(&mut fb, xs);
