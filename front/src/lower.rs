@@ -1093,7 +1093,8 @@ impl<'a> FnLowering<'a> {
             self.taken(*s);
         }
         // A native the IR computes itself (`native_inline`), with the arguments and the
-        // result it names, whose result is kept.
+        // result it names (every call of one has a destination: a dropped value's is a
+        // temporary).
         let inline = match callee {
             Callee::Native { rider, name } => {
                 datalove_ir::lowering::native_inline(&self.riders[*rider].rider, name)

@@ -95,7 +95,7 @@ impl Facts {
         }
         for s in crate::verify::inst_slots(kind) {
             // A list, or a string whose bytes are read as one.
-            let lengthy = matches!(f.slot_type(s), IrType::List(_) | IrType::String);
+            let lengthy = f.slot_type(s).indexed_element().is_some();
             if lengthy && !keeps_length(kind, s) {
                 self.forget(s);
             }

@@ -1135,11 +1135,12 @@ impl NativeInline {
 }
 
 /// The natives the IR computes without a call: a call of `rider.function` with the
-/// argument and result [`NativeInline`] names, whose result is kept, is lowered by the
-/// front end to that IR operation instead, which every backend (and the interpreter)
+/// argument and result [`NativeInline`] names is lowered by the front end to that IR
+/// operation instead (a call whose value the program drops still has a destination, a
+/// temporary, so it is lowered the same way), which every backend (and the interpreter)
 /// computes inline: a float operation as the hardware does, a string's length or one of
-/// its bytes read from its layout. The std rider keeps the natives for callers outside
-/// the IR (C, other riders), and for a call whose result is dropped.
+/// its bytes read from its layout. The std rider keeps the natives for callers the front
+/// end does not lower: C, other riders, and IR built by hand that calls them.
 pub fn native_inline(rider: &str, function: &str) -> Option<NativeInline> {
     use crate::program::UnaryOp;
     match (rider, function) {

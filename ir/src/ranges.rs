@@ -446,11 +446,9 @@ impl<'f> Analysis<'f> {
 
     /// The most elements list slot `list` can hold ([`max_list_len`]); for a string, bytes.
     fn max_len(&self, list: SlotId) -> i128 {
-        match self.f.slot_type(list) {
-            IrType::List(elem) => max_list_len(elem),
-            // A string's bytes.
-            IrType::String => max_list_len(&IrType::U8),
-            _ => u64::MAX as i128,
+        match self.f.slot_type(list).indexed_element() {
+            Some(elem) => max_list_len(elem),
+            None => u64::MAX as i128,
         }
     }
 

@@ -94,6 +94,19 @@ impl IrType {
         IrType::List(Box::new(elem))
     }
 
+    /// What `list_get` reads out of a value of this type, by index: a list's element, or
+    /// a string's byte (`u8`: a string's bytes are read as a list of `u8` is, never
+    /// written, so the text stays UTF-8). `None` for a type with no indexed elements. The
+    /// verifier, the bounds pass and the ranges pass all ask here.
+    pub fn indexed_element(&self) -> Option<&IrType> {
+        static BYTE: IrType = IrType::U8;
+        match self {
+            IrType::List(elem) => Some(elem),
+            IrType::String => Some(&BYTE),
+            _ => None,
+        }
+    }
+
     pub fn option(payload: IrType) -> IrType {
         IrType::Option(Box::new(payload))
     }

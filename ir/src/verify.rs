@@ -559,13 +559,11 @@ impl<'a> Verifier<'a> {
                 } else {
                     "value"
                 };
-                // A string's bytes are read as a list of `u8` is (never written: the text
-                // stays UTF-8).
-                let bytes = matches!(kind, ListGet { .. }) && *self.ty(*list) == IrType::String;
-                let elem = if bytes {
-                    Some(IrType::U8)
-                } else {
-                    self.list_elem(at, *list)
+                // A read takes whatever the type has by index (a string's bytes too); a
+                // write only a list's elements.
+                let elem = match (kind, self.ty(*list).indexed_element()) {
+                    (ListGet { .. }, Some(elem)) => Some(elem.clone()),
+                    _ => self.list_elem(at, *list),
                 };
                 if let Some(elem) = elem {
                     self.expect(at, *element, &elem, role);

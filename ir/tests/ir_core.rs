@@ -270,6 +270,54 @@ fn type_mismatch_and_unterminated_block() {
     );
 }
 
+/// `list_get` or `list_set` of element 0 of the string "ab", the element a new slot of
+/// `elem`; the string dropped on both paths.
+fn index_into_a_string(
+    fb: &mut datalove_ir::builder::FunctionBuilder<'_>,
+    set: bool,
+    elem: IrType,
+) {
+    let s = fb.string("ab");
+    let i = fb.int(IrType::Index, 0);
+    let element = fb.new_slot(elem);
+    let fail = fb.abandon_block(&[s]);
+    let kind = if set {
+        fb.set_const(element, ConstValue::Int(0));
+        InstKind::ListSet {
+            list: s,
+            index: i,
+            value: element,
+            checked: true,
+        }
+    } else {
+        InstKind::ListGet {
+            dst: element,
+            list: s,
+            index: i,
+            checked: true,
+        }
+    };
+    fb.inst(kind, Some(fail));
+    fb.drop_slot(s);
+    fb.terminate(Terminator::Return(None));
+}
+
+#[test]
+fn a_string_is_read_by_index_as_bytes_and_never_written() {
+    assert_eq!(
+        single_function(|fb| index_into_a_string(fb, false, IrType::U8)),
+        Vec::<String>::new()
+    );
+    assert_refused(
+        |fb| index_into_a_string(fb, false, IrType::I32),
+        "function `main`, block b0, instruction 2 (list_get): destination s2 is i32, expected u8",
+    );
+    assert_refused(
+        |fb| index_into_a_string(fb, true, IrType::U8),
+        "function `main`, block b0, instruction 3 (list_set): s0 is string, not a list",
+    );
+}
+
 #[test]
 fn joins_must_agree_on_owned_values() {
     let errors = single_function(|fb| {

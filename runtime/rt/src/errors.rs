@@ -176,11 +176,7 @@ pub fn arith_detail(op: u32, ty: u32) -> String {
     }
 }
 
-pub use datalove_rti::status::cast_ty;
-
-pub fn bounds_detail(index: u64, len: u64) -> String {
-    format!("index {index} out of bounds for length {len}")
-}
+pub use datalove_rti::status::{bounds_detail, cast_ty};
 
 /// The detail of a stack overflow with call depth left: the native stack (or the
 /// interpreter's frame memory) ran out first, as frames of several hundred KiB do.

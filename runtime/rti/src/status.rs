@@ -91,6 +91,13 @@ abi_enum! {
     }
 }
 
+/// The detail of an index past the end of a list or a string (`raise_bounds`, and a
+/// native that reports the same failure): `index 5 out of bounds for length 3`. The one
+/// spelling the runtime and every rider that uses these helpers print.
+pub fn bounds_detail(index: u64, len: u64) -> String {
+    format!("index {index} out of bounds for length {len}")
+}
+
 /// The `ty` argument of `raise_arith` for a conversion (`ArithOp::Cast`) from `from` to
 /// `to`: the target kind in the low byte, the source kind in the next. Every backend
 /// encodes a conversion error through this one function.

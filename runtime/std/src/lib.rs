@@ -74,7 +74,7 @@ fn out_of_bounds(message: String) -> Failure {
 }
 
 fn index_out_of_bounds(index: u64, len: usize) -> Failure {
-    out_of_bounds(format!("index {index} out of bounds for length {len}"))
+    out_of_bounds(datalove_rti::status::bounds_detail(index, len as u64))
 }
 
 /// An `index` as a Rust position; one that does not fit is past the end of anything.
