@@ -268,7 +268,8 @@ unsafe fn read_int(ty: TyKind, p: *mut u8) -> i128 {
         TyKind::U64 | TyKind::Index => rd::<u64>(p) as i128,
         TyKind::U32 => rd::<u32>(p) as i128,
         TyKind::U16 => rd::<u16>(p) as i128,
-        TyKind::U8 => rd::<u8>(p) as i128,
+        // A `bool` is 0 or 1 (a cast of one to an integer).
+        TyKind::U8 | TyKind::Bool => rd::<u8>(p) as i128,
         _ => unreachable!(),
     }
 }

@@ -940,6 +940,7 @@ impl Machine<'_> {
                     jump_if!(ld!(u8, *cond) != 0, *th, *e);
                     continue;
                 }
+                Op::BoolToW { d, s } => st!(u64, *d, ld!(u8, *s) as u64),
                 Op::I64ToF64 { d, s } => st!(f64, *d, ld!(i64, *s) as f64),
                 Op::U64ToF64 { d, s } => st!(f64, *d, ld!(u64, *s) as f64),
                 Op::SqrtF64 { d, s } => st!(f64, *d, ld!(f64, *s).sqrt()),

@@ -315,6 +315,10 @@ fn single(op: &Op) -> Option<Op> {
             let ty = datalove_rti::status::cast_ty(o.from, o.to);
             // An unchecked conversion never takes its abandon target.
             let fail = if o.checked { o.fail } else { u32::MAX };
+            if o.from == TyKind::Bool {
+                return matches!(class(o.to)?, Class::I64 | Class::U64)
+                    .then_some(Op::BoolToW { d, s });
+            }
             match (class(o.from)?, class(o.to)?) {
                 (Class::I64, Class::F64) => Op::I64ToF64 { d, s },
                 (Class::U64, Class::F64) => Op::U64ToF64 { d, s },

@@ -416,7 +416,12 @@ pub enum Op {
     /// Boolean `and`/`or` of two evaluated bools.
     AndB(Slots),
     OrB(Slots),
-    /// Conversions that cannot fail: a 64-bit integer to `f64`.
+    /// Conversions that cannot fail: a `bool` to a 64-bit integer (0 or 1: a step
+    /// `ir::ifconv` made of a branch), a 64-bit integer to `f64`.
+    BoolToW {
+        d: u32,
+        s: u32,
+    },
     I64ToF64 {
         d: u32,
         s: u32,

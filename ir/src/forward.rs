@@ -58,7 +58,7 @@ pub fn forward_function(f: &mut Function) {
 
 /// How many edges reach each block: jumps, both targets of a branch, abandon edges, and
 /// one for the entry.
-fn predecessor_counts(f: &Function) -> Vec<usize> {
+pub(crate) fn predecessor_counts(f: &Function) -> Vec<usize> {
     let mut preds = vec![0usize; f.blocks.len()];
     preds[f.entry.index()] += 1;
     for block in &f.blocks {

@@ -232,9 +232,18 @@ fn inline_round(program: &mut Program, round: Inlining) -> bool {
     if callees.iter().all(Option::is_none) {
         return false;
     }
+    rewrite_functions(program, |f| inline_calls(f, &callees))
+}
+
+/// Runs `rewrite` on each function of `program`, then removes the blocks it left
+/// unreachable in each function where it says it changed something. Whether any did.
+pub(crate) fn rewrite_functions(
+    program: &mut Program,
+    mut rewrite: impl FnMut(&mut Function) -> bool,
+) -> bool {
     let mut any = false;
     for f in &mut program.functions {
-        if inline_calls(f, &callees) {
+        if rewrite(f) {
             remove_unreachable_blocks(f);
             any = true;
         }
@@ -689,11 +698,7 @@ pub fn inline_base_cases(program: &mut Program) -> Vec<FuncId> {
             copies.push((g, copy));
         }
     }
-    for f in &mut program.functions {
-        if inline_base_cases_in(f, &cases, &past) {
-            remove_unreachable_blocks(f);
-        }
-    }
+    rewrite_functions(program, |f| inline_base_cases_in(f, &cases, &past));
     for &(g, _) in &copies {
         let copy = program.functions[g].clone();
         program.functions.push(copy);

@@ -35,6 +35,7 @@ pub mod builder;
 pub mod diag;
 pub mod dli;
 pub mod forward;
+pub mod ifconv;
 pub mod inline;
 pub mod lowering;
 pub mod native;

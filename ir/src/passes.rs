@@ -6,17 +6,20 @@
 //! 1. [`crate::inline`]: small functions of scalars inlined at their calls, and the base
 //!    cases of the calls left tested by the caller.
 //! 2. [`crate::ranges`]: checked arithmetic that cannot overflow made plain.
-//! 3. [`crate::thread`]: loops tested at their bottom (jumps take a copy of small
+//! 3. [`crate::ifconv`]: a branch around a step of one (`if c then set x = x + 1`) made
+//!    the addition of `c` as an integer (after the ranges pass, whose proofs it keeps;
+//!    before threading, which would copy the next condition into the step's block).
+//! 4. [`crate::thread`]: loops tested at their bottom (jumps take a copy of small
 //!    condition blocks).
-//! 4. [`crate::ranges`] again: the parts of an `and` the copied conditions now test on
+//! 5. [`crate::ranges`] again: the parts of an `and` the copied conditions now test on
 //!    their own.
-//! 5. [`crate::forward`]: straight-line blocks merged, copies forwarded, repeated scalar
+//! 6. [`crate::forward`]: straight-line blocks merged, copies forwarded, repeated scalar
 //!    operations reused, dead copies removed.
-//! 6. [`crate::inline::hoist_depth_checks`]: each call-depth test an inlined call left
+//! 7. [`crate::inline::hoist_depth_checks`]: each call-depth test an inlined call left
 //!    moved above the plain scalar arithmetic before it.
-//! 7. [`crate::inline::start_past_base_cases`]: the copies of functions that step 1 calls
+//! 8. [`crate::inline::start_past_base_cases`]: the copies of functions that step 1 calls
 //!    only where their base case does not hold start past its test.
-//! 8. [`crate::bounds`]: list accesses proved in bounds lose their test, in place or in
+//! 9. [`crate::bounds`]: list accesses proved in bounds lose their test, in place or in
 //!    a copy of their loop that guards run once before it.
 
 use crate::program::Program;
@@ -25,6 +28,7 @@ use crate::program::Program;
 pub fn optimize(program: &mut Program) {
     let copies = crate::inline::inline_small_functions(program);
     crate::ranges::remove_impossible_checks(program);
+    crate::ifconv::convert_conditional_steps(program);
     crate::thread::thread_condition_jumps(program);
     crate::ranges::remove_impossible_checks(program);
     crate::forward::forward_copies(program);

@@ -416,7 +416,8 @@ pub enum InstKind {
     },
     /// Numeric conversion between the slots' types. Checked: a value out of the target's
     /// range (or a NaN) is fallible. Unchecked: integers truncate or extend, floats
-    /// saturate.
+    /// saturate. A `bool` converts (unchecked) to an integer type as 0 or 1; the front end
+    /// never writes that, `ir::ifconv` does.
     Cast {
         dst: SlotId,
         src: SlotId,

@@ -43,7 +43,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::inline::remove_unreachable_blocks;
+use crate::inline::rewrite_functions;
 use crate::program::{
     BinaryOp, BlockId, CompareOp, ConstValue, Function, InstKind, Program, SlotId, Terminator,
 };
@@ -412,6 +412,10 @@ impl<'f> Analysis<'f> {
                 });
                 Some((*dst, None))
             }
+            // A `bool` made an integer (`ir::ifconv`) is 0 or 1.
+            K::Cast { dst, src, .. } if *self.f.slot_type(*src) == IrType::Bool => {
+                Some((*dst, Some(Range::of(0, 1))))
+            }
             K::Cast { dst, src, checked } => {
                 let from = self.range(facts, *src);
                 let to = self.types[dst.index()];
@@ -737,11 +741,7 @@ fn depth_first(f: &Function) -> Walk {
 
 /// Removes the checks of every function of `program` that can never fire.
 pub fn remove_impossible_checks(program: &mut Program) {
-    for f in &mut program.functions {
-        if remove_in_function(f) {
-            remove_unreachable_blocks(f);
-        }
-    }
+    rewrite_functions(program, remove_in_function);
 }
 
 /// Whether any check of `f` was removed.

@@ -12,7 +12,7 @@
 //! the same when the branch is taken; only how the code reaches the branch changes.
 //! A block no jump reaches any more is removed.
 
-use crate::inline::remove_unreachable_blocks;
+use crate::inline::rewrite_functions;
 use crate::program::{Function, Inst, InstKind, Program, Terminator};
 
 /// The most instructions a condition block may have to be copied.
@@ -20,11 +20,7 @@ pub const THREAD_MAX_INSTS: usize = 4;
 
 /// Threads every function's jumps to small condition blocks.
 pub fn thread_condition_jumps(program: &mut Program) {
-    for f in &mut program.functions {
-        if thread_function(f) {
-            remove_unreachable_blocks(f);
-        }
-    }
+    rewrite_functions(program, thread_function);
 }
 
 /// Whether any jump of `f` was threaded.

@@ -421,8 +421,17 @@ impl<'a> Verifier<'a> {
                 self.expect(at, *rhs, &ty, "right operand");
                 self.expect(at, *dst, &IrType::Bool, "destination");
             }
-            Cast { dst, src, .. } => {
-                for s in [*dst, *src] {
+            Cast { dst, src, checked } => {
+                // A `bool` becomes an integer as 0 or 1 (never out of range: unchecked).
+                let flag = *self.ty(*src) == IrType::Bool && !*checked;
+                if flag && !self.ty(*dst).is_integer() {
+                    let t = self.show(self.ty(*dst));
+                    self.error(
+                        at,
+                        format!("cast of a bool to {dst} of type {t}, not an integer"),
+                    );
+                }
+                for s in [*dst, *src].into_iter().filter(|s| !(flag && s == src)) {
                     let ty = self.ty(s);
                     if !(ty.is_integer() || ty.is_float()) {
                         let t = self.show(ty);

@@ -318,6 +318,39 @@ fn a_string_is_read_by_index_as_bytes_and_never_written() {
     );
 }
 
+/// `s1 = cast s0` of the bool `true` to a new slot of `to`.
+fn cast_a_bool(fb: &mut datalove_ir::builder::FunctionBuilder<'_>, to: IrType, checked: bool) {
+    let flag = fb.constant(IrType::Bool, ConstValue::Bool(true));
+    let dst = fb.new_slot(to);
+    let abandon = checked.then(|| fb.abandon_block(&[]));
+    fb.inst(
+        InstKind::Cast {
+            dst,
+            src: flag,
+            checked,
+        },
+        abandon,
+    );
+    fb.debuglog(dst);
+    fb.terminate(Terminator::Return(None));
+}
+
+#[test]
+fn a_bool_casts_to_an_integer_unchecked_only() {
+    assert_eq!(
+        single_function(|fb| cast_a_bool(fb, IrType::I64, false)),
+        Vec::<String>::new()
+    );
+    assert_refused(
+        |fb| cast_a_bool(fb, IrType::F64, false),
+        "function `main`, block b0, instruction 1 (cast): cast of a bool to s1 of type f64, not an integer",
+    );
+    assert_refused(
+        |fb| cast_a_bool(fb, IrType::I64, true),
+        "function `main`, block b0, instruction 1 (cast): cast involves s0 of type bool, which is not a number",
+    );
+}
+
 #[test]
 fn joins_must_agree_on_owned_values() {
     let errors = single_function(|fb| {

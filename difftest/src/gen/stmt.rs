@@ -32,6 +32,7 @@ impl Generator<'_> {
             3,                                                  // uninitialized var, written after
             2,                                                  // move, then assign again
             if nest && !self.enums.is_empty() { 6 } else { 0 }, // match
+            if nest { 3 } else { 0 },                           // if c: a step of one
         ];
         self.begin_stmt();
         self.fx.cost += self.fx.mult;
@@ -66,8 +67,38 @@ impl Generator<'_> {
             10 => self.early_return(out),
             11 => self.declare_then_write(out),
             12 => self.move_and_reassign(out),
-            _ => self.match_enum(out),
+            13 => self.match_enum(out),
+            _ => self.conditional_step(out),
         }
+    }
+
+    /// `if cond` / `set v = v + 1` (or `1 + v`, `-`, `+%`, `-%`) / `end if` on an integer
+    /// variable: the shape `ir::ifconv` turns into the addition of `cond`.
+    fn conditional_step(&mut self, out: &mut Vec<Stmt>) {
+        let targets: Vec<usize> = self
+            .set_targets()
+            .into_iter()
+            .filter(|&v| {
+                let var = &self.fx.vars[v];
+                var.state == VState::Live && var.ty.is_integer()
+            })
+            .collect();
+        if targets.is_empty() {
+            return self.assignment(out);
+        }
+        let v = *self.rng.pick(&targets);
+        let cond = self
+            .expr(&IrType::Bool, Use::Read, true, self.config.max_expr_depth)
+            .text;
+        let name = self.fx.vars[v].name.clone();
+        let op = *self.rng.pick(&["+", "+", "-", "+%", "-%"]);
+        let step = if op == "+" && self.rng.chance(1, 3) {
+            format!("set {name} = 1 + {name}")
+        } else {
+            format!("set {name} = {name} {op} 1")
+        };
+        self.flush_pending(out);
+        out.push(Stmt::when(cond, vec![Stmt::Line(step)]));
     }
 
     /// Appends `text` as a line after the statements it hoisted.
