@@ -25,6 +25,9 @@
 //! - `e` is `j` itself, or an empty block that jumps to `j`;
 //! - `k` and `r` (when it is not `x`) are named by nothing outside `t`, so no other code
 //!   sees their value change.
+//!
+//! Each function is walked once, with the predecessor counts and the block that names
+//! each slot counted once before: the pass takes time in proportion to the function.
 
 use crate::inline::rewrite_functions;
 use crate::program::{
@@ -38,6 +41,11 @@ pub fn convert_conditional_steps(program: &mut Program) {
 
 /// Whether any step of `f` was converted.
 fn convert_function(f: &mut Function) -> bool {
+    // Counted once: a conversion takes the edges from `b` to `t` and `e` and adds one to
+    // the join, which `t` already reached, so no block reached once is reached more; and
+    // the slots it makes `b` name were named by `t` alone, which nothing reaches after.
+    let preds = crate::forward::predecessor_counts(f);
+    let namers = sole_namers(f);
     let mut changed = false;
     for b in 0..f.blocks.len() {
         let Terminator::Branch {
@@ -48,7 +56,10 @@ fn convert_function(f: &mut Function) -> bool {
         else {
             continue;
         };
-        let Some((insts, join)) = conditional_step(f, BlockId(b as u32), cond, then_block) else {
+        if then_block.index() == b || preds[then_block.index()] != 1 {
+            continue;
+        }
+        let Some((insts, join)) = conditional_step(f, &namers, cond, then_block) else {
             continue;
         };
         if !reaches_directly(f, else_block, join) {
@@ -61,17 +72,15 @@ fn convert_function(f: &mut Function) -> bool {
     changed
 }
 
-/// When `t` is a step only `b` reaches: its instructions as `b` is to run them (the
-/// constant one made the conversion of `cond`) and the block it jumps to.
+/// When `t` (which only the branch on `cond` reaches) is a step: its instructions as the
+/// branching block is to run them (the constant one made the conversion of `cond`) and
+/// the block it jumps to.
 fn conditional_step(
     f: &Function,
-    b: BlockId,
+    namers: &[Option<BlockId>],
     cond: SlotId,
     t: BlockId,
 ) -> Option<(Vec<Inst>, BlockId)> {
-    if t == b || crate::forward::predecessor_counts(f)[t.index()] != 1 {
-        return None;
-    }
     let block = &f.blocks[t.index()];
     let Terminator::Jump(join) = block.term else {
         return None;
@@ -115,7 +124,7 @@ fn conditional_step(
     if private
         .into_iter()
         .flatten()
-        .any(|s| named_outside(f, s, t))
+        .any(|s| namers[s.index()] != Some(t))
     {
         return None;
     }
@@ -134,20 +143,33 @@ fn reaches_directly(f: &Function, e: BlockId, join: BlockId) -> bool {
     e == join || (block.insts.is_empty() && block.term == Terminator::Jump(join))
 }
 
-/// Whether an instruction or terminator of a block other than `t` names slot `s`.
-fn named_outside(f: &Function, s: SlotId, t: BlockId) -> bool {
-    f.blocks.iter().enumerate().any(|(i, block)| {
-        i != t.index()
-            && (block
-                .insts
-                .iter()
-                .any(|inst| crate::verify::inst_slots(&inst.kind).contains(&s))
-                || match block.term {
-                    Terminator::Branch { cond, .. } => cond == s,
-                    Terminator::Return(r) => r == Some(s),
-                    _ => false,
-                })
-    })
+/// For each slot, the one block whose instructions or terminator name it, or `None`
+/// when several blocks (or none) do.
+fn sole_namers(f: &Function) -> Vec<Option<BlockId>> {
+    // `Err(())`: named in more than one block.
+    let mut namer: Vec<Option<Result<BlockId, ()>>> = vec![None; f.slots.len()];
+    for (i, block) in f.blocks.iter().enumerate() {
+        let b = BlockId(i as u32);
+        let term = match block.term {
+            Terminator::Branch { cond, .. } => Some(cond),
+            Terminator::Return(r) => r,
+            _ => None,
+        };
+        let named = block
+            .insts
+            .iter()
+            .flat_map(|inst| crate::verify::inst_slots(&inst.kind))
+            .chain(term);
+        for s in named {
+            let entry = &mut namer[s.index()];
+            *entry = match *entry {
+                None => Some(Ok(b)),
+                Some(Ok(c)) if c == b => Some(Ok(b)),
+                _ => Some(Err(())),
+            };
+        }
+    }
+    namer.into_iter().map(|n| n.and_then(Result::ok)).collect()
 }
 
 #[cfg(test)]
