@@ -342,10 +342,8 @@ fn remove_dead_copies(f: &mut Function) {
                 *l |= *x;
             }
         }
-        match block.term {
-            Terminator::Branch { cond, .. } => live[cond.index()] = true,
-            Terminator::Return(Some(r)) => live[r.index()] = true,
-            _ => {}
+        if let Some(s) = block.term.slot() {
+            live[s.index()] = true;
         }
         live
     };

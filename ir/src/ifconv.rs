@@ -150,17 +150,7 @@ fn sole_namers(f: &Function) -> Vec<Option<BlockId>> {
     let mut namer: Vec<Option<Result<BlockId, ()>>> = vec![None; f.slots.len()];
     for (i, block) in f.blocks.iter().enumerate() {
         let b = BlockId(i as u32);
-        let term = match block.term {
-            Terminator::Branch { cond, .. } => Some(cond),
-            Terminator::Return(r) => r,
-            _ => None,
-        };
-        let named = block
-            .insts
-            .iter()
-            .flat_map(|inst| crate::verify::inst_slots(&inst.kind))
-            .chain(term);
-        for s in named {
+        for s in block.named_slots() {
             let entry = &mut namer[s.index()];
             *entry = match *entry {
                 None => Some(Ok(b)),

@@ -72,18 +72,8 @@ pub fn inlining(f: &Function) -> Inlining {
     for p in &f.params {
         mentioned[p.slot.index()] = true;
     }
-    for block in &f.blocks {
-        for inst in &block.insts {
-            for s in crate::verify::inst_slots(&inst.kind) {
-                mentioned[s.index()] = true;
-            }
-        }
-        match block.term {
-            Terminator::Return(Some(s)) | Terminator::Branch { cond: s, .. } => {
-                mentioned[s.index()] = true;
-            }
-            _ => {}
-        }
+    for s in f.blocks.iter().flat_map(Block::named_slots) {
+        mentioned[s.index()] = true;
     }
     let small = !f.is_generic()
         && f.result.is_scalar()

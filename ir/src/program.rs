@@ -647,7 +647,26 @@ pub enum Terminator {
     Unterminated,
 }
 
+impl Block {
+    /// Every slot its instructions and its terminator name, in order (repeats kept).
+    pub fn named_slots(&self) -> impl Iterator<Item = SlotId> + '_ {
+        self.insts
+            .iter()
+            .flat_map(|inst| crate::verify::inst_slots(&inst.kind))
+            .chain(self.term.slot())
+    }
+}
+
 impl Terminator {
+    /// The slot it reads: a branch's condition, a returned value.
+    pub fn slot(&self) -> Option<SlotId> {
+        match *self {
+            Terminator::Branch { cond, .. } => Some(cond),
+            Terminator::Return(r) => r,
+            _ => None,
+        }
+    }
+
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
             Terminator::Jump(b) => vec![*b],
