@@ -20,6 +20,7 @@
 use std::cmp::Ordering;
 use std::ffi::c_void;
 
+use datalove_rti::order::{compare_scalar, Leaf};
 use datalove_rti::rtdt::{BigInt, Data, List, Map, String as RtString};
 use datalove_rti::status::{RtStatus, STATUS_OK};
 use datalove_rti::table::{Rt, Td};
@@ -31,21 +32,6 @@ use crate::strings::ordering_i32;
 
 unsafe fn read<T: Copy>(p: *const u8) -> T {
     p.cast::<T>().read_unaligned()
-}
-
-/// A float order: total order, all NaNs one value after everything.
-fn float_cmp(a: f64, b: f64) -> Ordering {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        (false, false) => a.total_cmp(&b),
-    }
-}
-
-/// [`float_cmp`] of two `f32`s: widening to `f64` is exact and keeps their order.
-fn float32_cmp(a: f32, b: f32) -> Ordering {
-    float_cmp(f64::from(a), f64::from(b))
 }
 
 /// Escapes a string nested in an aggregate.
@@ -212,28 +198,12 @@ impl Runtime {
     /// # Safety
     /// Both initialized.
     pub unsafe fn compare_values(&self, a: *const u8, b: *const u8, td: &TyDesc) -> Ordering {
+        if let Some(leaf) = Leaf::of(td.kind) {
+            return compare_scalar(leaf, a, b);
+        }
         match td.kind {
-            TyKind::Unit => Ordering::Equal,
-            TyKind::Bool | TyKind::U8 => (*a).cmp(&*b),
-            TyKind::U16 => read::<u16>(a).cmp(&read(b)),
-            TyKind::U32 => read::<u32>(a).cmp(&read(b)),
-            TyKind::U64 | TyKind::Index => read::<u64>(a).cmp(&read(b)),
-            TyKind::I8 => read::<i8>(a).cmp(&read(b)),
-            TyKind::I16 => read::<i16>(a).cmp(&read(b)),
-            TyKind::I32 => read::<i32>(a).cmp(&read(b)),
-            TyKind::I64 => read::<i64>(a).cmp(&read(b)),
-            TyKind::F32 => float32_cmp(read(a), read(b)),
-            TyKind::F64 => float_cmp(read(a), read(b)),
-            TyKind::String => {
-                let (a, b) = (&*a.cast::<RtString>(), &*b.cast::<RtString>());
-                a.as_bytes().cmp(b.as_bytes())
-            }
             TyKind::List => self.compare_lists(&*a.cast::<List>(), &*b.cast::<List>(), td.elem()),
-            TyKind::Map => self.compare_lists(
-                &self.map_entries(&*a.cast::<Map>()),
-                &self.map_entries(&*b.cast::<Map>()),
-                td.elem(),
-            ),
+            TyKind::Map => self.compare_maps(&*a.cast::<Map>(), &*b.cast::<Map>(), td),
             TyKind::Option => match ((*a != 0), (*b != 0)) {
                 (false, false) => Ordering::Equal,
                 (false, true) => Ordering::Less,
@@ -272,6 +242,7 @@ impl Runtime {
                 self.compare_values(va, vb, ta)
             }
             TyKind::BigInt => compare_bigints(&*a.cast::<BigInt>(), &*b.cast::<BigInt>()),
+            kind => unreachable!("a {} value is a leaf, ordered above", kind.name()),
         }
     }
 
@@ -330,18 +301,18 @@ impl Runtime {
                 Ok(())
             }
             TyKind::Map => {
-                let entries = self.map_entries(&*value.cast::<Map>());
                 let (key, val) = (&td.elem().fields()[0], &td.elem().fields()[1]);
                 out.push(b'{');
-                for i in 0..entries.len() {
-                    if i > 0 {
+                let mut first = true;
+                self.map_walk(&*value.cast::<Map>(), td, |entry| {
+                    if !first {
                         out.extend_from_slice(b", ");
                     }
-                    let entry = crate::lists::elem_ptr(&entries, td.elem(), i);
+                    first = false;
                     self.format_into(out, entry.add(key.offset), &*key.desc, true);
                     out.extend_from_slice(b": ");
                     self.format_into(out, entry.add(val.offset), &*val.desc, true);
-                }
+                });
                 out.push(b'}');
                 Ok(())
             }

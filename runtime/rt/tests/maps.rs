@@ -148,3 +148,163 @@ fn the_interned_descriptor_is_the_entry_tuple_and_its_fields() {
     let again = unsafe { call::dtlv_rti_tydesc_map(fx.h(), &STRING_TYDESC, &u8_td) };
     assert!(std::ptr::eq(interned, again), "interned once");
 }
+
+/// A small deterministic generator (xorshift), so a failure replays.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Checks `m` against `model`: the length, every entry in order through `map_entry_at`
+/// (walked in order, then at scattered indices), the formatted text, and a lookup of
+/// every key.
+fn assert_same_as(
+    fx: &Fixture,
+    m: &Map,
+    td: &TyDesc,
+    model: &std::collections::BTreeMap<String, String>,
+) {
+    assert_eq!(unsafe { call::dtlv_rti_map_len(fx.h(), m) }, model.len());
+    let read = |i: usize| unsafe {
+        let entry = call::dtlv_rti_map_entry_at(fx.h(), m, td, i);
+        assert!(!entry.is_null(), "entry {i} of {}", model.len());
+        let entry = entry.cast::<rtdt::String>();
+        (
+            (*entry).as_str().to_owned(),
+            (*entry.add(1)).as_str().to_owned(),
+        )
+    };
+    let expected: Vec<(String, String)> =
+        model.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let walked: Vec<(String, String)> = (0..model.len()).map(read).collect();
+    assert_eq!(walked, expected);
+    for i in (0..model.len()).rev().step_by(7) {
+        assert_eq!(read(i), expected[i], "entry {i} read out of order");
+    }
+    assert!(unsafe { call::dtlv_rti_map_entry_at(fx.h(), m, td, model.len()) }.is_null());
+    let text: Vec<String> = expected
+        .iter()
+        .map(|(k, v)| format!("{k:?}: {v:?}"))
+        .collect();
+    assert_eq!(fx.format(ptr(m), td), format!("{{{}}}", text.join(", ")));
+    for (k, v) in model {
+        let key = fx.string(k);
+        let found = unsafe { call::dtlv_rti_map_find(fx.h(), m, td, ptr(&key)) };
+        assert!(!found.is_null(), "{k} is found");
+        assert_eq!(unsafe { (*found.cast::<rtdt::String>()).as_str() }, v);
+        fx.drop_value(key, &STRING_TYDESC);
+    }
+}
+
+#[test]
+fn thousands_of_inserts_replacements_and_removes_agree_with_an_ordered_model() {
+    let fx = Fixture::new();
+    let td = string_map();
+    let mut m = empty();
+    let mut model = std::collections::BTreeMap::new();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // Grows to about 2,000 keys (four levels of nodes), then shrinks to none: every
+    // split, rotation and merge, at every level, on the way.
+    for step in 0..12_000u32 {
+        let key = format!("k{:04}", rng.next() % 2_500);
+        let grow = step < 6_000;
+        let insert_now = if grow {
+            rng.next() % 4 != 0
+        } else {
+            rng.next() % 4 == 0
+        };
+        if insert_now {
+            let value = format!("v{step}");
+            insert(&fx, &mut m, &td, &key, &value);
+            model.insert(key, value);
+        } else {
+            let k = fx.string(&key);
+            let (status, out) = remove(&fx, &mut m, &td, &k);
+            match model.remove(&key) {
+                Some(v) => {
+                    assert_eq!(status, STATUS_OK, "removing {key}");
+                    let value = unsafe { out.assume_init() };
+                    assert_eq!(value.as_str(), v);
+                    fx.drop_value(value, &STRING_TYDESC);
+                }
+                None => fx.assert_refused(status, STATUS_NOT_FOUND, "key not found"),
+            }
+            fx.drop_value(k, &STRING_TYDESC);
+        }
+        if step % 1_500 == 0 || step == 5_999 {
+            assert_same_as(&fx, &m, &td, &model);
+        }
+    }
+    // Empty it whatever is left, in key order and then some missing keys.
+    let left: Vec<String> = model.keys().cloned().collect();
+    for key in left {
+        let k = fx.string(&key);
+        let (status, out) = remove(&fx, &mut m, &td, &k);
+        assert_eq!(status, STATUS_OK);
+        fx.drop_value(unsafe { out.assume_init() }, &STRING_TYDESC);
+        fx.drop_value(k, &STRING_TYDESC);
+    }
+    assert!(
+        m.raw().is_null(),
+        "a map emptied by removes is the empty map again"
+    );
+    assert_eq!(fx.live(), 0, "and owns nothing");
+}
+
+#[test]
+fn a_large_map_clones_compares_and_drops_whole() {
+    let fx = Fixture::new();
+    let td = string_map();
+    let mut a = empty();
+    let mut model = std::collections::BTreeMap::new();
+    for i in (0..3_000u32).map(|i| (i * 7_919) % 3_000) {
+        let (key, value) = (format!("{i:05}"), format!("{}", i * 2));
+        insert(&fx, &mut a, &td, &key, &value);
+        model.insert(key, value);
+    }
+    assert_same_as(&fx, &a, &td, &model);
+    let mut b = MaybeUninit::<Map>::uninit();
+    assert_eq!(
+        unsafe { call::dtlv_rti_clone(fx.h(), ptr(&a), &td, b.as_mut_ptr().cast()) },
+        STATUS_OK
+    );
+    let mut b = unsafe { b.assume_init() };
+    assert_same_as(&fx, &b, &td, &model);
+    assert!(unsafe { call::dtlv_rti_eq(fx.h(), ptr(&a), ptr(&b), &td) });
+    // The last entry's value made larger: b is after a.
+    insert(&fx, &mut b, &td, "02999", "z");
+    assert_eq!(
+        unsafe { call::dtlv_rti_cmp(fx.h(), ptr(&a), ptr(&b), &td) },
+        std::cmp::Ordering::Less
+    );
+    fx.drop_all([a, b], &td);
+    assert_eq!(fx.live(), 0);
+}
+
+#[test]
+fn integer_keys_in_a_scattered_order_come_out_sorted() {
+    let fx = Fixture::new();
+    let td = OwnedTyDesc::map(scalar(TyKind::I64), scalar(TyKind::I64));
+    let mut m = empty();
+    let n: i64 = 20_000;
+    for i in 0..n {
+        let (mut key, mut value) = ((i * 7_919) % n - n / 2, i);
+        let status = unsafe {
+            call::dtlv_rti_map_insert(fx.h(), &mut m, &td, mut_ptr(&mut key), mut_ptr(&mut value))
+        };
+        assert_eq!(status, STATUS_OK);
+    }
+    assert_eq!(unsafe { call::dtlv_rti_map_len(fx.h(), &m) }, n as usize);
+    for i in 0..n as usize {
+        let entry = unsafe { call::dtlv_rti_map_entry_at(fx.h(), &m, &td, i) }.cast::<i64>();
+        assert_eq!(unsafe { *entry }, i as i64 - n / 2);
+    }
+    fx.drop_value(m, &td);
+    assert_eq!(fx.live(), 0);
+}

@@ -56,6 +56,7 @@ pub mod call;
 pub mod header;
 pub mod layout;
 pub mod links;
+pub mod order;
 pub mod rider_helpers;
 pub mod rtdt;
 pub mod site;
