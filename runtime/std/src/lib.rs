@@ -27,6 +27,7 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
 use datalove_rti::call;
+use datalove_rti::order::{float_order, Leaf, OrderPlan};
 use datalove_rti::rider_helpers::{
     check, clone_value, compare_values, drop_value, expect_kind,
     format_value as rider_format_value, init_value, int_range, make_string, new_string, read_int,
@@ -260,6 +261,53 @@ unsafe fn element(rt: RtHandle, xs: &rtdt::List, elem_td: &TyDesc, i: usize) -> 
     let p = call::dtlv_rti_list_at(rt, xs, elem_td, i);
     assert!(!p.is_null(), "element {i} of a list of length {}", xs.len());
     p.cast()
+}
+
+/// Sorts the `len` elements of `elem_td` at `base` stably by the runtime's order. The
+/// order is decided once for the element type ([`OrderPlan`]): integers and strings
+/// sort as Rust slices of them (unstably, since two of them that are equal are the same
+/// bytes), floats stably by the float order, flat tuples and records by their fields
+/// without the runtime; only other types ask the runtime (`cmp`) per comparison.
+///
+/// # Safety
+/// `base` the start of `len >= 2` initialized elements of `elem_td` (size > 0), aligned.
+unsafe fn sort_elements(rt: RtHandle, base: *mut u8, len: usize, elem_td: &TyDesc) {
+    unsafe fn slice<'a, T>(base: *mut u8, len: usize) -> &'a mut [T] {
+        std::slice::from_raw_parts_mut(base.cast::<T>(), len)
+    }
+    let plan = OrderPlan::of(elem_td);
+    if let OrderPlan::Leaf(leaf) = plan {
+        match leaf {
+            Leaf::Unit => {}
+            Leaf::U8 => slice::<u8>(base, len).sort_unstable(),
+            Leaf::U16 => slice::<u16>(base, len).sort_unstable(),
+            Leaf::U32 => slice::<u32>(base, len).sort_unstable(),
+            Leaf::U64 => slice::<u64>(base, len).sort_unstable(),
+            Leaf::I8 => slice::<i8>(base, len).sort_unstable(),
+            Leaf::I16 => slice::<i16>(base, len).sort_unstable(),
+            Leaf::I32 => slice::<i32>(base, len).sort_unstable(),
+            Leaf::I64 => slice::<i64>(base, len).sort_unstable(),
+            Leaf::F32 => {
+                slice::<f32>(base, len).sort_by(|a, b| float_order(f64::from(*a), f64::from(*b)))
+            }
+            Leaf::F64 => slice::<f64>(base, len).sort_by(|a, b| float_order(*a, *b)),
+            Leaf::String => slice::<rtdt::String>(base, len)
+                .sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes())),
+        }
+        return;
+    }
+    let size = elem_td.size;
+    let mut order: Vec<*const u8> = (0..len).map(|i| base.add(i * size).cast_const()).collect();
+    order.sort_by(|&a, &b| match plan.compare(a, b) {
+        Some(o) => o,
+        None => compare_values(rt, &a, &b, elem_td),
+    });
+    // Permute through a scratch copy: every element's bytes move exactly once.
+    let mut scratch = vec![0u8; len * size];
+    for (to, &from) in order.iter().enumerate() {
+        std::ptr::copy_nonoverlapping(from, scratch.as_mut_ptr().add(to * size), size);
+    }
+    std::ptr::copy_nonoverlapping(scratch.as_ptr(), base, len * size);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -689,7 +737,8 @@ datalove_rti::natives! {
         Ok(())
     }
 
-    /// Sorts in place, stably, by the runtime's order (`cmp`), so every backend sorts alike.
+    /// Sorts in place, stably, by the runtime's order (`cmp`), so every backend sorts
+    /// alike (see [`sort_elements`]).
     fn dlr_std__list_sort(
         rt,
         xs: &mut rtdt::List, xs_td,
@@ -701,16 +750,7 @@ datalove_rti::natives! {
         if len < 2 || size == 0 {
             return Ok(());
         }
-        let base = element(rt, xs, elem_td, 0);
-        let at = |i: usize| base.add(i * size).cast_const();
-        let mut order: Vec<usize> = (0..len).collect();
-        order.sort_by(|&a, &b| compare_values(rt, &at(a), &at(b), elem_td));
-        // Permute through a scratch copy: every element's bytes move exactly once.
-        let mut scratch = vec![0u8; len * size];
-        for (to, &from) in order.iter().enumerate() {
-            std::ptr::copy_nonoverlapping(at(from), scratch.as_mut_ptr().add(to * size), size);
-        }
-        std::ptr::copy_nonoverlapping(scratch.as_ptr(), base, len * size);
+        sort_elements(rt, element(rt, xs, elem_td, 0), len, elem_td);
         Ok(())
     }
 

@@ -830,3 +830,97 @@ fn callable_through_the_c_shape() {
     assert_eq!(unsafe { len.assume_init() }, 4);
     t.free(s);
 }
+
+/// Sorts a list in place through the native.
+fn sort_list(t: &Rt, xs: &mut rtdt::List, list_td: &TyDesc) {
+    let mut done = MaybeUninit::uninit();
+    let status = unsafe { dlr_std__list_sort(t.h(), xs, list_td, &mut done, &UNIT_TYDESC) };
+    assert_eq!(status, STATUS_OK);
+}
+
+#[test]
+fn sort_orders_every_kind_by_the_runtimes_order_and_keeps_equal_floats_in_place() {
+    let t = Rt::new();
+    // Integers, both signs and the extremes.
+    let i64_list = OwnedTyDesc::list(OwnedTyDesc::scalar(TyKind::I64));
+    let values: Vec<i64> = (0..5_000i64)
+        .map(|i| (i * 7_919 % 5_003 - 2_500) * 1_000_003)
+        .chain([i64::MIN, i64::MAX, 0])
+        .collect();
+    let mut xs = t.list(&I64_TYDESC, &values);
+    sort_list(&t, &mut xs, &i64_list);
+    let mut expected = values.clone();
+    expected.sort();
+    assert_eq!(t.elements::<i64>(&xs, &I64_TYDESC), expected);
+    t.drop_list(xs, &i64_list);
+
+    // Floats: -0.0 before 0.0, every NaN equal and last, kept in the order given (the
+    // sign bit tells the two NaNs apart): a stable sort.
+    let f64_list = OwnedTyDesc::list(OwnedTyDesc::scalar(TyKind::F64));
+    let (nan, neg_nan) = (f64::NAN, -f64::NAN);
+    let values = [
+        neg_nan,
+        1.5,
+        0.0,
+        nan,
+        f64::NEG_INFINITY,
+        -0.0,
+        f64::INFINITY,
+        -2.0,
+    ];
+    let mut xs = t.list(&F64_TYDESC, &values);
+    sort_list(&t, &mut xs, &f64_list);
+    let bits: Vec<u64> = t
+        .elements::<f64>(&xs, &F64_TYDESC)
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    let expected = [
+        f64::NEG_INFINITY,
+        -2.0,
+        -0.0,
+        0.0,
+        1.5,
+        f64::INFINITY,
+        neg_nan,
+        nan,
+    ];
+    assert_eq!(bits, expected.map(f64::to_bits));
+    t.drop_list(xs, &f64_list);
+
+    // A tuple with a list in it is ordered by the runtime's walk (no flat plan): by
+    // the u8, then the list lexicographically; equal ones keep their order.
+    let inner = OwnedTyDesc::list(OwnedTyDesc::scalar(TyKind::U8));
+    let tuple = OwnedTyDesc::tuple(vec![OwnedTyDesc::scalar(TyKind::U8), inner]);
+    let list_td = OwnedTyDesc::list(tuple);
+    let elem_td = unsafe { list_td.elem() };
+    let mut xs = t.list::<u8>(elem_td, &[]);
+    for (tag, bytes) in [
+        (2u8, &[1u8][..]),
+        (1, &[2, 0]),
+        (1, &[2]),
+        (0, &[]),
+        (1, &[1, 9]),
+    ] {
+        #[repr(C)]
+        struct Pair {
+            tag: u8,
+            bytes: rtdt::List,
+        }
+        let mut pair = Pair {
+            tag,
+            bytes: t.list(&U8_TYDESC, bytes),
+        };
+        let p: *mut Pair = &mut pair;
+        let status = unsafe { call::dtlv_rti_list_push(t.h(), &mut xs, elem_td, p.cast()) };
+        assert_eq!(status, STATUS_OK);
+        std::mem::forget(pair);
+    }
+    sort_list(&t, &mut xs, &list_td);
+    let shown = unsafe { format_value(t.h(), &any_ref(&xs), &list_td) }.unwrap();
+    assert_eq!(
+        shown,
+        "[(0, []), (1, [1, 9]), (1, [2]), (1, [2, 0]), (2, [1])]"
+    );
+    t.drop_list(xs, &list_td);
+}
