@@ -215,9 +215,9 @@ fn thousands_of_inserts_replacements_and_removes_agree_with_an_ordered_model() {
         let key = format!("k{:04}", rng.next() % 2_500);
         let grow = step < 6_000;
         let insert_now = if grow {
-            rng.next() % 4 != 0
+            !rng.next().is_multiple_of(4)
         } else {
-            rng.next() % 4 == 0
+            rng.next().is_multiple_of(4)
         };
         if insert_now {
             let value = format!("v{step}");
