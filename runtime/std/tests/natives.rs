@@ -912,9 +912,9 @@ fn sort_orders_every_kind_by_the_runtimes_order_and_keeps_equal_floats_in_place(
             bytes: t.list(&U8_TYDESC, bytes),
         };
         let p: *mut Pair = &mut pair;
+        // The pair's list is moved into `xs` (`rtdt::List` has no `Drop`).
         let status = unsafe { call::dtlv_rti_list_push(t.h(), &mut xs, elem_td, p.cast()) };
         assert_eq!(status, STATUS_OK);
-        std::mem::forget(pair);
     }
     sort_list(&t, &mut xs, &list_td);
     let shown = unsafe { format_value(t.h(), &any_ref(&xs), &list_td) }.unwrap();
