@@ -885,7 +885,25 @@ impl Fx<'_> {
             K::ListPush { list, value } => {
                 let ed = self.slot_desc(*value);
                 let (l, v) = (self.addr(*list), self.addr(*value));
-                self.w.stmt(call(Entry::ListPush, &[&l, &ed, &v]));
+                if list_elem_inline(self.ty(*value)) {
+                    // Inline while the buffer has room; the runtime only grows it (and
+                    // then moves the value in itself).
+                    let ctype = self.ctype(*value);
+                    let value = self.read(*value);
+                    self.w.open("");
+                    self.w.stmt(format!("dtlv_list_t *pl = {l}"));
+                    self.w.open("if (__builtin_expect(pl->len < pl->cap, 1))");
+                    self.w
+                        .stmt(format!("(({ctype} *)pl->ptr)[pl->len] = {value}"));
+                    self.w.stmt("pl->len += 1");
+                    self.w.close();
+                    self.w.open("else");
+                    self.w.stmt(call(Entry::ListPush, &["pl", &ed, &v]));
+                    self.w.close();
+                    self.w.close();
+                } else {
+                    self.w.stmt(call(Entry::ListPush, &[&l, &ed, &v]));
+                }
             }
             K::MakeSome { dst, value } => {
                 let ty = self.ty(*dst).clone();

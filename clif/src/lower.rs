@@ -38,7 +38,7 @@ pub use datalove_ir::lowering::{
     call_words, list_elem_inline, param_pass, program_words, result_pass, CallWord, ListHeaderPlan,
     Pass, ProgramWord, ResultPass, SlotHome,
 };
-use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
+use datalove_rti::layout::{LIST_CAP_OFFSET, LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 
 /// The alias region of the inline loads of a list's header (`ptr`, `len`): nothing
 /// compiled code stores is tagged with it, so only a store without a region (any store
@@ -723,6 +723,59 @@ impl<M: Module> Fx<'_, '_, M> {
         self.b.ins().iadd(base, off)
     }
 
+    /// `list_push` of a scalar element: stored at `ptr + len * size` and counted while
+    /// the buffer has room; only a full buffer calls the runtime (cold), which grows it
+    /// and moves the value in. The header is written without an alias region, so every
+    /// cached header is reloaded after it (`Function::list_header_plan`).
+    fn push_inline(&mut self, l: Value, value: SlotId, ty: &IrType) {
+        let flags = self.region_flags(LIST_HEADER_REGION);
+        let len = self
+            .b
+            .ins()
+            .load(self.ptr, flags, l, LIST_LEN_OFFSET as i32);
+        let cap = self
+            .b
+            .ins()
+            .load(self.ptr, flags, l, LIST_CAP_OFFSET as i32);
+        let full = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, len, cap);
+        let (room, grow, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.set_cold_block(grow);
+        self.b.ins().brif(full, grow, &[], room, &[]);
+        self.b.switch_to_block(room);
+        let base = self
+            .b
+            .ins()
+            .load(self.ptr, flags, l, LIST_PTR_OFFSET as i32);
+        let size = ty.layout().expect("a concrete element").size as i64;
+        let off = match size {
+            1 => len,
+            _ => self.b.ins().ishl_imm_u(len, size.trailing_zeros() as i64),
+        };
+        let at = self.b.ins().iadd(base, off);
+        let v = self.read(value);
+        let elems = self.region_flags(LIST_ELEMS_REGION);
+        self.b.ins().store(elems, v, at, 0);
+        let more = self.b.ins().iadd_imm_s(len, 1);
+        self.b
+            .ins()
+            .store(trusted(), more, l, LIST_LEN_OFFSET as i32);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(grow);
+        let ed = self.desc(ty);
+        let v = self.read_addr(value);
+        let rt = self.rt;
+        self.call_rt(Entry::ListPush, &[rt, l, ed, v]);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
     // ---------------------------------------------------------------- instructions
 
     fn inst(&mut self, kind: &InstKind, abandon: Option<BlockId>) {
@@ -949,9 +1002,14 @@ impl<M: Module> Fx<'_, '_, M> {
             }
             K::ListPush { list, value } => {
                 let ty = self.slot_ty(*value).clone();
-                let ed = self.desc(&ty);
-                let (l, v) = (self.addr(*list), self.read_addr(*value));
-                self.call_rt(Entry::ListPush, &[rt, l, ed, v]);
+                let l = self.addr(*list);
+                if list_elem_inline(&ty) {
+                    self.push_inline(l, *value, &ty);
+                } else {
+                    let ed = self.desc(&ty);
+                    let v = self.read_addr(*value);
+                    self.call_rt(Entry::ListPush, &[rt, l, ed, v]);
+                }
             }
             K::MakeSome { dst, value } => {
                 let ty = self.slot_ty(*dst).clone();

@@ -522,6 +522,24 @@ impl Machine<'_> {
                 element!($t, $o, $at, p => (p as *mut $t).write(ld!($t, $o.value)))
             };
         }
+        // A push in place while the buffer has room; the runtime grows a full one.
+        macro_rules! push {
+            ($t:ty, $o:expr, $at:ident) => {{
+                let list = list_at!($at, $o) as *mut datalove_rti::rtdt::List;
+                let (p, len, cap) = (*list).raw_parts();
+                if len < cap {
+                    (p as *mut $t).add(len).write(ld!($t, $o.value));
+                    (*list).set_raw_parts(p, len + 1, cap);
+                } else {
+                    (t.list_push)(
+                        rt,
+                        list,
+                        $o.elem,
+                        frame.add($o.value as usize) as *mut c_void,
+                    );
+                }
+            }};
+        }
         // `f64` arithmetic, then the test of its result against a constant (written to
         // its slot first, as its own operation would).
         macro_rules! arith_br_k {
@@ -859,6 +877,7 @@ impl Machine<'_> {
                           (rsub direct) MulRsubSetW: f64; (rsub indirect) MulRsubSetWI: f64; }
                 get { direct GetW: u64, GetB: u8; indirect GetWI: u64, GetBI: u8; }
                 set { direct SetW: u64, SetB: u8; indirect SetWI: u64, SetBI: u8; }
+                push { direct PushW: u64, PushB: u8; indirect PushWI: u64, PushBI: u8; }
             ;
                 Op::Jump(target) => {
                     goto!(*target);

@@ -25,9 +25,9 @@ use datalove_rti::TyKind;
 use crate::desc::DescRef;
 use crate::ops::{
     Binary, Bound, CallOne, CallThen, Checked, CheckedK, Compare, CompareBranch, CompareBranchK,
-    ConvertDiv, DepthThen, Element, ElementBranch, ElementMove, F64Pair, F64Step, GetThen,
-    IndexGet, MulThen, MulThenSet, NativeShort, Op, Opnd, ParamPass, Prefixed, Slots, Step,
-    StepBranch, StepCall, Targets, Then, ThenBranch, ThenCopy, WithK,
+    ConvertDiv, DepthThen, Element, ElementBranch, ElementMove, ElementPush, F64Pair, F64Step,
+    GetThen, IndexGet, MulThen, MulThenSet, NativeShort, Op, Opnd, ParamPass, Prefixed, Slots,
+    Step, StepBranch, StepCall, Targets, Then, ThenBranch, ThenCopy, WithK,
 };
 
 /// The offset of a direct operand.
@@ -309,6 +309,23 @@ fn single(op: &Op) -> Option<Op> {
         Op::ListSet(o) => {
             let sets = [Op::SetW, Op::SetB, Op::SetWI, Op::SetBI];
             element(o.list, o.index, o.value, o.elem, o.fail, sets)?
+        }
+        Op::ListPush { list, value, elem } => {
+            let DescRef::Static(td) = *elem else {
+                return None;
+            };
+            let width = match copy_elem_size(*elem)? {
+                8 => 0,
+                1 => 1,
+                _ => return None,
+            };
+            let indirect = direct(*list).is_none() as usize;
+            let pushes = [Op::PushW, Op::PushB, Op::PushWI, Op::PushBI];
+            pushes[2 * indirect + width](ElementPush {
+                list: list.0 & !Opnd::INDIRECT,
+                value: direct(*value)?,
+                elem: td,
+            })
         }
         Op::Cast(o) => {
             let (d, s) = (direct(o.dst)?, direct(o.src)?);

@@ -413,6 +413,13 @@ pub enum Op {
     GetBI(Element),
     SetWI(Element),
     SetBI(Element),
+    /// `ListPush` of a copy element of 8 or 1 bytes: written at the end in place while
+    /// the buffer has room, else the runtime's `list_push` (which grows it); `..I` with
+    /// the list at an indirect operand.
+    PushW(ElementPush),
+    PushB(ElementPush),
+    PushWI(ElementPush),
+    PushBI(ElementPush),
     /// Boolean `and`/`or` of two evaluated bools.
     AndB(Slots),
     OrB(Slots),
@@ -867,6 +874,15 @@ pub struct Element {
     pub index: u32,
     pub value: u32,
     pub fail: u32,
+}
+
+/// A list push in place: the list (in the frame, or its address there), the value's
+/// slot, and the element's static descriptor for the runtime's `list_push`.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementPush {
+    pub list: u32,
+    pub value: u32,
+    pub elem: *const datalove_rti::TyDesc,
 }
 
 /// An element read (`get`), then an element write (`set`).

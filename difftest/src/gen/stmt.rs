@@ -33,6 +33,7 @@ impl Generator<'_> {
             2,                                                  // move, then assign again
             if nest && !self.enums.is_empty() { 6 } else { 0 }, // match
             if nest { 3 } else { 0 },                           // if c: a step of one
+            if nest { 2 } else { 0 },                           // a map or sort of many
         ];
         self.begin_stmt();
         self.fx.cost += self.fx.mult;
@@ -68,8 +69,90 @@ impl Generator<'_> {
             11 => self.declare_then_write(out),
             12 => self.move_and_reassign(out),
             13 => self.match_enum(out),
-            _ => self.conditional_step(out),
+            14 => self.conditional_step(out),
+            _ => self.bulk_collection(out),
         }
+    }
+
+    /// A map or a sorted list of many elements, enough to split the runtime's B-tree
+    /// nodes (11 entries each) over two or three levels: a loop of 12 to 300 passes that
+    /// inserts keys in a scattered order (`(j *% P) % M`, of an integer type, a string,
+    /// a float or a tuple) and removes one every third pass, or pushes them; then the map
+    /// or the sorted list is printed whole. Self-contained: it reads and writes none of
+    /// the generator's variables.
+    fn bulk_collection(&mut self, out: &mut Vec<Stmt>) {
+        let left = self.fx.budget.saturating_sub(self.fx.cost);
+        let most = (left / (self.fx.mult * 6)).min(300);
+        if most < 12 {
+            return self.declaration(VarKind::Let, out);
+        }
+        let passes = self.rng.range(12, most);
+        self.fx.cost += self.fx.mult * passes * 6;
+        let int_ty = self.random_int_type();
+        // How many distinct keys: as many as the integer type holds, or fewer than the
+        // passes so that some are inserted again.
+        let type_max: u64 = match int_ty {
+            IrType::U8 => 255,
+            IrType::I8 => 127,
+            _ => 30_000,
+        };
+        let distinct = self.rng.range(passes / 2 + 1, passes + 40).min(type_max);
+        let step = *self.rng.pick(&[7u64, 13, 31, 7919, 104_729]);
+        let int_text = self.ty_text(&int_ty);
+        let j = self.fresh_name("j");
+        let key_of = |at: &str, kind: usize| -> (String, String) {
+            let base = format!("(({at} *% {step}) % {distinct})");
+            match kind {
+                0 => (int_text.clone(), format!("{base} as {int_text}")),
+                1 => ("string".into(), format!("format(\"k{{}}\", {base})")),
+                2 => ("f64".into(), format!("{base} as f64 / 4.0 - 20.0")),
+                _ => (
+                    format!("({int_text}, string)"),
+                    format!("({base} as {int_text} / 3, format(\"{{}}\", {base} % 5))"),
+                ),
+            }
+        };
+        let kind = self.rng.weighted(&[5, 2, 1, 2]);
+        let (key_ty, key) = key_of(&j, kind);
+        let name = self.fresh_name("bulk");
+        let mut body = Vec::new();
+        let mut after = Vec::new();
+        let start = if self.rng.chance(1, 2) {
+            let new = self.library_call("maps", "new");
+            let insert = self.library_call("maps", "insert");
+            let remove = self.library_call("maps", "remove");
+            let (value_ty, value) = if self.rng.chance(1, 2) {
+                ("index".to_string(), j.clone())
+            } else {
+                ("string".to_string(), format!("format(\"v{{}}\", {j})"))
+            };
+            body.push(Stmt::Line(format!("{insert}(mut {name}, {key}, {value})")));
+            let (_, gone) = key_of(&format!("({j} / 3)"), kind);
+            let dropped = self.fresh_name("gone");
+            body.push(Stmt::when(
+                format!("{j} % 3 == 0"),
+                vec![Stmt::Line(format!(
+                    "let {dropped} = {remove}(mut {name}, ref {gone})"
+                ))],
+            ));
+            format!("var {name}: map[{key_ty}, {value_ty}] = {new}()")
+        } else {
+            let push = self.library_call("lists", "push");
+            let sort = self.library_call("lists", "sort");
+            body.push(Stmt::Line(format!("{push}(mut {name}, {key})")));
+            after.push(Stmt::Line(format!("{sort}(mut {name})")));
+            format!("var {name}: [{key_ty}] = []")
+        };
+        body.push(Stmt::Line(format!("set {j} = {j} + 1")));
+        self.flush_pending(out);
+        out.push(Stmt::Line(start));
+        out.push(Stmt::Line(format!("var {j}: index = 0")));
+        out.push(Stmt::Loop {
+            cond: Some(format!("{j} < {passes}")),
+            body,
+        });
+        out.append(&mut after);
+        out.push(Stmt::Line(format!("debuglog {name}")));
     }
 
     /// `if cond` / `set v = v + 1` (or `1 + v`, `-`, `+%`, `-%`) / `end if` on an integer
