@@ -30,6 +30,7 @@
 //! assert!(text.contains("s1 = add s0, s0 else abandon b1"));
 //! ```
 
+pub mod append;
 pub mod bounds;
 pub mod builder;
 pub mod diag;

@@ -21,6 +21,7 @@
 //!    only where their base case does not hold start past its test.
 //! 9. [`crate::bounds`]: list accesses proved in bounds lose their test, in place or in
 //!    a copy of their loop that guards run once before it.
+//! 10. [`crate::append`]: `set s = s ++ t` appends to `s` in place (`s = concat s, t`).
 
 use crate::program::Program;
 
@@ -35,4 +36,5 @@ pub fn optimize(program: &mut Program) {
     crate::inline::hoist_depth_checks(program);
     crate::inline::start_past_base_cases(program, &copies);
     crate::bounds::remove_proven_bounds_checks(program);
+    crate::append::append_in_place(program);
 }

@@ -450,6 +450,15 @@ impl<'a> Verifier<'a> {
                 ] {
                     self.expect(at, s, &IrType::String, what);
                 }
+                if dst == rhs && dst != lhs {
+                    self.error(
+                        at,
+                        format!(
+                            "concat into its right operand {rhs}: a concat may append to its \
+                             left operand only"
+                        ),
+                    );
+                }
             }
             MakeTuple { dst, fields } => {
                 let parts: Vec<IrType> = fields.iter().map(|s| self.ty(*s).clone()).collect();
@@ -1165,6 +1174,13 @@ impl<'a> Verifier<'a> {
                 self.refuse_ref(at, flow.facts, *slot, "dropped");
                 self.read(at, flow.state, *slot);
                 flow.state.set(flow.facts, *slot, false, Some(flow.events));
+            }
+            // A concat into its own left operand appends to it in place: the string is
+            // changed, not overwritten, and stays the slot's.
+            Concat { dst, lhs, rhs } if dst == lhs => {
+                self.read(at, flow.state, *lhs);
+                self.read(at, flow.state, *rhs);
+                self.mutate(at, flow.facts, *dst);
             }
             Binary { dst, lhs, rhs, .. }
             | Compare { dst, lhs, rhs, .. }

@@ -580,3 +580,35 @@ fn generic_identity_verifies() {
     });
     pb.finish_verified().expect("verifies");
 }
+
+#[test]
+fn a_concat_appends_to_its_left_operand_and_never_into_its_right() {
+    // `s = concat s, t` changes `s` in place: it verifies, and `s` still owns its value.
+    assert_eq!(
+        single_function(|fb| {
+            let s = fb.string("a");
+            let t = fb.string("b");
+            fb.inst(
+                InstKind::Concat {
+                    dst: s,
+                    lhs: s,
+                    rhs: t,
+                },
+                None,
+            );
+            fb.drop_slot(t);
+            fb.drop_slot(s);
+        }),
+        Vec::<String>::new()
+    );
+    assert_refused(
+        |fb| {
+            let s = fb.string("a");
+            let t = fb.string("b");
+            fb.inst(InstKind::Concat { dst: t, lhs: s, rhs: t }, None);
+            fb.drop_slot(t);
+            fb.drop_slot(s);
+        },
+        "function `main`, block b0, instruction 2 (concat): concat into its right operand s1: a concat may append to its left operand only",
+    );
+}

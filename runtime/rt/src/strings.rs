@@ -150,6 +150,19 @@ pub(crate) unsafe extern "C" fn string_concat(
     out: *mut RtString,
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
+    if std::ptr::eq(a, out) {
+        // Into its own left operand: an append in place (the IR's `s = concat s, t`),
+        // amortized linear by doubling. `t` is `s` itself in `s = concat s, s`: its bytes
+        // are copied first, since growing may move them.
+        let out = &mut *out;
+        if std::ptr::eq(a, b) {
+            let copy = (*b).as_bytes().to_vec();
+            rt.string_append(out, &copy);
+        } else {
+            rt.string_append(out, (*b).as_bytes());
+        }
+        return STATUS_OK;
+    }
     let (a, b) = ((*a).as_bytes(), (*b).as_bytes());
     let mut joined = Vec::new();
     if joined
