@@ -1,5 +1,6 @@
 //! The report's chart: for each benchmark, one bar per version, its time (or
-//! instructions) over C's, on a log scale, drawn with `plotters` as SVG.
+//! instructions) over its reference's (C's, or Rust std's for the collection programs), on
+//! a log scale, drawn with `plotters` as SVG.
 
 use std::path::Path;
 
@@ -13,6 +14,7 @@ use crate::versions::Version;
 fn color(v: Version) -> RGBColor {
     match v {
         Version::PeerC => RGBColor(60, 60, 60),
+        Version::RustStd => RGBColor(150, 150, 150),
         Version::Interp => RGBColor(214, 39, 40),
         Version::Jit => RGBColor(255, 127, 14),
         Version::Aot => RGBColor(44, 160, 44),
@@ -26,14 +28,15 @@ fn color(v: Version) -> RGBColor {
 
 /// The ratio a version shows on the chart.
 fn ratio(record: &Record, bench: usize, v: Version) -> Option<f64> {
-    let r = record.benchmarks[bench].version(v)?;
+    let b = &record.benchmarks[bench];
+    let r = b.version(v)?;
     if !r.status.is_ok() {
         return None;
     }
     match record.mode {
-        Mode::Time if v == Version::PeerC => r.time.map(|_| 1.0),
+        Mode::Time if v == b.reference => r.time.map(|_| 1.0),
         Mode::Time => r.ratio.map(|x| x.median),
-        Mode::Callgrind if v == Version::PeerC => r.instructions.map(|_| 1.0),
+        Mode::Callgrind if v == b.reference => r.instructions.map(|_| 1.0),
         Mode::Callgrind => r.instructions_ratio,
     }
     .filter(|x| x.is_finite() && *x > 0.0)
@@ -57,13 +60,13 @@ pub fn draw(record: &Record, path: &Path) -> Result<bool, String> {
     let high = values.iter().copied().fold(1.0f64, f64::max) * 4.0;
     let caption = match record.mode {
         Mode::Time => format!(
-            "time / C -O2 time (median of {} rounds, log scale) — {}{}",
+            "time / C -O2 time (Rust std's for the collection programs; median of {} rounds, log scale) — {}{}",
             record.rounds,
             record.commit,
             if record.emulated { ", EMULATED" } else { "" }
         ),
         Mode::Callgrind => format!(
-            "instructions / C -O2 instructions (callgrind, log scale) — {}",
+            "instructions / C -O2 instructions (Rust std's for the collection programs; callgrind, log scale) — {}",
             record.commit
         ),
     };
@@ -81,7 +84,7 @@ pub fn draw(record: &Record, path: &Path) -> Result<bool, String> {
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
-        .y_desc("ratio to C -O2")
+        .y_desc("ratio to C -O2 (or Rust std)")
         .y_label_formatter(&|y| {
             if *y >= 10.0 {
                 format!("{y:.0}x")
@@ -109,7 +112,7 @@ pub fn draw(record: &Record, path: &Path) -> Result<bool, String> {
             .label(v.label())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color(v).filled()));
     }
-    // The line at 1x: as fast as C.
+    // The line at 1x: as fast as the reference.
     chart
         .draw_series(std::iter::once(PathElement::new(
             vec![(0.0, 1.0), (benches as f64, 1.0)],

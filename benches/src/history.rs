@@ -98,14 +98,15 @@ pub fn latest_two(out_dir: &Path) -> Result<(Entry, Entry), String> {
     Ok(((a.clone(), load(a)?), (b.clone(), load(b)?)))
 }
 
-/// The figure compared: the median ratio to C, or the instruction ratio.
+/// The figure compared: the median ratio to the benchmark's reference (C, or Rust std),
+/// or the instruction ratio; the reference's own median time or instructions.
 fn figure(record: &Record, bench: &str, v: Version) -> Option<f64> {
     let b = record.benchmarks.iter().find(|b| b.name == bench)?;
     let r = b.version(v).filter(|r| r.status.is_ok())?;
     match record.mode {
-        Mode::Time if v == Version::PeerC => r.time.map(|t| t.median),
+        Mode::Time if v == b.reference => r.time.map(|t| t.median),
         Mode::Time => r.ratio.map(|x| x.median),
-        Mode::Callgrind if v == Version::PeerC => r.instructions.map(|n| n as f64),
+        Mode::Callgrind if v == b.reference => r.instructions.map(|n| n as f64),
         Mode::Callgrind => r.instructions_ratio,
     }
 }
@@ -139,12 +140,13 @@ pub fn compare(a: &Record, b: &Record) -> String {
         );
     }
     let what = match b.mode {
-        Mode::Time => "time / C time",
-        Mode::Callgrind => "instructions / C instructions",
+        Mode::Time => "time / reference time",
+        Mode::Callgrind => "instructions / reference instructions",
     };
     let _ = writeln!(
         out,
-        "Each row is {what} before and after (C's row: its own median time in ms, or its \
+        "Each row is {what} before and after, the reference being C, or Rust std for the \
+         collection programs (the reference's row: its own median time in ms, or its \
          instructions); change = after / before − 1, negative is faster.\n"
     );
     let _ = writeln!(out, "| benchmark | version | before | after | change |");
@@ -162,7 +164,7 @@ pub fn compare(a: &Record, b: &Record) -> String {
                 continue;
             };
             let show = |f: f64| {
-                if v == Version::PeerC {
+                if v == bench.reference {
                     format!("{f:.1}")
                 } else {
                     ratio_text(f)
@@ -209,7 +211,9 @@ mod tests {
             benchmarks: vec![BenchRecord {
                 name: "fib".into(),
                 size: 30,
+                reference: Version::PeerC,
                 versions: vec![c, jit],
+                tenth: None,
             }],
             native_calls: None,
             compile_growth: None,

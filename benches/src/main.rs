@@ -18,7 +18,7 @@ use datalove_benches::{chart, history, programs, report};
 #[derive(Parser)]
 #[command(
     name = "datalove-benches",
-    about = "datalove's backends against C, LuaJIT, Lua 5.4 and Python, in one run"
+    about = "datalove's backends against C, Rust std, LuaJIT, Lua 5.4 and Python, in one run"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -69,10 +69,12 @@ struct RunArgs {
     /// Only these benchmarks (comma-separated names).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     only: Vec<String>,
-    /// Only these versions (comma-separated: interp,jit,aot,c,C,luajit,luajit-joff,lua5.4,python3).
+    /// Only these versions (comma-separated: interp,jit,aot,c,C,rust,luajit,luajit-joff,lua5.4,python3);
+    /// each benchmark's reference (C, or Rust std for the collection programs) always runs.
     #[arg(long, value_name = "KEYS")]
     versions: Option<String>,
-    /// Run a benchmark at another size (repeatable): --size fib=35.
+    /// Run a benchmark at another size (repeatable): --size fib=35. A collection program
+    /// is also timed at a tenth of it.
     #[arg(long = "size", value_name = "NAME=N")]
     sizes: Vec<String>,
     /// Count instructions under valgrind's callgrind instead of timing.
@@ -166,7 +168,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 }
 
 fn settings(args: &RunArgs) -> Result<Settings, String> {
-    let benchmarks = if args.only.is_empty() {
+    let benchmarks: Vec<&'static programs::Benchmark> = if args.only.is_empty() {
         programs::BENCHMARKS.iter().collect()
     } else {
         args.only
@@ -183,9 +185,11 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
         None => Version::ALL.to_vec(),
         Some(list) => {
             let mut chosen = versions::parse_list(list)?;
-            // Every ratio is to C: it always runs.
-            if !chosen.contains(&Version::PeerC) {
-                chosen.insert(0, Version::PeerC);
+            // Every ratio is to the benchmark's reference: it always runs.
+            for b in &benchmarks {
+                if !chosen.contains(&b.reference()) {
+                    chosen.push(b.reference());
+                }
             }
             chosen.sort();
             chosen.dedup();
@@ -250,6 +254,7 @@ fn run(args: RunArgs) -> ExitCode {
     let broken = record
         .benchmarks
         .iter()
+        .flat_map(|b| b.with_tenth())
         .flat_map(|b| &b.versions)
         .any(|r| matches!(r.status, Status::WrongOutput(_) | Status::Failed(_)));
     if broken {
@@ -302,17 +307,26 @@ fn rerender(which: Option<String>, out: Option<PathBuf>) -> ExitCode {
     }
 }
 
-/// The report's first table (what a terminal wants to see).
+/// The report's tables of ratios and growth (what a terminal wants to see): the first
+/// table under each `## Time / ...` and `## Growth` heading, with its heading.
 fn summary(report: &str) -> String {
     let mut out = String::new();
+    let mut wanted = false;
     let mut in_table = false;
     for line in report.lines() {
-        if line.starts_with('|') {
+        if let Some(heading) = line.strip_prefix("## ") {
+            wanted = heading.starts_with("Time / ") || heading.starts_with("Growth");
+            if wanted {
+                out.push_str(line);
+                out.push('\n');
+            }
+        } else if wanted && line.starts_with('|') {
             in_table = true;
             out.push_str(line);
             out.push('\n');
         } else if in_table {
-            break;
+            in_table = false;
+            wanted = false;
         }
     }
     out

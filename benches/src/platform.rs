@@ -1,7 +1,7 @@
 //! Where the versions run: this machine, or aarch64 under `qemu-aarch64` (emulated).
 //! A platform knows which tools it has (a missing one makes its versions unavailable,
-//! never failed), builds what must be built (the C rider, the C peers, datalove's aot
-//! and c executables) and gives the command that runs a version at a size.
+//! never failed), builds what must be built (the C rider, the C and Rust peers,
+//! datalove's aot and c executables) and gives the command that runs a version at a size.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -37,6 +37,8 @@ pub struct Platform {
     pub wrapper: Vec<OsString>,
     /// The C compiler for the C peers and the C rider; also `CC` for datalove's links.
     pub cc: Result<Tool, String>,
+    /// The Rust compiler for the Rust std peers (`rustc`, or `RUSTC`).
+    pub rustc: Result<Tool, String>,
     /// The `datalove-benches` binary that runs datalove programs on this platform.
     pub exec: Result<PathBuf, String>,
     /// The interpreters of the interpreted peers.
@@ -120,6 +122,9 @@ impl Platform {
             emulated: false,
             wrapper: Vec::new(),
             cc: find_tool("CC", &["cc"], &["--version"], |_| true),
+            rustc: find_tool("RUSTC", &["rustc"], &["--version"], |v| {
+                v.starts_with("rustc")
+            }),
             exec: std::env::current_exe().map_err(|e| format!("cannot locate this harness: {e}")),
             interpreters,
             work_dir: out_dir.join("work/native"),
@@ -184,6 +189,9 @@ impl Platform {
                 Err(_) => Vec::new(),
             },
             cc,
+            rustc: Err(format!(
+                "the Rust peers are built for this machine only, not for {AARCH64}"
+            )),
             exec,
             interpreters,
             work_dir,
@@ -206,6 +214,7 @@ impl Platform {
                 self.exec.as_ref().err().or(self.cc.as_ref().err()).cloned()
             }
             Version::PeerC => self.cc.as_ref().err().cloned(),
+            Version::RustStd => self.rustc.as_ref().err().cloned(),
             other => self
                 .interpreters
                 .get(&other)
@@ -220,7 +229,10 @@ impl Platform {
             Ok(t) => format!("`{}`: {}", t.command, t.version),
             Err(e) => format!("unavailable: {e}"),
         };
-        let mut tools = vec![("C compiler".to_string(), show(&self.cc))];
+        let mut tools = vec![
+            ("C compiler".to_string(), show(&self.cc)),
+            ("Rust compiler".to_string(), show(&self.rustc)),
+        ];
         for v in [Version::LuaJit, Version::Lua54, Version::Python] {
             if let Some(t) = self.interpreters.get(&v) {
                 tools.push((v.label().to_string(), show(t)));
@@ -298,6 +310,24 @@ impl Platform {
         build_step(&command.arg("-lm"))
     }
 
+    /// Builds a Rust peer into `out` with `rustc -O` (edition 2021, std only); the
+    /// build's sample (its wall time is the compile time).
+    pub fn build_rust(&self, source: &Path, out: &Path) -> Result<Sample, String> {
+        let rustc = self
+            .rustc
+            .as_ref()
+            .map(|t| t.command.clone())
+            .map_err(Clone::clone)?;
+        if let Some(dir) = out.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let command = CommandLine::new(rustc)
+            .args(["-O", "--edition", "2021", "-o"])
+            .arg(out)
+            .arg(source);
+        build_step(&command)
+    }
+
     /// The `datalove-benches exec ...` command for this platform.
     pub fn exec_command(&self) -> Result<CommandLine, String> {
         let exec = self.exec.as_ref().map_err(Clone::clone)?;
@@ -355,7 +385,7 @@ impl Platform {
                 .arg("--")
                 .arg(&size)
                 .wrapped(&self.wrapper),
-            Version::Aot | Version::C | Version::PeerC => {
+            Version::Aot | Version::C | Version::PeerC | Version::RustStd => {
                 CommandLine::new(self.executable(benchmark, version))
                     .arg(&size)
                     .wrapped(&self.wrapper)
@@ -378,8 +408,8 @@ impl Platform {
         Ok(command)
     }
 
-    /// Builds what `version` of `benchmark` needs before it runs (aot, c and C build an
-    /// executable); the build's sample, if there was a build.
+    /// Builds what `version` of `benchmark` needs before it runs (aot, c, C and Rust std
+    /// build an executable); the build's sample, if there was a build.
     pub fn prepare(
         &self,
         benchmark: &Benchmark,
@@ -393,6 +423,7 @@ impl Platform {
             Version::PeerC => self
                 .build_c(&benchmark.file("c"), &out, benchmark.is_native_call())
                 .map(Some),
+            Version::RustStd => self.build_rust(&benchmark.file("rs"), &out).map(Some),
             _ => Ok(None),
         }
     }

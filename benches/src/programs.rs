@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::versions::Version;
+
 /// Which peers a benchmark has a version for (every benchmark has the datalove one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Peers {
@@ -11,6 +13,11 @@ pub enum Peers {
     /// The native-call loop: C and LuaJIT's FFI only (Lua 5.4 and Python have no FFI
     /// that calls a C function directly).
     NativeCall,
+    /// The collection programs: Rust std (the reference: every ratio is to it), Lua
+    /// (LuaJIT, LuaJIT -joff, Lua 5.4) and Python; no C (an ordered map or a stable
+    /// sort written by hand in C would be a program of its own, not a peer). Each one
+    /// is also timed at a tenth of its size, for its growth.
+    Collections,
 }
 
 /// One benchmark.
@@ -50,6 +57,26 @@ impl Benchmark {
     /// Whether this benchmark's figure is native calls (ns per call, net of start-up).
     pub fn is_native_call(&self) -> bool {
         self.peers == Peers::NativeCall
+    }
+
+    /// Whether it has a Rust std version, `programs/<stem>.rs`.
+    pub fn has_rust_peer(&self) -> bool {
+        self.file("rs").is_file()
+    }
+
+    /// The version every ratio of this benchmark is to: C -O2, or Rust std for the
+    /// collection programs (which have no C version).
+    pub fn reference(&self) -> Version {
+        match self.peers {
+            Peers::Collections => Version::RustStd,
+            Peers::All | Peers::NativeCall => Version::PeerC,
+        }
+    }
+
+    /// Whether a timed run also times it at a tenth of its size and reports the growth
+    /// (time at the size / time at a tenth of it).
+    pub fn measures_growth(&self) -> bool {
+        self.peers == Peers::Collections
     }
 }
 
@@ -163,7 +190,75 @@ pub const BENCHMARKS: &[Benchmark] = &[
         empty_size: 0,
         peers: Peers::NativeCall,
     },
+    Benchmark {
+        name: "map-int",
+        what: "maps: n i64 keys inserted in a scattered order, each looked up once",
+        check_output: "1000 entries, sum 499500\n",
+        run_size: 200_000,
+        callgrind_size: 2000,
+        ..COLLECTION
+    },
+    Benchmark {
+        name: "map-string",
+        what: "maps: n pseudo-random words counted in a map[string, i64]",
+        check_output: "1000 words, 632 distinct\nmost frequent: enshi (5)\n",
+        run_size: 200_000,
+        callgrind_size: 2000,
+        ..COLLECTION
+    },
+    Benchmark {
+        name: "sort-int",
+        what: "lists: n pseudo-random i64 pushed and sorted (lists.sort)",
+        check_output: "1000 values, checksum 791010244\n\
+                       first 705894, middle 1003159108, last 2144075787\n",
+        run_size: 1_000_000,
+        callgrind_size: 20_000,
+        ..COLLECTION
+    },
+    Benchmark {
+        name: "sort-string",
+        what: "lists and strings: n short pseudo-random strings pushed and sorted",
+        check_output: "1000 strings, 1000 distinct, checksum 299178672\n\
+                       first enenlokaenpoyata, middle quenkayayanekalolo, last yayayaloenshivovolo\n",
+        run_size: 1_000_000,
+        callgrind_size: 10_000,
+        ..COLLECTION
+    },
+    Benchmark {
+        name: "records",
+        what: "records: n five-field records pushed onto a list, then scanned",
+        check_output: "1000 orders, revenue 29088737, 154 express\n\
+                       largest order: 719 (99920)\nbest customer: 795 (221307)\n",
+        run_size: 2_000_000,
+        callgrind_size: 20_000,
+        ..COLLECTION
+    },
+    Benchmark {
+        name: "text",
+        what: "strings: n lines built, joined, split into lines and words, counted",
+        check_output: "1000 lines, 4308 words, 25128 bytes of words, 29435 bytes\n",
+        run_size: 500_000,
+        callgrind_size: 5000,
+        ..COLLECTION
+    },
 ];
+
+/// The collection programs: a tenth of `run_size` is timed too (growth). Their
+/// check size is 1000 (its output from the Rust, Lua and Python versions, which
+/// agree); the run sizes put the JIT's time at the larger size at about 0.2-2 s on the
+/// runtime of December 2026, whose maps are sorted arrays (an insert moves half the
+/// map): map-int and map-string at 200,000 took about 4 s there, 10x the keys ~100x
+/// the time.
+const COLLECTION: Benchmark = Benchmark {
+    name: "",
+    what: "",
+    check_size: 1000,
+    check_output: "",
+    run_size: 0,
+    callgrind_size: 0,
+    empty_size: 0,
+    peers: Peers::Collections,
+};
 
 /// The benchmark called `name`.
 pub fn find(name: &str) -> Option<&'static Benchmark> {
@@ -187,15 +282,24 @@ mod tests {
     #[test]
     fn every_benchmark_has_its_files() {
         for b in BENCHMARKS {
-            let mut exts = vec!["dfs", "c", "lua"];
-            if b.peers == Peers::All {
-                exts.push("py");
+            let mut exts = vec!["dfs", "lua"];
+            match b.peers {
+                Peers::All => exts.extend(["c", "py"]),
+                Peers::NativeCall => exts.push("c"),
+                Peers::Collections => exts.extend(["rs", "py"]),
             }
             for ext in exts {
                 assert!(b.file(ext).is_file(), "{} has no .{ext}", b.name);
             }
             assert!(b.check_output.ends_with('\n'), "{}", b.name);
+            assert!(Version::ALL.contains(&b.reference()));
+            assert!(b.reference().applies_to(b), "{}", b.name);
         }
+        let names: Vec<&str> = BENCHMARKS.iter().map(|b| b.name).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(names.len(), unique.len(), "two benchmarks of one name");
         assert!(bench_rider_dir().join("rider.dli").is_file());
         assert!(rti_include_dir().join("datalove_rti.h").is_file());
     }

@@ -103,7 +103,8 @@ pub struct VersionRecord {
     #[serde(default)]
     pub empty_ms: Vec<f64>,
     pub time: Option<Spread>,
-    /// The ratio to C's time in the same round: per round, and their spread.
+    /// The ratio to the reference's time in the same round (C's, or Rust std's for the
+    /// collection programs): per round, and their spread.
     #[serde(default)]
     pub ratios: Vec<f64>,
     pub ratio: Option<Spread>,
@@ -133,17 +134,34 @@ impl VersionRecord {
     }
 }
 
+fn peer_c() -> Version {
+    Version::PeerC
+}
+
 /// One benchmark.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchRecord {
     pub name: String,
     pub size: u64,
+    /// The version every ratio is to: C -O2, or Rust std for the collection programs
+    /// (records from before Rust std have none: C).
+    #[serde(default = "peer_c")]
+    pub reference: Version,
     pub versions: Vec<VersionRecord>,
+    /// A benchmark whose growth is measured (the collection programs): the same
+    /// versions timed in the same run at a tenth of `size`, as a record of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenth: Option<Box<BenchRecord>>,
 }
 
 impl BenchRecord {
     pub fn version(&self, v: Version) -> Option<&VersionRecord> {
         self.versions.iter().find(|r| r.version == v)
+    }
+
+    /// This record and the one at a tenth of its size, if there is one.
+    pub fn with_tenth(&self) -> impl Iterator<Item = &BenchRecord> {
+        std::iter::once(self).chain(self.tenth.as_deref())
     }
 }
 

@@ -1,11 +1,12 @@
-//! The Markdown report of a run: the table of ratios to C, the times behind them and
-//! how noisy they were, then native calls, compile-time growth and start to first
-//! output.
+//! The Markdown report of a run: the table of ratios to C (and, for the collection
+//! programs, the table of ratios to Rust std and their growth at ten times the size),
+//! the times behind them and how noisy they were, then native calls, compile-time
+//! growth and start to first output.
 
 use std::fmt::Write as _;
 
 use crate::progress::duration_text;
-use crate::record::{Mode, Record, Spread, Status, VersionRecord};
+use crate::record::{BenchRecord, Mode, Record, Spread, Status, VersionRecord};
 use crate::versions::Version;
 
 /// `x` with two decimals below 10, one below `tier`, else as `large` spells it.
@@ -47,16 +48,32 @@ pub fn count_text(n: u64) -> String {
     }
 }
 
-/// The versions that appear anywhere in the record, in report order.
-fn columns(record: &Record) -> Vec<Version> {
+/// The versions that appear in any of `benches`, in report order.
+fn columns(benches: &[&BenchRecord]) -> Vec<Version> {
     Version::ALL
         .into_iter()
         .filter(|v| {
-            record
-                .benchmarks
+            benches
                 .iter()
                 .any(|b| b.versions.iter().any(|r| r.version == *v))
         })
+        .collect()
+}
+
+/// The references the record's benchmarks have, in report order (C -O2, Rust std),
+/// each with its benchmarks.
+fn by_reference(record: &Record) -> Vec<(Version, Vec<&BenchRecord>)> {
+    Version::ALL
+        .into_iter()
+        .map(|v| {
+            let benches: Vec<&BenchRecord> = record
+                .benchmarks
+                .iter()
+                .filter(|b| b.reference == v)
+                .collect();
+            (v, benches)
+        })
+        .filter(|(_, benches)| !benches.is_empty())
         .collect()
 }
 
@@ -107,15 +124,15 @@ pub fn markdown(record: &Record, chart_file: Option<&str>) -> String {
     out
 }
 
-/// A benchmark × version table of the record's versions, each cell by `cell`, then the
-/// chart `(alt text, file)` when there is one.
+/// A benchmark × version table of `benches`' versions, each cell by `cell` (given the
+/// benchmark's reference), then the chart `(alt text, file)` when there is one.
 fn versions_table(
     out: &mut String,
-    record: &Record,
-    cell: impl Fn(Version, Option<&VersionRecord>) -> String,
+    benches: &[&BenchRecord],
+    cell: impl Fn(Version, Version, Option<&VersionRecord>) -> String,
     chart: Option<(&str, &str)>,
 ) {
-    let cols = columns(record);
+    let cols = columns(benches);
     let mut header = String::from("| benchmark | size |");
     let mut rule = String::from("|---|---:|");
     for v in &cols {
@@ -123,10 +140,10 @@ fn versions_table(
         rule.push_str("---:|");
     }
     let _ = writeln!(out, "{header}\n{rule}");
-    for b in &record.benchmarks {
+    for b in benches {
         let mut row = format!("| {} | {} |", b.name, b.size);
         for v in &cols {
-            let _ = write!(row, " {} |", cell(*v, b.version(*v)));
+            let _ = write!(row, " {} |", cell(b.reference, *v, b.version(*v)));
         }
         let _ = writeln!(out, "{row}");
     }
@@ -137,33 +154,49 @@ fn versions_table(
 }
 
 fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
-    let _ = writeln!(out, "## Time / C -O2 time\n");
-    let _ = writeln!(
-        out,
-        "Each cell is the median over the rounds of the version's time divided by C's time \
-         in the same round (lower is better; C's column is its median time). A version's \
-         time is its process's CPU time (user + system) at the size shown less its CPU \
-         time at the empty size, measured in the same round: the work itself, net of \
-         process start, compilation (interp, jit) and interpreter start (Lua, Python), and \
-         not inflated by the machine's other load the way wall time is. aot, c and C are \
-         built once and their executables run.\n"
-    );
-    versions_table(
-        out,
-        record,
-        |v, r| match (v, r) {
-            (Version::PeerC, Some(r)) if r.status.is_ok() => r
-                .time
-                .map(|t| ms_text(t.median))
-                .unwrap_or_else(|| missing(Some(r))),
-            (_, Some(r)) if r.status.is_ok() => r
-                .ratio
-                .map(|x| ratio_text(x.median))
-                .unwrap_or_else(|| "no C".to_string()),
-            _ => missing(r),
-        },
-        chart_file.map(|file| ("time / C -O2 time per benchmark", file)),
-    );
+    let mut chart_file = chart_file;
+    for (reference, benches) in by_reference(record) {
+        let label = reference.label();
+        let _ = writeln!(out, "## Time / {label} time\n");
+        if reference == Version::RustStd {
+            let _ = writeln!(
+                out,
+                "The collection programs have no C version: their reference is the same \
+                 program in Rust with std only (`BTreeMap`, `Vec::sort`, `String`), and \
+                 each cell here is a time over Rust std's.\n"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "Each cell is the median over the rounds of the version's time divided by \
+             {label}'s time in the same round (lower is better; {label}'s column is its \
+             median time). A version's time is its process's CPU time (user + system) at \
+             the size shown less its CPU time at the empty size, measured in the same \
+             round: the work itself, net of process start, compilation (interp, jit) and \
+             interpreter start (Lua, Python), and not inflated by the machine's other load \
+             the way wall time is. aot, c, C and Rust std are built once and their \
+             executables run.\n"
+        );
+        versions_table(
+            out,
+            &benches,
+            |reference, v, r| match r {
+                Some(r) if r.status.is_ok() && v == reference => r
+                    .time
+                    .map(|t| ms_text(t.median))
+                    .unwrap_or_else(|| missing(Some(r))),
+                Some(r) if r.status.is_ok() => r
+                    .ratio
+                    .map(|x| ratio_text(x.median))
+                    .unwrap_or_else(|| format!("no {}", reference.label())),
+                _ => missing(r),
+            },
+            chart_file
+                .take()
+                .map(|file| ("time / reference time per benchmark", file)),
+        );
+    }
+    growth(out, record);
     interpreters(out, record);
     noise(out, record);
     let _ = writeln!(out, "## Times\n");
@@ -172,14 +205,22 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
         "time: the net CPU time above, median and range over the rounds; the ratio's range \
          is of the per-round ratios. wall: the whole run at the timed size, wall clock, \
          median. start: CPU time of the run at the empty size, median. compile: interp and \
-         jit, the front end and compilation inside each run (wall clock, median); aot, c \
-         and C, the one build (front end, code generation, C compiler, link).\n"
+         jit, the front end and compilation inside each run (wall clock, median); aot, c, \
+         C and Rust std, the one build (front end, code generation, C compiler, link). A \
+         collection program has a table at each of its two sizes.\n"
     );
-    for b in &record.benchmarks {
+    for b in record.benchmarks.iter().flat_map(|b| {
+        // The tenth of the size first, as it ran.
+        b.tenth.as_deref().into_iter().chain(std::iter::once(b))
+    }) {
         let _ = writeln!(out, "### {} ({})\n", b.name, b.size);
+        let base = match b.reference {
+            Version::PeerC => "C",
+            other => other.label(),
+        };
         let _ = writeln!(
             out,
-            "| version | time | min–max | / C | / C min–max | wall | start | compile |"
+            "| version | time | min–max | / {base} | / {base} min–max | wall | start | compile |"
         );
         let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
         for r in &b.versions {
@@ -215,6 +256,56 @@ fn time_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
         }
         let _ = writeln!(out);
     }
+}
+
+/// The growth table: for each benchmark timed at two sizes (the collection programs),
+/// each version's median time at the size over its median time at a tenth of it.
+fn growth(out: &mut String, record: &Record) {
+    let pairs: Vec<(&BenchRecord, &BenchRecord)> = record
+        .benchmarks
+        .iter()
+        .filter_map(|b| b.tenth.as_deref().map(|t| (t, b)))
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Growth: ten times the size\n");
+    let _ = writeln!(
+        out,
+        "Each collection program is timed at two sizes ten times apart, in rounds of \
+         their own (the smaller first). Each cell is the version's median time at the \
+         larger size over its median time at the smaller one: 10x is linear; the target \
+         of issue 38 is at most 12x. The times behind them are under \"Times\".\n"
+    );
+    let benches: Vec<&BenchRecord> = pairs.iter().map(|(_, b)| *b).collect();
+    let cols = columns(&benches);
+    let mut header = String::from("| benchmark | sizes |");
+    let mut rule = String::from("|---|---:|");
+    for v in &cols {
+        let _ = write!(header, " {} |", v.label());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for (small, large) in &pairs {
+        let mut row = format!("| {} | {} → {} |", large.name, small.size, large.size);
+        for v in &cols {
+            let cell = match (small.version(*v), large.version(*v)) {
+                (Some(a), Some(b)) if a.status.is_ok() && b.status.is_ok() => {
+                    match (a.time, b.time) {
+                        (Some(ta), Some(tb)) if ta.median > 0.0 => {
+                            ratio_text(tb.median / ta.median)
+                        }
+                        _ => "—".to_string(),
+                    }
+                }
+                (Some(a), _) if !a.status.is_ok() => a.status.word().to_string(),
+                (_, b) => missing(b),
+            };
+            let _ = write!(row, " {cell} |");
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    let _ = writeln!(out);
 }
 
 /// interp's time over `peer`'s, per round where both ran every round, else the ratio of
@@ -309,21 +400,21 @@ fn noise(out: &mut String, record: &Record) {
     );
     let _ = writeln!(
         out,
-        "| benchmark | C time range | C time MAD | ratio MAD (median over versions) | widest ratio range |"
+        "| benchmark | reference | its time range | its time MAD | ratio MAD (median over versions) | widest ratio range |"
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---|");
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---|");
     let percent =
         |x: Option<f64>| x.map_or_else(|| "—".to_string(), |x| format!("{:.0}%", x * 100.0));
     let mut all_mads = Vec::new();
     let mut all_ranges = Vec::new();
-    for b in &record.benchmarks {
-        let c = b.version(Version::PeerC).filter(|r| r.status.is_ok());
+    for b in record.benchmarks.iter().flat_map(|b| b.with_tenth()) {
+        let c = b.version(b.reference).filter(|r| r.status.is_ok());
         let c_range = c.and_then(|r| r.time).map(|t| t.relative_range());
         let c_mad = c.and_then(|r| Spread::relative_mad(&r.times_ms));
         let others: Vec<&VersionRecord> = b
             .versions
             .iter()
-            .filter(|r| r.version != Version::PeerC && r.status.is_ok())
+            .filter(|r| r.version != b.reference && r.status.is_ok())
             .collect();
         let mads: Vec<f64> = others
             .iter()
@@ -342,8 +433,10 @@ fn noise(out: &mut String, record: &Record) {
             .unwrap_or_else(|| "—".to_string());
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {widest} |",
+            "| {} ({}) | {} | {} | {} | {} | {widest} |",
             b.name,
+            b.size,
+            b.reference.label(),
             percent(c_range),
             percent(c_mad),
             percent(Spread::of(&mads).map(|s| s.median)),
@@ -368,28 +461,35 @@ fn noise(out: &mut String, record: &Record) {
 }
 
 fn callgrind_tables(out: &mut String, record: &Record, chart_file: Option<&str>) {
-    let _ = writeln!(out, "## Instructions / C -O2 instructions\n");
-    let _ = writeln!(
-        out,
-        "Instructions executed (callgrind's `Ir`) at the size shown, less those of the same \
-         version at the empty size (start-up, compilation, the runtime's set-up), divided \
-         by C's. They do not drift with the machine's load. C's column is its count.\n"
-    );
-    versions_table(
-        out,
-        record,
-        |v, r| match (v, r) {
-            (Version::PeerC, Some(r)) if r.status.is_ok() => {
-                r.instructions.map(count_text).unwrap_or_default()
-            }
-            (_, Some(r)) if r.status.is_ok() => r
-                .instructions_ratio
-                .map(ratio_text)
-                .unwrap_or_else(|| r.instructions.map(count_text).unwrap_or_default()),
-            _ => missing(r),
-        },
-        chart_file.map(|file| ("instructions / C -O2 instructions", file)),
-    );
+    let mut chart_file = chart_file;
+    for (reference, benches) in by_reference(record) {
+        let label = reference.label();
+        let _ = writeln!(out, "## Instructions / {label} instructions\n");
+        let _ = writeln!(
+            out,
+            "Instructions executed (callgrind's `Ir`) at the size shown, less those of the \
+             same version at the empty size (start-up, compilation, the runtime's set-up), \
+             divided by {label}'s. They do not drift with the machine's load. {label}'s \
+             column is its count.\n"
+        );
+        versions_table(
+            out,
+            &benches,
+            |reference, v, r| match r {
+                Some(r) if r.status.is_ok() && v == reference => {
+                    r.instructions.map(count_text).unwrap_or_default()
+                }
+                Some(r) if r.status.is_ok() => r
+                    .instructions_ratio
+                    .map(ratio_text)
+                    .unwrap_or_else(|| r.instructions.map(count_text).unwrap_or_default()),
+                _ => missing(r),
+            },
+            chart_file
+                .take()
+                .map(|file| ("instructions / reference instructions", file)),
+        );
+    }
     let _ = writeln!(out, "### Counts\n");
     let _ = writeln!(out, "| benchmark | version | instructions (net) |");
     let _ = writeln!(out, "|---|---|---:|");
@@ -512,9 +612,16 @@ fn problems(out: &mut String, record: &Record) {
             }
         }
     };
-    for b in &record.benchmarks {
-        for r in &b.versions {
-            add(r.version, &r.status, &b.name);
+    for whole in &record.benchmarks {
+        for b in whole.with_tenth() {
+            let place = if b.size == whole.size {
+                b.name.clone()
+            } else {
+                format!("{} at {}", b.name, b.size)
+            };
+            for r in &b.versions {
+                add(r.version, &r.status, &place);
+            }
         }
     }
     if let Some(st) = &record.startup {
@@ -546,7 +653,8 @@ fn problems(out: &mut String, record: &Record) {
 
 fn what_ran(out: &mut String, record: &Record) {
     let _ = writeln!(out, "## What ran\n");
-    for v in columns(record) {
+    let benches: Vec<&BenchRecord> = record.benchmarks.iter().collect();
+    for v in columns(&benches) {
         let _ = writeln!(out, "- **{}**: {}", v.label(), v.description());
     }
     let _ = writeln!(out);

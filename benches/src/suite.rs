@@ -1,7 +1,9 @@
 //! One harness run: for each benchmark, every version is built and its output checked
 //! at the check size first; then the versions run round after round in alternation
 //! (each round starts at a different version, so drift lands on all alike), and each
-//! round's time is divided by C's time in the same round. Then the other figures:
+//! round's time is divided by the reference's time in the same round (C's, or Rust
+//! std's for the collection programs, which are also timed at a tenth of their size
+//! for their growth). Then the other figures:
 //! native calls, compile-time growth, start to first output. In callgrind mode every
 //! version is counted once instead.
 
@@ -81,14 +83,39 @@ pub fn run(settings: &Settings, platform: &Platform, progress: &mut Progress) ->
                 r.status = Status::Unavailable(why.clone());
             }
         }
+        let mut tenth = None;
         match settings.mode {
-            Mode::Time => time_rounds(settings, platform, benchmark, size, &mut records, progress),
+            Mode::Time => {
+                if let Some(small) = growth_size(benchmark, size) {
+                    // The same versions (as built and checked) at a tenth of the size,
+                    // rounds of their own, before the rounds at the size.
+                    let mut small_records = records.clone();
+                    time_rounds(
+                        settings,
+                        platform,
+                        benchmark,
+                        small,
+                        &mut small_records,
+                        progress,
+                    );
+                    tenth = Some(Box::new(BenchRecord {
+                        name: benchmark.name.to_string(),
+                        size: small,
+                        reference: benchmark.reference(),
+                        versions: small_records,
+                        tenth: None,
+                    }));
+                }
+                time_rounds(settings, platform, benchmark, size, &mut records, progress)
+            }
             Mode::Callgrind => count(platform, benchmark, size, &mut records, progress),
         }
         benchmarks.push(BenchRecord {
             name: benchmark.name.to_string(),
             size,
+            reference: benchmark.reference(),
             versions: records,
+            tenth,
         });
     }
     let native_calls = benchmarks
@@ -134,6 +161,12 @@ pub fn run(settings: &Settings, platform: &Platform, progress: &mut Progress) ->
     }
 }
 
+/// The size a benchmark that measures its growth is also timed at, a tenth of `size`
+/// (none below 10).
+pub fn growth_size(benchmark: &Benchmark, size: u64) -> Option<u64> {
+    (benchmark.measures_growth() && size >= 10).then_some(size / 10)
+}
+
 fn estimate_steps(settings: &Settings) -> usize {
     let per_bench: usize = settings
         .benchmarks
@@ -141,6 +174,7 @@ fn estimate_steps(settings: &Settings) -> usize {
         .map(|b| {
             let versions = settings.versions.iter().filter(|v| v.applies_to(b)).count();
             let runs = match settings.mode {
+                Mode::Time if b.measures_growth() => settings.rounds * 4,
                 Mode::Time => settings.rounds * 2,
                 Mode::Callgrind => 2,
             };
@@ -232,7 +266,8 @@ fn check(platform: &Platform, benchmark: &Benchmark, version: Version) -> Status
 /// The timed rounds. In each round every version runs at `size` and at the empty size;
 /// its figure is the CPU time of the first less that of the second: the work itself,
 /// net of process start, compilation and set-up, and not inflated by other load on the
-/// machine the way wall time is.
+/// machine the way wall time is. Each round's figure is divided by the benchmark's
+/// reference's (C's, or Rust std's) in the same round.
 // Rounds index the per-version tables (`times[version][round]`), which stay aligned by
 // round so that a round's ratio divides two figures from that round.
 #[allow(clippy::needless_range_loop)]
@@ -302,9 +337,10 @@ fn time_rounds(
             }
         }
     }
-    // Every version must print what C printed at this size (or, without C, what most
-    // versions printed).
-    let reference = reference_output(records, &outputs);
+    // Every version must print what the reference printed at this size (or, without
+    // it, what most versions printed).
+    let base = benchmark.reference();
+    let reference = reference_output(records, &outputs, base);
     for i in 0..n {
         if let (Some(reference), Some(out), true) =
             (&reference, &outputs[i], records[i].status.is_ok())
@@ -318,7 +354,7 @@ fn time_rounds(
             }
         }
     }
-    let c_index = records.iter().position(|r| r.version == Version::PeerC);
+    let c_index = records.iter().position(|r| r.version == base);
     for i in 0..n {
         let record = &mut records[i];
         record.times_ms = times[i].iter().flatten().copied().collect();
@@ -344,11 +380,16 @@ fn time_rounds(
     }
 }
 
-/// C's output if C ran, else the output most versions agree on.
-fn reference_output(records: &[VersionRecord], outputs: &[Option<Vec<u8>>]) -> Option<Vec<u8>> {
+/// The output of `base` (the benchmark's reference) if it ran, else the output most
+/// versions agree on.
+fn reference_output(
+    records: &[VersionRecord],
+    outputs: &[Option<Vec<u8>>],
+    base: Version,
+) -> Option<Vec<u8>> {
     if let Some(c) = records
         .iter()
-        .position(|r| r.version == Version::PeerC && r.status.is_ok())
+        .position(|r| r.version == base && r.status.is_ok())
     {
         if let Some(out) = &outputs[c] {
             return Some(out.clone());
@@ -463,7 +504,8 @@ fn count(
             record.instructions = Some(full.saturating_sub(empty));
         }
     }
-    let reference = reference_output(records, &outputs);
+    let base = benchmark.reference();
+    let reference = reference_output(records, &outputs, base);
     for (i, record) in records.iter_mut().enumerate() {
         if let (Some(r), Some(o), true) = (&reference, &outputs[i], record.status.is_ok()) {
             if o != r {
@@ -477,7 +519,7 @@ fn count(
     }
     let c = records
         .iter()
-        .find(|r| r.version == Version::PeerC && r.status.is_ok())
+        .find(|r| r.version == base && r.status.is_ok())
         .and_then(|r| r.instructions);
     for record in records.iter_mut().filter(|r| r.status.is_ok()) {
         if let (Some(n), Some(c)) = (record.instructions, c) {
@@ -691,9 +733,11 @@ fn startup(
 ) -> StartupRecord {
     let source = work.join("base.dfs");
     let expected = base.expected_output();
+    // The generated program has no Rust version.
     let mut status: Vec<(Version, Status)> = settings
         .versions
         .iter()
+        .filter(|&&v| v != Version::RustStd)
         .map(|&v| {
             (
                 v,
@@ -749,6 +793,7 @@ fn startup(
                 .arg("-joff")
                 .arg(source.with_extension("lua")),
             Version::Python => CommandLine::new(interpreter(v)?).arg(source.with_extension("py")),
+            Version::RustStd => return Err("no Rust version".to_string()),
         })
     };
     let mut firsts: Vec<Vec<f64>> = vec![Vec::new(); status.len()];
@@ -817,7 +862,9 @@ pub fn smoke(platform: &Platform, progress: &mut Progress) -> Vec<BenchRecord> {
         .map(|b| BenchRecord {
             name: b.name.to_string(),
             size: b.check_size,
+            reference: b.reference(),
             versions: prepare(&settings, platform, b, &rider, progress),
+            tenth: None,
         })
         .collect();
     progress.finish();
@@ -934,8 +981,19 @@ mod tests {
             Some(b"1".to_vec()),
             Some(b"2".to_vec()),
         ];
-        assert_eq!(reference_output(&records, &outputs), Some(b"2".to_vec()));
+        assert_eq!(
+            reference_output(&records, &outputs, Version::PeerC),
+            Some(b"2".to_vec())
+        );
+        // A benchmark whose reference did not run: the majority.
+        assert_eq!(
+            reference_output(&records, &outputs, Version::RustStd),
+            Some(b"1".to_vec())
+        );
         records[2].status = Status::Unavailable("no cc".into());
-        assert_eq!(reference_output(&records, &outputs), Some(b"1".to_vec()));
+        assert_eq!(
+            reference_output(&records, &outputs, Version::PeerC),
+            Some(b"1".to_vec())
+        );
     }
 }

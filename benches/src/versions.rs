@@ -1,5 +1,5 @@
 //! The versions of a benchmark that run side by side: datalove's four backends and the
-//! peers (C at -O2, LuaJIT, LuaJIT with its JIT off, Lua 5.4, Python 3).
+//! peers (C at -O2, Rust std, LuaJIT, LuaJIT with its JIT off, Lua 5.4, Python 3).
 
 use serde::{Deserialize, Serialize};
 
@@ -12,8 +12,12 @@ pub enum Version {
     Jit,
     Aot,
     C,
-    /// The C program, `cc -O2`: the reference every ratio is to.
+    /// The C program, `cc -O2`: the reference every ratio is to (but for the
+    /// collection programs).
     PeerC,
+    /// The Rust program, `rustc -O`, std only: the reference of the collection
+    /// programs.
+    RustStd,
     LuaJit,
     /// LuaJIT's interpreter alone (`luajit -joff`): the interpreter to beat.
     LuaJitOff,
@@ -23,8 +27,9 @@ pub enum Version {
 
 impl Version {
     /// Report order: the reference, datalove's backends, then the peers.
-    pub const ALL: [Version; 9] = [
+    pub const ALL: [Version; 10] = [
         Version::PeerC,
+        Version::RustStd,
         Version::Interp,
         Version::Jit,
         Version::Aot,
@@ -43,6 +48,7 @@ impl Version {
             Version::Aot => "aot",
             Version::C => "c",
             Version::PeerC => "C",
+            Version::RustStd => "rust",
             Version::LuaJit => "luajit",
             Version::LuaJitOff => "luajit-joff",
             Version::Lua54 => "lua5.4",
@@ -58,6 +64,7 @@ impl Version {
             Version::Aot => "aot",
             Version::C => "c",
             Version::PeerC => "C -O2",
+            Version::RustStd => "Rust std",
             Version::LuaJit => "LuaJIT",
             Version::LuaJitOff => "LuaJIT -joff",
             Version::Lua54 => "Lua 5.4",
@@ -88,16 +95,23 @@ impl Version {
 
     /// Whether it is built once into an executable before it is timed.
     pub fn builds_executable(self) -> bool {
-        matches!(self, Version::Aot | Version::C | Version::PeerC)
+        matches!(
+            self,
+            Version::Aot | Version::C | Version::PeerC | Version::RustStd
+        )
     }
 
     /// Whether `benchmark` has this version.
     pub fn applies_to(self, benchmark: &Benchmark) -> bool {
+        if self == Version::RustStd {
+            return benchmark.has_rust_peer();
+        }
         match benchmark.peers {
             Peers::All => true,
             Peers::NativeCall => {
                 self.backend().is_some() || matches!(self, Version::PeerC | Version::LuaJit)
             }
+            Peers::Collections => self != Version::PeerC,
         }
     }
 
@@ -109,6 +123,7 @@ impl Version {
             Version::Aot => "datalove's Cranelift object + `cc` link (`datalove build --backend aot`)",
             Version::C => "datalove's C backend, compiled by `cc -O2` (`datalove build --backend c`)",
             Version::PeerC => "the same algorithm in C, `cc -O2 -ffp-contract=off` (the reference: ratios are to it)",
+            Version::RustStd => "the same program in Rust, std only (`BTreeMap`, `Vec::sort`, `String`), `rustc -O --edition 2021` (the reference of the collection programs, which have no C version)",
             Version::LuaJit => "LuaJIT with its trace compiler (native-call loop: its FFI)",
             Version::LuaJitOff => "LuaJIT's hand-written interpreter alone (`luajit -joff`)",
             Version::Lua54 => "the reference Lua 5.4 interpreter",
@@ -135,7 +150,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_round_trip_and_native_calls_have_three_peers_fewer() {
+    fn keys_round_trip_and_native_calls_have_four_peers_fewer() {
         for v in Version::ALL {
             assert_eq!(Version::from_key(v.key()), Some(v));
         }
@@ -145,6 +160,11 @@ mod tests {
             .filter(|v| v.applies_to(noop))
             .collect();
         assert_eq!(with.len(), 6);
+        // The collection programs: no C, Rust std instead.
+        let sort = crate::programs::find("sort-int").unwrap();
+        assert!(Version::RustStd.applies_to(sort) && !Version::PeerC.applies_to(sort));
+        assert!(!Version::RustStd.applies_to(crate::programs::find("fib").unwrap()));
+        assert_eq!(Version::from_key("rust"), Some(Version::RustStd));
         assert!(parse_list("interp,C").is_ok());
         assert!(parse_list("interp,perl").unwrap_err().contains("perl"));
     }

@@ -23,15 +23,52 @@ fn every_program_prints_the_expected_output_on_every_backend() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "smoke failed:\n{stdout}\n{stderr}");
-    // Every benchmark is in the matrix, and datalove's four backends ran each one.
+    // Every benchmark is in the matrix, and datalove's four backends and its reference
+    // (C, or Rust std for the collection programs) ran each one. The matrix is a name in
+    // 16 characters, then one cell of 14 per version, right-aligned (labels have
+    // spaces, so it is cut by position).
+    let cells = |line: &str| -> Vec<String> {
+        let chars: Vec<char> = line.chars().collect();
+        let mut cells = vec![chars[..16.min(chars.len())].iter().collect::<String>()];
+        cells.extend(
+            chars
+                .get(16..)
+                .unwrap_or_default()
+                .chunks(14)
+                .map(|c| c.iter().collect()),
+        );
+        cells
+            .iter()
+            .map(|c: &String| c.trim().to_string())
+            .collect()
+    };
+    let header = cells(stdout.lines().next().unwrap_or_default());
+    let column = |label: &str| {
+        header
+            .iter()
+            .position(|h| h == label)
+            .unwrap_or_else(|| panic!("no column {label}:\n{stdout}"))
+    };
     for b in datalove_benches::programs::BENCHMARKS {
         let row = stdout
             .lines()
             .find(|l| l.split_whitespace().next() == Some(b.name))
             .unwrap_or_else(|| panic!("no row for {}:\n{stdout}", b.name));
-        let cells: Vec<&str> = row.split_whitespace().collect();
-        // name, C -O2, interp, jit, aot, c, ...
-        assert_eq!(&cells[1..6], ["ok"; 5], "{}: {row}\n{stdout}", b.name);
+        let row = cells(row);
+        for v in ["interp", "jit", "aot", "c"] {
+            assert_eq!(row[column(v)], "ok", "{} on {v}:\n{stdout}", b.name);
+        }
+        let reference = &row[column(b.reference().label())];
+        // rustc comes with cargo, but a missing one is n/a, never a failure.
+        let fine: &[&str] = match b.reference() {
+            datalove_benches::versions::Version::RustStd => &["ok", "n/a"],
+            _ => &["ok"],
+        };
+        assert!(
+            fine.contains(&reference.as_str()),
+            "{}: its reference printed {reference}:\n{stdout}",
+            b.name
+        );
     }
 }
 
