@@ -194,7 +194,7 @@ pub const BENCHMARKS: &[Benchmark] = &[
         name: "map-int",
         what: "maps: n i64 keys inserted in a scattered order, each looked up once",
         check_output: "1000 entries, sum 499500\n",
-        run_size: 200_000,
+        run_size: 1_000_000,
         callgrind_size: 2000,
         ..COLLECTION
     },
@@ -202,7 +202,7 @@ pub const BENCHMARKS: &[Benchmark] = &[
         name: "map-string",
         what: "maps: n pseudo-random words counted in a map[string, i64]",
         check_output: "1000 words, 632 distinct\nmost frequent: enshi (5)\n",
-        run_size: 200_000,
+        run_size: 1_000_000,
         callgrind_size: 2000,
         ..COLLECTION
     },
@@ -245,10 +245,9 @@ pub const BENCHMARKS: &[Benchmark] = &[
 
 /// The collection programs: a tenth of `run_size` is timed too (growth). Their
 /// check size is 1000 (its output from the Rust, Lua and Python versions, which
-/// agree); the run sizes put the JIT's time at the larger size at about 0.2-2 s on the
-/// runtime of December 2026, whose maps are sorted arrays (an insert moves half the
-/// map): map-int and map-string at 200,000 took about 4 s there, 10x the keys ~100x
-/// the time.
+/// agree). The maps run at 10^6 keys (and 10^5), the size issue 38 names: on the
+/// runtime of `47283f3`, whose maps were sorted arrays, 2 * 10^5 keys took about 4 s on
+/// the JIT and 10^6 about 100 s; on the B-tree about a second.
 const COLLECTION: Benchmark = Benchmark {
     name: "",
     what: "",
