@@ -713,8 +713,13 @@ impl<M: Module> Fx<'_, '_, M> {
     /// The address of element `i` (in bounds) of `list` whose elements are of the
     /// inline element type `elem` ([`list_elem_inline`]): `ptr + i * size`.
     fn list_elem_addr(&mut self, list: SlotId, i: Value, elem: &IrType) -> Value {
-        let size = elem.layout().expect("a concrete element").size as i64;
         let base = self.list_header(list).0;
+        self.elem_at(base, i, elem)
+    }
+
+    /// `base + i * size` of an inline element type.
+    fn elem_at(&mut self, base: Value, i: Value, elem: &IrType) -> Value {
+        let size = elem.layout().expect("a concrete element").size as i64;
         // Every scalar's size is a power of two.
         let off = match size {
             1 => i,
@@ -753,12 +758,7 @@ impl<M: Module> Fx<'_, '_, M> {
             .b
             .ins()
             .load(self.ptr, flags, l, LIST_PTR_OFFSET as i32);
-        let size = ty.layout().expect("a concrete element").size as i64;
-        let off = match size {
-            1 => len,
-            _ => self.b.ins().ishl_imm_u(len, size.trailing_zeros() as i64),
-        };
-        let at = self.b.ins().iadd(base, off);
+        let at = self.elem_at(base, len, ty);
         let v = self.read(value);
         let elems = self.region_flags(LIST_ELEMS_REGION);
         self.b.ins().store(elems, v, at, 0);
