@@ -62,25 +62,49 @@ impl Runtime {
         self.free_string(s)
     }
 
+    /// Room for `extra` more bytes in `s`'s buffer (grown by doubling; out of memory
+    /// ends the program): its buffer and length, unchanged but for the capacity.
+    fn string_reserve(&self, s: &mut RtString, extra: usize) -> (*mut u8, usize) {
+        let (ptr, len, cap) = s.raw_parts();
+        let Some(needed) = len.checked_add(extra) else {
+            self.out_of_memory(usize::MAX);
+        };
+        if needed <= cap {
+            return (ptr, len);
+        }
+        let new_cap = needed.max(cap.saturating_mul(2)).max(16);
+        // SAFETY: the buffer is a counted allocation of `cap` bytes.
+        let ptr = unsafe { self.realloc(ptr, cap, new_cap, 1) };
+        // SAFETY: `ptr` holds the `len` bytes of `s` and room for `new_cap`.
+        unsafe { *s = RtString::from_raw_parts(ptr, len, new_cap) };
+        (ptr, len)
+    }
+
     /// Appends UTF-8 `bytes` in place, growing the buffer.
     pub(crate) fn string_append(&self, s: &mut RtString, bytes: &[u8]) {
         if bytes.is_empty() {
             return;
         }
-        let (ptr, len, cap) = s.raw_parts();
-        let needed = len + bytes.len();
-        let (ptr, cap) = if needed > cap {
-            let new_cap = needed.max(cap * 2).max(16);
-            // SAFETY: the buffer is a counted allocation of `cap` bytes.
-            (unsafe { self.realloc(ptr, cap, new_cap, 1) }, new_cap)
-        } else {
-            (ptr, cap)
-        };
-        // SAFETY: `ptr` has room for `needed` bytes; the result is UTF-8 since both
-        // parts are.
+        let (ptr, len) = self.string_reserve(s, bytes.len());
+        let (_, _, cap) = s.raw_parts();
+        // SAFETY: `ptr` has room for `len + bytes.len()` bytes; the result is UTF-8
+        // since both parts are.
         unsafe {
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.add(len), bytes.len());
-            *s = RtString::from_raw_parts(ptr, needed, cap);
+            *s = RtString::from_raw_parts(ptr, len + bytes.len(), cap);
+        }
+    }
+
+    /// Appends `s` to itself in place (`s = concat s, s`): grown first, then its first
+    /// half copied after it, so nothing is copied out of the buffer that moves.
+    fn string_append_itself(&self, s: &mut RtString) {
+        let (ptr, len) = self.string_reserve(s, s.len());
+        let (_, _, cap) = s.raw_parts();
+        // SAFETY: the buffer holds `len` bytes and room for `2 * len`; the halves do not
+        // overlap.
+        unsafe {
+            std::ptr::copy_nonoverlapping(ptr, ptr.add(len), len);
+            *s = RtString::from_raw_parts(ptr, 2 * len, cap);
         }
     }
 
@@ -152,12 +176,11 @@ pub(crate) unsafe extern "C" fn string_concat(
     let rt = Runtime::from_handle(rt);
     if std::ptr::eq(a, out) {
         // Into its own left operand: an append in place (the IR's `s = concat s, t`),
-        // amortized linear by doubling. `t` is `s` itself in `s = concat s, s`: its bytes
-        // are copied first, since growing may move them.
+        // amortized linear by doubling. `t` is `s` itself in `s = concat s, s`: grown
+        // first, then copied within its own buffer, since growing may move it.
         let out = &mut *out;
         if std::ptr::eq(a, b) {
-            let copy = (*b).as_bytes().to_vec();
-            rt.string_append(out, &copy);
+            rt.string_append_itself(out);
         } else {
             rt.string_append(out, (*b).as_bytes());
         }
