@@ -27,6 +27,7 @@ use datalove_rt::{Outcome, OutputMode, Runtime, RuntimeOptions, EXIT_RUNTIME_ERR
 use datalove_rti::{ErrorKind, RtHeader, TyDesc};
 use datalove_toolchain::{RiderPlacement, Target};
 
+use crate::cache::{Cache, CacheEvent};
 use crate::call::{
     call_program, embed_native, with_call, CallProgram, CallState, Callable, Reader, EMBED_RIDER,
 };
@@ -103,6 +104,8 @@ struct Settings {
     /// Modules given as text, found before those on disk.
     module_texts: Vec<(String, String)>,
     output: Option<Sink>,
+    /// Where aot and c executables are kept between loads (none: built each time).
+    cache: Option<Cache>,
 }
 
 impl Engine {
@@ -129,6 +132,7 @@ impl Engine {
                 hosts: HostRiders::default(),
                 module_texts: Vec::new(),
                 output: None,
+                cache: None,
             },
             builds: Arc::new(AtomicUsize::new(0)),
         })
@@ -283,7 +287,17 @@ impl Engine {
         settings.depth_limit = options.depth_limit;
         settings.memory_limit = options.memory_limit;
         settings.args = options.args.clone();
+        settings.cache = options.cache.clone();
         Ok(engine)
+    }
+
+    /// Keeps the aot and c executables this engine builds in `cache` (or, with `None`,
+    /// in a temporary directory each module removes), so that loading an unchanged
+    /// program again starts its executable without compiling. Off unless asked for;
+    /// `Cache::from_env()` gives the one `datalove run` uses.
+    pub fn cache(mut self, cache: Option<Cache>) -> Engine {
+        self.settings.cache = cache;
+        self
     }
 
     /// Compiles program text; `name` is the file name diagnostics and locations show
@@ -343,9 +357,22 @@ impl Engine {
                         false,
                     )?)
                 } else {
-                    Loaded::Executable(Artifact::build(&compiled, self.backend, &riders)?)
+                    let artifact = Artifact::build(
+                        &compiled,
+                        self.backend,
+                        &riders,
+                        self.settings.cache.as_ref(),
+                    )?;
+                    Loaded::Executable(artifact)
                 };
-                self.builds.fetch_add(1, Ordering::Relaxed);
+                // An executable the cache had was not built.
+                let from_cache = matches!(
+                    &loaded,
+                    Loaded::Executable(a) if a.cached == Some(CacheEvent::Hit)
+                );
+                if !from_cache {
+                    self.builds.fetch_add(1, Ordering::Relaxed);
+                }
                 loaded
             }
         };
@@ -407,7 +434,16 @@ impl Module {
     /// module loaded as a shared library (host riders), whose directory its thread owns.
     pub fn artifact_dir(&self) -> Option<&Path> {
         match &self.loaded {
-            Loaded::Executable(artifact) => Some(&artifact.dir.0),
+            Loaded::Executable(artifact) => artifact.exe.parent(),
+            Loaded::InProcess(_) => None,
+        }
+    }
+
+    /// What the compilation cache did for this module's executable: `None` when none
+    /// was asked (in-process backends, or an engine without a cache).
+    pub fn cache_event(&self) -> Option<CacheEvent> {
+        match &self.loaded {
+            Loaded::Executable(artifact) => artifact.cached,
             Loaded::InProcess(_) => None,
         }
     }
@@ -940,33 +976,55 @@ fn build_error(e: BuildError) -> Error {
     }
 }
 
-/// An executable built once for a module, in a directory removed with it.
+/// An executable built once for a module: in a directory removed with it, or in the
+/// compilation cache, which keeps it.
 struct Artifact {
-    dir: BuildDir,
+    /// The temporary directory of an executable not kept in the cache.
+    _dir: Option<BuildDir>,
     exe: PathBuf,
+    /// What the cache did, when there is one.
+    cached: Option<CacheEvent>,
 }
 
 impl Artifact {
-    fn build(compiled: &Compiled, backend: Backend, riders: &RiderPath) -> Result<Artifact, Error> {
+    fn build(
+        compiled: &Compiled,
+        backend: Backend,
+        riders: &RiderPath,
+        cache: Option<&Cache>,
+    ) -> Result<Artifact, Error> {
         let target = Target::current();
         let found = executable_riders(compiled, riders, &target).map_err(Error::Rider)?;
+        // A temporary executable: its riders are links to where they were found.
+        let link = |exe: &Path| {
+            link_executable(
+                compiled,
+                backend,
+                found.clone(),
+                exe,
+                &target,
+                RiderPlacement::Symlink,
+            )
+            .map_err(build_error)
+        };
+        if let Some(cache) = cache {
+            let key = crate::run::cache_key(compiled, backend, &found, &target);
+            let (exe, event) = cache.fetch_or_build(&key, link, Error::Link)?;
+            return Ok(Artifact {
+                _dir: None,
+                exe,
+                cached: Some(event),
+            });
+        }
         // Made now, so that the directory goes whatever happens next.
         let dir = BuildDir::new(backend)?;
-        let artifact = Artifact {
-            exe: dir.0.join("program"),
-            dir,
-        };
-        // A temporary executable: its riders are links to where they were found.
-        link_executable(
-            compiled,
-            backend,
-            found,
-            &artifact.exe,
-            &target,
-            RiderPlacement::Symlink,
-        )
-        .map_err(build_error)?;
-        Ok(artifact)
+        let exe = dir.0.join("program");
+        link(&exe)?;
+        Ok(Artifact {
+            _dir: Some(dir),
+            exe,
+            cached: None,
+        })
     }
 
     /// Starts the executable once, through the target's runner, with the settings in its

@@ -105,6 +105,7 @@
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
+pub mod cache;
 mod call;
 pub mod engine;
 pub mod error;
@@ -120,6 +121,7 @@ pub use datalove_front as front;
 use datalove_front::{Compiled, Failed};
 pub use datalove_ir as ir;
 
+pub use cache::{Cache, CacheEvent, CacheKey};
 pub use datalove_rti::ErrorKind;
 pub use datalove_toolchain::Target;
 pub use engine::{Capture, Engine, Func, Module, Sink};

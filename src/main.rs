@@ -104,6 +104,8 @@ enum Command {
         #[arg(long, value_name = "BYTES")]
         memory_limit: Option<usize>,
         #[command(flatten)]
+        cache: CacheFlags,
+        #[command(flatten)]
         search: Search,
         /// The program's arguments (`env.args()`), after `--`.
         #[arg(last = true, value_name = "ARGS")]
@@ -131,7 +133,14 @@ enum Command {
         #[arg(long, value_name = "TRIPLE", value_parser = target_triple)]
         target: Option<Target>,
         #[command(flatten)]
+        cache: CacheFlags,
+        #[command(flatten)]
         search: Search,
+    },
+    /// The compilation cache of aot and c executables (docs/running.md).
+    Cache {
+        #[arg(value_enum)]
+        what: CacheCommand,
     },
     /// Print the documentation of a diagnostic code (`datalove explain S008`).
     Explain { code: String },
@@ -159,6 +168,42 @@ enum Command {
         #[command(flatten)]
         search: Search,
     },
+}
+
+/// How `run` and `build` use the compilation cache.
+#[derive(clap::Args, Clone, Copy)]
+struct CacheFlags {
+    /// Build the executable (aot, c) afresh, neither reading nor writing the
+    /// compilation cache (also DATALOVE_CACHE=off).
+    #[arg(long)]
+    no_cache: bool,
+    /// Say on stderr what the compilation cache did: `cache: hit`, `miss` or `rebuilt`.
+    #[arg(long)]
+    cache_log: bool,
+}
+
+impl CacheFlags {
+    fn cache(self) -> Option<datalove::Cache> {
+        if self.no_cache {
+            None
+        } else {
+            datalove::Cache::from_env()
+        }
+    }
+
+    fn log(self, event: Option<datalove::CacheEvent>) {
+        if let (true, Some(event)) = (self.cache_log, event) {
+            eprintln!("cache: {}", event.name());
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CacheCommand {
+    /// Where the cache is, how many entries it holds and their size.
+    Stats,
+    /// Remove every entry.
+    Clear,
 }
 
 /// `--target TRIPLE`: a target `datalove build` knows.
@@ -276,6 +321,7 @@ fn main() -> ExitCode {
             check_leaks,
             depth_limit,
             memory_limit,
+            cache,
             search,
             args,
         } => {
@@ -284,6 +330,7 @@ fn main() -> ExitCode {
                 depth_limit,
                 memory_limit,
                 args,
+                cache,
             };
             run(&file, backend, settings, search)
         }
@@ -292,8 +339,10 @@ fn main() -> ExitCode {
             backend,
             out,
             target,
+            cache,
             search,
-        } => build(&file, backend, &out, target, search),
+        } => build(&file, backend, &out, target, cache, search),
+        Command::Cache { what } => cache_command(what),
     }
 }
 
@@ -388,10 +437,38 @@ struct Settings {
     depth_limit: Option<usize>,
     memory_limit: Option<usize>,
     args: Vec<String>,
+    cache: CacheFlags,
+}
+
+fn cache_command(what: CacheCommand) -> ExitCode {
+    let Some(cache) = datalove::Cache::from_env() else {
+        println!("the compilation cache is off (DATALOVE_CACHE)");
+        return ExitCode::SUCCESS;
+    };
+    match what {
+        CacheCommand::Stats => {
+            let stats = cache.stats();
+            println!("directory: {}", cache.dir().display());
+            println!("entries: {}", stats.entries);
+            println!("bytes: {} of {}", stats.bytes, stats.cap_bytes);
+            ExitCode::SUCCESS
+        }
+        CacheCommand::Clear => match cache.clear() {
+            Ok(n) => {
+                println!("removed {n} entries from {}", cache.dir().display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: cannot clear {}: {e}", cache.dir().display());
+                ExitCode::from(1)
+            }
+        },
+    }
 }
 
 fn run(file: &Path, backend: RunBackend, settings: Settings, search: Search) -> ExitCode {
     let options = options(search);
+    let settings_cache = settings.cache;
     let run_options = datalove::RunOptions {
         riders: options.rider_path(),
         check_leaks: settings.check_leaks,
@@ -399,6 +476,7 @@ fn run(file: &Path, backend: RunBackend, settings: Settings, search: Search) -> 
         depth_limit: settings.depth_limit,
         memory_limit: settings.memory_limit,
         args: settings.args,
+        cache: settings.cache.cache(),
     };
     let backend = match backend {
         RunBackend::Interp => Some(datalove::Backend::Interp),
@@ -416,6 +494,7 @@ fn run(file: &Path, backend: RunBackend, settings: Settings, search: Search) -> 
             Ok(result) => {
                 use std::io::Write;
                 let _ = std::io::stdout().flush();
+                settings_cache.log(result.cache_event);
                 result.outcome.print_to_stderr();
                 exit_code(result.outcome.exit_code)
             }
@@ -437,6 +516,7 @@ fn build(
     backend: BuildBackend,
     out: &Path,
     target: Option<Target>,
+    cache: CacheFlags,
     search: Search,
 ) -> ExitCode {
     let backend = match backend {
@@ -451,8 +531,19 @@ fn build(
     let target = target.unwrap_or_else(Target::current);
     // The riders of the target: its directories beside this executable, not ours.
     let riders = options.rider_path_for(&target);
-    match datalove::run::build_executable_for(&compiled, backend, &riders, out, &target) {
-        Ok(()) => ExitCode::SUCCESS,
+    let built = datalove::run::build_executable_cached(
+        &compiled,
+        backend,
+        &riders,
+        out,
+        &target,
+        cache.cache().as_ref(),
+    );
+    match built {
+        Ok(event) => {
+            cache.log(event);
+            ExitCode::SUCCESS
+        }
         Err(datalove::BuildError::Refused(failed)) => {
             print_failed(&failed);
             exit_code(datalove::EXIT_REFUSED)

@@ -42,10 +42,24 @@ impl Backend {
 
     /// `None` when the backend can run programs here; otherwise why not. aot and c need
     /// a working C compiler (`datalove_toolchain::probe`, run once per process).
+    /// A probe that succeeded is remembered in the compilation cache (when the
+    /// environment has one), for this C compiler file: a cached `run` then starts no
+    /// compiler at all.
     pub fn unavailable_reason(self) -> Option<String> {
         match self {
             Backend::Interp | Backend::Jit => None,
-            Backend::Aot | Backend::C => datalove_toolchain::probe().err(),
+            Backend::Aot | Backend::C => {
+                let target = Target::current();
+                let marker = crate::Cache::from_env().map(|c| c.probe_marker(&target));
+                if marker.as_ref().is_some_and(|m| m.is_file()) {
+                    return None;
+                }
+                let reason = datalove_toolchain::probe().err();
+                if let (None, Some(marker)) = (&reason, marker) {
+                    crate::cache::remember(&marker);
+                }
+                reason
+            }
         }
     }
 }
@@ -67,6 +81,9 @@ pub struct RunOptions {
     pub memory_limit: Option<usize>,
     /// The program's arguments (`env.args()`); an executable gets them on its command line.
     pub args: Vec<String>,
+    /// Where aot and c keep their executables between runs (`Cache::from_env()` for
+    /// the CLI's default); `None` builds each time.
+    pub cache: Option<crate::Cache>,
 }
 
 /// What a run did.
@@ -82,6 +99,8 @@ pub struct RunResult {
     /// interpreter's lowering, the JIT's code generation, linking the aot or c
     /// executable. `None` when it did not get that far.
     pub compile_elapsed: Option<Duration>,
+    /// What the compilation cache did (aot and c with a cache).
+    pub cache_event: Option<crate::CacheEvent>,
 }
 
 /// Why a backend could not run a program at all.
@@ -128,12 +147,17 @@ pub fn run(
         sources: compiled.sources.clone(),
         riders: compiled.riders.clone(),
     };
-    let (stdout, outcome, compile_elapsed) = match engine.load(copy) {
+    let (stdout, outcome, compile_elapsed, cache_event) = match engine.load(copy) {
         Ok(module) => {
             let (stdout, outcome) = module.execute(options.capture, &options.args);
-            (stdout, outcome, Some(module.compile_elapsed()))
+            (
+                stdout,
+                outcome,
+                Some(module.compile_elapsed()),
+                module.cache_event(),
+            )
         }
-        Err(e) => (Vec::new(), load_failure(backend, e), None),
+        Err(e) => (Vec::new(), load_failure(backend, e), None, None),
     };
     Ok(RunResult {
         backend,
@@ -141,7 +165,49 @@ pub fn run(
         outcome,
         elapsed: start.elapsed(),
         compile_elapsed,
+        cache_event,
     })
+}
+
+/// The compilation cache's key for `compiled` built by `backend` for `target` with the
+/// rider libraries `found`: everything that decides the executable. The IR after the
+/// passes (locations included, which error lines print), the source files read, the
+/// declarations of each rider interface, each rider library's path, length and modification time, the
+/// backend and target, the C compiler's words and the file it runs, the runtime
+/// staticlib linked, and the running program itself (the code generators are part of
+/// it), with datalove's version.
+pub(crate) fn cache_key(
+    compiled: &Compiled,
+    backend: Backend,
+    found: &[(String, PathBuf)],
+    target: &Target,
+) -> String {
+    let mut key = crate::CacheKey::new();
+    key.part(backend.name()).part(target.triple());
+    key.part(datalove_ir::print::print_program(&compiled.program));
+    for (_, file) in compiled.sources.files() {
+        key.part(&file.name).part(&file.text);
+    }
+    // Each rider interface as declared, for the ones that are no file (the built-in
+    // `std`'s, a host rider's); a `.dli` file is among the sources above.
+    for rider in &compiled.riders {
+        key.part(&rider.rider).part(format!("{:?}", rider.natives));
+    }
+    for (rider, library) in found {
+        key.part(rider).file(library);
+    }
+    let compiler = target.c_compiler();
+    key.part(compiler.name());
+    if let Some(program) = datalove_toolchain::find_program(&compiler.program) {
+        key.file(&program);
+    }
+    if let Ok(staticlib) = staticlib_for(target) {
+        key.file(&staticlib);
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        key.file(&exe);
+    }
+    key.finish()
 }
 
 /// The outcome of a program that could not be loaded: its diagnostics (exit 2) when
@@ -400,6 +466,60 @@ pub fn build_executable_for(
         sources.chain(libraries).chain(staticlib_for(target).ok()),
     )?;
     link_executable(compiled, backend, found, out, target, RiderPlacement::Copy)
+}
+
+/// As [`build_executable_for`], through the compilation cache when there is one: the
+/// executable is built into the cache (or found there), then copied to `out` with its
+/// riders beside it. What the cache did, if it was asked.
+pub fn build_executable_cached(
+    compiled: &Compiled,
+    backend: Backend,
+    riders: &RiderPath,
+    out: &Path,
+    target: &Target,
+    cache: Option<&crate::Cache>,
+) -> Result<Option<crate::CacheEvent>, BuildError> {
+    let Some(cache) = cache else {
+        return build_executable_for(compiled, backend, riders, out, target).map(|()| None);
+    };
+    datalove_front::admit(compiled).map_err(BuildError::Refused)?;
+    datalove_toolchain::probe_target(target).map_err(BuildError::Failed)?;
+    let found = executable_riders(compiled, riders, target).map_err(BuildError::Rider)?;
+    let sources = compiled
+        .sources
+        .files()
+        .map(|(_, f)| PathBuf::from(&f.name));
+    let libraries = found.iter().map(|(_, library)| library.clone());
+    refuse_overwrite(
+        out,
+        sources.chain(libraries).chain(staticlib_for(target).ok()),
+    )?;
+    let key = cache_key(compiled, backend, &found, target);
+    let (program, event) = cache.fetch_or_build(
+        &key,
+        |exe| {
+            link_executable(
+                compiled,
+                backend,
+                found.clone(),
+                exe,
+                target,
+                RiderPlacement::Symlink,
+            )
+        },
+        BuildError::Failed,
+    )?;
+    let copied = std::fs::copy(&program, out)
+        .map_err(|e| {
+            format!(
+                "cannot copy {} to {}: {e}",
+                program.display(),
+                out.display()
+            )
+        })
+        .and_then(|_| datalove_toolchain::place_riders(&found, RiderPlacement::Copy, out));
+    copied.map_err(BuildError::Failed)?;
+    Ok(Some(event))
 }
 
 /// Every backend's run of one program, and whether they agree.

@@ -513,6 +513,9 @@ struct Setup {
     datalove: PathBuf,
     riders_dir: PathBuf,
     work_root: PathBuf,
+    /// The compilation cache the CLI keeps the aot and c executables in (the target's
+    /// own, so a local run of the suite again starts what did not change at once).
+    cache_dir: PathBuf,
     /// Per backend, why it is unavailable (checked once with a one-line program).
     unavailable: BTreeMap<String, String>,
     /// Set when preparing a rider failed: every trial reports it.
@@ -556,6 +559,7 @@ impl Setup {
             datalove: PathBuf::from(env!("CARGO_BIN_EXE_datalove")),
             riders_dir: riders_dir.clone(),
             work_root,
+            cache_dir: conformance_dir.join("cache"),
             unavailable: BTreeMap::new(),
             broken: None,
             no_c_rider: None,
@@ -637,6 +641,9 @@ impl Setup {
             .arg(&self.riders_dir)
             .current_dir(dir)
             .env("DATALOVE_CHECK_LEAKS", "1")
+            .env("DATALOVE_CACHE_DIR", &self.cache_dir)
+            .env_remove("DATALOVE_CACHE")
+            .env_remove("DATALOVE_CACHE_SIZE")
             .env_remove("DATALOVE_RIDER_PATH")
             .env_remove("DATALOVE_DEPTH_LIMIT")
             .env_remove("DATALOVE_MEMORY_LIMIT")

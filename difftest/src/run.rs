@@ -180,6 +180,10 @@ impl Runner for Cli {
                         .arg(&self.riders_dir)
                         .current_dir(&dir)
                         .env("DATALOVE_CHECK_LEAKS", "1")
+                        // Each program is written to a directory of its own (named by the
+                        // process and a count), which its locations name: no key of the
+                        // compilation cache would ever come again.
+                        .env("DATALOVE_CACHE", "off")
                         .env_remove("DATALOVE_RIDER_PATH")
                         .env_remove("RUST_BACKTRACE");
                     let mut outcome = run_with_timeout(command, self.timeout);

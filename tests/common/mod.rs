@@ -23,8 +23,17 @@ pub fn datalove() -> Command {
         .env_remove("DATALOVE_RIDER_PATH")
         .env_remove("DATALOVE_CHECK_LEAKS")
         .env_remove("DATALOVE_DEPTH_LIMIT")
-        .env_remove("DATALOVE_MEMORY_LIMIT");
+        .env_remove("DATALOVE_MEMORY_LIMIT")
+        .env_remove("DATALOVE_CACHE")
+        .env_remove("DATALOVE_CACHE_SIZE")
+        .env("DATALOVE_CACHE_DIR", cache_dir());
     command
+}
+
+/// The compilation cache of the CLI these tests start: this test process's own (in its
+/// scratch root, removed when it exits), never the user's.
+pub fn cache_dir() -> PathBuf {
+    datalove_test_support::scratch_root().join("cache")
 }
 
 /// What `datalove ARGS` did.
