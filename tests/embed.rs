@@ -597,3 +597,34 @@ fn a_program_library_carries_no_runtime_of_its_own() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn an_engine_with_a_cache_builds_an_unchanged_program_once() {
+    for backend in [Backend::Aot, Backend::C] {
+        let dir = datalove_test_support::scratch("embed-cache", backend.name());
+        let capture = Capture::new();
+        let engine = match Engine::new(backend) {
+            Ok(engine) => engine
+                .cache(Some(datalove::Cache::at(dir.join("cache"))))
+                .output(capture.clone()),
+            Err(Error::Unavailable(_)) => continue,
+            Err(e) => panic!("{e}"),
+        };
+        let first = engine.compile_str("fib.dfs", FIB).expect("compiles");
+        assert_eq!(first.cache_event(), Some(datalove::CacheEvent::Miss));
+        let second = engine.compile_str("fib.dfs", FIB).expect("compiles");
+        assert_eq!(second.cache_event(), Some(datalove::CacheEvent::Hit));
+        assert_eq!(
+            engine.executables_built(),
+            1,
+            "the second came from the cache"
+        );
+        second.run().expect("runs");
+        drop(first);
+        second.run().expect("runs after the first module is gone");
+        assert_eq!(capture.take_string(), "6765\n6765\n");
+        let dir_of = second.artifact_dir().expect("an executable").to_path_buf();
+        drop(second);
+        assert!(dir_of.is_dir(), "the cache keeps its entry");
+    }
+}
