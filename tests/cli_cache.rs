@@ -78,13 +78,21 @@ fn a_second_run_starts_the_stored_executable_and_a_change_misses() {
         );
         let other = if backend == "c" { "aot" } else { "c" };
         assert_eq!(run(&cache, other, &file, &[]).1, "miss");
+        // The compiler this target uses, with one word more (`CC`, or the target's own
+        // `CC_<triple>` where one is set, as under qemu).
+        let target = datalove::Target::current();
+        let words = format!("{} -O1", target.c_compiler().name());
         let mut command = with_cache(&cache, &["run", "--cache-log", "--backend", backend]);
-        let cc = datalove::Target::current().c_compiler().name();
-        let out = command
-            .env("CC", format!("{cc} -O1"))
-            .arg(&file)
-            .output()
-            .unwrap();
+        command.env("CC", &words);
+        for name in [
+            format!("CC_{}", target.triple()),
+            format!("CC_{}", target.triple().replace(['-', '.'], "_")),
+        ] {
+            if std::env::var_os(&name).is_some() {
+                command.env(name, &words);
+            }
+        }
+        let out = command.arg(&file).output().unwrap();
         assert!(
             text(&out.stderr).contains("cache: miss"),
             "{}",
