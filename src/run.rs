@@ -451,11 +451,23 @@ pub fn build_executable_for(
     out: &Path,
     target: &Target,
 ) -> Result<(), BuildError> {
+    let found = prepare_build(compiled, riders, out, target)?;
+    link_executable(compiled, backend, found, out, target, RiderPlacement::Copy)
+}
+
+/// What every `build` checks before it links: the program admitted, the target's C
+/// compiler working, the riders found (returned), and `out` none of the files the build
+/// reads: the sources and interfaces the front end read (the built-in ones have no
+/// file), the rider libraries and the runtime it links.
+fn prepare_build(
+    compiled: &Compiled,
+    riders: &RiderPath,
+    out: &Path,
+    target: &Target,
+) -> Result<Vec<(String, PathBuf)>, BuildError> {
     datalove_front::admit(compiled).map_err(BuildError::Refused)?;
     datalove_toolchain::probe_target(target).map_err(BuildError::Failed)?;
     let found = executable_riders(compiled, riders, target).map_err(BuildError::Rider)?;
-    // Every file the build reads: the sources and interfaces the front end read (the
-    // built-in ones have no file), the rider libraries and the runtime it links.
     let sources = compiled
         .sources
         .files()
@@ -465,7 +477,7 @@ pub fn build_executable_for(
         out,
         sources.chain(libraries).chain(staticlib_for(target).ok()),
     )?;
-    link_executable(compiled, backend, found, out, target, RiderPlacement::Copy)
+    Ok(found)
 }
 
 /// As [`build_executable_for`], through the compilation cache when there is one: the
@@ -482,18 +494,7 @@ pub fn build_executable_cached(
     let Some(cache) = cache else {
         return build_executable_for(compiled, backend, riders, out, target).map(|()| None);
     };
-    datalove_front::admit(compiled).map_err(BuildError::Refused)?;
-    datalove_toolchain::probe_target(target).map_err(BuildError::Failed)?;
-    let found = executable_riders(compiled, riders, target).map_err(BuildError::Rider)?;
-    let sources = compiled
-        .sources
-        .files()
-        .map(|(_, f)| PathBuf::from(&f.name));
-    let libraries = found.iter().map(|(_, library)| library.clone());
-    refuse_overwrite(
-        out,
-        sources.chain(libraries).chain(staticlib_for(target).ok()),
-    )?;
+    let found = prepare_build(compiled, riders, out, target)?;
     let key = cache_key(compiled, backend, &found, target);
     let (program, event) = cache.fetch_or_build(
         &key,
