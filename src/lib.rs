@@ -112,6 +112,8 @@ pub mod error;
 pub mod host;
 pub mod riders;
 pub mod run;
+#[doc(hidden)]
+pub mod trials;
 pub mod value;
 
 use std::fmt;

@@ -144,6 +144,10 @@ enum Command {
     },
     /// Print the documentation of a diagnostic code (`datalove explain S008`).
     Explain { code: String },
+    /// For test harnesses: serve runs of this CLI from one warm process, forked per run
+    /// (src/trials.rs, docs/testing.md).
+    #[command(hide = true)]
+    ServeTrials,
     /// Write the C header of prototypes for a rider's `.dli` (docs/riders.md), so a C
     /// native whose signature disagrees with its declaration does not compile.
     RiderHeader {
@@ -296,7 +300,15 @@ fn compile(
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    if let Command::ServeTrials = cli.command {
+        // The server returns only in a forked child, which goes on as the CLI started
+        // with the request's arguments.
+        match datalove::trials::serve() {
+            datalove::trials::Served::Child(args) => cli = Cli::parse_from(args),
+            datalove::trials::Served::Done(code) => return exit_code(code),
+        }
+    }
     let _ = COLOR.set(match cli.color {
         ColorWhen::Always => true,
         ColorWhen::Never => false,
@@ -343,6 +355,10 @@ fn main() -> ExitCode {
             search,
         } => build(&file, backend, &out, target, cache, search),
         Command::Cache { what } => cache_command(what),
+        Command::ServeTrials => {
+            eprintln!("error: serve-trials is started by a test harness, not by a request");
+            exit_code(datalove::EXIT_REFUSED)
+        }
     }
 }
 

@@ -267,3 +267,89 @@ fn the_library_refuses_a_module_alike_on_every_backend() {
         assert_eq!(o.stderr_lines, outcomes[0].stderr_lines);
     }
 }
+
+/// `datalove serve-trials` (src/trials.rs): each run a fork of one warm process, which
+/// ends and reports as a fresh start of the CLI does: output, stdin, the environment
+/// asked for, a runtime error's exit, a usage error, a time limit; the server outlives them.
+#[test]
+fn the_trial_server_runs_each_request_as_a_fresh_start_would() {
+    use datalove::trials::{Ended, Request, TrialServer};
+    use std::time::Duration;
+
+    let dir = common::scratch_dir("cli-run-served");
+    let program = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let echo = program(
+        "echo.dfs",
+        "import io.read_line\nlet line = read_line()\ndebuglog line\ndebuglog 6 * 7\n",
+    );
+    let deep = program(
+        "deep.dfs",
+        "fun down(n: i64): i64\n  ret down(n + 1) + 1\nend fun\ndebuglog down(0)\n",
+    );
+    let forever = program(
+        "forever.dfs",
+        "var i = 0\nloop while i >= 0\n  set i = (i + 1) % 5\nend loop\n",
+    );
+    let stdin = program("input.txt", "typed in\n");
+    let mut server = TrialServer::start(common::datalove()).expect("the server starts");
+    let mut run =
+        |file: &std::path::Path, backend: &str, env: &[(&str, &str)], input: bool, timeout: u64| {
+            let request = Request {
+                dir: dir.clone(),
+                args: ["run", file.to_str().unwrap(), "--backend", backend]
+                    .iter()
+                    .map(Into::into)
+                    .collect(),
+                env: env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+                env_remove: vec!["DATALOVE_DEPTH_LIMIT".into()],
+                stdin: input.then(|| stdin.clone()),
+                stdout: dir.join("out.txt"),
+                stderr: dir.join("err.txt"),
+                timeout: Duration::from_secs(timeout),
+            };
+            let ended = server.run(&request).expect("the server answers");
+            let out = std::fs::read_to_string(&request.stdout).unwrap();
+            let err = std::fs::read_to_string(&request.stderr).unwrap();
+            (ended, out, err)
+        };
+    for backend in available(&BACKENDS) {
+        let (ended, out, err) = run(&echo, backend, &[], true, 120);
+        assert_eq!(
+            (ended, out.as_str(), err.as_str()),
+            (Ended::Exited(0), "some(\"typed in\")\n42\n", ""),
+            "{backend}"
+        );
+        let (ended, out, err) = run(&echo, backend, &[], false, 120);
+        assert_eq!(
+            (ended, out.as_str(), err.as_str()),
+            (Ended::Exited(0), "none\n42\n", ""),
+            "{backend}"
+        );
+        let (ended, _, err) = run(
+            &deep,
+            backend,
+            &[("DATALOVE_DEPTH_LIMIT", "50")],
+            false,
+            120,
+        );
+        assert_eq!(ended, Ended::Exited(101), "{backend}: {err}");
+        assert!(
+            err.starts_with("error: stack overflow: call depth limit of 50 reached at "),
+            "{backend}: {err}"
+        );
+    }
+    let (ended, out, _) = run(&forever, "jit", &[], false, 2);
+    assert_eq!((ended, out.as_str()), (Ended::TimedOut, ""));
+    // A request the CLI refuses is its usage error, exit 2; the server goes on.
+    let (ended, _, err) = run(&echo, "fortran", &[], false, 120);
+    assert_eq!(ended, Ended::Exited(2), "{err}");
+    let (ended, out, _) = run(&echo, "interp", &[], true, 120);
+    assert_eq!(
+        (ended, out.as_str()),
+        (Ended::Exited(0), "some(\"typed in\")\n42\n")
+    );
+}

@@ -24,6 +24,7 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
+use datalove::trials::{self, TrialServer};
 use datalove_test_support::case_text::{expectation_line, parts, unescape, Part};
 use datalove_test_support::process;
 use datalove_test_support::riders::{
@@ -525,6 +526,10 @@ struct Setup {
     no_c_rider: Option<String>,
     /// Programs run under an emulator (the target's runner, e.g. `qemu-aarch64`).
     emulated: bool,
+    /// The trial servers that are not running a trial (`datalove serve-trials`, one
+    /// started for each trial running at once); `None` when every trial starts the CLI
+    /// afresh (`CONFORMANCE_SERVER=0`).
+    servers: Option<Mutex<Vec<TrialServer>>>,
 }
 
 fn run_with_timeout(
@@ -566,6 +571,9 @@ impl Setup {
             emulated: datalove::Target::current()
                 .runner()
                 .is_ok_and(|runner| runner.is_some()),
+            servers: std::env::var_os("CONFORMANCE_SERVER")
+                .is_none_or(|v| v != "0")
+                .then(|| Mutex::new(Vec::new())),
         };
         if let Err(e) = std::fs::create_dir_all(&riders_dir) {
             setup.broken = Some(format!("cannot make {}: {e}", riders_dir.display()));
@@ -627,29 +635,100 @@ impl Setup {
         env: &[(String, String)],
         input: Option<&[u8]>,
     ) -> std::io::Result<Observed> {
+        let args: Vec<std::ffi::OsString> = vec![
+            "run".into(),
+            program.into(),
+            "--backend".into(),
+            backend.into(),
+            "--rider-path".into(),
+            dir.into(),
+            "--rider-path".into(),
+            self.riders_dir.clone().into(),
+        ];
+        let mut settings: Vec<(String, std::ffi::OsString)> = vec![
+            ("DATALOVE_CHECK_LEAKS".into(), "1".into()),
+            ("DATALOVE_CACHE_DIR".into(), self.cache_dir.clone().into()),
+        ];
+        settings.extend(env.iter().map(|(k, v)| (k.clone(), v.into())));
+        const REMOVED: [&str; 6] = [
+            "DATALOVE_CACHE",
+            "DATALOVE_CACHE_SIZE",
+            "DATALOVE_RIDER_PATH",
+            "DATALOVE_DEPTH_LIMIT",
+            "DATALOVE_MEMORY_LIMIT",
+            "RUST_BACKTRACE",
+        ];
+        if let Some(servers) = &self.servers {
+            return self.run_served(servers, dir, args, settings, &REMOVED, input);
+        }
         let mut command = datalove::Target::current()
             .command(&self.datalove)
             .map_err(std::io::Error::other)?;
-        command
-            .arg("run")
-            .arg(program)
-            .arg("--backend")
-            .arg(backend)
-            .arg("--rider-path")
-            .arg(dir)
-            .arg("--rider-path")
-            .arg(&self.riders_dir)
-            .current_dir(dir)
-            .env("DATALOVE_CHECK_LEAKS", "1")
-            .env("DATALOVE_CACHE_DIR", &self.cache_dir)
-            .env_remove("DATALOVE_CACHE")
-            .env_remove("DATALOVE_CACHE_SIZE")
-            .env_remove("DATALOVE_RIDER_PATH")
-            .env_remove("DATALOVE_DEPTH_LIMIT")
-            .env_remove("DATALOVE_MEMORY_LIMIT")
-            .env_remove("RUST_BACKTRACE")
-            .envs(env.iter().map(|(k, v)| (k, v)));
+        command.args(args).current_dir(dir);
+        for name in REMOVED {
+            command.env_remove(name);
+        }
+        command.envs(settings);
         run_with_timeout(command, input, RUN_TIMEOUT)
+    }
+
+    /// [`Setup::run`] through a trial server: stdin, stdout and stderr are files beside
+    /// the work directory.
+    fn run_served(
+        &self,
+        servers: &Mutex<Vec<TrialServer>>,
+        dir: &Path,
+        args: Vec<std::ffi::OsString>,
+        settings: Vec<(String, std::ffi::OsString)>,
+        removed: &[&str],
+        input: Option<&[u8]>,
+    ) -> std::io::Result<Observed> {
+        let beside = |ext: &str| PathBuf::from(format!("{}.{ext}", dir.display()));
+        let stdin = match input {
+            Some(bytes) => {
+                let path = beside("stdin");
+                std::fs::write(&path, bytes)?;
+                Some(path)
+            }
+            None => None,
+        };
+        let request = trials::Request {
+            dir: dir.to_path_buf(),
+            args,
+            env: settings.into_iter().map(|(k, v)| (k.into(), v)).collect(),
+            env_remove: removed.iter().map(Into::into).collect(),
+            stdin,
+            stdout: beside("stdout"),
+            stderr: beside("stderr"),
+            timeout: RUN_TIMEOUT,
+        };
+        let idle = servers.lock().unwrap().pop();
+        let mut server = match idle {
+            Some(server) => server,
+            None => {
+                let command = datalove::Target::current()
+                    .command(&self.datalove)
+                    .map_err(std::io::Error::other)?;
+                TrialServer::start(command)?
+            }
+        };
+        // A server that failed is dropped (and a new one started for the next trial).
+        let ended = server.run(&request)?;
+        servers.lock().unwrap().push(server);
+        let stdout = std::fs::read(&request.stdout)?;
+        let stderr = std::fs::read(&request.stderr)?;
+        let (code, signal) = match ended {
+            trials::Ended::Exited(code) => (Some(code), None),
+            trials::Ended::Signaled(signal) => (None, Some(signal)),
+            trials::Ended::TimedOut => (None, Some(libc::SIGKILL)),
+        };
+        Ok(Observed {
+            code,
+            signal,
+            stdout,
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            timed_out: ended == trials::Ended::TimedOut,
+        })
     }
 
     /// Writes the case and its embedded files into a fresh work directory and runs it.
