@@ -25,8 +25,9 @@ use std::ffi::c_void;
 use std::mem::{align_of, size_of};
 use std::ptr::null_mut;
 
-use datalove_rti::order::OrderPlan;
+use datalove_rti::order::{Leaf, OrderPlan};
 use datalove_rti::rtdt::Map;
+use datalove_rti::rtdt::String as RtString;
 use datalove_rti::status::{RtStatus, STATUS_NOT_FOUND, STATUS_OK};
 use datalove_rti::table::{Rt, Td};
 use datalove_rti::TyDesc;
@@ -49,6 +50,55 @@ struct Tree {
     /// The entry `map_entry_at` gave last (index, node, place), so that the next index
     /// is one step away; any change to the map forgets it.
     last: Cell<(usize, *mut Node, usize)>,
+    /// Where the last lookup ended: the node and place of the key it found, or the leaf
+    /// and place the key would go in (`found` false); null for none. An insert checks it
+    /// first with one or two comparisons (a count's `get` then `insert` of one key
+    /// searches once); any change to the map's nodes forgets it.
+    hint: Cell<Hint>,
+}
+
+/// A lookup's end (see [`Tree::hint`]).
+#[derive(Clone, Copy)]
+struct Hint {
+    node: *mut Node,
+    place: usize,
+    found: bool,
+}
+
+const NO_HINT: Hint = Hint {
+    node: null_mut(),
+    place: 0,
+    found: false,
+};
+
+/// Room for one entry on the stack when it is small (every map of scalars and strings),
+/// else on the heap: an insert builds the new entry, and a split its middle one, here.
+/// Never read before an entry is copied in, so never zeroed.
+struct EntryRoom {
+    small: std::mem::MaybeUninit<[u64; 16]>,
+    large: Vec<u64>,
+}
+
+impl EntryRoom {
+    fn new(size: usize) -> EntryRoom {
+        let words = size.div_ceil(8);
+        EntryRoom {
+            small: std::mem::MaybeUninit::uninit(),
+            large: if words > 16 {
+                vec![0; words]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        if self.large.is_empty() {
+            self.small.as_mut_ptr().cast()
+        } else {
+            self.large.as_mut_ptr().cast()
+        }
+    }
 }
 
 /// The head of every node; its entries (and an internal node's children) follow at the
@@ -222,7 +272,9 @@ impl Runtime {
         self.free(node.cast(), shape.bytes((*node).leaf), shape.align);
     }
 
-    /// Searches one node's entries for `key`, by binary search.
+    /// Searches one node's entries for `key`, by binary search: for integer and string
+    /// keys with the comparison made for their type (no dispatch per comparison), else
+    /// by the plan.
     unsafe fn search_node(
         &self,
         shape: &Shape,
@@ -230,21 +282,74 @@ impl Runtime {
         node: *mut Node,
         key: *const u8,
     ) -> Place {
-        let (mut lo, mut hi) = (0usize, (*node).len as usize);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let at = shape.key(node, mid);
-            let order = match plan.compare(at, key) {
-                Some(order) => order,
-                None => self.compare_values(at, key, shape.key),
-            };
-            match order {
-                Ordering::Less => lo = mid + 1,
-                Ordering::Greater => hi = mid,
-                Ordering::Equal => return Place::Found(mid),
+        unsafe fn read<T: Copy>(p: *const u8) -> T {
+            p.cast::<T>().read_unaligned()
+        }
+        macro_rules! by_value {
+            ($t:ty) => {{
+                let key = read::<$t>(key);
+                search_by(shape, node, |at| read::<$t>(at).cmp(&key))
+            }};
+        }
+        match plan {
+            OrderPlan::Leaf(Leaf::I64) => by_value!(i64),
+            OrderPlan::Leaf(Leaf::U64) => by_value!(u64),
+            OrderPlan::Leaf(Leaf::I32) => by_value!(i32),
+            OrderPlan::Leaf(Leaf::U32) => by_value!(u32),
+            OrderPlan::Leaf(Leaf::String) => {
+                let key = (*key.cast::<RtString>()).as_bytes();
+                search_by(shape, node, |at| {
+                    (*at.cast::<RtString>()).as_bytes().cmp(key)
+                })
+            }
+            _ => search_by(shape, node, |at| self.compare_keys(shape, plan, at, key)),
+        }
+    }
+
+    /// The order of two keys of the map's key type.
+    unsafe fn compare_keys(
+        &self,
+        shape: &Shape,
+        plan: &OrderPlan,
+        a: *const u8,
+        b: *const u8,
+    ) -> Ordering {
+        match plan.compare(a, b) {
+            Some(order) => order,
+            None => self.compare_values(a, b, shape.key),
+        }
+    }
+
+    /// Where `key` is, as [`Self::map_search`] says, when the tree's hint shows it: the
+    /// key at the hinted place is `key`, or the keys on either side of the hinted gap in
+    /// a leaf (the gap's neighbours in the whole order) are below and above it. `None`:
+    /// no hint, or it is about another key.
+    unsafe fn hinted(
+        &self,
+        tree: &Tree,
+        shape: &Shape,
+        plan: &OrderPlan,
+        key: *const u8,
+    ) -> Option<(*mut Node, Result<usize, usize>)> {
+        let Hint { node, place, found } = tree.hint.get();
+        if node.is_null() {
+            return None;
+        }
+        if found {
+            let same = self.compare_keys(shape, plan, shape.key(node, place), key);
+            return (same == Ordering::Equal).then_some((node, Ok(place)));
+        }
+        if let Some(before) = gap_neighbour(shape, node, place, false) {
+            if self.compare_keys(shape, plan, before, key) != Ordering::Less {
+                return None;
             }
         }
-        Place::Before(lo)
+        if let Some(after) = gap_neighbour(shape, node, place, true) {
+            if self.compare_keys(shape, plan, after, key) != Ordering::Greater {
+                return None;
+            }
+        }
+        Some((node, Err(place)))
     }
 
     /// The node and place holding `key`, or the leaf and place it would go in.
@@ -252,12 +357,12 @@ impl Runtime {
         &self,
         tree: &Tree,
         shape: &Shape,
+        plan: &OrderPlan,
         key: *const u8,
     ) -> (*mut Node, Result<usize, usize>) {
-        let plan = OrderPlan::of(shape.key);
         let mut node = tree.root;
         loop {
-            match self.search_node(shape, &plan, node, key) {
+            match self.search_node(shape, plan, node, key) {
                 Place::Found(i) => return (node, Ok(i)),
                 Place::Before(i) if (*node).leaf => return (node, Err(i)),
                 Place::Before(i) => node = shape.child(node, i),
@@ -279,9 +384,15 @@ impl Runtime {
             return null_mut();
         };
         let shape = Shape::of(map_td);
-        match self.map_search(tree, &shape, key) {
-            (node, Ok(i)) => shape.value(node, i),
-            (_, Err(_)) => null_mut(),
+        let (node, place) = self.map_search(tree, &shape, &OrderPlan::of(shape.key), key);
+        tree.hint.set(Hint {
+            node,
+            place: place.unwrap_or_else(|gap| gap),
+            found: place.is_ok(),
+        });
+        match place {
+            Ok(i) => shape.value(node, i),
+            Err(_) => null_mut(),
         }
     }
 
@@ -326,6 +437,7 @@ impl Runtime {
         tree.write(Tree {
             root,
             last: Cell::new((usize::MAX, null_mut(), 0)),
+            hint: Cell::new(NO_HINT),
         });
         Map::from_raw(tree.cast())
     }
@@ -382,7 +494,13 @@ impl Runtime {
         }
         let tree = &mut *tree;
         tree.last.set((usize::MAX, null_mut(), 0));
-        match self.map_search(tree, &shape, key) {
+        let plan = OrderPlan::of(shape.key);
+        let place = match self.hinted(tree, &shape, &plan, key) {
+            Some(place) => place,
+            None => self.map_search(tree, &shape, &plan, key),
+        };
+        tree.hint.set(NO_HINT);
+        match place {
             (node, Ok(i)) => {
                 let slot = shape.value(node, i);
                 self.drop_value(slot, shape.value);
@@ -391,8 +509,8 @@ impl Runtime {
             }
             (leaf, Err(i)) => {
                 // The new entry is built in a scratch entry, then moved into the leaf.
-                let mut scratch = vec![0u64; shape.entry.size.div_ceil(8).max(1)];
-                let entry = scratch.as_mut_ptr().cast::<u8>();
+                let mut scratch = EntryRoom::new(shape.entry.size);
+                let entry = scratch.as_mut_ptr();
                 std::ptr::copy_nonoverlapping(key, entry.add(shape.key_offset), shape.key.size);
                 std::ptr::copy_nonoverlapping(
                     value,
@@ -430,8 +548,8 @@ impl Runtime {
     ) {
         let esize = shape.entry.size;
         // The middle entry a split sends up, kept here between levels.
-        let mut carried = vec![0u64; esize.div_ceil(8).max(1)];
-        let carry = carried.as_mut_ptr().cast::<u8>();
+        let mut carried = EntryRoom::new(esize);
+        let carry = carried.as_mut_ptr();
         if esize > 0 {
             std::ptr::copy_nonoverlapping(entry, carry, esize);
         }
@@ -455,8 +573,8 @@ impl Runtime {
             }
             (*node).len = MINIMUM as u32;
             (*sibling).len = moved as u32;
-            let mut middle = vec![0u64; esize.div_ceil(8).max(1)];
-            let middle_at = middle.as_mut_ptr().cast::<u8>();
+            let mut middle = EntryRoom::new(esize);
+            let middle_at = middle.as_mut_ptr();
             if esize > 0 {
                 std::ptr::copy_nonoverlapping(shape.entry(node, MINIMUM), middle_at, esize);
             }
@@ -529,10 +647,11 @@ impl Runtime {
         }
         let tree = &mut *tree;
         let shape = Shape::of(map_td);
-        let (node, Ok(i)) = self.map_search(tree, &shape, key) else {
+        let (node, Ok(i)) = self.map_search(tree, &shape, &OrderPlan::of(shape.key), key) else {
             return false;
         };
         tree.last.set((usize::MAX, null_mut(), 0));
+        tree.hint.set(NO_HINT);
         std::ptr::copy_nonoverlapping(shape.value(node, i), out, shape.value.size);
         self.drop_value(shape.key(node, i), shape.key);
         // An internal entry is replaced by its predecessor, the last of the leaf at the
@@ -740,6 +859,58 @@ impl Runtime {
 }
 
 /// The first entry of the subtree at `node` (which holds at least one).
+/// The key just before (`after` false) or just after gap `place` of leaf `node` in the
+/// whole map's order: in the leaf, or the separator of the nearest ancestor on that
+/// side; `None` at the map's first or last gap.
+unsafe fn gap_neighbour(
+    shape: &Shape,
+    mut node: *mut Node,
+    place: usize,
+    after: bool,
+) -> Option<*mut u8> {
+    let len = (*node).len as usize;
+    if !after && place > 0 {
+        return Some(shape.key(node, place - 1));
+    }
+    if after && place < len {
+        return Some(shape.key(node, place));
+    }
+    loop {
+        let parent = (*node).parent;
+        if parent.is_null() {
+            return None;
+        }
+        let at = (*node).place as usize;
+        if !after && at > 0 {
+            return Some(shape.key(parent, at - 1));
+        }
+        if after && at < (*parent).len as usize {
+            return Some(shape.key(parent, at));
+        }
+        node = parent;
+    }
+}
+
+/// Binary search of one node's keys, `order(at)` being the key at `at` against the one
+/// looked for.
+#[inline(always)]
+unsafe fn search_by(
+    shape: &Shape,
+    node: *mut Node,
+    mut order: impl FnMut(*const u8) -> Ordering,
+) -> Place {
+    let (mut lo, mut hi) = (0usize, (*node).len as usize);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match order(shape.key(node, mid)) {
+            Ordering::Less => lo = mid + 1,
+            Ordering::Greater => hi = mid,
+            Ordering::Equal => return Place::Found(mid),
+        }
+    }
+    Place::Before(lo)
+}
+
 unsafe fn first_entry(shape: &Shape, mut node: *mut Node) -> (*mut Node, usize) {
     while !(*node).leaf {
         node = shape.child(node, 0);
