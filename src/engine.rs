@@ -106,6 +106,9 @@ struct Settings {
     output: Option<Sink>,
     /// Where aot and c executables are kept between loads (none: built each time).
     cache: Option<Cache>,
+    /// What aot and c executables are built for and run on (`datalove run --target`;
+    /// an engine the embedder makes is always for this machine).
+    target: Target,
 }
 
 impl Engine {
@@ -118,7 +121,12 @@ impl Engine {
         if let Some(reason) = backend.unavailable_reason() {
             return Err(Error::Unavailable(Unavailable { backend, reason }));
         }
-        Ok(Engine {
+        Ok(Engine::new_unchecked(backend))
+    }
+
+    /// An engine for `backend`, whether or not it can run here.
+    fn new_unchecked(backend: Backend) -> Engine {
+        Engine {
             backend,
             settings: Settings {
                 depth_limit: None,
@@ -133,9 +141,10 @@ impl Engine {
                 module_texts: Vec::new(),
                 output: None,
                 cache: None,
+                target: Target::current(),
             },
             builds: Arc::new(AtomicUsize::new(0)),
-        })
+        }
     }
 
     /// The engine for the backend named `name` (`interp`, `jit`, `aot`, `c`).
@@ -280,8 +289,13 @@ impl Engine {
     /// The engine `datalove::run` runs with: `options`' settings, output captured or not
     /// as they say (the caller takes it from [`Module::execute`]).
     pub(crate) fn for_run(backend: Backend, options: &RunOptions) -> Result<Engine, Error> {
-        let mut engine = Engine::new(backend)?;
+        let target = options.target.clone().unwrap_or_else(Target::current);
+        if let Some(reason) = backend.unavailable_reason_for(&target) {
+            return Err(Error::Unavailable(Unavailable { backend, reason }));
+        }
+        let mut engine = Engine::new_unchecked(backend);
         let settings = &mut engine.settings;
+        settings.target = target;
         settings.riders = options.riders.clone();
         settings.check_leaks |= options.check_leaks;
         settings.depth_limit = options.depth_limit;
@@ -362,6 +376,7 @@ impl Engine {
                         self.backend,
                         &riders,
                         self.settings.cache.as_ref(),
+                        &self.settings.target,
                     )?;
                     Loaded::Executable(artifact)
                 };
@@ -992,8 +1007,9 @@ impl Artifact {
         backend: Backend,
         riders: &RiderPath,
         cache: Option<&Cache>,
+        target: &Target,
     ) -> Result<Artifact, Error> {
-        let target = Target::current();
+        let target = target.clone();
         let found = executable_riders(compiled, riders, &target).map_err(Error::Rider)?;
         // A temporary executable: its riders are links to where they were found.
         let link = |exe: &Path| {
@@ -1050,7 +1066,7 @@ impl Artifact {
         };
         // Through the target's runner, if it has one (under qemu-user, a program cannot
         // start another of its own architecture directly).
-        let mut command = match Target::current().command(exe) {
+        let mut command = match settings.target.command(exe) {
             Ok(c) => c,
             Err(e) => return failed(format!("cannot run {}: {e}", exe.display())),
         };

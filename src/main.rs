@@ -50,6 +50,10 @@ enum ColorWhen {
 /// Whether diagnostics are colored, decided once from `--color`.
 static COLOR: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 
+/// The arguments of a run a trial server forked for (`serve-trials`), which are not the
+/// process's own.
+static SERVED_ARGS: std::sync::OnceLock<Vec<std::ffi::OsString>> = std::sync::OnceLock::new();
+
 fn color() -> bool {
     COLOR.get().copied().unwrap_or(false)
 }
@@ -103,6 +107,11 @@ enum Command {
         /// default: no limit); past it is `error: out of memory`.
         #[arg(long, value_name = "BYTES")]
         memory_limit: Option<usize>,
+        /// Build the aot or c executable for this target and run it through the
+        /// target's runner (`CARGO_TARGET_<TRIPLE>_RUNNER`, e.g. qemu-aarch64); default:
+        /// this machine's. interp and jit run only on this machine's target.
+        #[arg(long, value_name = "TRIPLE", value_parser = target_triple)]
+        target: Option<Target>,
         #[command(flatten)]
         cache: CacheFlags,
         #[command(flatten)]
@@ -305,7 +314,10 @@ fn main() -> ExitCode {
         // The server returns only in a forked child, which goes on as the CLI started
         // with the request's arguments.
         match datalove::trials::serve() {
-            datalove::trials::Served::Child(args) => cli = Cli::parse_from(args),
+            datalove::trials::Served::Child(args) => {
+                cli = Cli::parse_from(&args);
+                let _ = SERVED_ARGS.set(args);
+            }
             datalove::trials::Served::Done(code) => return exit_code(code),
         }
     }
@@ -333,6 +345,7 @@ fn main() -> ExitCode {
             check_leaks,
             depth_limit,
             memory_limit,
+            target,
             cache,
             search,
             args,
@@ -343,6 +356,7 @@ fn main() -> ExitCode {
                 memory_limit,
                 args,
                 cache,
+                target,
             };
             run(&file, backend, settings, search)
         }
@@ -454,6 +468,7 @@ struct Settings {
     memory_limit: Option<usize>,
     args: Vec<String>,
     cache: CacheFlags,
+    target: Option<Target>,
 }
 
 fn cache_command(what: CacheCommand) -> ExitCode {
@@ -486,13 +501,17 @@ fn run(file: &Path, backend: RunBackend, settings: Settings, search: Search) -> 
     let options = options(search);
     let settings_cache = settings.cache;
     let run_options = datalove::RunOptions {
-        riders: options.rider_path(),
+        riders: match &settings.target {
+            Some(target) => options.rider_path_for(target),
+            None => options.rider_path(),
+        },
         check_leaks: settings.check_leaks,
         capture: false,
         depth_limit: settings.depth_limit,
         memory_limit: settings.memory_limit,
         args: settings.args,
         cache: settings.cache.cache(),
+        target: settings.target,
     };
     let backend = match backend {
         RunBackend::Interp => Some(datalove::Backend::Interp),
@@ -662,7 +681,12 @@ fn run_all() -> ExitCode {
 
 /// This command's arguments with the backend `all` replaced by `backend`.
 fn args_for_backend(backend: &str) -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    // A trial server's child was started as `serve-trials`: its arguments are the
+    // request's.
+    let mut args: Vec<std::ffi::OsString> = match SERVED_ARGS.get() {
+        Some(served) => served.iter().skip(1).cloned().collect(),
+        None => std::env::args_os().skip(1).collect(),
+    };
     let mut i = 0;
     // Not past `--`: what follows is the program's.
     while i < args.len() && args[i] != "--" {

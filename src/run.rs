@@ -46,15 +46,26 @@ impl Backend {
     /// environment has one), for this C compiler file: a cached `run` then starts no
     /// compiler at all.
     pub fn unavailable_reason(self) -> Option<String> {
+        self.unavailable_reason_for(&Target::current())
+    }
+
+    /// Why this backend cannot run programs built for `target` here, if it cannot:
+    /// interp and jit run in this process, so only on its own target; aot and c need
+    /// the target's C compiler (and run the executable through its runner).
+    pub fn unavailable_reason_for(self, target: &Target) -> Option<String> {
         match self {
-            Backend::Interp | Backend::Jit => None,
+            Backend::Interp | Backend::Jit if target.is_current() => None,
+            Backend::Interp | Backend::Jit => Some(format!(
+                "it runs programs in this process, so only for this machine's target ({}), not {}: aot and c build for another",
+                Target::current().triple(),
+                target.triple()
+            )),
             Backend::Aot | Backend::C => {
-                let target = Target::current();
-                let marker = crate::Cache::from_env().map(|c| c.probe_marker(&target));
+                let marker = crate::Cache::from_env().map(|c| c.probe_marker(target));
                 if marker.as_ref().is_some_and(|m| m.is_file()) {
                     return None;
                 }
-                let reason = datalove_toolchain::probe().err();
+                let reason = datalove_toolchain::probe_target(target).err();
                 if let (None, Some(marker)) = (&reason, marker) {
                     crate::cache::remember(&marker);
                 }
@@ -84,6 +95,10 @@ pub struct RunOptions {
     /// Where aot and c keep their executables between runs (`Cache::from_env()` for
     /// the CLI's default); `None` builds each time.
     pub cache: Option<crate::Cache>,
+    /// The target aot and c build the executable for and run it on, through its runner
+    /// (`qemu-aarch64` for aarch64 on x86-64; `None`: this machine's). interp and jit
+    /// run only on this machine's target.
+    pub target: Option<Target>,
 }
 
 /// What a run did.

@@ -28,7 +28,7 @@ use datalove::trials::{self, TrialServer};
 use datalove_test_support::case_text::{expectation_line, parts, unescape, Part};
 use datalove_test_support::process;
 use datalove_test_support::riders::{
-    build_c_rider, build_cli_and_riders, build_dirs, copy, repo_root,
+    build_c_rider, build_cli_and_riders, build_dirs, build_host_cli, copy, repo_root,
 };
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
@@ -530,6 +530,11 @@ struct Setup {
     /// started for each trial running at once); `None` when every trial starts the CLI
     /// afresh (`CONFORMANCE_SERVER=0`).
     servers: Option<Mutex<Vec<TrialServer>>>,
+    /// Under an emulator, the CLI built for the machine running it: aot and c trials run
+    /// `datalove run --target <triple>` with it natively, and only the executable under
+    /// the emulator (`None` natively, or when it could not be built: then the emulated
+    /// CLI runs them too).
+    host_cli: Option<(PathBuf, String)>,
 }
 
 fn run_with_timeout(
@@ -574,6 +579,7 @@ impl Setup {
             servers: std::env::var_os("CONFORMANCE_SERVER")
                 .is_none_or(|v| v != "0")
                 .then(|| Mutex::new(Vec::new())),
+            host_cli: None,
         };
         if let Err(e) = std::fs::create_dir_all(&riders_dir) {
             setup.broken = Some(format!("cannot make {}: {e}", riders_dir.display()));
@@ -588,6 +594,13 @@ impl Setup {
             Ok(()) => {
                 if let Err(e) = build_cli_and_riders(&dirs) {
                     problems.push(e);
+                }
+                match (build_host_cli(&dirs), &dirs.triple) {
+                    (Some(Ok(cli)), Some(triple)) => setup.host_cli = Some((cli, triple.clone())),
+                    (Some(Err(e)), _) => {
+                        eprintln!("conformance: aot and c run through the emulated CLI: {e}")
+                    }
+                    _ => {}
                 }
             }
         }
@@ -658,13 +671,24 @@ impl Setup {
             "DATALOVE_MEMORY_LIMIT",
             "RUST_BACKTRACE",
         ];
-        if let Some(servers) = &self.servers {
-            return self.run_served(servers, dir, args, settings, &REMOVED, input);
-        }
-        let mut command = datalove::Target::current()
-            .command(&self.datalove)
-            .map_err(std::io::Error::other)?;
-        command.args(args).current_dir(dir);
+        let mut command = match &self.host_cli {
+            Some((cli, triple)) if backend == "aot" || backend == "c" => {
+                let mut command = Command::new(cli);
+                command.args(&args).arg("--target").arg(triple);
+                command
+            }
+            _ => {
+                if let Some(servers) = &self.servers {
+                    return self.run_served(servers, dir, args, settings, &REMOVED, input);
+                }
+                let mut command = datalove::Target::current()
+                    .command(&self.datalove)
+                    .map_err(std::io::Error::other)?;
+                command.args(&args);
+                command
+            }
+        };
+        command.current_dir(dir);
         for name in REMOVED {
             command.env_remove(name);
         }
@@ -1087,6 +1111,49 @@ fn remember_retry(case: &str, backend: &str, observed: &Observed) {
 /// once more. The harness prints failures as the trials end, far above the end of a long
 /// log, and a CI report often keeps only the end. Each is cut to its first lines; the
 /// full text is above.
+/// How long each trial's runs took, for the slowest's line after the matrix.
+fn durations() -> &'static Mutex<Vec<(Duration, String)>> {
+    static DURATIONS: OnceLock<Mutex<Vec<(Duration, String)>>> = OnceLock::new();
+    DURATIONS.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// The trials that took longest and the time of all of them together: where the suite's
+/// time goes (under an emulator most of CI's).
+fn print_slowest() {
+    let mut all = durations()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    if all.is_empty() {
+        return;
+    }
+    let total: Duration = all.iter().map(|(d, _)| *d).sum();
+    all.sort_by(|a, b| b.cmp(a));
+    let slowest: Vec<String> = all
+        .iter()
+        .take(10)
+        .map(|(d, trial)| format!("{trial} {:.1}s", d.as_secs_f64()))
+        .collect();
+    let by_backend: Vec<String> = BACKENDS
+        .iter()
+        .map(|backend| {
+            let suffix = format!("::{backend}");
+            let sum: Duration = all
+                .iter()
+                .filter(|(_, trial)| trial.ends_with(&suffix))
+                .map(|(d, _)| *d)
+                .sum();
+            format!("{backend} {:.0}s", sum.as_secs_f64())
+        })
+        .collect();
+    println!(
+        "trials' runs took {:.0}s in all ({}); the slowest: {}",
+        total.as_secs_f64(),
+        by_backend.join(", "),
+        slowest.join(", ")
+    );
+}
+
 fn print_retries_and_failures() {
     const LINES: usize = 30;
     for line in retries().lock().unwrap_or_else(|e| e.into_inner()).iter() {
@@ -1114,6 +1181,17 @@ fn print_retries_and_failures() {
 // Trials
 // ---------------------------------------------------------------------------------------
 
+/// `run()`, its time recorded as the trial's.
+fn timed<T>(case: &Case, backend: &str, run: impl FnOnce() -> T) -> T {
+    let start = std::time::Instant::now();
+    let result = run();
+    durations()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((start.elapsed(), format!("{}::{backend}", case.name)));
+    result
+}
+
 fn run_trial(setup: &Setup, case: &Case, backend: &'static str) -> Result<Completion, Failed> {
     if let Some(reason) = &setup.broken {
         record(&case.name, backend, Cell::Fail, None);
@@ -1131,7 +1209,7 @@ fn run_trial(setup: &Setup, case: &Case, backend: &'static str) -> Result<Comple
         record(&case.name, backend, Cell::Unavailable, None);
         return Ok(Completion::ignored_with(reason));
     }
-    let run = || match setup.run_case(case, backend) {
+    let run = || match timed(case, backend, || setup.run_case(case, backend)) {
         Ok(o) => Ok(o),
         Err(e) => {
             record(&case.name, backend, Cell::Fail, None);
@@ -1277,6 +1355,7 @@ fn main() -> std::process::ExitCode {
         return conclusion.exit_code();
     }
     let (passed, failed, skipped) = print_matrix();
+    print_slowest();
     print_retries_and_failures();
     let mut line = format!("{passed} passed, {failed} failed");
     if skipped > 0 {

@@ -160,3 +160,29 @@ pub fn build_c_rider(riders_dir: &Path) -> Result<(), String> {
         &riders_dir.join("cprobe.dli"),
     )
 }
+
+/// The CLI for the machine cargo runs on, when the running executable was built for
+/// another target (`None` otherwise): built like [`build_cli_and_riders`] but without
+/// `--target` (the same packages, so that a target directory the native tests used is
+/// not rebuilt), into the same target directory and profile. A harness under an
+/// emulator builds aot and c executables with it natively (`datalove run --target`),
+/// running only the executables under the emulator.
+pub fn build_host_cli(dirs: &BuildDirs) -> Option<Result<PathBuf, String>> {
+    dirs.triple.as_ref()?;
+    let host = BuildDirs {
+        triple: None,
+        ..dirs.clone()
+    };
+    let built = run_cargo(
+        cargo_command(
+            &host,
+            &["datalove", "datalove-rider-std", "datalove-probe-rider"],
+        ),
+        "the host's CLI",
+    );
+    let profile_dir = match dirs.profile.as_str() {
+        "dev" => "debug",
+        other => other,
+    };
+    Some(built.map(|()| dirs.target_dir.join(profile_dir).join("datalove")))
+}
