@@ -61,6 +61,16 @@ impl Backend {
                 target.triple()
             )),
             Backend::Aot | Backend::C => {
+                if !target.is_current() {
+                    // What only another target can lack: a way to start its programs and
+                    // a runtime built for it.
+                    if let Err(why) = target.runner() {
+                        return Some(why);
+                    }
+                    if let Err(why) = staticlib_for(target) {
+                        return Some(why);
+                    }
+                }
                 let marker = crate::Cache::from_env().map(|c| c.probe_marker(target));
                 if marker.as_ref().is_some_and(|m| m.is_file()) {
                     return None;

@@ -353,3 +353,48 @@ fn the_trial_server_runs_each_request_as_a_fresh_start_would() {
         (Ended::Exited(0), "some(\"typed in\")\n42\n")
     );
 }
+
+/// `run --target`: aot and c build for the other target and run the executable through
+/// its runner (qemu-user), or say why they cannot here (no runner, no C compiler, no
+/// runtime built for it); interp and jit run only on this machine's target.
+#[test]
+fn run_target_builds_for_the_other_target_and_runs_through_its_runner() {
+    let other = if datalove::Target::current().triple() == "x86_64-unknown-linux-gnu" {
+        "aarch64-unknown-linux-gnu"
+    } else {
+        "x86_64-unknown-linux-gnu"
+    };
+    let program = scratch("other_target.dfs", "debuglog 6 * 7\n");
+    let program = program.to_str().unwrap();
+    for backend in ["interp", "jit"] {
+        let out = datalove(&["run", "--backend", backend, "--target", other, program]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).starts_with(&format!(
+                "error: backend `{backend}` is unavailable: it runs programs in this process, so only for this machine's target"
+            )),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+    }
+    for backend in EXECUTABLE_BACKENDS {
+        let out = datalove(&["run", "--backend", backend, "--target", other, program]);
+        let stderr = text(&out.stderr);
+        match out.status.code() {
+            Some(0) => assert_eq!((text(&out.stdout).as_str(), stderr.as_str()), ("42\n", "")),
+            Some(3) => {
+                assert!(
+                    stderr.starts_with(&format!("error: backend `{backend}` is unavailable: ")),
+                    "{stderr}"
+                );
+                eprintln!("{backend} for {other} unavailable here: {stderr}");
+            }
+            other => panic!("{backend}: exit {other:?}: {stderr}"),
+        }
+    }
+}
