@@ -350,26 +350,34 @@ impl Engine {
         let compiled = Arc::new(compiled);
         let riders = self.settings.riders.clone();
         let hosts = &self.settings.hosts;
+        let cache = self.settings.cache.clone();
+        let mut load_event = None;
         let loaded = match self.backend {
-            Backend::Interp | Backend::Jit => Loaded::InProcess(Worker::start(
-                self.backend,
-                compiled.clone(),
-                riders,
-                hosts.clone(),
-                false,
-            )?),
+            Backend::Interp | Backend::Jit => Loaded::InProcess(
+                Worker::start(
+                    self.backend,
+                    compiled.clone(),
+                    riders,
+                    hosts.clone(),
+                    false,
+                    None,
+                )?
+                .0,
+            ),
             Backend::Aot | Backend::C => {
                 let with_hosts = compiled.program.riders.iter().any(|r| hosts.is_host(r));
-                let loaded = if with_hosts {
+                let (loaded, event) = if with_hosts {
                     // Closures of this process: the program is built as a shared
                     // library and run in-process (see `Prepared::Library`).
-                    Loaded::InProcess(Worker::start(
+                    let (worker, event) = Worker::start(
                         self.backend,
                         compiled.clone(),
                         riders,
                         hosts.clone(),
                         false,
-                    )?)
+                        cache,
+                    )?;
+                    (Loaded::InProcess(worker), event)
                 } else {
                     let artifact = Artifact::build(
                         &compiled,
@@ -378,14 +386,12 @@ impl Engine {
                         self.settings.cache.as_ref(),
                         &self.settings.target,
                     )?;
-                    Loaded::Executable(artifact)
+                    let event = artifact.cached;
+                    (Loaded::Executable(artifact), event)
                 };
-                // An executable the cache had was not built.
-                let from_cache = matches!(
-                    &loaded,
-                    Loaded::Executable(a) if a.cached == Some(CacheEvent::Hit)
-                );
-                if !from_cache {
+                load_event = event;
+                // What the cache had was not built.
+                if event != Some(CacheEvent::Hit) {
                     self.builds.fetch_add(1, Ordering::Relaxed);
                 }
                 loaded
@@ -396,6 +402,7 @@ impl Engine {
             compiled,
             settings: self.settings.clone(),
             loaded,
+            load_event,
             calls: OnceLock::new(),
             compile_elapsed: start.elapsed(),
             builds: self.builds.clone(),
@@ -409,6 +416,8 @@ pub struct Module {
     compiled: Arc<Compiled>,
     settings: Settings,
     loaded: Loaded,
+    /// What the compilation cache did for the executable or shared library (aot, c).
+    load_event: Option<CacheEvent>,
     /// The call program, made the first time a function is looked up.
     calls: OnceLock<Result<Calls, Error>>,
     compile_elapsed: Duration,
@@ -454,13 +463,11 @@ impl Module {
         }
     }
 
-    /// What the compilation cache did for this module's executable: `None` when none
-    /// was asked (in-process backends, or an engine without a cache).
+    /// What the compilation cache did for this module's executable, or (aot and c with
+    /// host riders) its shared library: `None` when none was asked (interp and jit, or
+    /// an engine without a cache). The call program's library is cached too, unreported.
     pub fn cache_event(&self) -> Option<CacheEvent> {
-        match &self.loaded {
-            Loaded::Executable(artifact) => artifact.cached,
-            Loaded::InProcess(_) => None,
-        }
+        self.load_event
     }
 
     /// Runs the program's entry once, with a fresh runtime. Its output goes to the
@@ -567,15 +574,16 @@ impl Module {
                 sources: self.compiled.sources.clone(),
                 riders: self.compiled.riders.clone(),
             };
-            let worker = Worker::start(
+            let (worker, event) = Worker::start(
                 self.backend,
                 Arc::new(compiled),
                 self.settings.riders.clone(),
                 self.settings.hosts.clone(),
                 true,
+                self.settings.cache.clone(),
             )?;
-            if matches!(self.backend, Backend::Aot | Backend::C) {
-                // The call program's shared library, built once.
+            if matches!(self.backend, Backend::Aot | Backend::C) && event != Some(CacheEvent::Hit) {
+                // The call program's shared library, built once (unless the cache had it).
                 self.builds.fetch_add(1, Ordering::Relaxed);
             }
             Ok(Calls {
@@ -699,6 +707,8 @@ struct ProgramLibrary {
     /// Dropped before the directory that holds its file.
     _library: datalove_rt::RiderLibrary,
     _dir: BuildDir,
+    /// What the compilation cache did, when there is one.
+    cached: Option<CacheEvent>,
 }
 
 impl ProgramLibrary {
@@ -706,14 +716,32 @@ impl ProgramLibrary {
         backend: Backend,
         compiled: &Compiled,
         resolve: &mut datalove_ir::native::NativeResolver<'_>,
+        cache: Option<&Cache>,
     ) -> Result<ProgramLibrary, Error> {
         use datalove_toolchain::{
             LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL,
         };
         let dir = BuildDir::new(backend)?;
         let path = dir.0.join("libprogram.so");
-        crate::run::build_library(compiled, backend, &path, &Target::current())
-            .map_err(build_error)?;
+        let target = Target::current();
+        let build = |out: &Path| {
+            crate::run::build_library(compiled, backend, out, &target).map_err(build_error)
+        };
+        let cached = match cache {
+            Some(cache) => {
+                let key = crate::run::library_cache_key(compiled, backend, &target);
+                let (stored, event) = cache.fetch_or_build(&key, build, Error::Link)?;
+                // A copy of its own: the dynamic loader shares one loaded library among
+                // all loads of one file, and each module fills its own native slots.
+                std::fs::copy(&stored, &path)
+                    .map_err(|e| Error::Link(format!("cannot copy {}: {e}", stored.display())))?;
+                Some(event)
+            }
+            None => {
+                build(&path)?;
+                None
+            }
+        };
         let library = datalove_rt::RiderLibrary::load_program("the program", &path)
             .map_err(|e| Error::Link(e.to_string()))?;
         let symbol = |name: &str| library.symbol(name).map_err(|e| Error::Link(e.to_string()));
@@ -751,6 +779,7 @@ impl ProgramLibrary {
                 entry,
                 _library: library,
                 _dir: dir,
+                cached,
             })
         }
     }
@@ -761,6 +790,7 @@ impl Prepared {
         backend: Backend,
         compiled: &Compiled,
         resolve: &mut datalove_ir::native::NativeResolver<'_>,
+        cache: Option<&Cache>,
     ) -> Result<Prepared, Error> {
         let refused = |e: &dyn std::fmt::Display| {
             Error::Refused(crate::run::backend_refused(compiled, backend, e))
@@ -779,7 +809,7 @@ impl Prepared {
                     e => refused(&e),
                 }),
             Backend::Aot | Backend::C => {
-                ProgramLibrary::build(backend, compiled, resolve).map(Prepared::Library)
+                ProgramLibrary::build(backend, compiled, resolve, cache).map(Prepared::Library)
             }
         }
     }
@@ -811,9 +841,11 @@ impl Worker {
         riders: RiderPath,
         hosts: HostRiders,
         host_embed: bool,
-    ) -> Result<Worker, Error> {
+        cache: Option<Cache>,
+    ) -> Result<(Worker, Option<CacheEvent>), Error> {
         let (jobs, receive_jobs) = mpsc::channel::<Job>();
-        let (ready, is_ready) = mpsc::channel::<Result<(), Error>>();
+        // What the compilation cache did for an aot or c shared library, once compiled.
+        let (ready, is_ready) = mpsc::channel::<Result<Option<CacheEvent>, Error>>();
         // Shared, so that a spawn that fails leaves it for the next try.
         let body = Arc::new(Mutex::new(Some(move || {
             hosts.install_on_this_thread();
@@ -837,14 +869,19 @@ impl Worker {
                     .ok_or_else(|| format!("rider `{}` is not loaded", ctx.rider()))?;
                 library.symbol(ctx.symbol()).map_err(|e| e.to_string())
             };
-            let program = match Prepared::compile(backend, &compiled, &mut resolve) {
+            let program = match Prepared::compile(backend, &compiled, &mut resolve, cache.as_ref())
+            {
                 Ok(p) => p,
                 Err(e) => {
                     let _ = ready.send(Err(e));
                     return;
                 }
             };
-            let _ = ready.send(Ok(()));
+            let event = match &program {
+                Prepared::Library(library) => library.cached,
+                _ => None,
+            };
+            let _ = ready.send(Ok(event));
             for job in receive_jobs {
                 match job {
                     Job::Run { options, reply } => {
@@ -903,7 +940,7 @@ impl Worker {
             thread: Some(thread),
         };
         match is_ready.recv() {
-            Ok(Ok(())) => Ok(worker),
+            Ok(Ok(event)) => Ok((worker, event)),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(Error::Unsupported(
                 "the program thread ended while compiling".into(),

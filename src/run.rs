@@ -235,6 +235,17 @@ pub(crate) fn cache_key(
     key.finish()
 }
 
+/// The compilation cache's key for the shared library `build_library` makes of
+/// `compiled` (the embedding API's aot and c modules that call host closures, and every
+/// module's call program): [`cache_key`]'s parts with no rider library (the library links
+/// none), and what it is.
+pub(crate) fn library_cache_key(compiled: &Compiled, backend: Backend, target: &Target) -> String {
+    let mut key = crate::CacheKey::new();
+    key.part("shared library")
+        .part(cache_key(compiled, backend, &[], target));
+    key.finish()
+}
+
 /// The outcome of a program that could not be loaded: its diagnostics (exit 2) when
 /// refused, one `error: rider: ...` line for a rider problem, else one
 /// `error: <backend>: ...` line (exit 101).

@@ -623,8 +623,51 @@ fn an_engine_with_a_cache_builds_an_unchanged_program_once() {
         drop(first);
         second.run().expect("runs after the first module is gone");
         assert_eq!(capture.take_string(), "6765\n6765\n");
+        // The call program's shared library: built for the first module whose
+        // functions are called, the cache's for the next (each loads a copy of its own).
+        let fib = |m: &datalove::Module| {
+            let f = m.func::<(u64,), u64>("fib").expect("fib");
+            f.call((20,)).expect("calls")
+        };
+        assert_eq!(fib(&second), 6765);
+        assert_eq!(engine.executables_built(), 2);
+        let third = engine.compile_str("fib.dfs", FIB).expect("compiles");
+        assert_eq!((fib(&third), fib(&second)), (6765, 6765));
+        assert_eq!(
+            engine.executables_built(),
+            2,
+            "the call library came from the cache"
+        );
+        drop(third);
         let dir_of = second.artifact_dir().expect("an executable").to_path_buf();
         drop(second);
         assert!(dir_of.is_dir(), "the cache keeps its entry");
+
+        // A program with host closures is a shared library run in-process: cached too.
+        let hosted = || {
+            let rider = datalove::HostRider::new("host", "native fun triple(x: u8): u8\n")
+                .unwrap()
+                .func("triple", |x: u8| {
+                    x.checked_mul(3).ok_or_else(|| "too big".to_string())
+                })
+                .unwrap();
+            Engine::new(backend)
+                .unwrap()
+                .cache(Some(datalove::Cache::at(dir.join("cache"))))
+                .output(capture.clone())
+                .module_source("hostmod", "require rider host\nimport host.triple as t\nfun triple(x: u8): u8\n  ret t(x)\nend fun\n")
+                .host_rider(rider)
+                .unwrap()
+        };
+        let program = "import hostmod.triple\ndebuglog triple(14)\n";
+        let (one, two) = (hosted(), hosted());
+        let a = one.compile_str("hosted.dfs", program).expect("compiles");
+        assert_eq!(a.cache_event(), Some(datalove::CacheEvent::Miss));
+        let b = two.compile_str("hosted.dfs", program).expect("compiles");
+        assert_eq!(b.cache_event(), Some(datalove::CacheEvent::Hit));
+        assert_eq!((one.executables_built(), two.executables_built()), (1, 0));
+        a.run().expect("runs");
+        b.run().expect("runs");
+        assert_eq!(capture.take_string(), "42\n42\n");
     }
 }
