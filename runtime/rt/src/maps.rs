@@ -33,6 +33,7 @@ use datalove_rti::table::{Rt, Td};
 use datalove_rti::TyDesc;
 
 use crate::state::Runtime;
+use crate::values::read;
 
 /// The message `map_remove` sets for a key the map does not have.
 pub const KEY_NOT_FOUND_MESSAGE: &str = "key not found";
@@ -282,9 +283,6 @@ impl Runtime {
         node: *mut Node,
         key: *const u8,
     ) -> Place {
-        unsafe fn read<T: Copy>(p: *const u8) -> T {
-            p.cast::<T>().read_unaligned()
-        }
         macro_rules! by_value {
             ($t:ty) => {{
                 let key = read::<$t>(key);

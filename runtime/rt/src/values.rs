@@ -30,7 +30,8 @@ use crate::bigints::{compare_bigints, format_bigint};
 use crate::state::Runtime;
 use crate::strings::ordering_i32;
 
-unsafe fn read<T: Copy>(p: *const u8) -> T {
+/// A `T` read from `p`, which need not be aligned for it.
+pub(crate) unsafe fn read<T: Copy>(p: *const u8) -> T {
     p.cast::<T>().read_unaligned()
 }
 
