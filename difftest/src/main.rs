@@ -95,10 +95,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runner = Cli::new(
+    let runner = Cli::with_host_cli(
         prepared.datalove.clone(),
         prepared.riders_dir.clone(),
         prepared.work_dir.clone(),
+        prepared.host_cli.clone(),
     );
     let config = Config::default();
     let default_cases = repo_root().join("conformance/cases");

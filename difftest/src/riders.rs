@@ -16,7 +16,9 @@
 use std::path::PathBuf;
 
 pub use datalove_test_support::riders::repo_root;
-use datalove_test_support::riders::{build_c_rider, build_cli_and_riders, build_dirs, copy};
+use datalove_test_support::riders::{
+    build_c_rider, build_cli_and_riders, build_dirs, build_host_cli, copy,
+};
 
 /// What the runner runs with.
 #[derive(Clone, Debug)]
@@ -27,6 +29,10 @@ pub struct Prepared {
     pub riders_dir: PathBuf,
     /// A scratch directory for runs.
     pub work_dir: PathBuf,
+    /// Under an emulator, the host's CLI and the target's triple ([`crate::run::Cli`]'s
+    /// `host_cli`); `None` natively, or when the host's CLI could not be built (then aot
+    /// and c run through the emulated CLI, as before).
+    pub host_cli: Option<(PathBuf, String)>,
 }
 
 /// Where difftest keeps its riders, scratch runs and findings for the running
@@ -65,9 +71,18 @@ pub fn prepare() -> Result<Prepared, String> {
         &riders_dir.join("probe.dli"),
     )?;
     build_c_rider(&riders_dir)?;
+    let host_cli = match (build_host_cli(&dirs), &dirs.triple) {
+        (Some(Ok(cli)), Some(triple)) => Some((cli, triple.clone())),
+        (Some(Err(e)), _) => {
+            eprintln!("difftest: aot and c run through the emulated CLI: {e}");
+            None
+        }
+        _ => None,
+    };
     Ok(Prepared {
         datalove: dirs.profile_dir.join("datalove"),
         riders_dir,
         work_dir,
+        host_cli,
     })
 }

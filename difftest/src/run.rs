@@ -118,6 +118,10 @@ pub struct Cli {
     pub work_dir: PathBuf,
     pub timeout: Duration,
     pub backends: Vec<&'static str>,
+    /// Under an emulator: the host's own CLI and the target's triple, with which aot and
+    /// c build natively (`datalove run --target`) and only the executable runs under the
+    /// emulator, as the conformance runner does (docs/testing.md, "Under an emulator").
+    pub host_cli: Option<(PathBuf, String)>,
 }
 
 static RUNS: AtomicU64 = AtomicU64::new(0);
@@ -125,12 +129,24 @@ static RUNS: AtomicU64 = AtomicU64::new(0);
 impl Cli {
     /// A runner over every backend the CLI can run here (each asked once).
     pub fn new(datalove: PathBuf, riders_dir: PathBuf, work_dir: PathBuf) -> Cli {
+        Cli::with_host_cli(datalove, riders_dir, work_dir, None)
+    }
+
+    /// [`Cli::new`], building aot and c with `host_cli` (the host's CLI and the target's
+    /// triple) when given.
+    pub fn with_host_cli(
+        datalove: PathBuf,
+        riders_dir: PathBuf,
+        work_dir: PathBuf,
+        host_cli: Option<(PathBuf, String)>,
+    ) -> Cli {
         let mut cli = Cli {
             datalove,
             riders_dir,
             work_dir,
             timeout: Duration::from_secs(60),
             backends: BACKENDS.to_vec(),
+            host_cli,
         };
         let probe = TestProgram {
             script: "debuglog 1\n".into(),
@@ -162,16 +178,17 @@ impl Runner for Cli {
                 stderr_lines: vec![format!("difftest: cannot write {}: {e}", dir.display())],
             },
             // Through the target's runner, if it has one (docs/running.md, "Targets").
-            Ok(script) => match datalove::Target::current().command(&self.datalove) {
+            Ok(script) => match self.command(backend) {
                 Err(e) => Outcome {
                     code: None,
                     stdout: Vec::new(),
                     stderr_lines: vec![format!("difftest: {e}")],
                 },
-                Ok(mut command) => {
+                Ok((mut command, target)) => {
                     command
                         .arg("run")
                         .arg(&script)
+                        .args(target.map(|t| ["--target", t]).into_iter().flatten())
                         .arg("--backend")
                         .arg(backend)
                         .arg("--rider-path")
@@ -199,6 +216,20 @@ impl Runner for Cli {
         };
         let _ = std::fs::remove_dir_all(&dir);
         outcome
+    }
+}
+
+impl Cli {
+    /// The CLI `backend` runs through: the host's with `--target` for aot and c under an
+    /// emulator, else this target's through its runner.
+    /// The second part is the `--target` to give `run`, if any.
+    fn command(&self, backend: &str) -> Result<(Command, Option<&str>), String> {
+        match &self.host_cli {
+            Some((cli, triple)) if backend == "aot" || backend == "c" => {
+                Ok((Command::new(cli), Some(triple)))
+            }
+            _ => Ok((datalove::Target::current().command(&self.datalove)?, None)),
+        }
     }
 }
 

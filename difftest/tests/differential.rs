@@ -40,7 +40,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let runner = Cli::new(prepared.datalove, prepared.riders_dir, prepared.work_dir);
+    let runner = Cli::with_host_cli(
+        prepared.datalove,
+        prepared.riders_dir,
+        prepared.work_dir,
+        prepared.host_cli,
+    );
     let seed = env_number("DIFFTEST_SEED").unwrap_or_else(clock_seed);
     let count = env_number("DIFFTEST_COUNT").unwrap_or(DEFAULT_COUNT);
     let jobs = env_number("DIFFTEST_JOBS").unwrap_or(2) as usize;
