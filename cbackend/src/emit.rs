@@ -855,6 +855,15 @@ impl Fx<'_> {
                         let elem = place(self);
                         self.write(*element, &elem);
                     }
+                    (true, false) if matches!(kind, K::ListGet { view: true, .. }) => {
+                        // The element's bytes, `ptr + i * size`; the list keeps what they
+                        // own.
+                        let size = self.size(&ty);
+                        let base = list_part(&l, LIST_PTR_OFFSET, "uint8_t *");
+                        let d = self.addr(*element);
+                        self.w
+                            .stmt(format!("memcpy({d}, {base} + (size_t)i * {size}, {size})"));
+                    }
                     (true, false) => {
                         let ed = self.desc(&ty);
                         let d = self.addr(*element);

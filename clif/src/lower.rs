@@ -936,7 +936,11 @@ impl<M: Module> Fx<'_, '_, M> {
                 self.write(*dst, n);
             }
             K::ListGet {
-                dst, list, index, ..
+                dst,
+                list,
+                index,
+                view,
+                ..
             } => {
                 let abandon = abandon.expect("fallible");
                 let i = self.read(*index);
@@ -955,6 +959,24 @@ impl<M: Module> Fx<'_, '_, M> {
                     let t = scalar_type(self.kind(*dst));
                     let v = self.b.ins().load(t, flags, at, 0);
                     self.write(*dst, v);
+                } else if *view {
+                    // The element's bytes, `ptr + i * size`; the list keeps what they own.
+                    let flags = self.region_flags(LIST_HEADER_REGION);
+                    let base = self
+                        .b
+                        .ins()
+                        .load(self.ptr, flags, l, LIST_PTR_OFFSET as i32);
+                    let size = match ty.layout() {
+                        Some(layout) => self.iconst_ptr(layout.size as i64),
+                        None => {
+                            let ed = self.desc(&ty);
+                            self.desc_size(ed)
+                        }
+                    };
+                    let off = self.b.ins().imul(i, size);
+                    let src = self.b.ins().iadd(base, off);
+                    let d = self.addr(*dst);
+                    self.copy_bytes(&ty, d, src);
                 } else {
                     let ed = self.desc(&ty);
                     let d = self.addr(*dst);

@@ -234,6 +234,7 @@ pub fn random_program(rng: &mut Rng) -> Program {
                         list: s(rng),
                         index: s(rng),
                         checked: true,
+                        view: rng.below(2) == 0,
                     },
                     15 => slots!(ListPush { list, value }),
                     16 => slots!(MakeSome { dst, value }),

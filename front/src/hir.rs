@@ -29,6 +29,12 @@ pub enum LocalKind {
     /// The variable of a `for` loop over a range, or over a list `ref` or moving: a
     /// `let` of each iteration.
     For,
+    /// The variable of a `for` loop over a list of owned elements that nothing in the
+    /// loop's body can change (the list is a temporary, moved into the loop, or a
+    /// variable the body never names): a `let` of each iteration that is a view of the
+    /// element (`list_get.view`), so reading it clones nothing. A use that takes it
+    /// (moves it) takes a clone; it is never dropped.
+    ForView,
     Var,
     Param(ParamMode),
 }
@@ -213,6 +219,77 @@ pub enum ExprKind {
         type_args: Vec<IrType>,
         args: Vec<Arg>,
     },
+}
+
+impl Expr {
+    /// Whether the expression names local `l` anywhere (reads, moves or changes it).
+    pub fn mentions(&self, l: LocalId) -> bool {
+        let any = |es: &[Expr]| es.iter().any(|e| e.mentions(l));
+        match &self.kind {
+            ExprKind::Local(x) => *x == l,
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Unit
+            | ExprKind::None => false,
+            ExprKind::List(es) | ExprKind::Tuple(es) | ExprKind::Variant { args: es, .. } => {
+                any(es)
+            }
+            ExprKind::Field(x, _)
+            | ExprKind::Some(x)
+            | ExprKind::Try(x)
+            | ExprKind::Len(x)
+            | ExprKind::IsSome(x)
+            | ExprKind::Unwrap(x)
+            | ExprKind::Data(x)
+            | ExprKind::Clone(x)
+            | ExprKind::Neg(x)
+            | ExprKind::Not(x)
+            | ExprKind::Cast { value: x, .. } => x.mentions(l),
+            ExprKind::Push { list, value } => *list == l || value.mentions(l),
+            ExprKind::Index(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Compare(_, a, b)
+            | ExprKind::And(a, b)
+            | ExprKind::Or(a, b)
+            | ExprKind::Concat(a, b) => a.mentions(l) || b.mentions(l),
+            ExprKind::Call { args, .. } => args.iter().any(|a| a.value.mentions(l)),
+        }
+    }
+}
+
+impl Stmt {
+    /// Whether the statement (or any it holds) names local `l`.
+    pub fn mentions(&self, l: LocalId) -> bool {
+        let block = |b: &Block| b.stmts.iter().any(|s| s.mentions(l));
+        match &self.kind {
+            StmtKind::Let { local, init } => {
+                *local == l || init.as_ref().is_some_and(|e| e.mentions(l))
+            }
+            StmtKind::Set { local, value } => *local == l || value.mentions(l),
+            StmtKind::SetIndex {
+                local,
+                index,
+                value,
+            } => *local == l || index.mentions(l) || value.mentions(l),
+            StmtKind::If {
+                cond,
+                then_body,
+                else_body,
+            } => cond.mentions(l) || block(then_body) || block(else_body),
+            StmtKind::Loop { cond, body, .. } => {
+                cond.as_ref().is_some_and(|c| c.mentions(l)) || block(body)
+            }
+            StmtKind::Block(b) => block(b),
+            StmtKind::Match { scrutinee, arms } => {
+                scrutinee.mentions(l) || arms.iter().any(|a| block(&a.body))
+            }
+            StmtKind::Ret(e) => e.as_ref().is_some_and(|e| e.mentions(l)),
+            StmtKind::Debuglog(e) | StmtKind::Expr(e) => e.mentions(l),
+            StmtKind::Break | StmtKind::Continue => false,
+        }
+    }
 }
 
 impl ExprKind {

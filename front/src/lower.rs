@@ -91,6 +91,10 @@ struct FnLowering<'a> {
     abandon_empty: Option<BlockId>,
     /// Scratch membership marks by slot, for comparing live sets in linear time.
     marks: Vec<u32>,
+    /// `view_slots[s]`: whether `s` holds a view of a list element that a `let` of a
+    /// [`LocalKind::ForView`] loop variable wrote (indexed by slot; shorter when the
+    /// last ones are not).
+    view_slots: Vec<bool>,
     mark_generation: u32,
 }
 
@@ -154,6 +158,7 @@ impl<'a> FnLowering<'a> {
             abandon_links: HashMap::new(),
             abandon_empty: None,
             marks: Vec::new(),
+            view_slots: Vec::new(),
             mark_generation: 0,
         }
     }
@@ -457,7 +462,11 @@ impl<'a> FnLowering<'a> {
                     .push(*local);
                 if let Some(e) = init {
                     let slot = self.slot(*local);
-                    self.eval(e, slot);
+                    if matches!(self.hir.locals[local.index()].kind, LocalKind::ForView) {
+                        self.view_into(e, slot);
+                    } else {
+                        self.eval(e, slot);
+                    }
                 }
             }
             StmtKind::Set { local, value } => {
@@ -551,7 +560,7 @@ impl<'a> FnLowering<'a> {
             }
             StmtKind::Match { scrutinee, arms } => self.lower_match(scrutinee, arms, span),
             StmtKind::Debuglog(e) => {
-                let v = self.operand(e);
+                let v = self.viewed(e);
                 self.emit(InstKind::Debuglog { src: v.slot() }, span);
                 self.release(v, span);
             }
@@ -771,6 +780,9 @@ impl<'a> FnLowering<'a> {
     fn move_or_copy(&mut self, dst: SlotId, src: SlotId, span: Span) {
         if self.ty(src).is_copy() {
             self.emit(InstKind::Copy { dst, src }, span);
+        } else if self.is_view(src) {
+            // A view owns nothing to move: what takes it takes a clone.
+            self.emit(InstKind::Clone { dst, src }, span);
         } else {
             self.taken(src);
             self.emit(InstKind::Move { dst, src }, span);
@@ -788,6 +800,77 @@ impl<'a> FnLowering<'a> {
         Val::Temp(t)
     }
 
+    /// The value of `e` for reading in place, where nothing that runs before the reading
+    /// operation can change a list `e` reads from: an owned list element (`xs[i]`,
+    /// `xss[i][j]`) is then a view of it (`list_get.view`), not a clone. The caller
+    /// checks that its other operands are [`unchanging`].
+    fn viewed(&mut self, e: &hir::Expr) -> Val {
+        match self.view_of(e) {
+            Some(v) => Val::Temp(v),
+            None => self.operand(e),
+        }
+    }
+
+    /// Whether `s` is a view slot (the variable of a [`LocalKind::ForView`] loop).
+    fn is_view(&self, s: SlotId) -> bool {
+        self.view_slots.get(s.index()) == Some(&true)
+    }
+
+    /// Writes the view of the list element `e` (`list[index]` of the loop's locals)
+    /// into `slot`, which becomes a view slot: read in place, never made live.
+    fn view_into(&mut self, e: &hir::Expr, slot: SlotId) {
+        let ExprKind::Index(list, index) = &e.kind else {
+            unreachable!("the type checker reads a `for` variable as `list[index]`")
+        };
+        let (Some(list), Some(index)) = (list.kind.as_local(), index.kind.as_local()) else {
+            unreachable!("the type checker reads a `for` variable as `list[index]`")
+        };
+        if self.view_slots.len() <= slot.index() {
+            self.view_slots.resize(slot.index() + 1, false);
+        }
+        self.view_slots[slot.index()] = true;
+        self.emit(
+            InstKind::ListGet {
+                dst: slot,
+                list: self.slot(list),
+                index: self.slot(index),
+                checked: true,
+                view: true,
+            },
+            e.span,
+        );
+    }
+
+    /// A view slot of the owned list element `e` reads, when its list is a variable or
+    /// a view itself and its index [`unchanging`]. The slot is never made live: nothing
+    /// drops it.
+    fn view_of(&mut self, e: &hir::Expr) -> Option<SlotId> {
+        let ExprKind::Index(base, index) = &e.kind else {
+            return None;
+        };
+        if e.ty.is_copy() || !unchanging(index) {
+            return None;
+        }
+        let list = match base.kind {
+            ExprKind::Local(l) => self.slot(l),
+            _ => self.view_of(base)?,
+        };
+        let i = self.operand(index);
+        let dst = self.temp(&e.ty);
+        self.emit(
+            InstKind::ListGet {
+                dst,
+                list,
+                index: i.slot(),
+                checked: true,
+                view: true,
+            },
+            e.span,
+        );
+        self.release(i, e.span);
+        Some(dst)
+    }
+
     fn release(&mut self, v: Val, span: Span) {
         if let Val::Temp(t) = v {
             self.drop_slot(t, span);
@@ -799,7 +882,7 @@ impl<'a> FnLowering<'a> {
     fn consumed(&mut self, e: &hir::Expr) -> SlotId {
         if let ExprKind::Local(l) = e.kind {
             let s = self.slot(l);
-            if !self.ty(s).is_copy() {
+            if !self.ty(s).is_copy() && !self.is_view(s) {
                 return s;
             }
         }
@@ -860,7 +943,7 @@ impl<'a> FnLowering<'a> {
                 self.emit(kind, span);
             }
             ExprKind::Field(base, index) => {
-                let b = self.operand(base);
+                let b = self.viewed(base);
                 self.emit(
                     InstKind::TupleField {
                         dst,
@@ -898,7 +981,11 @@ impl<'a> FnLowering<'a> {
             }
             ExprKind::None => self.emit(InstKind::MakeNone { dst }, span),
             ExprKind::Index(base, index) => {
-                let b = self.operand(base);
+                let b = if unchanging(index) {
+                    self.viewed(base)
+                } else {
+                    self.operand(base)
+                };
                 let i = self.operand(index);
                 self.emit(
                     InstKind::ListGet {
@@ -906,6 +993,7 @@ impl<'a> FnLowering<'a> {
                         list: b.slot(),
                         index: i.slot(),
                         checked: true,
+                        view: false,
                     },
                     span,
                 );
@@ -913,7 +1001,7 @@ impl<'a> FnLowering<'a> {
                 self.release(b, span);
             }
             ExprKind::Len(x) => {
-                let v = self.operand(x);
+                let v = self.viewed(x);
                 self.emit(
                     InstKind::ListLen {
                         dst,
@@ -946,7 +1034,7 @@ impl<'a> FnLowering<'a> {
                 self.taken(v);
             }
             ExprKind::Clone(x) => {
-                let v = self.operand(x);
+                let v = self.viewed(x);
                 let kind = if x.ty.is_copy() {
                     InstKind::Copy { dst, src: v.slot() }
                 } else {
@@ -973,8 +1061,13 @@ impl<'a> FnLowering<'a> {
                 self.release(v, span);
             }
             ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) | ExprKind::Concat(a, b) => {
-                let l = self.operand(a);
-                let r = self.operand(b);
+                // Elements read as views when nothing evaluated between the view and
+                // the operation can change their lists.
+                let (l, r) = if unchanging(a) && unchanging(b) {
+                    (self.viewed(a), self.viewed(b))
+                } else {
+                    (self.operand(a), self.operand(b))
+                };
                 let (lhs, rhs) = (l.slot(), r.slot());
                 let kind = match &e.kind {
                     ExprKind::Binary(op, ..) => InstKind::Binary {
@@ -1060,6 +1153,17 @@ impl<'a> FnLowering<'a> {
         let mut refs = Vec::new();
         let mut gone = Vec::new();
         let mut outs = Vec::new();
+        // `ref` arguments that are list elements are views of them when no argument
+        // can change or take a list: every argument unchanging, none `mut` or `out`,
+        // none an owned value moved in (the callee could drop the list it came from).
+        let views = args.iter().all(|a| {
+            unchanging(&a.value)
+                && match a.mode {
+                    ParamMode::Ref => true,
+                    ParamMode::In => a.value.ty.is_copy(),
+                    ParamMode::Mut | ParamMode::Out => false,
+                }
+        });
         for a in args {
             let slot = match a.mode {
                 ParamMode::In => {
@@ -1068,7 +1172,11 @@ impl<'a> FnLowering<'a> {
                     s
                 }
                 ParamMode::Ref => {
-                    let v = self.operand(&a.value);
+                    let v = if views {
+                        self.viewed(&a.value)
+                    } else {
+                        self.operand(&a.value)
+                    };
                     refs.push(v);
                     v.slot()
                 }
@@ -1139,6 +1247,7 @@ impl<'a> FnLowering<'a> {
                         list: ir_args[0].slot,
                         index: ir_args[1].slot,
                         checked: true,
+                        view: false,
                     },
                 }
             }
@@ -1179,4 +1288,34 @@ impl<'a> FnLowering<'a> {
 /// The instruction that writes the constant `value` into `dst`.
 fn const_inst(dst: SlotId, value: ConstValue) -> InstKind {
     InstKind::Const { dst, value }
+}
+
+/// Whether evaluating `e` leaves every variable as it was: it calls nothing, pushes
+/// nothing and moves nothing (no constructor, `unwrap` or `?`), so a view of a list
+/// element taken before it stays valid after it. Failing (an index out of bounds, an
+/// overflow) is allowed: a failure ends the operation the view was for.
+fn unchanging(e: &hir::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Local(_)
+        | ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Unit
+        | ExprKind::None => true,
+        ExprKind::Field(x, _)
+        | ExprKind::Len(x)
+        | ExprKind::IsSome(x)
+        | ExprKind::Clone(x)
+        | ExprKind::Neg(x)
+        | ExprKind::Not(x)
+        | ExprKind::Cast { value: x, .. } => unchanging(x),
+        ExprKind::Index(a, b)
+        | ExprKind::Binary(_, a, b)
+        | ExprKind::Compare(_, a, b)
+        | ExprKind::And(a, b)
+        | ExprKind::Or(a, b)
+        | ExprKind::Concat(a, b) => unchanging(a) && unchanging(b),
+        _ => false,
+    }
 }

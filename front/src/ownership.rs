@@ -325,7 +325,7 @@ impl Checker<'_> {
             LocalKind::Param(ParamMode::Ref) => {
                 ("D003", "it is a `ref` parameter, which is only read")
             }
-            LocalKind::For => (
+            LocalKind::For | LocalKind::ForView => (
                 "D003",
                 "it is the variable of a `for` loop; copy it into a `var` to change it, or walk the list `mut` to change its elements",
             ),

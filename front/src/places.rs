@@ -409,7 +409,11 @@ impl FnChecker<'_> {
             },
             at,
         ));
+        // The variable of a `ref` or moving loop over a list, and the list's own local.
+        let mut element_of = None;
         if let Some((mode, place, elem)) = list {
+            let base = place.base;
+            let whole_local = place.steps.is_empty();
             let mut element = place;
             element.steps.push((Step::Index(current), elem.clone()));
             if mode == ParamMode::Mut {
@@ -417,6 +421,7 @@ impl FnChecker<'_> {
                 self.places.insert(x, element);
             } else {
                 let read = self.place_expr(&element, at);
+                let owned = !elem.is_copy();
                 let x = self.declare(name, elem, LocalKind::For);
                 inner.push(stmt(
                     StmtKind::Let {
@@ -425,11 +430,22 @@ impl FnChecker<'_> {
                     },
                     at,
                 ));
+                if owned && whole_local {
+                    element_of = Some((x, base));
+                }
             }
         }
+        let body_from = inner.len();
         for s in body {
             if let Some(s) = self.stmt(s) {
                 inner.push(s);
+            }
+        }
+        // A body that never names the list cannot change it: the variable is then a view
+        // of each element, not a clone (a hidden list, which no body can name, always).
+        if let Some((x, list)) = element_of {
+            if !inner[body_from..].iter().any(|s| s.mentions(list)) {
+                self.locals[x.index()].kind = LocalKind::ForView;
             }
         }
         self.loop_depth -= 1;
@@ -476,7 +492,7 @@ impl FnChecker<'_> {
                         LocalKind::Param(_) => {
                             "it is an `in` parameter; copy it into a `var` to change it"
                         }
-                        LocalKind::For => {
+                        LocalKind::For | LocalKind::ForView => {
                             "it is the variable of a `for` loop; copy it into a `var` to change it"
                         }
                         _ => "it is declared with `let`; declare it with `var` to change it",

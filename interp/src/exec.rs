@@ -6,7 +6,7 @@ use std::ffi::c_void;
 use std::ptr;
 
 use datalove_ir::CompareOp;
-use datalove_rti::layout::LIST_LEN_OFFSET;
+use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS};
 use datalove_rti::table::{RtiTable, Td};
 use datalove_rti::{ArithOp, ErrorKind, RtHeader};
@@ -1228,7 +1228,14 @@ impl Machine<'_> {
                     return out_of_bounds(i, len, o.fail);
                 }
                 let at = a(o.dst) as *mut c_void;
-                (t.list_get)(rt, a(o.list) as *const _, desc(o.elem), i as usize, at);
+                if o.view {
+                    // The element's bytes; the list keeps what they own.
+                    let size = (*desc(o.elem)).size;
+                    let elems = (a(o.list).add(LIST_PTR_OFFSET) as *const *const u8).read();
+                    ptr::copy_nonoverlapping(elems.add(i as usize * size), at as *mut u8, size);
+                } else {
+                    (t.list_get)(rt, a(o.list) as *const _, desc(o.elem), i as usize, at);
+                }
             }
             Op::ListSet(o) => {
                 let (i, len) = index_in(o.index, o.list);

@@ -616,13 +616,18 @@ impl FuncLowering<'_, '_> {
                 list: self.at(*list),
             },
             K::ListGet {
-                dst, list, index, ..
+                dst,
+                list,
+                index,
+                view,
+                ..
             } => Op::ListGet(ListGet {
                 dst: self.at(*dst),
                 list: self.at(*list),
                 index: self.at(*index),
                 elem: self.slot_desc(*dst),
                 fail,
+                view: *view,
             }),
             K::ListSet {
                 list, index, value, ..

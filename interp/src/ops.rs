@@ -747,6 +747,8 @@ pub struct ListGet {
     pub index: Opnd,
     pub elem: DescRef,
     pub fail: u32,
+    /// The element's bytes without a clone (`list_get.view`).
+    pub view: bool,
 }
 
 /// Moves `value` into element `index` of `list`; the bounds error past its end.

@@ -749,6 +749,7 @@ mod tests {
                     list: xs,
                     index: k,
                     checked: true,
+                    view: false,
                 },
                 Some(abandon),
             );

@@ -403,11 +403,13 @@ fn renamed(kind: &InstKind, rename: impl Fn(SlotId) -> SlotId, depth: u32) -> In
             list,
             index,
             checked,
+            view,
         } => K::ListGet {
             dst: r(dst),
             list: r(list),
             index: r(index),
             checked,
+            view,
         },
         other => unreachable!("not admitted for inlining: {other:?}"),
     }
@@ -920,6 +922,7 @@ mod tests {
             list: xs,
             index: zero,
             checked: true,
+            view: false,
         };
         fb.inst(get, Some(empty));
         x

@@ -178,7 +178,12 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
             list,
             index,
             checked,
-        } => format!("{dst} = list_get {list}[{index}]{}", in_bounds(*checked)),
+            view,
+        } => format!(
+            "{dst} = list_get{} {list}[{index}]{}",
+            if *view { ".view" } else { "" },
+            in_bounds(*checked)
+        ),
         ListSet {
             list,
             index,

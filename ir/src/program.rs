@@ -469,11 +469,20 @@ pub enum InstKind {
     /// `checked` is false where a pass proved the index in bounds (`crate::bounds`): a
     /// backend may then leave out its test (the instruction keeps its abandon block, so
     /// a backend that tests anyway behaves the same).
+    ///
+    /// `view` reads an owned element without cloning it: `dst` gets the element's bytes
+    /// while the list keeps owning what they point to, so `dst` is a *view slot*, which
+    /// only view reads write and which is only ever read: never moved, dropped, changed
+    /// or passed `in`, `mut` or `out` (the verifier refuses each; a consumer clones it
+    /// first). The producer guarantees what the verifier does not follow: nothing
+    /// changes, moves or drops `list` while the view is read. For a copy element a view
+    /// is the same as a plain read.
     ListGet {
         dst: SlotId,
         list: SlotId,
         index: SlotId,
         checked: bool,
+        view: bool,
     },
     /// Moves `value` into element `index`. Fallible: out of bounds (the value is
     /// destroyed). `checked` as for `ListGet`.

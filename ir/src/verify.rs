@@ -15,6 +15,10 @@
 //!   join agree on which owned values are live, and at `Return`/`Abandon` every owned
 //!   value has been moved or dropped exactly once (`mut` parameters initialized, `out`
 //!   parameters initialized at `Return` and not at `Abandon`).
+//! - Views: a slot a `list_get.view` writes (of an owned element type) owns nothing and
+//!   is only read: nothing else writes it, and it is never moved (`in`, a constructor,
+//!   `return`), dropped, changed or passed `mut`/`out`; no parameter is one. That its
+//!   list stays unchanged while the view is read is the producer's to keep.
 //!
 //! Every message names the function, the block and the instruction.
 //!
@@ -1061,6 +1065,7 @@ impl<'a> Verifier<'a> {
                 Terminator::Return(result) => {
                     if let Some(r) = result {
                         self.read(at, &state, *r);
+                        self.refuse_view(at, &facts, *r, "returned (clone it first)");
                         state.set(&facts, *r, false, None);
                     }
                     self.check_return(at, &facts, &state);
@@ -1116,6 +1121,7 @@ impl<'a> Verifier<'a> {
     /// Moves a value out of `slot` (a copy value stays).
     fn take(&mut self, at: At, flow: &mut Flow<'_>, slot: SlotId) {
         self.read(at, flow.state, slot);
+        self.refuse_view(at, flow.facts, slot, "moved from (clone it first)");
         if flow.facts.owned[slot.index()] {
             self.refuse_ref(at, flow.facts, slot, "moved from");
             flow.state.set(flow.facts, slot, false, Some(flow.events));
@@ -1132,6 +1138,20 @@ impl<'a> Verifier<'a> {
             self.error(
                 at,
                 format!("{slot} is a `ref` parameter and cannot be {done}"),
+            );
+        }
+        self.refuse_view(at, facts, slot, done);
+    }
+
+    /// An error when `slot` is a view slot (written by a `list_get.view`), which is
+    /// only read.
+    fn refuse_view(&mut self, at: At, facts: &SlotFacts, slot: SlotId, done: &str) {
+        if facts.view[slot.index()] {
+            self.error(
+                at,
+                format!(
+                    "{slot} is a view of a list element (`list_get.view`) and cannot be {done}"
+                ),
             );
         }
     }
@@ -1204,11 +1224,23 @@ impl<'a> Verifier<'a> {
                 writes.extend(dsts);
             }
             ListGet {
-                dst, list, index, ..
+                dst,
+                list,
+                index,
+                view,
+                ..
             } => {
                 self.read(at, flow.state, *list);
                 self.read(at, flow.state, *index);
-                writes.push(*dst);
+                if *view && flow.facts.mode[dst.index()].is_some() {
+                    self.error(at, format!("{dst} is a parameter and cannot be a view"));
+                }
+                if *view && flow.facts.view[dst.index()] {
+                    // A view slot is written only here, and owns nothing to overwrite.
+                    flow.state.set(flow.facts, *dst, true, Some(flow.events));
+                } else {
+                    writes.push(*dst);
+                }
             }
             ListSet {
                 list, index, value, ..
@@ -1577,7 +1609,10 @@ struct Flow<'f> {
 }
 
 struct SlotFacts {
+    /// Owes a drop while initialized: an owned type, not a view slot.
     owned: Vec<bool>,
+    /// Written by a `list_get.view`: borrows a list's element, owns nothing.
+    view: Vec<bool>,
     mode: Vec<Option<ParamMode>>,
     class: Vec<Class>,
     /// Owned slots, as a mask over [`Bits`].
@@ -1588,7 +1623,21 @@ struct SlotFacts {
 impl SlotFacts {
     fn of(f: &Function) -> SlotFacts {
         let n = f.slots.len();
-        let owned: Vec<bool> = f.slots.iter().map(|s| !s.ty.is_copy()).collect();
+        let mut view = vec![false; n];
+        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            if let InstKind::ListGet {
+                dst, view: true, ..
+            } = inst.kind
+            {
+                view[dst.index()] = !f.slot_type(dst).is_copy();
+            }
+        }
+        let owned: Vec<bool> = f
+            .slots
+            .iter()
+            .zip(&view)
+            .map(|(s, v)| !s.ty.is_copy() && !v)
+            .collect();
         let mut mode = vec![None; n];
         for p in &f.params {
             mode[p.slot.index()] = Some(p.mode);
@@ -1611,6 +1660,7 @@ impl SlotFacts {
         let out_params = class.iter().filter(|c| **c == Class::OutParam).count() as u32;
         SlotFacts {
             owned,
+            view,
             mode,
             class,
             owned_mask,

@@ -295,6 +295,7 @@ fn index_into_a_string(
             list: s,
             index: i,
             checked: true,
+            view: false,
         }
     };
     fb.inst(kind, Some(fail));
@@ -610,5 +611,111 @@ fn a_concat_appends_to_its_left_operand_and_never_into_its_right() {
             fb.drop_slot(s);
         },
         "function `main`, block b0, instruction 2 (concat): concat into its right operand s1: a concat may append to its left operand only",
+    );
+}
+
+/// `["a"]` and a view of its element 0 (`list_get.view`) in a new slot, read by a
+/// `debuglog`; then `after` runs with the view, and the list is dropped.
+fn view_of_an_element(
+    fb: &mut datalove_ir::builder::FunctionBuilder<'_>,
+    after: impl FnOnce(&mut datalove_ir::builder::FunctionBuilder<'_>, SlotId),
+) {
+    let s = fb.string("a");
+    let list = fb.new_slot(IrType::List(Box::new(IrType::String)));
+    fb.inst(
+        InstKind::MakeList {
+            dst: list,
+            elems: vec![s],
+        },
+        None,
+    );
+    let i = fb.int(IrType::Index, 0);
+    let view = fb.new_slot(IrType::String);
+    let fail = fb.abandon_block(&[list]);
+    fb.inst(
+        InstKind::ListGet {
+            dst: view,
+            list,
+            index: i,
+            checked: true,
+            view: true,
+        },
+        Some(fail),
+    );
+    fb.inst(InstKind::Debuglog { src: view }, None);
+    after(fb, view);
+    fb.drop_slot(list);
+    fb.terminate(Terminator::Return(None));
+}
+
+#[test]
+fn a_view_of_an_element_is_read_and_owes_no_drop() {
+    assert_eq!(
+        single_function(|fb| view_of_an_element(fb, |_, _| {})),
+        Vec::<String>::new()
+    );
+    // Cloned, it is an owned value like any other.
+    assert_eq!(
+        single_function(|fb| view_of_an_element(fb, |fb, view| {
+            let copy = fb.new_slot(IrType::String);
+            fb.inst(
+                InstKind::Clone {
+                    dst: copy,
+                    src: view,
+                },
+                None,
+            );
+            fb.drop_slot(copy);
+        })),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_view_is_never_moved_dropped_or_changed() {
+    let refused = |after: fn(&mut datalove_ir::builder::FunctionBuilder<'_>, SlotId)| {
+        single_function(|fb| view_of_an_element(fb, after))
+    };
+    let moved = refused(|fb, view| {
+        let owner = fb.new_slot(IrType::String);
+        fb.inst(
+            InstKind::Move {
+                dst: owner,
+                src: view,
+            },
+            None,
+        );
+        fb.drop_slot(owner);
+    });
+    assert!(
+        moved.len() == 1
+            && moved[0].contains(
+                "s3 is a view of a list element (`list_get.view`) and cannot be moved from"
+            ),
+        "{moved:?}"
+    );
+    let dropped = refused(|fb, view| fb.drop_slot(view));
+    assert!(
+        dropped.len() == 1
+            && dropped[0]
+                .contains("s3 is a view of a list element (`list_get.view`) and cannot be dropped"),
+        "{dropped:?}"
+    );
+    let appended = refused(|fb, view| {
+        let tail = fb.string("b");
+        fb.inst(
+            InstKind::Concat {
+                dst: view,
+                lhs: view,
+                rhs: tail,
+            },
+            None,
+        );
+        fb.drop_slot(tail);
+    });
+    assert!(
+        appended.iter().any(|e| e
+            .contains("s3 is a view of a list element (`list_get.view`) and cannot be changed")),
+        "{appended:?}"
     );
 }
