@@ -89,7 +89,9 @@ fn explain_prints_the_docs_entry() {
     for code in datalove::front::explain::codes() {
         let entry = datalove::front::explain::explain(code);
         assert!(
-            entry.as_ref().is_ok_and(|e| e.starts_with(&format!("{code}: "))),
+            entry
+                .as_ref()
+                .is_ok_and(|e| e.starts_with(&format!("{code}: "))),
             "{code}: {entry:?}"
         );
     }
