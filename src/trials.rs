@@ -21,6 +21,11 @@
 //! N`, `timeout` or `error WHY` (the run could not be started). End of input ends the
 //! server. [`TrialServer`] is the harness's side; `docs/testing.md` says when the suites
 //! use it.
+//!
+//! A server whose runs build for another target (`run --target`, the host's CLI serving
+//! an emulated suite's aot and c trials) is started with [`WARM_TARGET_ENV`] naming it:
+//! the warm-up then also builds and runs for that target, so that the forked runs find
+//! its C compiler probed and its code generator set up.
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -28,6 +33,9 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// Names a target (a triple) the server's warm-up builds and runs aot and c for too.
+pub const WARM_TARGET_ENV: &str = "DATALOVE_TRIALS_TARGET";
 
 /// One run asked of the server.
 #[derive(Clone, Debug, Default)]
@@ -387,6 +395,18 @@ fn warm_up() {
             if crate::admit(&compiled).is_ok() {
                 for backend in crate::Backend::ALL {
                     let _ = crate::run(&compiled, backend, &run);
+                }
+                let other = std::env::var(WARM_TARGET_ENV)
+                    .ok()
+                    .and_then(|t| crate::Target::from_triple(&t).ok());
+                if let Some(target) = other {
+                    let run = crate::RunOptions {
+                        target: Some(target),
+                        ..run
+                    };
+                    for backend in [crate::Backend::Aot, crate::Backend::C] {
+                        let _ = crate::run(&compiled, backend, &run);
+                    }
                 }
             }
         }

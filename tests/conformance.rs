@@ -535,6 +535,9 @@ struct Setup {
     /// the emulator (`None` natively, or when it could not be built: then the emulated
     /// CLI runs them too).
     host_cli: Option<(PathBuf, String)>,
+    /// Trial servers of the host's CLI, for those aot and c trials (as `servers`, which
+    /// are the emulated CLI's).
+    host_servers: Option<Mutex<Vec<TrialServer>>>,
 }
 
 fn run_with_timeout(
@@ -580,6 +583,7 @@ impl Setup {
                 .is_none_or(|v| v != "0")
                 .then(|| Mutex::new(Vec::new())),
             host_cli: None,
+            host_servers: None,
         };
         if let Err(e) = std::fs::create_dir_all(&riders_dir) {
             setup.broken = Some(format!("cannot make {}: {e}", riders_dir.display()));
@@ -596,7 +600,10 @@ impl Setup {
                     problems.push(e);
                 }
                 match (build_host_cli(&dirs), &dirs.triple) {
-                    (Some(Ok(cli)), Some(triple)) => setup.host_cli = Some((cli, triple.clone())),
+                    (Some(Ok(cli)), Some(triple)) => {
+                        setup.host_cli = Some((cli, triple.clone()));
+                        setup.host_servers = setup.servers.as_ref().map(|_| Mutex::new(Vec::new()));
+                    }
                     (Some(Err(e)), _) => {
                         eprintln!("conformance: aot and c run through the emulated CLI: {e}")
                     }
@@ -673,13 +680,28 @@ impl Setup {
         ];
         let mut command = match &self.host_cli {
             Some((cli, triple)) if backend == "aot" || backend == "c" => {
+                let mut args = args;
+                args.extend(["--target".into(), triple.into()]);
+                if let Some(servers) = &self.host_servers {
+                    let start = || {
+                        let mut command = Command::new(cli);
+                        command.env(trials::WARM_TARGET_ENV, triple);
+                        Ok(command)
+                    };
+                    return self.run_served(servers, start, dir, args, settings, &REMOVED, input);
+                }
                 let mut command = Command::new(cli);
-                command.args(&args).arg("--target").arg(triple);
+                command.args(&args);
                 command
             }
             _ => {
                 if let Some(servers) = &self.servers {
-                    return self.run_served(servers, dir, args, settings, &REMOVED, input);
+                    let start = || {
+                        datalove::Target::current()
+                            .command(&self.datalove)
+                            .map_err(std::io::Error::other)
+                    };
+                    return self.run_served(servers, start, dir, args, settings, &REMOVED, input);
                 }
                 let mut command = datalove::Target::current()
                     .command(&self.datalove)
@@ -698,9 +720,11 @@ impl Setup {
 
     /// [`Setup::run`] through a trial server: stdin, stdout and stderr are files beside
     /// the work directory.
+    #[allow(clippy::too_many_arguments)]
     fn run_served(
         &self,
         servers: &Mutex<Vec<TrialServer>>,
+        start: impl FnOnce() -> std::io::Result<Command>,
         dir: &Path,
         args: Vec<std::ffi::OsString>,
         settings: Vec<(String, std::ffi::OsString)>,
@@ -729,12 +753,7 @@ impl Setup {
         let idle = servers.lock().unwrap().pop();
         let mut server = match idle {
             Some(server) => server,
-            None => {
-                let command = datalove::Target::current()
-                    .command(&self.datalove)
-                    .map_err(std::io::Error::other)?;
-                TrialServer::start(command)?
-            }
+            None => TrialServer::start(start()?)?,
         };
         // A server that failed is dropped (and a new one started for the next trial).
         let ended = server.run(&request)?;

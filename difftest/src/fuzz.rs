@@ -309,7 +309,7 @@ mod tests {
     /// Both ways of making IR give the verifier programs it accepts as well as ones it
     /// refuses, so the backends behind it are reached too.
     #[test]
-    fn ir_from_choices_is_sometimes_accepted() {
+    fn fuzz_ir_from_choices_is_sometimes_accepted() {
         let mut accepted = [0usize; 2];
         let mut total = [0usize; 2];
         for i in 0..400u64 {

@@ -470,6 +470,9 @@ impl<'a> FnLowering<'a> {
                 }
             }
             StmtKind::Set { local, value } => {
+                if self.append_pieces(*local, value, span) {
+                    return;
+                }
                 let slot = self.slot(*local);
                 let t = self.temp(&value.ty);
                 self.eval(value, t);
@@ -566,6 +569,51 @@ impl<'a> FnLowering<'a> {
             }
             StmtKind::Expr(e) => self.discard(e),
         }
+    }
+
+    /// `set s = s ++ a ++ b ...` (two pieces or more) of a string variable that is not a
+    /// parameter: each piece appended to `s` in place in turn (`s = concat s, piece`),
+    /// as Rust's `push_str`, instead of a new string per `++`. The same string results
+    /// when no piece after the first reads `s` (which has then already changed); the
+    /// first is evaluated before anything changes. A failure or an early return (`?`)
+    /// in a later piece leaves `s` part-appended, which nothing can see: the variable
+    /// is the function's own. Whether it was written so.
+    fn append_pieces(&mut self, local: LocalId, value: &hir::Expr, span: Span) -> bool {
+        let slot = self.slot(local);
+        if self.func.param_mode(slot).is_some() || value.ty != IrType::String {
+            return false;
+        }
+        let mut pieces = Vec::new();
+        let mut e = value;
+        while let ExprKind::Concat(a, b) = &e.kind {
+            pieces.push(&**b);
+            e = a;
+        }
+        if e.kind.as_local() != Some(local) || pieces.len() < 2 {
+            return false;
+        }
+        pieces.reverse();
+        if pieces[1..].iter().any(|p| p.mentions(local)) {
+            return false;
+        }
+        for piece in pieces {
+            // Beside `s`, read in place, a piece that changes nothing may be a view.
+            let v = if unchanging(piece) {
+                self.viewed(piece)
+            } else {
+                self.operand(piece)
+            };
+            self.emit(
+                InstKind::Concat {
+                    dst: slot,
+                    lhs: slot,
+                    rhs: v.slot(),
+                },
+                span,
+            );
+            self.release(v, span);
+        }
+        true
     }
 
     /// `dst: bool` = whether the tag in `tag` is `variant`.

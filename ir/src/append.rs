@@ -14,6 +14,10 @@
 //!
 //! Nothing reads `s` between the concat and the move, so appending to it early is not
 //! seen; `t` is read before it changes (the runtime copies `t` first when it is `s`).
+//!
+//! A chain, `set s = s ++ a ++ b`, the front end lowers as appends itself (one
+//! `s = concat s, piece` per piece, where no later piece names `s`): here each
+//! intermediate string would be followed by code evaluating the next piece.
 
 use crate::program::{Function, InstKind, Program, SlotId};
 

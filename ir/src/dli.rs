@@ -945,7 +945,7 @@ mod tests {
     }
 
     #[test]
-    fn no_prefix_of_std_panics() {
+    fn fuzz_no_prefix_of_std_panics() {
         let mut accepted = 0;
         for end in 0..=STD_DLI.len() {
             if STD_DLI.is_char_boundary(end) && parse(&STD_DLI[..end]).is_ok() {
@@ -957,7 +957,7 @@ mod tests {
     }
 
     #[test]
-    fn random_mutations_do_not_panic() {
+    fn fuzz_random_mutations_do_not_panic() {
         // A small deterministic generator (xorshift), so failures reproduce.
         let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
