@@ -209,6 +209,7 @@ impl Cache {
         let compiler = target.c_compiler();
         let mut key = CacheKey::new();
         key.part("probe")
+            .part("with the linker flags it chose")
             .part(target.triple())
             .part(compiler.name());
         match datalove_toolchain::find_program(&compiler.program) {
@@ -246,13 +247,13 @@ impl Cache {
     }
 }
 
-/// Writes the empty file `marker` (and its directory); a failure only means it is
-/// not remembered.
-pub(crate) fn remember(marker: &Path) {
+/// Writes `marker` (and its directory) holding `text` (a probe's linker flags); a
+/// failure only means it is not remembered.
+pub(crate) fn remember(marker: &Path, text: &str) {
     if let Some(dir) = marker.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let _ = std::fs::write(marker, b"");
+    let _ = std::fs::write(marker, text);
 }
 
 /// Whether an entry has its executable and the executable its checksum.

@@ -71,13 +71,17 @@ impl Backend {
                         return Some(why);
                     }
                 }
+                // A remembered probe holds the linker flags it chose.
                 let marker = crate::Cache::from_env().map(|c| c.probe_marker(target));
-                if marker.as_ref().is_some_and(|m| m.is_file()) {
+                if let Some(flags) = marker.as_ref().and_then(|m| std::fs::read_to_string(m).ok()) {
+                    let flags = flags.split_whitespace().map(str::to_string).collect();
+                    datalove_toolchain::remember_probe(target, flags);
                     return None;
                 }
                 let reason = datalove_toolchain::probe_target(target).err();
                 if let (None, Some(marker)) = (&reason, marker) {
-                    crate::cache::remember(&marker);
+                    let flags = datalove_toolchain::link_flags(target).join(" ");
+                    crate::cache::remember(&marker, &flags);
                 }
                 reason
             }
@@ -198,7 +202,8 @@ pub fn run(
 /// rider libraries `found`: everything that decides the executable. The IR after the
 /// passes (locations included, which error lines print), the source files read, the
 /// declarations of each rider interface, each rider library's path, length and modification time, the
-/// backend and target, the C compiler's words and the file it runs, the runtime
+/// backend and target, the C compiler's words, the linker flags the probe chose
+/// (`datalove_toolchain::link_flags`) and the file it runs, the runtime
 /// staticlib linked, and the running program itself (the code generators are part of
 /// it), with datalove's version.
 pub(crate) fn cache_key(
@@ -222,7 +227,8 @@ pub(crate) fn cache_key(
         key.part(rider).file(library);
     }
     let compiler = target.c_compiler();
-    key.part(compiler.name());
+    key.part(compiler.name())
+        .part(datalove_toolchain::link_flags(target).join(" "));
     if let Some(program) = datalove_toolchain::find_program(&compiler.program) {
         key.file(&program);
     }

@@ -319,3 +319,95 @@ fn build_copies_the_stored_executable_with_its_riders() {
         .unwrap();
     assert_eq!(text(&ran.stdout), "CACHED\n");
 }
+
+/// The C compiler, wrapped: each command line it is given is appended to `log`, then
+/// the target's own compiler runs it. The words to set as `CC_<triple>`.
+fn logging_compiler(dir: &Path, log: &Path) -> String {
+    let real = datalove::Target::current().c_compiler().name();
+    let script = dir.join("logging-cc.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec {real} \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    script.display().to_string()
+}
+
+/// Whether the target's C compiler links a program with gold here.
+fn gold_links(dir: &Path) -> bool {
+    let source = dir.join("gold.c");
+    std::fs::write(&source, "int main(void) { return 0; }\n").unwrap();
+    datalove::Target::current()
+        .c_compiler()
+        .command()
+        .arg("-fuse-ld=gold")
+        .arg("-o")
+        .arg(dir.join("gold"))
+        .arg(&source)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_probe_chooses_the_gold_linker_when_it_links_and_the_cache_remembers_the_choice() {
+    for backend in available(&EXECUTABLE_BACKENDS) {
+        let dir = scratch(&format!("linker-{backend}"));
+        let log = dir.join("cc.log");
+        let cc = logging_compiler(&dir, &log);
+        let gold = gold_links(&dir);
+        let triple = datalove::Target::current().triple().replace('-', "_");
+        let program = dir.join("p.dfs");
+        // Each run links once (a new program each time: a miss), with a cache of `cache`;
+        // the lines the compiler was given.
+        let linked = |cache: &str, n: i64, default_linker: bool| -> Vec<String> {
+            let _ = std::fs::remove_file(&log);
+            std::fs::write(&program, format!("debuglog {n}\n")).unwrap();
+            let mut command = with_cache(&dir.join(cache), &["run", "--backend", backend]);
+            command.arg(&program).env(format!("CC_{triple}"), &cc);
+            if default_linker {
+                command.env("DATALOVE_LINKER", "default");
+            }
+            let out = command.output().expect("datalove runs");
+            assert_eq!(
+                text(&out.stdout),
+                format!("{n}\n"),
+                "{backend}: {}",
+                text(&out.stderr)
+            );
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        };
+        let uses_gold = |lines: &[String]| lines.iter().all(|l| l.contains("-fuse-ld=gold"));
+        let probes = |lines: &[String]| lines.iter().filter(|l| l.contains("probe.c")).count();
+        // The first run probes (with gold first) and links with what worked.
+        let first = linked("cache", 1, false);
+        assert_eq!(
+            probes(&first),
+            if gold { 1 } else { 2 },
+            "{backend}: {first:?}"
+        );
+        assert_eq!(
+            uses_gold(&first[first.len() - 1..]),
+            gold,
+            "{backend}: {first:?}"
+        );
+        // The next remembers the probe and its choice: no probe, the same linker.
+        let second = linked("cache", 2, false);
+        assert_eq!(probes(&second), 0, "{backend}: {second:?}");
+        assert_eq!(second.len(), 1, "{backend}: {second:?}");
+        assert_eq!(uses_gold(&second), gold, "{backend}: {second:?}");
+        // DATALOVE_LINKER=default keeps the compiler's own linker.
+        let default = linked("cache-default", 3, true);
+        assert!(
+            default.iter().all(|l| !l.contains("-fuse-ld")),
+            "{backend}: {default:?}"
+        );
+    }
+}

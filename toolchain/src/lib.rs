@@ -10,7 +10,9 @@ mod elf;
 mod link;
 mod target;
 
-pub use compiler::{probe, probe_target, unavailable_without_c_compiler, CCompiler};
+pub use compiler::{
+    link_flags, probe, probe_target, remember_probe, unavailable_without_c_compiler, CCompiler,
+};
 pub use elf::{elf_machine, elf_machine_of, machine_name, EM_AARCH64, EM_X86_64};
 pub use link::{
     link, link_library, place_riders, run_compiler, same_file, LinkError, LinkInputs,

@@ -61,15 +61,32 @@ pub fn link(
         )));
     }
     let compiler: CCompiler = inputs.target.c_compiler();
-    let mut command = compiler.command();
-    command
-        .args(flags_and_inputs)
-        .arg("-o")
-        .arg(out)
-        .arg(&inputs.runtime)
-        .args(["-lpthread", "-ldl", "-lm"]);
-    run_compiler(command, &compiler)?;
+    with_linker(&inputs.target, |linker| {
+        let mut command = compiler.command();
+        command
+            .args(linker)
+            .args(flags_and_inputs)
+            .arg("-o")
+            .arg(out)
+            .arg(&inputs.runtime)
+            .args(["-lpthread", "-ldl", "-lm"]);
+        run_compiler(command, &compiler)
+    })?;
     place_riders(&inputs.riders, inputs.placement, out).map_err(LinkError::Io)
+}
+
+/// Runs `link` with the linker flags the probe chose for `target`
+/// ([`crate::link_flags`]); if that fails with some, once more with the compiler's own
+/// linker, whose failure is the one reported.
+fn with_linker(
+    target: &Target,
+    mut link: impl FnMut(&[String]) -> Result<(), LinkError>,
+) -> Result<(), LinkError> {
+    let flags = crate::link_flags(target);
+    match link(&flags) {
+        Err(LinkError::Failed { .. }) if !flags.is_empty() => link(&[]),
+        done => done,
+    }
 }
 
 /// What a program built as a shared library exports (aot and c, for an embedder that
@@ -91,14 +108,17 @@ pub fn link_library(
     out: &Path,
 ) -> Result<(), LinkError> {
     let compiler: CCompiler = target.c_compiler();
-    let mut command = compiler.command();
-    command
-        .args(["-shared", "-fPIC"])
-        .args(flags_and_inputs)
-        .arg("-o")
-        .arg(out)
-        .arg("-lm");
-    run_compiler(command, &compiler)
+    with_linker(target, |linker| {
+        let mut command = compiler.command();
+        command
+            .args(linker)
+            .args(["-shared", "-fPIC"])
+            .args(flags_and_inputs)
+            .arg("-o")
+            .arg(out)
+            .arg("-lm");
+        run_compiler(command, &compiler)
+    })
 }
 
 /// Runs `command`, a command of `compiler` ([`CCompiler::command`]); its stderr when it
