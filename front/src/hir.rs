@@ -222,19 +222,18 @@ pub enum ExprKind {
 }
 
 impl Expr {
-    /// Whether the expression names local `l` anywhere (reads, moves or changes it).
-    pub fn mentions(&self, l: LocalId) -> bool {
-        let any = |es: &[Expr]| es.iter().any(|e| e.mentions(l));
+    /// The expressions this one is made of, in evaluation order.
+    pub fn children(&self) -> Vec<&Expr> {
         match &self.kind {
-            ExprKind::Local(x) => *x == l,
-            ExprKind::Int(_)
+            ExprKind::Local(_)
+            | ExprKind::Int(_)
             | ExprKind::Float(_)
             | ExprKind::Str(_)
             | ExprKind::Bool(_)
             | ExprKind::Unit
-            | ExprKind::None => false,
+            | ExprKind::None => Vec::new(),
             ExprKind::List(es) | ExprKind::Tuple(es) | ExprKind::Variant { args: es, .. } => {
-                any(es)
+                es.iter().collect()
             }
             ExprKind::Field(x, _)
             | ExprKind::Some(x)
@@ -246,15 +245,24 @@ impl Expr {
             | ExprKind::Clone(x)
             | ExprKind::Neg(x)
             | ExprKind::Not(x)
-            | ExprKind::Cast { value: x, .. } => x.mentions(l),
-            ExprKind::Push { list, value } => *list == l || value.mentions(l),
+            | ExprKind::Push { value: x, .. }
+            | ExprKind::Cast { value: x, .. } => vec![&**x],
             ExprKind::Index(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Compare(_, a, b)
             | ExprKind::And(a, b)
             | ExprKind::Or(a, b)
-            | ExprKind::Concat(a, b) => a.mentions(l) || b.mentions(l),
-            ExprKind::Call { args, .. } => args.iter().any(|a| a.value.mentions(l)),
+            | ExprKind::Concat(a, b) => vec![&**a, &**b],
+            ExprKind::Call { args, .. } => args.iter().map(|a| &a.value).collect(),
+        }
+    }
+
+    /// Whether the expression names local `l` anywhere (reads, moves or changes it).
+    pub fn mentions(&self, l: LocalId) -> bool {
+        match &self.kind {
+            ExprKind::Local(x) => *x == l,
+            ExprKind::Push { list, .. } if *list == l => true,
+            _ => self.children().into_iter().any(|e| e.mentions(l)),
         }
     }
 }

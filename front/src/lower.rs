@@ -1343,27 +1343,28 @@ fn const_inst(dst: SlotId, value: ConstValue) -> InstKind {
 /// element taken before it stays valid after it. Failing (an index out of bounds, an
 /// overflow) is allowed: a failure ends the operation the view was for.
 fn unchanging(e: &hir::Expr) -> bool {
-    match &e.kind {
+    let reads_only = matches!(
+        e.kind,
         ExprKind::Local(_)
-        | ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Str(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Unit
-        | ExprKind::None => true,
-        ExprKind::Field(x, _)
-        | ExprKind::Len(x)
-        | ExprKind::IsSome(x)
-        | ExprKind::Clone(x)
-        | ExprKind::Neg(x)
-        | ExprKind::Not(x)
-        | ExprKind::Cast { value: x, .. } => unchanging(x),
-        ExprKind::Index(a, b)
-        | ExprKind::Binary(_, a, b)
-        | ExprKind::Compare(_, a, b)
-        | ExprKind::And(a, b)
-        | ExprKind::Or(a, b)
-        | ExprKind::Concat(a, b) => unchanging(a) && unchanging(b),
-        _ => false,
-    }
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Unit
+            | ExprKind::None
+            | ExprKind::Field(..)
+            | ExprKind::Len(_)
+            | ExprKind::IsSome(_)
+            | ExprKind::Clone(_)
+            | ExprKind::Neg(_)
+            | ExprKind::Not(_)
+            | ExprKind::Cast { .. }
+            | ExprKind::Index(..)
+            | ExprKind::Binary(..)
+            | ExprKind::Compare(..)
+            | ExprKind::And(..)
+            | ExprKind::Or(..)
+            | ExprKind::Concat(..)
+    );
+    reads_only && e.children().into_iter().all(unchanging)
 }

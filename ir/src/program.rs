@@ -474,9 +474,10 @@ pub enum InstKind {
     /// while the list keeps owning what they point to, so `dst` is a *view slot*, which
     /// only view reads write and which is only ever read: never moved, dropped, changed
     /// or passed `in`, `mut` or `out` (the verifier refuses each; a consumer clones it
-    /// first). The producer guarantees what the verifier does not follow: nothing
-    /// changes, moves or drops `list` while the view is read. For a copy element a view
-    /// is the same as a plain read.
+    /// first). The view ends when `list` is written, moved, dropped or changed (the
+    /// verifier then takes it as uninitialized), and no call is given it beside `list`
+    /// passed `mut`, `out` or moved in. For a copy element a view is the same as a
+    /// plain read.
     ListGet {
         dst: SlotId,
         list: SlotId,

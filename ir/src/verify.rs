@@ -17,8 +17,11 @@
 //!   parameters initialized at `Return` and not at `Abandon`).
 //! - Views: a slot a `list_get.view` writes (of an owned element type) owns nothing and
 //!   is only read: nothing else writes it, and it is never moved (`in`, a constructor,
-//!   `return`), dropped, changed or passed `mut`/`out`; no parameter is one. That its
-//!   list stays unchanged while the view is read is the producer's to keep.
+//!   `return`), dropped, changed or passed `mut`/`out`; no parameter is one. A view
+//!   ends when the list it was read from (or, for a view of a view, any list under it)
+//!   is written, moved, dropped or changed: reading it after is reading an
+//!   uninitialized slot. A call is not given a view beside the list under it passed
+//!   `mut`, `out` or moved in (the callee could change or free it).
 //!
 //! Every message names the function, the block and the instruction.
 //!
@@ -1116,6 +1119,7 @@ impl<'a> Verifier<'a> {
             );
         }
         flow.state.set(flow.facts, slot, true, Some(flow.events));
+        expire_views_of(flow, slot);
     }
 
     /// Moves a value out of `slot` (a copy value stays).
@@ -1125,11 +1129,13 @@ impl<'a> Verifier<'a> {
         if flow.facts.owned[slot.index()] {
             self.refuse_ref(at, flow.facts, slot, "moved from");
             flow.state.set(flow.facts, slot, false, Some(flow.events));
+            expire_views_of(flow, slot);
         }
     }
 
-    fn mutate(&mut self, at: At, facts: &SlotFacts, slot: SlotId) {
-        self.refuse_ref(at, facts, slot, "changed");
+    fn mutate(&mut self, at: At, flow: &mut Flow<'_>, slot: SlotId) {
+        self.refuse_ref(at, flow.facts, slot, "changed");
+        expire_views_of(flow, slot);
     }
 
     /// An error when `slot` is a `ref` parameter, which cannot be `done` to.
@@ -1194,13 +1200,14 @@ impl<'a> Verifier<'a> {
                 self.refuse_ref(at, flow.facts, *slot, "dropped");
                 self.read(at, flow.state, *slot);
                 flow.state.set(flow.facts, *slot, false, Some(flow.events));
+                expire_views_of(flow, *slot);
             }
             // A concat into its own left operand appends to it in place: the string is
             // changed, not overwritten, and stays the slot's.
             Concat { dst, lhs, rhs } if dst == lhs => {
                 self.read(at, flow.state, *lhs);
                 self.read(at, flow.state, *rhs);
-                self.mutate(at, flow.facts, *dst);
+                self.mutate(at, flow, *dst);
             }
             Binary { dst, lhs, rhs, .. }
             | Compare { dst, lhs, rhs, .. }
@@ -1236,8 +1243,10 @@ impl<'a> Verifier<'a> {
                     self.error(at, format!("{dst} is a parameter and cannot be a view"));
                 }
                 if *view && flow.facts.view[dst.index()] {
-                    // A view slot is written only here, and owns nothing to overwrite.
+                    // A view slot is written only here, and owns nothing to overwrite;
+                    // the views of what it viewed before end.
                     flow.state.set(flow.facts, *dst, true, Some(flow.events));
+                    expire_views_of(flow, *dst);
                 } else {
                     writes.push(*dst);
                 }
@@ -1248,25 +1257,46 @@ impl<'a> Verifier<'a> {
                 self.read(at, flow.state, *list);
                 self.read(at, flow.state, *index);
                 self.take(at, flow, *value);
-                self.mutate(at, flow.facts, *list);
+                self.mutate(at, flow, *list);
             }
             ListPush { list, value } => {
                 self.read(at, flow.state, *list);
                 self.take(at, flow, *value);
-                self.mutate(at, flow.facts, *list);
+                self.mutate(at, flow, *list);
             }
             MakeSome { dst, value } | MakeData { dst, value } => {
                 self.take(at, flow, *value);
                 writes.push(*dst);
             }
             Call { dst, args, .. } | CallNative { dst, args, .. } => {
+                // The callee may change or drop what it is given `mut`, `out` or `in`:
+                // no view it is also given may be of that.
+                for arg in args.iter().filter(|a| flow.facts.view[a.slot.index()]) {
+                    let changed = args.iter().find(|other| {
+                        let may_change = match other.mode {
+                            ParamMode::Mut | ParamMode::Out => true,
+                            ParamMode::In => flow.facts.owned[other.slot.index()],
+                            ParamMode::Ref => false,
+                        };
+                        may_change && flow.facts.views_into(arg.slot, other.slot)
+                    });
+                    if let Some(other) = changed {
+                        self.error(
+                            at,
+                            format!(
+                                "{} is a view into {}, which the same call is given `{}`",
+                                arg.slot, other.slot, other.mode
+                            ),
+                        );
+                    }
+                }
                 for arg in args {
                     match arg.mode {
                         ParamMode::In => self.take(at, flow, arg.slot),
                         ParamMode::Ref => self.read(at, flow.state, arg.slot),
                         ParamMode::Mut => {
                             self.read(at, flow.state, arg.slot);
-                            self.mutate(at, flow.facts, arg.slot);
+                            self.mutate(at, flow, arg.slot);
                         }
                         ParamMode::Out => {
                             if flow.state.init.get(arg.slot.index())
@@ -1613,6 +1643,10 @@ struct SlotFacts {
     owned: Vec<bool>,
     /// Written by a `list_get.view`: borrows a list's element, owns nothing.
     view: Vec<bool>,
+    /// For each slot, the view slots that some `list_get.view` makes of it.
+    viewers: Vec<Vec<SlotId>>,
+    /// For each view slot, the lists it is made of.
+    viewed: Vec<Vec<SlotId>>,
     mode: Vec<Option<ParamMode>>,
     class: Vec<Class>,
     /// Owned slots, as a mask over [`Bits`].
@@ -1624,12 +1658,23 @@ impl SlotFacts {
     fn of(f: &Function) -> SlotFacts {
         let n = f.slots.len();
         let mut view = vec![false; n];
+        let mut viewers: Vec<Vec<SlotId>> = vec![Vec::new(); n];
+        let mut viewed: Vec<Vec<SlotId>> = vec![Vec::new(); n];
         for inst in f.blocks.iter().flat_map(|b| &b.insts) {
             if let InstKind::ListGet {
-                dst, view: true, ..
+                dst,
+                list,
+                view: true,
+                ..
             } = inst.kind
             {
-                view[dst.index()] = !f.slot_type(dst).is_copy();
+                if !f.slot_type(dst).is_copy() {
+                    view[dst.index()] = true;
+                    if !viewers[list.index()].contains(&dst) {
+                        viewers[list.index()].push(dst);
+                        viewed[dst.index()].push(list);
+                    }
+                }
             }
         }
         let owned: Vec<bool> = f
@@ -1661,10 +1706,34 @@ impl SlotFacts {
         SlotFacts {
             owned,
             view,
+            viewers,
+            viewed,
             mode,
             class,
             owned_mask,
             out_params,
+        }
+    }
+}
+
+impl SlotFacts {
+    /// Whether view slot `view` may be a view into `list`, directly or through views of
+    /// views (the types shrink at each step, so the walk ends).
+    fn views_into(&self, view: SlotId, list: SlotId) -> bool {
+        self.viewed[view.index()]
+            .iter()
+            .any(|&l| l == list || self.views_into(l, list))
+    }
+}
+
+/// Ends every view of `slot` (and the views of those), which an instruction changed,
+/// moved, dropped or wrote: a read of one after it is a read of an uninitialized slot.
+fn expire_views_of(flow: &mut Flow<'_>, slot: SlotId) {
+    for i in 0..flow.facts.viewers[slot.index()].len() {
+        let view = flow.facts.viewers[slot.index()][i];
+        if flow.state.init.get(view.index()) {
+            flow.state.set(flow.facts, view, false, None);
+            expire_views_of(flow, view);
         }
     }
 }

@@ -719,3 +719,69 @@ fn a_view_is_never_moved_dropped_or_changed() {
         "{appended:?}"
     );
 }
+
+#[test]
+fn a_view_ends_when_its_list_changes_and_a_call_cannot_change_the_list_it_views() {
+    // A push onto the list the view is of, then a read of the view: it ended.
+    let pushed = single_function(|fb| {
+        view_of_an_element(fb, |fb, view| {
+            let list = SlotId(1);
+            let more = fb.string("b");
+            fb.inst(InstKind::ListPush { list, value: more }, None);
+            fb.inst(InstKind::Debuglog { src: view }, None);
+        })
+    });
+    assert!(
+        pushed.len() == 1 && pushed[0].contains("s3 is read while uninitialized"),
+        "{pushed:?}"
+    );
+    // The view `ref` beside its list `mut` in one call.
+    let mut pb = ProgramBuilder::new();
+    let list_ty = IrType::List(Box::new(IrType::String));
+    let touch = define_function(
+        &mut pb,
+        "touch",
+        &[
+            ("xs", ParamMode::Mut, list_ty),
+            ("x", ParamMode::Ref, IrType::String),
+        ],
+        IrType::Unit,
+        |_| None,
+    );
+    define_main(&mut pb, |fb| {
+        view_of_an_element(fb, |fb, view| {
+            let list = SlotId(1);
+            let fail = fb.abandon_block(&[list]);
+            let args = vec![
+                Arg {
+                    mode: ParamMode::Mut,
+                    slot: list,
+                },
+                Arg {
+                    mode: ParamMode::Ref,
+                    slot: view,
+                },
+            ];
+            fb.inst(
+                InstKind::Call {
+                    dst: None,
+                    func: touch,
+                    type_args: vec![],
+                    args,
+                    depth: 1,
+                },
+                Some(fail),
+            );
+        })
+    });
+    let called: Vec<String> = match verify_program(&pb.finish()) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors.iter().map(|e| e.to_string()).collect(),
+    };
+    assert!(
+        called
+            .iter()
+            .any(|e| e.contains("s3 is a view into s1, which the same call is given `mut`")),
+        "{called:?}"
+    );
+}
