@@ -25,6 +25,10 @@ pub struct Machine<'p> {
     pub frames: crate::frames::Frames,
 }
 
+/// A generic tuple of up to this many fields has its field descriptors gathered on the
+/// stack when a frame's descriptor table is filled (every call of a generic function).
+const FEW_FIELDS: usize = 8;
+
 #[inline(always)]
 pub(crate) unsafe fn desc_of(frame: *mut u8, base: u32, d: DescRef) -> Td {
     match d {
@@ -246,6 +250,13 @@ impl Machine<'_> {
             let desc = match entry {
                 GenericEntry::List(e) => (t.tydesc_list)(rt, desc_of(frame, base, *e)),
                 GenericEntry::Option(p) => (t.tydesc_option)(rt, desc_of(frame, base, *p)),
+                GenericEntry::Tuple(fields) if fields.len() <= FEW_FIELDS => {
+                    let mut ds = [ptr::null(); FEW_FIELDS];
+                    for (at, d) in ds.iter_mut().zip(fields.iter()) {
+                        *at = desc_of(frame, base, *d);
+                    }
+                    (t.tydesc_tuple)(rt, ds.as_ptr(), fields.len())
+                }
                 GenericEntry::Tuple(fields) => {
                     let ds: Vec<Td> = fields.iter().map(|d| desc_of(frame, base, *d)).collect();
                     (t.tydesc_tuple)(rt, ds.as_ptr(), ds.len())

@@ -311,6 +311,50 @@ fn interning_gives_one_structurally_equal_descriptor_per_type() {
     );
 }
 
+#[test]
+fn a_descriptor_at_an_address_asked_before_but_now_of_another_type_is_not_recalled() {
+    // The constructors remember what they made by the addresses they were given; a
+    // temporary descriptor rewritten in place (as a rider's stack slot is reused) must
+    // still get the descriptor of what it now describes.
+    let fx = Fixture::new();
+    unsafe {
+        // A scalar's or a string's descriptor points at nothing: its bytes stand alone.
+        let mut asked: datalove_rti::TyDesc = std::ptr::read(&*scalar(TyKind::U8));
+        let at: *mut datalove_rti::TyDesc = &mut asked;
+        let l_u8 = call::dtlv_rti_tydesc_list(fx.h(), &*at);
+        let o_u8 = call::dtlv_rti_tydesc_option(fx.h(), &*at);
+        let m_u8 = call::dtlv_rti_tydesc_map(fx.h(), &*at, &*at);
+        assert_eq!(
+            (l_u8.type_name(), o_u8.type_name(), m_u8.type_name()),
+            ("[u8]".into(), "?u8".into(), "map[u8, u8]".into())
+        );
+        // Asked again from the same address: the same descriptors.
+        assert!(std::ptr::eq(l_u8, call::dtlv_rti_tydesc_list(fx.h(), &*at)));
+        assert!(std::ptr::eq(
+            m_u8,
+            call::dtlv_rti_tydesc_map(fx.h(), &*at, &*at)
+        ));
+        // The same address now describes a string.
+        std::ptr::write(at, std::ptr::read(&*OwnedTyDesc::string()));
+        let l = call::dtlv_rti_tydesc_list(fx.h(), &*at);
+        let o = call::dtlv_rti_tydesc_option(fx.h(), &*at);
+        let m = call::dtlv_rti_tydesc_map(fx.h(), &*at, &*at);
+        assert_eq!(
+            (l.type_name(), o.type_name(), m.type_name()),
+            (
+                "[string]".into(),
+                "?string".into(),
+                "map[string, string]".into()
+            )
+        );
+        assert!(!o.is_copy());
+        assert!(std::ptr::eq(
+            l,
+            call::dtlv_rti_tydesc_list(fx.h(), &OwnedTyDesc::string())
+        ));
+    }
+}
+
 // ---- counted allocation ----
 
 #[test]
