@@ -728,11 +728,19 @@ impl Fx<'_> {
                     self.write(*dst, &lit);
                 }
                 ConstValue::Str(s) => {
+                    // A head over the literal's bytes, owning nothing (`cap` 0:
+                    // `docs/abi.md`, strings); the empty string's `ptr` is null.
                     let d = self.addr(*dst);
-                    self.w.stmt(call(
-                        Entry::StringFromBytes,
-                        &[&bytes_and_len(s.as_bytes()), &d],
-                    ));
+                    let head = if s.is_empty() {
+                        "(dtlv_string_t){NULL, 0, 0}".to_owned()
+                    } else {
+                        format!(
+                            "(dtlv_string_t){{(uint8_t *){}, {}, 0}}",
+                            bytes_literal(s.as_bytes()),
+                            s.len()
+                        )
+                    };
+                    self.w.stmt(format!("*(dtlv_string_t *)({d}) = {head}"));
                 }
             },
             K::Copy { .. } | K::Move { .. } | K::Clone { .. } | K::Drop { .. } => {

@@ -7,7 +7,8 @@ use std::ptr;
 
 use datalove_ir::CompareOp;
 use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
-use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::rtdt::String as RtString;
+use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
 use datalove_rti::table::{RtiTable, Td};
 use datalove_rti::{ArithOp, ErrorKind, RtHeader};
 
@@ -1127,9 +1128,15 @@ impl Machine<'_> {
                 *a(*dst) = r as u8;
             }
             Op::ConstStr { dst, bytes } => {
-                let status =
-                    (t.string_from_bytes)(rt, bytes.as_ptr(), bytes.len(), a(*dst) as *mut _);
-                assert_eq!(status, STATUS_OK, "a string constant is UTF-8");
+                // The constant's own bytes, owned by no value (`cap` 0): the lowered
+                // program outlives every run, and the runtime copies them before a
+                // change.
+                let head = if bytes.is_empty() {
+                    RtString::EMPTY
+                } else {
+                    RtString::from_raw_parts(bytes.as_ptr().cast_mut(), bytes.len(), 0)
+                };
+                ptr::write(a(*dst) as *mut RtString, head);
             }
             Op::Clone { dst, src, desc: d } => {
                 (t.clone)(

@@ -1,5 +1,8 @@
 //! Strings: UTF-8 bytes, length delimited (an interior NUL is an ordinary character),
-//! in a counted buffer of `cap` bytes. The empty string owns nothing (null, 0, 0).
+//! in a counted buffer of `cap` bytes. The empty string owns nothing (null, 0, 0), and
+//! neither does a string constant of compiled code: `cap` 0 with `len` bytes at `ptr` in
+//! the program's own static data (`docs/abi.md`, strings), so a literal costs no
+//! allocation. Dropping either frees nothing; growing either copies into a new buffer.
 //! Bytes coming in are checked: anything that is not UTF-8 is refused with
 //! `STATUS_INVALID_UTF8` and the message `invalid UTF-8 at byte N`.
 
@@ -73,8 +76,17 @@ impl Runtime {
             return (ptr, len);
         }
         let new_cap = needed.max(cap.saturating_mul(2)).max(16);
-        // SAFETY: the buffer is a counted allocation of `cap` bytes.
-        let ptr = unsafe { self.realloc(ptr, cap, new_cap, 1) };
+        let ptr = if cap == 0 {
+            // Nothing owned: the empty string, or a constant's bytes (`docs/abi.md`,
+            // strings), copied into the first buffer of its own.
+            let fresh = self.alloc(new_cap, 1);
+            // SAFETY: `fresh` has room for `new_cap >= len` bytes; `ptr` holds `len`.
+            unsafe { std::ptr::copy_nonoverlapping(ptr, fresh, len) };
+            fresh
+        } else {
+            // SAFETY: the buffer is a counted allocation of `cap` bytes.
+            unsafe { self.realloc(ptr, cap, new_cap, 1) }
+        };
         // SAFETY: `ptr` holds the `len` bytes of `s` and room for `new_cap`.
         unsafe { *s = RtString::from_raw_parts(ptr, len, new_cap) };
         (ptr, len)

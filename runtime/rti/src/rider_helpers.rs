@@ -150,7 +150,9 @@ static QUIET_HOOK: Once = Once::new();
 /// inside a guard, so a panicking native prints only the runtime's one error line, and
 /// defers to the hook it replaced for every other panic.
 fn install_quiet_hook() {
-    if std::thread::panicking() {
+    // Installed already: the usual case, one atomic load (`panicking` reads the thread's
+    // panic count as well).
+    if QUIET_HOOK.is_completed() || std::thread::panicking() {
         return;
     }
     QUIET_HOOK.call_once(|| {
@@ -161,21 +163,6 @@ fn install_quiet_hook() {
             }
         }));
     });
-}
-
-struct DepthGuard;
-
-impl DepthGuard {
-    fn enter() -> DepthGuard {
-        GUARD_DEPTH.with(|d| d.set(d.get() + 1));
-        DepthGuard
-    }
-}
-
-impl Drop for DepthGuard {
-    fn drop(&mut self) {
-        GUARD_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-    }
 }
 
 /// The text of a panic payload (`panic!("...")` gives a `&str` or a `String`).
@@ -195,10 +182,15 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> std::string::String {
 /// `rt` must be live.
 pub unsafe fn guard_failure(rt: RtHandle, body: impl FnOnce() -> Result<(), Failure>) -> RtStatus {
     install_quiet_hook();
-    let outcome = {
-        let _depth = DepthGuard::enter();
-        panic::catch_unwind(AssertUnwindSafe(body))
-    };
+    // One look-up of the thread's guard count (in a rider, a shared library, each costs
+    // a call of `__tls_get_addr`): raised around the body, which cannot unwind past
+    // `catch_unwind`, so it is always lowered again.
+    let outcome = GUARD_DEPTH.with(|depth| {
+        depth.set(depth.get() + 1);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(body));
+        depth.set(depth.get().saturating_sub(1));
+        outcome
+    });
     match outcome {
         Ok(Ok(())) => STATUS_OK,
         Ok(Err(failure)) => {
@@ -492,6 +484,7 @@ impl ValuePtr for *const c_void {
 }
 
 /// `Ok` when `td` is of `kind`, else a type-mismatch [`Failure`] naming both.
+#[inline]
 pub fn expect_kind(td: &TyDesc, kind: TyKind) -> Result<(), Failure> {
     if td.kind == kind {
         Ok(())

@@ -290,6 +290,11 @@ impl TyDesc {
 ///
 /// # Safety
 /// Both must be well-formed descriptors.
+///
+/// Inlined where it is asked (every generic call's descriptors are checked with it, and
+/// the two are most often one descriptor, or two of a scalar or a string made in
+/// different places): the walk of the children is a call of its own.
+#[inline]
 pub unsafe fn same_tydesc(a: &TyDesc, b: &TyDesc) -> bool {
     if std::ptr::eq(a, b) {
         return true;
@@ -297,6 +302,23 @@ pub unsafe fn same_tydesc(a: &TyDesc, b: &TyDesc) -> bool {
     if a.kind != b.kind || a.size != b.size || a.align != b.align || a.flags != b.flags {
         return false;
     }
+    match a.kind {
+        TyKind::List
+        | TyKind::Option
+        | TyKind::Map
+        | TyKind::Tuple
+        | TyKind::Record
+        | TyKind::Enum => same_children(a, b),
+        _ => true,
+    }
+}
+
+/// [`same_tydesc`] of two descriptors of one kind with children.
+///
+/// # Safety
+/// Both must be well-formed descriptors.
+#[inline(never)]
+unsafe fn same_children(a: &TyDesc, b: &TyDesc) -> bool {
     match a.kind {
         TyKind::List | TyKind::Option | TyKind::Map => same_tydesc(a.elem(), b.elem()),
         TyKind::Record | TyKind::Enum if a.record_names() != b.record_names() => false,
