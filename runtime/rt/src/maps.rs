@@ -286,7 +286,12 @@ impl Runtime {
         macro_rules! by_value {
             ($t:ty) => {{
                 let key = read::<$t>(key);
-                search_by(shape, node, |at| read::<$t>(at).cmp(&key))
+                search_below(
+                    shape,
+                    node,
+                    |at| read::<$t>(at) < key,
+                    |at| read::<$t>(at) == key,
+                )
             }};
         }
         match plan {
@@ -907,6 +912,35 @@ unsafe fn search_by(
         }
     }
     Place::Before(lo)
+}
+
+/// [`search_by`] for keys whose `<` and `==` are one instruction each (integers): the
+/// first key not below the one looked for, found with one two-way test per step and no
+/// early exit (the steps' branches depend only on that test, and the loop runs
+/// `log2(len)` times), then tested for equality once.
+#[inline(always)]
+unsafe fn search_below(
+    shape: &Shape,
+    node: *mut Node,
+    mut below: impl FnMut(*const u8) -> bool,
+    mut equal: impl FnMut(*const u8) -> bool,
+) -> Place {
+    let len = (*node).len as usize;
+    let (mut lo, mut n) = (0usize, len);
+    while n > 0 {
+        let half = n / 2;
+        if below(shape.key(node, lo + half)) {
+            lo += half + 1;
+            n -= half + 1;
+        } else {
+            n = half;
+        }
+    }
+    if lo < len && equal(shape.key(node, lo)) {
+        Place::Found(lo)
+    } else {
+        Place::Before(lo)
+    }
 }
 
 unsafe fn first_entry(shape: &Shape, mut node: *mut Node) -> (*mut Node, usize) {

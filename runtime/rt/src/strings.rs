@@ -67,21 +67,33 @@ impl Runtime {
 
     /// Room for `extra` more bytes in `s`'s buffer (grown by doubling; out of memory
     /// ends the program): its buffer and length, unchanged but for the capacity.
+    #[inline]
     fn string_reserve(&self, s: &mut RtString, extra: usize) -> (*mut u8, usize) {
         let (ptr, len, cap) = s.raw_parts();
-        let Some(needed) = len.checked_add(extra) else {
+        match len.checked_add(extra) {
+            Some(needed) if needed <= cap => (ptr, len),
+            needed => self.string_grow(s, needed),
+        }
+    }
+
+    /// [`Self::string_reserve`] when the buffer is too small (`needed` bytes, `None` past
+    /// `usize`): a new buffer, twice the old at least.
+    #[inline(never)]
+    fn string_grow(&self, s: &mut RtString, needed: Option<usize>) -> (*mut u8, usize) {
+        let (ptr, len, cap) = s.raw_parts();
+        let Some(needed) = needed else {
             self.out_of_memory(usize::MAX);
         };
-        if needed <= cap {
-            return (ptr, len);
-        }
         let new_cap = needed.max(cap.saturating_mul(2)).max(16);
         let ptr = if cap == 0 {
             // Nothing owned: the empty string, or a constant's bytes (`docs/abi.md`,
             // strings), copied into the first buffer of its own.
             let fresh = self.alloc(new_cap, 1);
-            // SAFETY: `fresh` has room for `new_cap >= len` bytes; `ptr` holds `len`.
-            unsafe { std::ptr::copy_nonoverlapping(ptr, fresh, len) };
+            if len > 0 {
+                // SAFETY: `fresh` has room for `new_cap >= len` bytes; `ptr` holds `len`
+                // (the empty string's `ptr` is null, and there is nothing to copy).
+                unsafe { std::ptr::copy_nonoverlapping(ptr, fresh, len) };
+            }
             fresh
         } else {
             // SAFETY: the buffer is a counted allocation of `cap` bytes.
@@ -199,16 +211,20 @@ pub(crate) unsafe extern "C" fn string_concat(
         return STATUS_OK;
     }
     let (a, b) = ((*a).as_bytes(), (*b).as_bytes());
-    let mut joined = Vec::new();
-    if joined
-        .try_reserve_exact(a.len().saturating_add(b.len()))
-        .is_err()
-    {
-        rt.out_of_memory(a.len().saturating_add(b.len()));
+    let Some(len) = a.len().checked_add(b.len()) else {
+        rt.out_of_memory(usize::MAX);
+    };
+    if len == 0 {
+        out.write(RtString::EMPTY);
+        return STATUS_OK;
     }
-    joined.extend_from_slice(a);
-    joined.extend_from_slice(b);
-    out.write(rt.string_from_utf8(&joined));
+    // One buffer of the joined length, both parts copied in (UTF-8, since both are).
+    let Some(ptr) = rt.try_alloc(len, 1) else {
+        rt.out_of_memory(len);
+    };
+    std::ptr::copy_nonoverlapping(a.as_ptr(), ptr, a.len());
+    std::ptr::copy_nonoverlapping(b.as_ptr(), ptr.add(a.len()), b.len());
+    out.write(RtString::from_raw_parts(ptr, len, len));
     STATUS_OK
 }
 
