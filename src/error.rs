@@ -38,7 +38,9 @@ pub enum Error {
     /// caller's Rust types describe.
     #[error("signature: {0}")]
     Signature(String),
-    /// The backend cannot do this (for example call a function of an aot or c module).
+    /// What was asked for cannot be done here: no backend has that name, the program's
+    /// thread cannot be started, or a module's calls are unusable after their setup
+    /// failed (the text says which).
     #[error("unsupported: {0}")]
     Unsupported(String),
 }

@@ -555,8 +555,13 @@ fn a_called_function_reaches_a_loaded_riders_natives_on_every_backend() {
     let program = "\
 import strings.slice
 import strings.len
+import strings.split
+import strings.join
 fun middle(ref s: string): string
   ret slice(ref s, 1, len(ref s) - 1)
+end fun
+fun pieces(ref s: string, ref sep: string): string
+  ret join(ref split(ref s, ref sep), ref \"|\")
 end fun
 ";
     for (engine, _) in engines() {
@@ -564,10 +569,20 @@ end fun
         let module = engine.compile_str("middle.dfs", program).expect("compiles");
         let middle = module.func::<(String,), String>("middle").unwrap();
         assert_eq!(middle.call(("(abc)".into(),)).unwrap(), "abc", "{backend}");
-        // The std rider's failure, through the slot the engine filled.
+        // A slice the IR cuts itself (`str_slice`): the runtime's bounds error.
         let e = runtime_error(middle.call(("x".into(),)), backend);
+        assert_eq!(e.kind, ErrorKind::IndexOutOfBounds, "{backend}");
+        assert!(e.detail.starts_with("slice 1..0"), "{backend}: {e}");
+        let pieces = module.func::<(String, String), String>("pieces").unwrap();
+        assert_eq!(
+            pieces.call(("a,b".into(), ",".into())).unwrap(),
+            "a|b",
+            "{backend}"
+        );
+        // The std rider's failure, through the slot the engine filled.
+        let e = runtime_error(pieces.call(("a,b".into(), "".into())), backend);
         assert_eq!(e.kind, ErrorKind::NativeFailure, "{backend}");
-        assert!(e.detail.starts_with("std.string_slice"), "{backend}: {e}");
+        assert!(e.detail.starts_with("std.string_split"), "{backend}: {e}");
     }
 }
 

@@ -823,6 +823,30 @@ impl Fx<'_> {
                     self.w.stmt(call(Entry::ListPush, &[&d, &ed, &v]));
                 }
             }
+            K::StrSlice {
+                dst,
+                string,
+                start,
+                end,
+                view,
+            } => {
+                // The runtime checks the slice and raises its error: a status other
+                // than `STATUS_OK` only goes to the abandon block.
+                let abandon = fallible();
+                let (s, d) = (self.addr(*string), self.addr(*dst));
+                let (from, to) = (self.read(*start), self.read(*end));
+                let part = call(
+                    Entry::StringPart,
+                    &[
+                        &s,
+                        &format!("(size_t){from}"),
+                        &format!("(size_t){to}"),
+                        if *view { "1" } else { "0" },
+                        &d,
+                    ],
+                );
+                self.fail_if(&format!("{part} != DTLV_STATUS_OK"), abandon, None);
+            }
             K::ListLen { dst, list } => {
                 let k = self.list_header(*list);
                 self.write(*dst, &format!("lh{k}_len"));

@@ -996,6 +996,29 @@ impl<M: Module> Fx<'_, '_, M> {
                     self.call_rt(Entry::ListGet, &[rt, l, ed, i, d]);
                 }
             }
+            K::StrSlice {
+                dst,
+                string,
+                start,
+                end,
+                view,
+            } => {
+                // The runtime checks the slice and raises its error: a status other
+                // than `STATUS_OK` only goes to the abandon block.
+                let abandon = abandon.expect("fallible");
+                let (s, d) = (self.addr(*string), self.addr(*dst));
+                let (from, to) = (self.read(*start), self.read(*end));
+                let v = self.b.ins().iconst(types::I8, i64::from(*view));
+                let status = self
+                    .call_rt(Entry::StringPart, &[rt, s, from, to, v, d])
+                    .expect("string_part returns a status");
+                let refused = self.b.ins().icmp_imm_u(
+                    IntCC::NotEqual,
+                    status,
+                    i64::from(datalove_rti::status::STATUS_OK),
+                );
+                self.fail_if(refused, abandon, |_| {});
+            }
             K::ListSet {
                 list, index, value, ..
             } => {

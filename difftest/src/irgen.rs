@@ -426,6 +426,13 @@ fn slots_mut(kind: &mut InstKind) -> Vec<&mut SlotId> {
         K::ListGet {
             dst, list, index, ..
         } => vec![dst, list, index],
+        K::StrSlice {
+            dst,
+            string,
+            start,
+            end,
+            ..
+        } => vec![dst, string, start, end],
         K::ListSet {
             list, index, value, ..
         } => vec![list, index, value],

@@ -1297,6 +1297,13 @@ impl<'a> FnLowering<'a> {
                         checked: true,
                         view: false,
                     },
+                    NativeInline::Slice => InstKind::StrSlice {
+                        dst,
+                        string: ir_args[0].slot,
+                        start: ir_args[1].slot,
+                        end: ir_args[2].slot,
+                        view: false,
+                    },
                 }
             }
             Callee::Native { rider, name } => {

@@ -8,7 +8,7 @@ use std::ptr;
 use datalove_ir::CompareOp;
 use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 use datalove_rti::rtdt::String as RtString;
-use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
+use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS};
 use datalove_rti::table::{RtiTable, Td};
 use datalove_rti::{ArithOp, ErrorKind, RtHeader};
 
@@ -941,6 +941,7 @@ impl Machine<'_> {
                 | Op::MakeList { .. }
                 | Op::ListLen { .. }
                 | Op::ListGet { .. }
+                | Op::StrSlice { .. }
                 | Op::ListSet { .. }
                 | Op::ListPush { .. }
                 | Op::MakeSome { .. }
@@ -1253,6 +1254,27 @@ impl Machine<'_> {
                     ptr::copy_nonoverlapping(elems.add(i as usize * size), at as *mut u8, size);
                 } else {
                     (t.list_get)(rt, a(o.list) as *const _, desc(o.elem), i as usize, at);
+                }
+            }
+            Op::StrSlice {
+                dst,
+                string,
+                start,
+                end,
+                view,
+                fail,
+            } => {
+                let read = |o: Opnd| (a(o) as *const u64).read() as usize;
+                let status = (t.string_part)(
+                    rt,
+                    a(*string) as *const _,
+                    read(*start),
+                    read(*end),
+                    u8::from(*view),
+                    a(*dst) as *mut _,
+                );
+                if status != STATUS_OK {
+                    return Flow::Goto(*fail as usize);
                 }
             }
             Op::ListSet(o) => {

@@ -323,6 +323,7 @@ impl FuncLowering<'_, '_> {
                 | Op::Binary(Binary { fail, .. })
                 | Op::Cast(Cast { fail, .. })
                 | Op::ListGet(ListGet { fail, .. })
+                | Op::StrSlice { fail, .. }
                 | Op::ListSet(ListSet { fail, .. })
                 | Op::Unwrap { fail, .. }
                 | Op::CheckDepth { fail, .. }
@@ -629,6 +630,20 @@ impl FuncLowering<'_, '_> {
                 fail,
                 view: *view,
             }),
+            K::StrSlice {
+                dst,
+                string,
+                start,
+                end,
+                view,
+            } => Op::StrSlice {
+                dst: self.at(*dst),
+                string: self.at(*string),
+                start: self.at(*start),
+                end: self.at(*end),
+                view: *view,
+                fail,
+            },
             K::ListSet {
                 list, index, value, ..
             } => Op::ListSet(ListSet {

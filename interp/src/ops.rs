@@ -221,6 +221,17 @@ pub enum Op {
         list: Opnd,
     },
     ListGet(ListGet),
+    /// `dst` = bytes `start..end` of `string`: a string of their own, or (`view`) a head
+    /// over `string`'s bytes that owns nothing; the runtime's `string_part` checks the
+    /// slice and raises its error.
+    StrSlice {
+        dst: Opnd,
+        string: Opnd,
+        start: Opnd,
+        end: Opnd,
+        view: bool,
+        fail: u32,
+    },
     ListSet(ListSet),
     ListPush {
         list: Opnd,

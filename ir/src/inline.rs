@@ -4,7 +4,8 @@
 //!
 //! A function is inlined at its calls when it is small ([`INLINE_MAX_INSTS`]), not
 //! generic, takes scalar `in` parameters (and `ref` ones whose length and scalar
-//! elements are all it reads: `strings.len`, `strings.byte_at`), returns a scalar, and
+//! elements are all it reads: `strings.len`, `strings.byte_at`, or a part of which it
+//! returns: `strings.slice`), returns a scalar (or that part), and
 //! computes only with scalars (constants, copies, arithmetic, comparisons, casts,
 //! lengths, element reads) and calls of program functions: no natives,
 //! no values that own memory. Its body is copied into the caller: the arguments are
@@ -75,15 +76,20 @@ pub fn inlining(f: &Function) -> Inlining {
     for s in f.blocks.iter().flat_map(Block::named_slots) {
         mentioned[s.index()] = true;
     }
+    let cut = cut_strings(f);
+    let returns_cut = f.blocks.iter().all(|b| match b.term {
+        Terminator::Return(Some(r)) => cut[r.index()],
+        _ => true,
+    });
     let small = !f.is_generic()
-        && f.result.is_scalar()
+        && (f.result.is_scalar() || (f.result == crate::types::IrType::String && returns_cut))
         && f.params.iter().all(|p| {
             p.mode == ParamMode::In
                 || (p.mode == ParamMode::Ref && !f.slot_type(p.slot).mentions_param())
         })
         && f.slots.iter().enumerate().all(|(i, s)| {
             let slot = SlotId(i as u32);
-            s.ty.is_scalar() || by_ref(slot) || !mentioned[i]
+            s.ty.is_scalar() || by_ref(slot) || !mentioned[i] || cut[i]
         })
         && f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() <= INLINE_MAX_INSTS;
     if !small {
@@ -97,6 +103,8 @@ pub fn inlining(f: &Function) -> Inlining {
             // A `ref` parameter is read only for its length or a scalar element (every
             // slot of the body but `ref` parameters is a scalar, so the list is one).
             K::ListLen { .. } | K::ListGet { .. } => {}
+            // A part of a `ref` string the body returns ([`cut_strings`]).
+            K::StrSlice { view: false, .. } => {}
             _ if reads_ref => return Inlining::Never,
             ref k if computes(k) => {}
             K::Move { .. } | K::Clone { .. } | K::Drop { .. } | K::CalledFrom => {}
@@ -109,6 +117,31 @@ pub fn inlining(f: &Function) -> Inlining {
     } else {
         Inlining::Leaf
     }
+}
+
+/// The slots of `f` that hold a part of a string (`str_slice`, not a view) and that
+/// nothing but that one instruction and `return`s names: the one kind of owned value an
+/// inlined body may make, handed to the call's destination (`strings.slice`, a wrapper
+/// of the `std` native the front end computes as a `str_slice`).
+fn cut_strings(f: &Function) -> Vec<bool> {
+    let mut named = vec![0u32; f.slots.len()];
+    let mut cut = vec![false; f.slots.len()];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        for s in crate::verify::inst_slots(&inst.kind) {
+            named[s.index()] += 1;
+        }
+        if let InstKind::StrSlice {
+            dst, view: false, ..
+        } = inst.kind
+        {
+            cut[dst.index()] = true;
+        }
+    }
+    let params: Vec<SlotId> = f.params.iter().map(|p| p.slot).collect();
+    for (i, c) in cut.iter_mut().enumerate() {
+        *c = *c && named[i] == 1 && !params.contains(&SlotId(i as u32));
+    }
+    cut
 }
 
 /// Whether `kind` only computes a value from others: a constant, a copy, arithmetic, a
@@ -411,6 +444,19 @@ fn renamed(kind: &InstKind, rename: impl Fn(SlotId) -> SlotId, depth: u32) -> In
             checked,
             view,
         },
+        K::StrSlice {
+            dst,
+            string,
+            start,
+            end,
+            view,
+        } => K::StrSlice {
+            dst: r(dst),
+            string: r(string),
+            start: r(start),
+            end: r(end),
+            view,
+        },
         other => unreachable!("not admitted for inlining: {other:?}"),
     }
 }
@@ -508,11 +554,16 @@ fn inline_calls(f: &mut Function, callees: &[Option<Function>]) -> bool {
                 },
                 Terminator::Return(result) => {
                     if let (Some(r), Some(d)) = (result, dst) {
+                        // A scalar is copied; a string the body cut ([`cut_strings`])
+                        // moves to the caller.
+                        let (dst, src) = (d, slot(*r));
+                        let kind = if callee.slot_type(*r).is_copy() {
+                            InstKind::Copy { dst, src }
+                        } else {
+                            InstKind::Move { dst, src }
+                        };
                         insts.push(Inst {
-                            kind: InstKind::Copy {
-                                dst: d,
-                                src: slot(*r),
-                            },
+                            kind,
                             abandon: None,
                             loc: call.loc,
                         });

@@ -44,6 +44,7 @@ pub mod passes;
 pub mod print;
 pub mod program;
 pub mod ranges;
+pub mod slices;
 pub mod thread;
 pub mod types;
 pub mod verify;

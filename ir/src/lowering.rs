@@ -1114,6 +1114,9 @@ pub enum NativeInline {
     /// Byte `i` of a string (`ref`, then an `in` `index`), for a `u8` result:
     /// `InstKind::ListGet` of the string's bytes, bounds-checked as a list's element.
     Byte,
+    /// Bytes `start..end` of a string (`ref`, then two `in` `index`es), for a `string`
+    /// result: `InstKind::StrSlice`.
+    Slice,
 }
 
 impl NativeInline {
@@ -1130,6 +1133,14 @@ impl NativeInline {
                 ],
                 IrType::U8,
             ),
+            NativeInline::Slice => (
+                vec![
+                    (ParamMode::Ref, IrType::String),
+                    (ParamMode::In, IrType::Index),
+                    (ParamMode::In, IrType::Index),
+                ],
+                IrType::String,
+            ),
         }
     }
 }
@@ -1139,8 +1150,10 @@ impl NativeInline {
 /// operation instead (a call whose value the program drops still has a destination, a
 /// temporary, so it is lowered the same way), which every backend (and the interpreter)
 /// computes inline: a float operation as the hardware does, a string's length or one of
-/// its bytes read from its layout. The std rider keeps the natives for callers the front
-/// end does not lower: C, other riders, and IR built by hand that calls them.
+/// its bytes read from its layout, a part of a string cut by the runtime's one entry for
+/// it (`string_part`, which checks the slice as the native does). The std rider keeps
+/// the natives for callers the front end does not lower: C, other riders, and IR built
+/// by hand that calls them.
 pub fn native_inline(rider: &str, function: &str) -> Option<NativeInline> {
     use crate::program::UnaryOp;
     match (rider, function) {
@@ -1150,6 +1163,7 @@ pub fn native_inline(rider: &str, function: &str) -> Option<NativeInline> {
         ("std", "fabs") => Some(NativeInline::Float(UnaryOp::Abs)),
         ("std", "string_len") => Some(NativeInline::Length),
         ("std", "string_byte_at") => Some(NativeInline::Byte),
+        ("std", "string_slice") => Some(NativeInline::Slice),
         _ => None,
     }
 }
@@ -1211,6 +1225,7 @@ impl InstKind {
             | K::MakeList { dst, .. }
             | K::ListLen { dst, .. }
             | K::ListGet { dst, .. }
+            | K::StrSlice { dst, .. }
             | K::MakeSome { dst, .. }
             | K::MakeNone { dst }
             | K::IsSome { dst, .. }
@@ -1292,6 +1307,7 @@ impl InstKind {
             | K::Compare { lhs, rhs, .. }
             | K::Concat { lhs, rhs, .. } => vec![lhs, rhs],
             K::ListGet { index, .. } => vec![index],
+            K::StrSlice { start, end, .. } => vec![start, end],
             K::ListSet { index, value, .. } => vec![index, value],
             K::ListPush { value, .. } | K::MakeSome { value, .. } | K::MakeData { value, .. } => {
                 vec![value]

@@ -22,6 +22,9 @@
 //! 9. [`crate::bounds`]: list accesses proved in bounds lose their test, in place or in
 //!    a copy of their loop that guards run once before it.
 //! 10. [`crate::append`]: `set s = s ++ t` appends to `s` in place (`s = concat s, t`).
+//! 11. [`crate::slices`]: a part of a string only read before its drop made a view of
+//!     the string's bytes (after the inliner has brought `strings.slice`'s cut into its
+//!     callers and the forwarding pass has merged its blocks).
 
 use crate::program::Program;
 
@@ -37,4 +40,5 @@ pub fn optimize(program: &mut Program) {
     crate::inline::start_past_base_cases(program, &copies);
     crate::bounds::remove_proven_bounds_checks(program);
     crate::append::append_in_place(program);
+    crate::slices::view_string_parts(program);
 }

@@ -184,6 +184,16 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
             if *view { ".view" } else { "" },
             in_bounds(*checked)
         ),
+        StrSlice {
+            dst,
+            string,
+            start,
+            end,
+            view,
+        } => format!(
+            "{dst} = str_slice{} {string}[{start}..{end}]",
+            if *view { ".view" } else { "" }
+        ),
         ListSet {
             list,
             index,

@@ -187,7 +187,9 @@ pub enum ConstValue {
     Int(i128),
     /// A float of the destination slot's type.
     Float(f64),
-    /// A fresh string: the destination owns a new allocation.
+    /// A string: the destination owns it as any string (to drop, move or grow); every
+    /// backend makes it a head over the program's own bytes that owns no buffer
+    /// (`docs/abi.md` §7.3), so it costs no allocation.
     Str(String),
 }
 
@@ -485,6 +487,19 @@ pub enum InstKind {
         checked: bool,
         view: bool,
     },
+    /// `dst` = bytes `start..end` (two `index` slots) of the string `string`: the front
+    /// end writes it for the `std` native `string_slice`. Fallible: past the end, for
+    /// `start > end` or off a character boundary (`index out of bounds`, the detail
+    /// naming the slice). With `view`, `dst` is a view slot of `string` as a
+    /// `list_get.view`'s is of its list (it owns nothing: the same rules, the same end);
+    /// [`crate::slices`] writes it where `dst` is only read before its drop.
+    StrSlice {
+        dst: SlotId,
+        string: SlotId,
+        start: SlotId,
+        end: SlotId,
+        view: bool,
+    },
     /// Moves `value` into element `index`. Fallible: out of bounds (the value is
     /// destroyed). `checked` as for `ListGet`.
     ListSet {
@@ -569,6 +584,26 @@ impl InstKind {
         }
     }
 
+    /// The view slot the instruction writes and the slot it is a view of: a
+    /// `list_get.view` (of its list) or a `str_slice.view` (of its string).
+    pub fn view_made(&self) -> Option<(SlotId, SlotId)> {
+        match *self {
+            InstKind::ListGet {
+                dst,
+                list,
+                view: true,
+                ..
+            } => Some((dst, list)),
+            InstKind::StrSlice {
+                dst,
+                string,
+                view: true,
+                ..
+            } => Some((dst, string)),
+            _ => None,
+        }
+    }
+
     /// Whether the instruction can fail, and so needs an abandon block.
     pub fn is_fallible(&self, func: &Function) -> bool {
         match self {
@@ -593,6 +628,7 @@ impl InstKind {
             }
             InstKind::Cast { checked, .. } => *checked,
             InstKind::ListGet { .. }
+            | InstKind::StrSlice { .. }
             | InstKind::ListSet { .. }
             | InstKind::Unwrap { .. }
             | InstKind::Call { .. }
@@ -623,6 +659,7 @@ impl InstKind {
             InstKind::MakeList { .. } => "make_list",
             InstKind::ListLen { .. } => "list_len",
             InstKind::ListGet { .. } => "list_get",
+            InstKind::StrSlice { .. } => "str_slice",
             InstKind::ListSet { .. } => "list_set",
             InstKind::ListPush { .. } => "list_push",
             InstKind::MakeSome { .. } => "make_some",

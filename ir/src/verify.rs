@@ -15,7 +15,8 @@
 //!   join agree on which owned values are live, and at `Return`/`Abandon` every owned
 //!   value has been moved or dropped exactly once (`mut` parameters initialized, `out`
 //!   parameters initialized at `Return` and not at `Abandon`).
-//! - Views: a slot a `list_get.view` writes (of an owned element type) owns nothing and
+//! - Views: a slot a `list_get.view` writes (of an owned element type), or a
+//!   `str_slice.view` (of its string, which is then the "list" below), owns nothing and
 //!   is only read: nothing else writes it, and it is never moved (`in`, a constructor,
 //!   `return`), dropped, changed or passed `mut`/`out`; no parameter is one. A view
 //!   ends when the list it was read from (or, for a view of a view, any list under it)
@@ -595,6 +596,18 @@ impl<'a> Verifier<'a> {
                 }
                 self.expect(at, *index, &IrType::Index, "index");
             }
+            StrSlice {
+                dst,
+                string,
+                start,
+                end,
+                ..
+            } => {
+                self.expect(at, *string, &IrType::String, "string");
+                self.expect(at, *start, &IrType::Index, "start");
+                self.expect(at, *end, &IrType::Index, "end");
+                self.expect(at, *dst, &IrType::String, "destination");
+            }
             ListPush { list, value } => {
                 if let Some(elem) = self.list_elem(at, *list) {
                     self.expect(at, *value, &elem, "value");
@@ -1153,12 +1166,12 @@ impl<'a> Verifier<'a> {
     /// only read.
     fn refuse_view(&mut self, at: At, facts: &SlotFacts, slot: SlotId, done: &str) {
         if facts.view[slot.index()] {
-            self.error(
-                at,
-                format!(
-                    "{slot} is a view of a list element (`list_get.view`) and cannot be {done}"
-                ),
-            );
+            let of = if facts.part_view[slot.index()] {
+                "a part of a string (`str_slice.view`)"
+            } else {
+                "a list element (`list_get.view`)"
+            };
+            self.error(at, format!("{slot} is a view of {of} and cannot be {done}"));
         }
     }
 
@@ -1236,9 +1249,19 @@ impl<'a> Verifier<'a> {
                 index,
                 view,
                 ..
+            }
+            | StrSlice {
+                dst,
+                string: list,
+                start: index,
+                view,
+                ..
             } => {
                 self.read(at, flow.state, *list);
                 self.read(at, flow.state, *index);
+                if let StrSlice { end, .. } = kind {
+                    self.read(at, flow.state, *end);
+                }
                 if *view && flow.facts.mode[dst.index()].is_some() {
                     self.error(at, format!("{dst} is a parameter and cannot be a view"));
                 }
@@ -1597,6 +1620,7 @@ fn failure_delta(facts: &SlotFacts, kind: &InstKind) -> Vec<SlotId> {
         | VariantTag { dst, .. }
         | ListLen { dst, .. }
         | ListGet { dst, .. }
+        | StrSlice { dst, .. }
         | Binary { dst, .. }
         | Compare { dst, .. }
         | Concat { dst, .. } => writes.push(*dst),
@@ -1647,6 +1671,8 @@ struct SlotFacts {
     viewers: Vec<Vec<SlotId>>,
     /// For each view slot, the lists it is made of.
     viewed: Vec<Vec<SlotId>>,
+    /// Written by a `str_slice.view`.
+    part_view: Vec<bool>,
     mode: Vec<Option<ParamMode>>,
     class: Vec<Class>,
     /// Owned slots, as a mask over [`Bits`].
@@ -1660,14 +1686,15 @@ impl SlotFacts {
         let mut view = vec![false; n];
         let mut viewers: Vec<Vec<SlotId>> = vec![Vec::new(); n];
         let mut viewed: Vec<Vec<SlotId>> = vec![Vec::new(); n];
+        let mut part_view = vec![false; n];
         for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-            if let InstKind::ListGet {
-                dst,
-                list,
-                view: true,
-                ..
+            if let InstKind::StrSlice {
+                dst, view: true, ..
             } = inst.kind
             {
+                part_view[dst.index()] = true;
+            }
+            if let Some((dst, list)) = inst.kind.view_made() {
                 if !f.slot_type(dst).is_copy() {
                     view[dst.index()] = true;
                     if !viewers[list.index()].contains(&dst) {
@@ -1708,6 +1735,7 @@ impl SlotFacts {
             view,
             viewers,
             viewed,
+            part_view,
             mode,
             class,
             owned_mask,
@@ -1718,11 +1746,22 @@ impl SlotFacts {
 
 impl SlotFacts {
     /// Whether view slot `view` may be a view into `list`, directly or through views of
-    /// views (the types shrink at each step, so the walk ends).
+    /// views (each slot walked once: a part of a string's part is a string again, and
+    /// IR built by hand may make two views of each other).
     fn views_into(&self, view: SlotId, list: SlotId) -> bool {
-        self.viewed[view.index()]
-            .iter()
-            .any(|&l| l == list || self.views_into(l, list))
+        let mut seen = vec![false; self.viewed.len()];
+        let mut work = vec![view];
+        while let Some(v) = work.pop() {
+            for &l in &self.viewed[v.index()] {
+                if l == list {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[l.index()], true) {
+                    work.push(l);
+                }
+            }
+        }
+        false
     }
 }
 
@@ -1968,6 +2007,13 @@ pub fn inst_slots(kind: &InstKind) -> Vec<SlotId> {
         ListGet {
             dst, list, index, ..
         } => vec![*dst, *list, *index],
+        StrSlice {
+            dst,
+            string,
+            start,
+            end,
+            ..
+        } => vec![*dst, *string, *start, *end],
         ListSet {
             list, index, value, ..
         } => vec![*list, *index, *value],

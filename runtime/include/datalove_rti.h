@@ -49,7 +49,7 @@ DTLV_BEGIN_DECLS
  * may pin itself to an earlier one by defining DTLV_TABLE_VERSION before including this
  * header: its table struct then ends where that version's did, and it still loads and
  * runs against a newer runtime (whose table is only longer). */
-#define DTLV_TABLE_VERSION_LATEST 3u
+#define DTLV_TABLE_VERSION_LATEST 4u
 #ifndef DTLV_TABLE_VERSION
 #define DTLV_TABLE_VERSION DTLV_TABLE_VERSION_LATEST
 #endif
@@ -329,6 +329,13 @@ struct dtlv_rti_table {
     const dtlv_tydesc_t *(*tydesc_enum)(void *rt, const uint8_t *names, size_t names_len,
                                         const dtlv_tydesc_t *const *payloads, size_t count);
 #endif
+#if DTLV_TABLE_VERSION >= 4
+    /* strings for compiled code (table version 4): bytes start..end as a string of their
+     * own (view 0) or as a head over s's bytes that owns nothing (view 1); a refused
+     * slice raises the error itself */
+    dtlv_status_t (*string_part)(void *rt, const dtlv_string_t *s, size_t start, size_t end,
+                                 uint8_t view, dtlv_string_t *out);
+#endif
 };
 
 /* The table behind `rt`. */
@@ -568,6 +575,16 @@ static inline const dtlv_tydesc_t *dtlv_rti_tydesc_enum(void *rt, const uint8_t 
                                                         const dtlv_tydesc_t *const *payloads,
                                                         size_t count) {
     return DTLV_RTI_TABLE(rt)->tydesc_enum(rt, names, names_len, payloads, count);
+}
+#endif
+
+#if DTLV_TABLE_VERSION >= 4
+/* ---- strings for compiled code (table version 4) ---- */
+
+static inline dtlv_status_t dtlv_rti_string_part(void *rt, const dtlv_string_t *s,
+                                                 size_t start, size_t end, uint8_t view,
+                                                 dtlv_string_t *out) {
+    return DTLV_RTI_TABLE(rt)->string_part(rt, s, start, end, view, out);
 }
 #endif
 

@@ -13,6 +13,7 @@ use datalove_rti::status::{RtStatus, STATUS_INVALID_UTF8, STATUS_OK, STATUS_OUT_
 use datalove_rti::table::Rt;
 
 use crate::state::Runtime;
+use crate::ErrorKind;
 
 /// What `string_bytes` and `error_message` return for nothing: a non-null pointer at a
 /// NUL byte, so C code may treat it as an empty C string too.
@@ -228,6 +229,26 @@ pub(crate) unsafe extern "C" fn string_concat(
     STATUS_OK
 }
 
+/// Why bytes `start..end` of `text` are not a slice of it, in the words of every slice
+/// error: the `string_slice` entry's message (the std rider's `string_slice` fails with
+/// it) and the error `string_part` raises (the IR's `str_slice`).
+pub(crate) fn slice_problem(text: &[u8], start: usize, end: usize) -> Option<String> {
+    if start > end {
+        return Some(format!("slice {start}..{end} starts after it ends"));
+    }
+    if end > text.len() {
+        return Some(format!(
+            "slice {start}..{end} out of bounds for string of length {}",
+            text.len()
+        ));
+    }
+    // A UTF-8 continuation byte is `0b10xx_xxxx`: no character starts there.
+    [start, end]
+        .into_iter()
+        .find(|&i| text.get(i).is_some_and(|&b| (b as i8) < -64))
+        .map(|i| format!("slice {start}..{end}: byte {i} is not on a character boundary"))
+}
+
 pub(crate) unsafe extern "C" fn string_slice(
     rt: Rt,
     s: *const RtString,
@@ -236,29 +257,38 @@ pub(crate) unsafe extern "C" fn string_slice(
     out: *mut RtString,
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
-    let text = (*s).as_str();
-    if start > end {
-        return rt.refuse(
-            STATUS_OUT_OF_BOUNDS,
-            format!("string slice {start}..{end} starts after it ends"),
-        );
+    let bytes = (*s).as_bytes();
+    if let Some(problem) = slice_problem(bytes, start, end) {
+        return rt.refuse(STATUS_OUT_OF_BOUNDS, problem);
     }
-    if end > text.len() {
-        return rt.refuse(
-            STATUS_OUT_OF_BOUNDS,
-            format!(
-                "string slice {start}..{end} out of bounds for length {}",
-                text.len()
-            ),
-        );
+    out.write(rt.string_from_utf8(&bytes[start..end]));
+    STATUS_OK
+}
+
+pub(crate) unsafe extern "C" fn string_part(
+    rt: Rt,
+    s: *const RtString,
+    start: usize,
+    end: usize,
+    view: u8,
+    out: *mut RtString,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let bytes = (*s).as_bytes();
+    if let Some(problem) = slice_problem(bytes, start, end) {
+        rt.raise(ErrorKind::IndexOutOfBounds, problem);
+        return STATUS_OUT_OF_BOUNDS;
     }
-    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
-        return rt.refuse(
-            STATUS_OUT_OF_BOUNDS,
-            format!("string slice {start}..{end} is not on character boundaries"),
-        );
-    }
-    out.write(rt.string_from_utf8(&text.as_bytes()[start..end]));
+    let part = &bytes[start..end];
+    out.write(if part.is_empty() {
+        RtString::EMPTY
+    } else if view != 0 {
+        // Owns nothing (`cap` 0): `s` keeps the bytes, and the IR ends the view before
+        // `s` changes (`docs/abi.md` §7.3).
+        RtString::from_raw_parts(part.as_ptr().cast_mut(), part.len(), 0)
+    } else {
+        rt.string_from_utf8(part)
+    });
     STATUS_OK
 }
 

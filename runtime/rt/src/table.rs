@@ -77,4 +77,5 @@ pub static TABLE: RtiTable = RtiTable {
     map_entry_at: maps::map_entry_at,
     bigint_from_limbs: bigints::bigint_from_limbs,
     tydesc_enum: tydescs::tydesc_enum,
+    string_part: strings::string_part,
 };

@@ -124,6 +124,34 @@ fn string_concat_joins() {
 }
 
 #[test]
+fn string_part_cuts_a_copy_or_a_view_and_raises_a_refused_slice() {
+    let fx = Fixture::new();
+    let s = fx.string("aéz"); // bytes: a, 0xc3, 0xa9, z
+    let part = |start, end, view| {
+        let mut out = MaybeUninit::uninit();
+        let status = unsafe { call::dtlv_rti_string_part(fx.h(), &s, start, end, view, &mut out) };
+        (status == STATUS_OK).then(|| unsafe { out.assume_init() })
+    };
+    let copy = part(1, 4, 0).expect("a copy");
+    assert_eq!(copy.as_str(), "éz");
+    assert_eq!(fx.live(), 2, "the copy is an allocation of its own");
+    let view = part(1, 3, 1).expect("a view");
+    assert_eq!(view.as_str(), "é");
+    let (ptr, len, cap) = view.into_raw_parts();
+    assert_eq!(
+        (ptr.cast_const(), len, cap),
+        (unsafe { s.as_bytes().as_ptr().add(1) }, 2, 0)
+    );
+    assert_eq!(fx.live(), 2, "a view allocates nothing");
+    assert!(part(4, 4, 1).expect("empty").is_empty());
+    assert!(part(0, 2, 1).is_none());
+    fx.assert_error("index out of bounds: slice 0..2: byte 2 is not on a character boundary");
+    assert!(part(3, 9, 0).is_none());
+    fx.assert_error("index out of bounds: slice 3..9 out of bounds for string of length 4");
+    fx.drop_all([copy, s], &STRING_TYDESC);
+}
+
+#[test]
 fn string_slice_checks_bounds_and_char_boundaries() {
     let fx = Fixture::new();
     let s = fx.string("aé"); // bytes: a, 0xc3, 0xa9
@@ -148,17 +176,17 @@ fn string_slice_checks_bounds_and_char_boundaries() {
     fx.assert_refused(
         slice(0, 4).0,
         STATUS_OUT_OF_BOUNDS,
-        "string slice 0..4 out of bounds for length 3",
+        "slice 0..4 out of bounds for string of length 3",
     );
     fx.assert_refused(
         slice(0, 2).0,
         STATUS_OUT_OF_BOUNDS,
-        "string slice 0..2 is not on character boundaries",
+        "slice 0..2: byte 2 is not on a character boundary",
     );
     fx.assert_refused(
         slice(2, 1).0,
         STATUS_OUT_OF_BOUNDS,
-        "string slice 2..1 starts after it ends",
+        "slice 2..1 starts after it ends",
     );
     fx.drop_all([whole, a, s], &STRING_TYDESC);
 }

@@ -151,6 +151,19 @@ forward! {
         end: usize,
         out: &mut MaybeUninit<String> => as_mut_ptr,
     ) -> RtStatus;
+
+    /// Bytes `start..end` as a new string (`view` 0) or a head over `s`'s bytes that
+    /// owns nothing (`view` 1); a refused slice raises the error (table version 4).
+    ///
+    /// # Safety
+    /// `rt` must be live; a view must not outlive a change of `s`.
+    fn dtlv_rti_string_part => string_part(
+        s: &String,
+        start: usize,
+        end: usize,
+        view: u8,
+        out: &mut MaybeUninit<String> => as_mut_ptr,
+    ) -> RtStatus;
 }
 
 /// # Safety

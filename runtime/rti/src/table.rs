@@ -25,13 +25,14 @@ pub const ABI_VERSION: u32 = 1;
 /// (`struct_size` grows with it) while `abi_version` stays: a rider built against an
 /// earlier table version checks only that the table is at least as long as it knew, so
 /// it still loads and runs. Version 1 ends at `error_at`; version 2 adds the map entries and `bigint_from_limbs`;
-/// version 3 adds `tydesc_enum`.
-pub const TABLE_VERSION: u32 = 3;
+/// version 3 adds `tydesc_enum`; version 4 adds `string_part`.
+pub const TABLE_VERSION: u32 = 4;
 
 /// `struct_size` of each table version, oldest first (`TABLE_SIZES[v - 1]`).
 pub const TABLE_SIZES: [usize; TABLE_VERSION as usize] = [
     std::mem::offset_of!(RtiTable, error_at) + std::mem::size_of::<usize>(),
     std::mem::offset_of!(RtiTable, bigint_from_limbs) + std::mem::size_of::<usize>(),
+    std::mem::offset_of!(RtiTable, tydesc_enum) + std::mem::size_of::<usize>(),
     std::mem::size_of::<RtiTable>(),
 ];
 
@@ -188,7 +189,9 @@ rti_table! {
     /// Appends bytes, refusing non-UTF-8 (the string is then unchanged).
     StringPush string_push(rt: Rt, s: *mut String, bytes: *const u8, len: usize) -> RtStatus;
     StringConcat string_concat(rt: Rt, a: *const String, b: *const String, out: *mut String) -> RtStatus;
-    /// Bytes `start..end`; `STATUS_OUT_OF_BOUNDS` past the end, or off a character boundary.
+    /// Bytes `start..end`; `STATUS_OUT_OF_BOUNDS` past the end, for `start > end` or off
+    /// a character boundary (message set: `slice 2..9 out of bounds for string of length
+    /// 3`, `slice 0..1: byte 1 is not on a character boundary`).
     StringSlice string_slice(rt: Rt, s: *const String, start: usize, end: usize, out: *mut String) -> RtStatus;
     /// 1 if equal, 0 if not.
     StringEq string_eq(rt: Rt, a: *const String, b: *const String) -> u8;
@@ -324,4 +327,12 @@ rti_table! {
     /// NUL byte): what generic code builds for an enum whose payloads mention a type
     /// parameter. Interned: the names are copied.
     TydescEnum tydesc_enum(rt: Rt, names: *const u8, names_len: usize, payloads: *const Td, count: usize) -> Td;
+    // ---- strings, for compiled code (table version 4) ----
+    /// Bytes `start..end` of `*s` into `out` (the IR's `str_slice`): with `view` 0 a
+    /// string of their own; with `view` 1 a head over `s`'s own bytes that owns nothing
+    /// (`cap` 0), valid while `s` is unchanged. Past the end, for `start > end` or off a
+    /// character boundary the error is raised (`index out of bounds`, the detail as
+    /// `string_slice`'s message), `out` is unwritten and the status
+    /// `STATUS_OUT_OF_BOUNDS`.
+    StringPart string_part(rt: Rt, s: *const String, start: usize, end: usize, view: u8, out: *mut String) -> RtStatus;
 }
