@@ -112,12 +112,7 @@ mod tests {
     }
 
     fn insts(p: &Program) -> Vec<String> {
-        let f = &p.functions[0];
-        f.blocks[0]
-            .insts
-            .iter()
-            .map(|i| crate::print::print_inst(p, f, &i.kind))
-            .collect()
+        crate::print::first_block(p)
     }
 
     #[test]

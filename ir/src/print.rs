@@ -119,6 +119,18 @@ fn args(args: &[Arg]) -> String {
         .join(", ")
 }
 
+/// The printed instructions of the first block of the program's first function: what
+/// the passes' unit tests compare.
+#[cfg(test)]
+pub(crate) fn first_block(p: &Program) -> Vec<String> {
+    let f = &p.functions[0];
+    f.blocks[0]
+        .insts
+        .iter()
+        .map(|i| print_inst(p, f, &i.kind))
+        .collect()
+}
+
 /// One instruction as text.
 pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
     use InstKind::*;
