@@ -136,6 +136,8 @@ fn a_deep_recursion_reports_the_refused_call_and_counts_the_calls_past_sixteen()
     }
 }
 
+/// `pieces` is a wrapper (`datalove_ir::wrappers`): its call is made the native call
+/// itself, which keeps the wrapper's location, and the chain still names the call.
 #[test]
 fn a_native_failure_is_located_at_the_native_call() {
     let dir = scratch_dir("error-locations-native");

@@ -106,18 +106,19 @@ fn native_call_carries_undetermined_bindings() {
         native.undetermined_bindings,
         vec![datalove_ir::IrType::Param(0)]
     );
-    // And the script binds zero's T to u16.
+    // And the script binds zero's T to u16: `zero` is a wrapper (`datalove_ir::wrappers`),
+    // so main calls the native itself, its binding in main's terms.
     let main = c.program.function(c.program.entry());
-    let call = main
+    let bindings = main
         .blocks
         .iter()
         .flat_map(|b| b.insts.iter())
         .find_map(|i| match &i.kind {
-            InstKind::Call { type_args, .. } => Some(type_args.clone()),
+            InstKind::CallNative { native, .. } => Some(native.undetermined_bindings.clone()),
             _ => None,
         })
-        .expect("main calls zero");
-    assert_eq!(call, vec![datalove_ir::IrType::U16]);
+        .expect("main calls fixedint_zero where it called zero");
+    assert_eq!(bindings, vec![datalove_ir::IrType::U16]);
 }
 
 #[test]

@@ -48,6 +48,7 @@ pub mod slices;
 pub mod thread;
 pub mod types;
 pub mod verify;
+pub mod wrappers;
 
 pub use diag::{Diagnostic, FileId, Sources, Span};
 pub use native::{

@@ -3,6 +3,8 @@
 //! them with [`optimize`]; each pass keeps what the program prints, the errors it raises
 //! (kind, location, chain of calls), the call depth at which it is refused and its drops.
 //!
+//! 0. [`crate::wrappers`]: a call of a function that only hands its parameters to a
+//!    native (the library's `maps.insert`, `strings.split`) made that native call.
 //! 1. [`crate::inline`]: small functions of scalars inlined at their calls, and the base
 //!    cases of the calls left tested by the caller.
 //! 2. [`crate::ranges`]: checked arithmetic that cannot overflow made plain.
@@ -30,6 +32,7 @@ use crate::program::Program;
 
 /// Runs every pass on `program`, in order.
 pub fn optimize(program: &mut Program) {
+    crate::wrappers::call_natives_directly(program);
     let copies = crate::inline::inline_small_functions(program);
     crate::ranges::remove_impossible_checks(program);
     crate::ifconv::convert_conditional_steps(program);
