@@ -49,7 +49,7 @@ DTLV_BEGIN_DECLS
  * may pin itself to an earlier one by defining DTLV_TABLE_VERSION before including this
  * header: its table struct then ends where that version's did, and it still loads and
  * runs against a newer runtime (whose table is only longer). */
-#define DTLV_TABLE_VERSION_LATEST 4u
+#define DTLV_TABLE_VERSION_LATEST 5u
 #ifndef DTLV_TABLE_VERSION
 #define DTLV_TABLE_VERSION DTLV_TABLE_VERSION_LATEST
 #endif
@@ -336,6 +336,13 @@ struct dtlv_rti_table {
     dtlv_status_t (*string_part)(void *rt, const dtlv_string_t *s, size_t start, size_t end,
                                  uint8_t view, dtlv_string_t *out);
 #endif
+#if DTLV_TABLE_VERSION >= 5
+    /* strings (table version 5): the pieces of s as a new [string] at out, between the
+     * matches of sep, or (sep NULL) the non-empty pieces between runs of Unicode
+     * whitespace; an empty sep is refused (DTLV_STATUS_EMPTY, out unwritten) */
+    dtlv_status_t (*string_split)(void *rt, const dtlv_string_t *s, const dtlv_string_t *sep,
+                                  dtlv_list_t *out);
+#endif
 };
 
 /* The table behind `rt`. */
@@ -585,6 +592,15 @@ static inline dtlv_status_t dtlv_rti_string_part(void *rt, const dtlv_string_t *
                                                  size_t start, size_t end, uint8_t view,
                                                  dtlv_string_t *out) {
     return DTLV_RTI_TABLE(rt)->string_part(rt, s, start, end, view, out);
+}
+#endif
+
+#if DTLV_TABLE_VERSION >= 5
+/* ---- strings (table version 5) ---- */
+
+static inline dtlv_status_t dtlv_rti_string_split(void *rt, const dtlv_string_t *s,
+                                                  const dtlv_string_t *sep, dtlv_list_t *out) {
+    return DTLV_RTI_TABLE(rt)->string_split(rt, s, sep, out);
 }
 #endif
 

@@ -8,8 +8,11 @@
 
 use std::cmp::Ordering;
 
+use datalove_rti::rtdt::List;
 use datalove_rti::rtdt::String as RtString;
-use datalove_rti::status::{RtStatus, STATUS_INVALID_UTF8, STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::status::{
+    RtStatus, STATUS_EMPTY, STATUS_INVALID_UTF8, STATUS_OK, STATUS_OUT_OF_BOUNDS,
+};
 use datalove_rti::table::Rt;
 
 use crate::state::Runtime;
@@ -289,6 +292,100 @@ pub(crate) unsafe extern "C" fn string_part(
     } else {
         rt.string_from_utf8(part)
     });
+    STATUS_OK
+}
+
+/// A new `[string]` of `pieces`, each a copy: the list is made at their number (the
+/// pieces are cut twice, once to count them), so it grows never, and nothing is
+/// checked (each piece is UTF-8 by the caller's word).
+fn string_list<'a, I>(rt: &Runtime, pieces: I) -> List
+where
+    I: Iterator<Item = &'a str> + Clone,
+{
+    let td = &datalove_rti::tydesc::STRING_TYDESC;
+    let count = pieces.clone().count();
+    let mut list = rt.new_list(td, count);
+    for (i, piece) in pieces.enumerate() {
+        // SAFETY: the list has room for `count` strings; `i < count` (the same pieces).
+        unsafe {
+            crate::lists::elem_ptr(&list, td, i)
+                .cast::<RtString>()
+                .write(rt.string_from_utf8(piece.as_bytes()));
+            let (ptr, _, cap) = list.raw_parts();
+            list.set_raw_parts(ptr, i + 1, cap);
+        }
+    }
+    list
+}
+
+/// A new `[string]` of the pieces of `s` between the bytes `byte` (ASCII: a piece is
+/// then UTF-8): counted first (a loop the compiler vectorizes), so the list is made at
+/// its length, then each found eight bytes at a time ([`find_byte`]): pieces as short
+/// as words cost little more than their copy, where a memchr call's start-up would
+/// cost more than the search.
+fn string_list_by_byte(rt: &Runtime, s: &str, byte: u8) -> List {
+    let td = &datalove_rti::tydesc::STRING_TYDESC;
+    let bytes = s.as_bytes();
+    let count = bytes.iter().filter(|&&b| b == byte).count() + 1;
+    let mut list = rt.new_list(td, count);
+    let mut start = 0;
+    for i in 0..count {
+        let end = if i + 1 == count {
+            bytes.len()
+        } else {
+            start + find_byte(&bytes[start..], byte).expect("counted")
+        };
+        // SAFETY: the list has room for `count` strings and `i < count`; the piece is
+        // UTF-8, cut at an ASCII byte of UTF-8.
+        unsafe {
+            crate::lists::elem_ptr(&list, td, i)
+                .cast::<RtString>()
+                .write(rt.string_from_utf8(&bytes[start..end]));
+            let (ptr, _, cap) = list.raw_parts();
+            list.set_raw_parts(ptr, i + 1, cap);
+        }
+        start = end + 1;
+    }
+    list
+}
+
+/// Where the first `byte` of `hay` is, eight bytes at a time: a word XOR eight copies
+/// of `byte` has a zero byte exactly where `byte` is, and `(w - 0x01..01) & !w &
+/// 0x80..80` marks the lowest zero byte exactly (a borrow can mark bytes above it only).
+fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let pattern = u64::from_ne_bytes([byte; 8]);
+    let mut words = hay.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut words {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ pattern;
+        let zeros = w.wrapping_sub(ONES) & !w & HIGHS;
+        if zeros != 0 {
+            return Some(at + (zeros.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let rest = words.remainder();
+    rest.iter().position(|&b| b == byte).map(|i| at + i)
+}
+
+pub(crate) unsafe extern "C" fn string_split(
+    rt: Rt,
+    s: *const RtString,
+    sep: *const RtString,
+    out: *mut List,
+) -> RtStatus {
+    let rt = Runtime::from_handle(rt);
+    let s = (*s).as_str();
+    let list = match sep.as_ref().map(|sep| sep.as_str()) {
+        None => string_list(rt, s.split_whitespace()),
+        Some("") => return rt.refuse(STATUS_EMPTY, "the separator is empty"),
+        // One byte (ASCII, in UTF-8): counted, then found eight bytes at a time.
+        Some(sep) if sep.len() == 1 => string_list_by_byte(rt, s, sep.as_bytes()[0]),
+        Some(sep) => string_list(rt, s.split(sep)),
+    };
+    out.write(list);
     STATUS_OK
 }
 

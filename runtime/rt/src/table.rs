@@ -78,4 +78,5 @@ pub static TABLE: RtiTable = RtiTable {
     bigint_from_limbs: bigints::bigint_from_limbs,
     tydesc_enum: tydescs::tydesc_enum,
     string_part: strings::string_part,
+    string_split: strings::string_split,
 };

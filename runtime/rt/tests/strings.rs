@@ -6,8 +6,9 @@ use std::mem::MaybeUninit;
 
 use common::Fixture;
 use datalove_rti::call;
-use datalove_rti::status::{STATUS_INVALID_UTF8, STATUS_OK, STATUS_OUT_OF_BOUNDS};
-use datalove_rti::tydesc::STRING_TYDESC;
+use datalove_rti::rtdt::List;
+use datalove_rti::status::{STATUS_EMPTY, STATUS_INVALID_UTF8, STATUS_OK, STATUS_OUT_OF_BOUNDS};
+use datalove_rti::tydesc::{OwnedTyDesc, STRING_TYDESC};
 use std::cmp::Ordering;
 
 #[test]
@@ -149,6 +150,88 @@ fn string_part_cuts_a_copy_or_a_view_and_raises_a_refused_slice() {
     assert!(part(3, 9, 0).is_none());
     fx.assert_error("index out of bounds: slice 3..9 out of bounds for string of length 4");
     fx.drop_all([copy, s], &STRING_TYDESC);
+}
+
+/// The pieces `string_split` makes of `text` (by `sep`, or by whitespace for `None`), as
+/// Rust's `str::split` and `split_whitespace` cut them; the list is dropped, and was
+/// made at its length (capacity = length, one allocation per non-empty piece).
+fn split(fx: &Fixture, text: &str, sep: Option<&str>) -> Vec<String> {
+    let s = fx.string(text);
+    let sep = sep.map(|sep| fx.string(sep));
+    let before = fx.live();
+    let mut out = MaybeUninit::<List>::uninit();
+    let status = unsafe { call::dtlv_rti_string_split(fx.h(), &s, sep.as_ref(), &mut out) };
+    assert_eq!(status, STATUS_OK);
+    let list = unsafe { out.assume_init() };
+    let (_, len, cap) = list.raw_parts();
+    assert_eq!(len, cap, "made at its length");
+    let pieces: Vec<String> = (0..len)
+        .map(|i| unsafe {
+            let p = call::dtlv_rti_list_at(fx.h(), &list, &STRING_TYDESC, i);
+            (*p.cast::<datalove_rti::rtdt::String>())
+                .as_str()
+                .to_owned()
+        })
+        .collect();
+    let owned = pieces.iter().filter(|p| !p.is_empty()).count() + usize::from(len > 0);
+    assert_eq!(
+        fx.live() - before,
+        owned,
+        "the list and each non-empty piece"
+    );
+    fx.drop_value(list, &OwnedTyDesc::list(OwnedTyDesc::string()));
+    fx.drop_value(s, &STRING_TYDESC);
+    if let Some(sep) = sep {
+        fx.drop_value(sep, &STRING_TYDESC);
+    }
+    pieces
+}
+
+#[test]
+fn string_split_cuts_as_rust_does_and_makes_the_list_at_its_length() {
+    let fx = Fixture::new();
+    // Pieces shorter and longer than the eight bytes searched at a time, separators at
+    // both ends and side by side, bytes past 0x80 around them.
+    let texts = [
+        "",
+        " ",
+        "a b",
+        " lead and trail ",
+        "two  spaces",
+        "héllo wörld ünïcode ",
+        "a-very-long-piece-of-text-past-eight-bytes b c-another-long-one-here",
+        "xxxxxxx yyyyyyyy zzzzzzzzz",
+    ];
+    for text in texts {
+        let rust: Vec<String> = text.split(' ').map(str::to_owned).collect();
+        assert_eq!(split(&fx, text, Some(" ")), rust, "{text:?} by ' '");
+        let rust: Vec<String> = text.split("ö").map(str::to_owned).collect();
+        assert_eq!(split(&fx, text, Some("ö")), rust, "{text:?} by 'ö'");
+        let rust: Vec<String> = text.split("  ").map(str::to_owned).collect();
+        assert_eq!(split(&fx, text, Some("  ")), rust, "{text:?} by two spaces");
+        let rust: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+        assert_eq!(split(&fx, text, None), rust, "{text:?} by whitespace");
+    }
+    // Every position of the separator in texts of 0 to 20 bytes.
+    for len in 0..20 {
+        for at in 0..len {
+            let mut text = vec![b'a'; len];
+            text[at] = b'\n';
+            let text = String::from_utf8(text).unwrap();
+            let rust: Vec<String> = text.split('\n').map(str::to_owned).collect();
+            assert_eq!(split(&fx, &text, Some("\n")), rust, "{text:?}");
+        }
+    }
+}
+
+#[test]
+fn string_split_refuses_an_empty_separator() {
+    let fx = Fixture::new();
+    let [s, sep] = fx.strings(["a,b", ""]);
+    let mut out = MaybeUninit::<List>::uninit();
+    let status = unsafe { call::dtlv_rti_string_split(fx.h(), &s, Some(&sep), &mut out) };
+    fx.assert_refused(status, STATUS_EMPTY, "the separator is empty");
+    fx.drop_all([s, sep], &STRING_TYDESC);
 }
 
 #[test]

@@ -166,6 +166,22 @@ forward! {
     ) -> RtStatus;
 }
 
+/// The pieces of `s` as a new `[string]` at `out` (table version 5): between the
+/// matches of `sep`, or with `sep` `None` the non-empty pieces between runs of Unicode
+/// whitespace. An empty `sep` is refused (`STATUS_EMPTY`, `out` unwritten).
+///
+/// # Safety
+/// `rt` must be live; `out` room for a list.
+pub unsafe fn dtlv_rti_string_split(
+    rt: RtHandle,
+    s: &String,
+    sep: Option<&String>,
+    out: &mut MaybeUninit<List>,
+) -> RtStatus {
+    let sep = sep.map_or(std::ptr::null(), |sep| sep as *const String);
+    (table(rt).string_split)(rt.as_ptr(), s, sep, out.as_mut_ptr())
+}
+
 /// # Safety
 /// `rt` must be live.
 pub unsafe fn dtlv_rti_string_eq(rt: RtHandle, a: &String, b: &String) -> bool {

@@ -25,14 +25,16 @@ pub const ABI_VERSION: u32 = 1;
 /// (`struct_size` grows with it) while `abi_version` stays: a rider built against an
 /// earlier table version checks only that the table is at least as long as it knew, so
 /// it still loads and runs. Version 1 ends at `error_at`; version 2 adds the map entries and `bigint_from_limbs`;
-/// version 3 adds `tydesc_enum`; version 4 adds `string_part`.
-pub const TABLE_VERSION: u32 = 4;
+/// version 3 adds `tydesc_enum`; version 4 adds `string_part`; version 5 adds
+/// `string_split`.
+pub const TABLE_VERSION: u32 = 5;
 
 /// `struct_size` of each table version, oldest first (`TABLE_SIZES[v - 1]`).
 pub const TABLE_SIZES: [usize; TABLE_VERSION as usize] = [
     std::mem::offset_of!(RtiTable, error_at) + std::mem::size_of::<usize>(),
     std::mem::offset_of!(RtiTable, bigint_from_limbs) + std::mem::size_of::<usize>(),
     std::mem::offset_of!(RtiTable, tydesc_enum) + std::mem::size_of::<usize>(),
+    std::mem::offset_of!(RtiTable, string_part) + std::mem::size_of::<usize>(),
     std::mem::size_of::<RtiTable>(),
 ];
 
@@ -335,4 +337,11 @@ rti_table! {
     /// `string_slice`'s message), `out` is unwritten and the status
     /// `STATUS_OUT_OF_BOUNDS`.
     StringPart string_part(rt: Rt, s: *const String, start: usize, end: usize, view: u8, out: *mut String) -> RtStatus;
+    // ---- strings (table version 5) ----
+    /// The pieces of `*s` as a new `[string]` at `out`: between the matches of `*sep`,
+    /// or, when `sep` is null, the non-empty pieces between runs of Unicode whitespace.
+    /// The list is made at its length and each piece copied once (no check: a piece of
+    /// UTF-8 cut at a match of UTF-8, or at whitespace, is UTF-8). An empty `*sep` is
+    /// refused: `STATUS_EMPTY` (message `the separator is empty`), `out` unwritten.
+    StringSplit string_split(rt: Rt, s: *const String, sep: *const String, out: *mut List) -> RtStatus;
 }

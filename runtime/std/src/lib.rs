@@ -1266,18 +1266,37 @@ datalove_rti::natives! {
         if sep.is_empty() {
             return Err(Failure::failed("the separator is empty"));
         }
-        // A one-byte separator (ASCII, in UTF-8) is found with memchr, not with the
-        // two-way search a longer one needs: the same pieces, several times faster.
-        match sep.as_bytes() {
-            &[byte] => write_string_list(rt, s.as_str().split(byte as char), result_out, result_td),
-            _ => write_string_list(rt, s.as_str().split(sep.as_str()), result_out, result_td),
-        }
+        split_result(rt, s, Some(sep), result_out, result_td)
+    }
+
+    /// The words: the non-empty pieces between runs of Unicode whitespace.
+    fn dlr_std__string_split_whitespace(
+        rt,
+        s: &rtdt::String, _s_td,
+        result_out: &mut MaybeUninit<rtdt::List>, result_td,
+    ) {
+        split_result(rt, s, None, result_out, result_td)
     }
 }
 
+/// The pieces of `s` (between the matches of `sep`, or between runs of whitespace) as a
+/// `[string]` at `out`, made by the runtime's `string_split`: the list at its length,
+/// each piece copied once.
+///
+/// # Safety
+/// `rt` live; `out` room for a list.
+unsafe fn split_result(
+    rt: RtHandle,
+    s: &rtdt::String,
+    sep: Option<&rtdt::String>,
+    out: &mut MaybeUninit<rtdt::List>,
+    list_td: &TyDesc,
+) -> Result<(), Failure> {
+    expect_kind(list_elem(list_td)?, TyKind::String)?;
+    check(rt, call::dtlv_rti_string_split(rt, s, sep, out))
+}
+
 from_text! { rtdt::List, write_string_list:
-    /// The words: the non-empty pieces between runs of Unicode whitespace.
-    dlr_std__string_split_whitespace = |s| s.split_whitespace();
     /// Each character as a string of its own.
     dlr_std__string_chars = |s| s.char_indices().map(|(at, c)| &s[at..at + c.len_utf8()]);
 }
