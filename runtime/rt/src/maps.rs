@@ -915,9 +915,10 @@ unsafe fn search_by(
 }
 
 /// [`search_by`] for keys whose `<` and `==` are one instruction each (integers): the
-/// first key not below the one looked for, found with one two-way test per step and no
-/// early exit (the steps' branches depend only on that test, and the loop runs
-/// `log2(len)` times), then tested for equality once.
+/// first key not below the one looked for, found by a scan from the first (a node holds
+/// at most [`CAPACITY`] keys: the scan is about as many instructions as a binary
+/// search's steps, each a load, a test and a step, and its one exit is predicted where
+/// a binary search's every step is a coin toss), then tested for equality once.
 #[inline(always)]
 unsafe fn search_below(
     shape: &Shape,
@@ -926,20 +927,14 @@ unsafe fn search_below(
     mut equal: impl FnMut(*const u8) -> bool,
 ) -> Place {
     let len = (*node).len as usize;
-    let (mut lo, mut n) = (0usize, len);
-    while n > 0 {
-        let half = n / 2;
-        if below(shape.key(node, lo + half)) {
-            lo += half + 1;
-            n -= half + 1;
-        } else {
-            n = half;
-        }
+    let mut i = 0;
+    while i < len && below(shape.key(node, i)) {
+        i += 1;
     }
-    if lo < len && equal(shape.key(node, lo)) {
-        Place::Found(lo)
+    if i < len && equal(shape.key(node, i)) {
+        Place::Found(i)
     } else {
-        Place::Before(lo)
+        Place::Before(i)
     }
 }
 
