@@ -993,21 +993,58 @@ impl Drop for Worker {
     }
 }
 
-/// A temporary directory a module's build goes to, removed with it.
+/// A temporary directory a module's build goes to, removed with it: `BACKEND-N` in this
+/// process's build folder ([`build_root`]).
 struct BuildDir(PathBuf);
 
 impl BuildDir {
     fn new(backend: Backend) -> Result<BuildDir, Error> {
         static BUILDS: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "datalove-{}-{}-{}",
+        let root = build_root()
+            .map_err(|e| Error::Link(format!("cannot create the build folder: {e}")))?;
+        let dir = root.join(format!(
+            "{}-{}",
             backend.name(),
-            std::process::id(),
             BUILDS.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&dir)
             .map_err(|e| Error::Link(format!("cannot create {}: {e}", dir.display())))?;
         Ok(BuildDir(dir))
+    }
+}
+
+/// What this process's build folder is called in the temporary directory, before its
+/// pid.
+pub const BUILD_ROOT_PREFIX: &str = "datalove-builds-";
+
+static BUILD_ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// This process's build folder, `$TMPDIR/datalove-builds-PID`, made on first use (the
+/// folders of processes that no longer run removed first: a killed `datalove run`
+/// leaves its own behind) and removed when the process exits.
+fn build_root() -> std::io::Result<&'static Path> {
+    if let Some(root) = BUILD_ROOT.get() {
+        return Ok(root);
+    }
+    let root = datalove_toolchain::process_dir(&std::env::temp_dir(), BUILD_ROOT_PREFIX)?;
+    if BUILD_ROOT.set(root).is_ok() {
+        // SAFETY: `remove_build_root_at_exit` is an `extern "C" fn()` that reads a set
+        // `OnceLock` and removes files; it may run at any exit.
+        unsafe { libc::atexit(remove_build_root_at_exit) };
+    }
+    Ok(BUILD_ROOT.get().expect("set above"))
+}
+
+extern "C" fn remove_build_root_at_exit() {
+    remove_build_root();
+}
+
+/// Removes this process's build folder and every build in it, if it made one: what the
+/// CLI does when it is interrupted (`SIGINT`, `SIGTERM`, `SIGHUP`) before it dies of the
+/// signal, as exiting does.
+pub fn remove_build_root() {
+    if let Some(root) = BUILD_ROOT.get() {
+        let _ = std::fs::remove_dir_all(root);
     }
 }
 
@@ -1022,9 +1059,9 @@ fn build_error(e: BuildError) -> Error {
     match e {
         BuildError::Refused(failed) => Error::Refused(failed),
         BuildError::Rider(m) => Error::Rider(m),
-        e @ (BuildError::Failed(_) | BuildError::WouldOverwrite { .. }) => {
-            Error::Link(e.to_string())
-        }
+        e @ (BuildError::Failed(_)
+        | BuildError::WouldOverwrite { .. }
+        | BuildError::OutputIsRiderCopy { .. }) => Error::Link(e.to_string()),
     }
 }
 

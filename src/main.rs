@@ -243,6 +243,41 @@ fn options(search: Search) -> datalove::Options {
     options
 }
 
+/// Makes `SIGINT`, `SIGTERM` and `SIGHUP` remove this process's build folder (the
+/// executables `run --backend aot|c` builds) before the process dies of the signal, as
+/// it would have without this: the signals are blocked in every thread and taken by one
+/// that waits for them, which is free to remove files (a handler is not). A child the
+/// CLI starts gets the default signal mask back (Rust's `Command` resets it).
+fn remove_builds_on_signals() {
+    // SAFETY: plain libc calls on a set made here; the mask is set before any other
+    // thread of this process starts, so every later thread inherits it.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, signal);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let waited = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let mut signal = 0;
+                if libc::sigwait(&set, &mut signal) == 0 {
+                    datalove::engine::remove_build_root();
+                    // Dies of the signal itself: the default action, unblocked here.
+                    libc::signal(signal, libc::SIG_DFL);
+                    libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+                    libc::raise(signal);
+                }
+            });
+        if waited.is_err() {
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
+    }
+}
+
 fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
@@ -320,6 +355,9 @@ fn main() -> ExitCode {
             }
             datalove::trials::Served::Done(code) => return exit_code(code),
         }
+    }
+    if matches!(cli.command, Command::Run { .. } | Command::Build { .. }) {
+        remove_builds_on_signals();
     }
     let _ = COLOR.set(match cli.color {
         ColorWhen::Always => true,
@@ -583,7 +621,10 @@ fn build(
             print_failed(&failed);
             exit_code(datalove::EXIT_REFUSED)
         }
-        Err(e @ datalove::BuildError::WouldOverwrite { .. }) => {
+        Err(
+            e @ (datalove::BuildError::WouldOverwrite { .. }
+            | datalove::BuildError::OutputIsRiderCopy { .. }),
+        ) => {
             eprintln!("error: {e}");
             exit_code(datalove::EXIT_REFUSED)
         }
@@ -652,31 +693,53 @@ fn run_all() -> ExitCode {
             Err(e) => unavailable.push((backend, format!("cannot start: {e}"))),
         }
     }
+    use std::fmt::Write as _;
+    let mut report = String::new();
     for (backend, elapsed, code, stdout, stderr) in &results {
-        println!(
+        let _ = writeln!(
+            report,
             "== {} ({:.1} ms, exit {code})",
             backend.name(),
             elapsed.as_secs_f64() * 1000.0,
         );
-        print!("{}", String::from_utf8_lossy(stdout));
+        report.push_str(&String::from_utf8_lossy(stdout));
         for line in stderr {
-            println!("stderr: {line}");
+            let _ = writeln!(report, "stderr: {line}");
         }
     }
     for (backend, reason) in &unavailable {
-        println!("== {} unavailable: {reason}", backend.name());
+        let _ = writeln!(report, "== {} unavailable: {reason}", backend.name());
     }
     let ran = results.len();
     let agree = results
         .windows(2)
         .all(|w| w[0].2 == w[1].2 && w[0].3 == w[1].3 && w[0].4 == w[1].4);
-    if agree {
-        println!("== all {ran} available backends agree");
+    let code = if agree {
+        let _ = writeln!(report, "== all {ran} available backends agree");
         exit_code(results.first().map_or(0, |r| r.2))
     } else {
-        println!("== DISAGREEMENT between the {ran} backends that ran");
+        let _ = writeln!(
+            report,
+            "== DISAGREEMENT between the {ran} backends that ran"
+        );
         ExitCode::from(1)
+    };
+    // A reader that goes away (`| head -2`) ends the report as it ends a program's
+    // output on one backend: one `output failed` line, exit 101.
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = stdout
+        .write_all(report.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        let failed = datalove_rt::RuntimeError::new(
+            datalove_rt::ErrorKind::Output,
+            datalove_rt::output::output_failure_detail(&error),
+        );
+        eprintln!("error: {failed}");
+        return exit_code(datalove_rt::EXIT_RUNTIME_ERROR);
     }
+    code
 }
 
 /// This command's arguments with the backend `all` replaced by `backend`.

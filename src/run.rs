@@ -354,6 +354,19 @@ pub enum BuildError {
         output: std::path::PathBuf,
         input: std::path::PathBuf,
     },
+    /// The output is where a rider's library is copied beside the executable (`-o
+    /// dir/libdlr_std.so` of a program that uses `std`): the copy would replace the
+    /// executable, so nothing was written.
+    #[error(
+        "the output {} is where the rider `{rider}`'s library {} is placed beside the executable: refusing to build it there (name the executable otherwise)",
+        output.display(),
+        library.display()
+    )]
+    OutputIsRiderCopy {
+        output: std::path::PathBuf,
+        rider: String,
+        library: std::path::PathBuf,
+    },
 }
 
 /// Refuses an output that is one of `inputs`.
@@ -519,6 +532,16 @@ fn prepare_build(
         out,
         sources.chain(libraries).chain(staticlib_for(target).ok()),
     )?;
+    if let Some((rider, library)) = found
+        .iter()
+        .find(|(_, library)| datalove_toolchain::is_rider_destination(out, library))
+    {
+        return Err(BuildError::OutputIsRiderCopy {
+            output: out.to_path_buf(),
+            rider: rider.clone(),
+            library: library.clone(),
+        });
+    }
     Ok(found)
 }
 

@@ -79,6 +79,35 @@ fn build_refuses_to_write_over_what_it_reads() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `build -o dir/libdlr_std.so` of a program that uses `std` exited 0 and left the rider's
+/// copy where the executable was (a segfault to run). Now: exit 2, one line naming the
+/// rider, nothing written.
+#[test]
+fn build_refuses_an_output_where_a_riders_copy_goes() {
+    let dir = scratch("rider-copy");
+    let program = dir.join("up.dfs");
+    std::fs::write(
+        &program,
+        "import strings.split\ndebuglog split(ref \"a b\", ref \" \")\n",
+    )
+    .expect("write");
+    let out = dir.join("libdlr_std.so");
+    for backend in available(&EXECUTABLE_BACKENDS) {
+        let _ = std::fs::remove_file(&out);
+        let result = build(backend, &out, &program);
+        let stderr = text(&result.stderr);
+        assert_eq!(result.status.code(), Some(2), "{backend}: {stderr}");
+        assert!(
+            stderr.starts_with("error: the output ")
+                && stderr.contains("where the rider `std`'s library"),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(!out.exists(), "{backend}: {} was written", out.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn building_a_module_is_f008_exit_2() {
     let dir = scratch("module");

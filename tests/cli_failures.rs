@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{assert_ended, available, datalove, text, BACKENDS};
+use common::{assert_ended, available, datalove, text, BACKENDS, EXECUTABLE_BACKENDS};
 
 fn scratch_dir() -> PathBuf {
     common::scratch_dir("cli-failures")
@@ -66,6 +66,91 @@ fn a_closed_stdout_is_one_error_line_on_every_backend() {
         let closed = "error: output failed: stdout is closed\n";
         assert_ended(&out, backend, 101, "", closed);
     }
+}
+
+/// `run --backend all` prints its report after every backend has run; a reader gone by
+/// then (`| head -2`) ends it as it ends one backend's run: one `output failed` line,
+/// exit 101 (it once panicked with a backtrace).
+#[test]
+fn a_closed_stdout_ends_the_report_of_all_backends_with_one_error_line() {
+    let path = common::test_program("cli_failures/many.dfs");
+    let mut child = datalove()
+        .args(["run", "--backend", "all", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("datalove starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("piped"))
+        .read_line(&mut first)
+        .expect("one line");
+    assert!(first.starts_with("== "), "{first:?}");
+    let out = child.wait_with_output().expect("ends");
+    assert_ended(
+        &out,
+        "all",
+        101,
+        "",
+        "error: output failed: stdout is closed\n",
+    );
+}
+
+/// `run --backend aot|c` builds its executable in `$TMPDIR/datalove-builds-PID`. A run
+/// ended by `SIGTERM` removes it before it dies of the signal; one killed outright
+/// cannot, and the next run removes the folder of a process that no longer runs.
+#[test]
+fn an_interrupted_run_removes_its_build_folder_and_the_next_removes_a_dead_ones() {
+    if let Ok(Some(runner)) = datalove::Target::current().runner() {
+        eprintln!("unavailable under the runner {runner:?}: the signal would go to it");
+        return;
+    }
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = scratch_dir().join("tmpdir");
+    let _ = std::fs::remove_dir_all(&tmp);
+    // Above any Linux pid_max, so no process has it.
+    let dead = tmp.join("datalove-builds-4000000000");
+    std::fs::create_dir_all(dead.join("c-0")).expect("a dead run's folder");
+    let spin = scratch(
+        "spin.dfs",
+        "var i: u8 = 0\nloop while i < 200\n  set i = (i + 1) % 100\nend loop\n",
+    );
+    for backend in available(&EXECUTABLE_BACKENDS) {
+        let mut child = datalove()
+            .args([
+                "run",
+                "--no-cache",
+                "--backend",
+                backend,
+                spin.to_str().unwrap(),
+            ])
+            .env("TMPDIR", &tmp)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("datalove starts");
+        let own = tmp.join(format!("datalove-builds-{}", child.id()));
+        let program = own.join(format!("{backend}-0")).join("program");
+        let start = std::time::Instant::now();
+        while !program.exists() {
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "{} never built",
+                program.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(!dead.exists(), "{} is left", dead.display());
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let status = child.wait().expect("ends");
+        assert_eq!(
+            status.signal(),
+            Some(libc::SIGTERM),
+            "{backend}: {status:?}"
+        );
+        assert!(!own.exists(), "{backend}: {} is left", own.display());
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 #[test]
@@ -287,9 +372,9 @@ fn an_executable_ends_when_datalove_run_is_killed() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        // `datalove run` builds it in `datalove-BACKEND-PID-N` (src/engine.rs) and starts
-        // it there (its output is buffered: it prints nothing while it loops).
-        let needle = format!("datalove-{backend}-{}-", child.id());
+        // `datalove run` builds it in `datalove-builds-PID/BACKEND-N` (src/engine.rs) and
+        // starts it there (its output is buffered: it prints nothing while it loops).
+        let needle = format!("datalove-builds-{}/{backend}-", child.id());
         let mut started = false;
         for _ in 0..1200 {
             started = !programs_named(&needle).is_empty();

@@ -217,7 +217,7 @@ pub fn program_from_text(script: &str) -> Program {
 pub fn scratch_root() -> &'static Path {
     SCRATCH_ROOT.get_or_init(|| {
         let base = std::env::temp_dir();
-        remove_stale_roots(&base);
+        datalove_toolchain::remove_stale_dirs(&base, SCRATCH_PREFIX);
         let root = fresh_dir(base.join(format!("{SCRATCH_PREFIX}{}", std::process::id())));
         // SAFETY: `remove_scratch_root` is an `extern "C" fn()` that only reads a
         // `OnceLock` already set and removes files; it may run at any exit.
@@ -232,22 +232,6 @@ static SCRATCH_ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 extern "C" fn remove_scratch_root() {
     if let Some(root) = SCRATCH_ROOT.get() {
         let _ = std::fs::remove_dir_all(root);
-    }
-}
-
-/// Removes the scratch roots in `base` whose process has ended.
-fn remove_stale_roots(base: &Path) {
-    let Ok(entries) = std::fs::read_dir(base) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(SCRATCH_PREFIX)) else {
-            continue;
-        };
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
     }
 }
 
@@ -526,7 +510,7 @@ mod scratch_tests {
         // Above any Linux pid_max, so no process has it.
         let stale = base.join(format!("{SCRATCH_PREFIX}4000000000"));
         std::fs::create_dir_all(stale.join("inside")).unwrap();
-        remove_stale_roots(base);
+        datalove_toolchain::remove_stale_dirs(base, SCRATCH_PREFIX);
         assert!(!stale.exists(), "{} is left", stale.display());
         assert!(root.is_dir(), "{} was removed", root.display());
         assert!(scratch_dir("a/b").starts_with(root));

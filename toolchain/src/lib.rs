@@ -8,6 +8,7 @@
 mod compiler;
 mod elf;
 mod link;
+mod scratch;
 mod target;
 
 pub use compiler::{
@@ -15,7 +16,9 @@ pub use compiler::{
 };
 pub use elf::{elf_machine, elf_machine_of, machine_name, EM_AARCH64, EM_X86_64};
 pub use link::{
-    link, link_library, place_riders, run_compiler, same_file, LinkError, LinkInputs,
-    RiderPlacement, LIBRARY_ENTRY_SYMBOL, LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL,
+    is_rider_destination, link, link_library, place_riders, rider_destination, run_compiler,
+    same_file, LinkError, LinkInputs, RiderPlacement, LIBRARY_ENTRY_SYMBOL,
+    LIBRARY_MANIFEST_SYMBOL, LIBRARY_SLOTS_SYMBOL,
 };
+pub use scratch::{process_dir, remove_stale_dirs};
 pub use target::{find_program, Target, SUPPORTED_TRIPLES};

@@ -143,6 +143,27 @@ pub fn run_compiler(
     Ok(())
 }
 
+/// The folder an executable's riders are placed in: its own (`.` for a bare name).
+fn executable_dir(executable: &Path) -> PathBuf {
+    match executable.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Where [`place_riders`] puts `library` for `executable`: beside it, under the library's
+/// own file name (`None` for a path with no file name).
+pub fn rider_destination(executable: &Path, library: &Path) -> Option<PathBuf> {
+    Some(executable_dir(executable).join(library.file_name()?))
+}
+
+/// Whether `executable` is where [`place_riders`] would put `library`: the copy goes in
+/// the executable's own folder, so this is whether the two have one file name (neither
+/// need exist yet), and the copy would replace the executable.
+pub fn is_rider_destination(executable: &Path, library: &Path) -> bool {
+    library.file_name().is_some() && library.file_name() == executable.file_name()
+}
+
 /// Puts each rider library beside `executable` under its own file name, unless it is
 /// already there.
 pub fn place_riders(
@@ -150,15 +171,11 @@ pub fn place_riders(
     placement: RiderPlacement,
     executable: &Path,
 ) -> Result<(), String> {
-    let dir = match executable.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = executable_dir(executable);
     for (rider, library) in riders {
-        let name = library
-            .file_name()
+        let destination = rider_destination(executable, library)
             .ok_or_else(|| format!("rider `{rider}`: {} is no file", library.display()))?;
-        let destination = dir.join(name);
+        let name = destination.file_name().expect("named by the library");
         if same_file(library, &destination) {
             continue;
         }

@@ -37,8 +37,9 @@ pub(crate) struct Output {
     failed: Cell<bool>,
 }
 
-/// Why writing the output failed, as the detail of an `output failed` error.
-pub(crate) fn output_failure_detail(error: &std::io::Error) -> String {
+/// Why writing the output failed, as the detail of an `output failed` error (the CLI's
+/// `run --backend all` words its report's failed write with it too).
+pub fn output_failure_detail(error: &std::io::Error) -> String {
     if error.kind() == std::io::ErrorKind::BrokenPipe {
         "stdout is closed".to_owned()
     } else {
