@@ -168,9 +168,9 @@ impl Statics {
                 let gv = module.declare_data_in_data(fields_id, &mut data);
                 data.write_data_addr(OFF_FIELDS as u32, gv, 0);
             }
-            IrType::Enum(e) if !e.variants.is_empty() => {
+            IrType::Enum(e) if e.variant_count() > 0 => {
                 // One field per variant: its payload tuple at the shared payload offset.
-                let payloads: Vec<IrType> = (0..e.variants.len()).map(|v| e.payload(v)).collect();
+                let payloads: Vec<IrType> = (0..e.variant_count()).map(|v| e.payload(v)).collect();
                 let fields_id = self.fields(module, &payloads, &offsets)?;
                 put(
                     &mut bytes,

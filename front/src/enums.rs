@@ -89,7 +89,7 @@ impl FnChecker<'_> {
             self.unknown_variant(e, variant);
             return fail(self);
         };
-        let payload = e.variants[index].clone();
+        let payload = e.variant_fields(index);
         if given.len() != payload.len() || (args.is_none() && !payload.is_empty()) {
             self.payload_count(e, index, given.len(), variant.span, "a construction");
             return fail(self);
@@ -150,7 +150,7 @@ impl FnChecker<'_> {
 
     /// E002: variant `index` of `e` carries another number of fields than `found`.
     fn payload_count(&mut self, e: &EnumType, index: usize, found: usize, at: Span, what: &str) {
-        let want = e.variants[index].len();
+        let want = e.declared_variants[index].len();
         let name = &e.variant_names[index];
         let written = if want == 0 {
             format!("`{name}`")
@@ -197,7 +197,8 @@ impl FnChecker<'_> {
                 None
             }
         };
-        let mut covered: Vec<Option<Span>> = vec![None; e.as_ref().map_or(0, |e| e.variants.len())];
+        let mut covered: Vec<Option<Span>> =
+            vec![None; e.as_ref().map_or(0, |e| e.variant_count())];
         let mut wildcard: Option<Span> = None;
         let mut out = Vec::new();
         for arm in arms {
@@ -249,7 +250,7 @@ impl FnChecker<'_> {
                                 );
                             }
                             covered[index] = covered[index].or(Some(name.span));
-                            if names.len() != e.variants[index].len() {
+                            if names.len() != e.declared_variants[index].len() {
                                 self.payload_count(
                                     e,
                                     index,
@@ -265,7 +266,7 @@ impl FnChecker<'_> {
                                 }
                             } else {
                                 variant = Some(index as u32);
-                                for (b, t) in names.iter().zip(&e.variants[index]) {
+                                for (b, t) in names.iter().zip(&e.variant_fields(index)) {
                                     binders.push(
                                         (b.name != "_")
                                             .then(|| self.declare(b, t.clone(), LocalKind::Let)),
@@ -375,7 +376,7 @@ impl FnChecker<'_> {
 /// `err(E)` (the standard `result` at any instance).
 pub(super) fn ok_err(ty: &IrType) -> Option<(IrType, IrType)> {
     let IrType::Enum(e) = ty else { return None };
-    match (&e.variant_names[..], &e.variants[..]) {
+    match (&e.variant_names[..], &e.all_variant_fields()[..]) {
         ([ok, err], [o, r]) if ok == "ok" && err == "err" && o.len() == 1 && r.len() == 1 => {
             Some((o[0].clone(), r[0].clone()))
         }

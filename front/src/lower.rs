@@ -641,7 +641,7 @@ impl<'a> FnLowering<'a> {
         };
         let slots: Vec<SlotId> = dsts
             .iter()
-            .zip(&e.variants[variant as usize])
+            .zip(&e.variant_fields(variant as usize))
             .map(|(d, t)| d.unwrap_or_else(|| self.temp(t)))
             .collect();
         self.taken(v);
@@ -745,7 +745,7 @@ impl<'a> FnLowering<'a> {
         let IrType::Enum(e) = x.ty.clone() else {
             unreachable!("checked: a result")
         };
-        let payload = self.temp(&e.variants[err as usize][0]);
+        let payload = self.temp(&e.variant_fields(err as usize)[0]);
         self.take_variant(v, err, &[Some(payload)], span);
         let r = self.temp(&result);
         self.taken(payload);

@@ -716,7 +716,8 @@ fn generic_arity(template: &IrType) -> usize {
 }
 
 /// A generic enum `name` at the type arguments `args` (`result[i64, string]`): its
-/// declaration's payloads with each type parameter replaced, named with its arguments.
+/// declaration with `args` as its arguments (its payloads, over its own parameters, take
+/// them when read: `EnumType::variant_fields`).
 fn instantiate(
     span: Span,
     name: &str,
@@ -753,13 +754,15 @@ fn instantiate(
         );
         return IrType::Unit;
     }
-    let IrType::Enum(made) = template.substitute(args) else {
-        unreachable!("an enum substitutes to an enum")
+    let IrType::Enum(declared) = template else {
+        unreachable!("an enum's declaration is an enum")
     };
+    // The arguments stand beside the declared payloads, not in them.
     IrType::enumeration(EnumType {
         name: e.name.clone(),
         args: args.to_vec(),
-        ..*made
+        variant_names: declared.variant_names.clone(),
+        declared_variants: declared.declared_variants.clone(),
     })
 }
 
@@ -805,11 +808,13 @@ impl Resolver<'_> {
     /// no variant uses is `E008`.
     fn declare_enum(&mut self, decl: &ast::EnumDecl, scope: &BTreeMap<String, IrType>) -> IrType {
         let params: Vec<String> = decl.type_params.iter().map(|p| p.name.clone()).collect();
+        // The declaration: its payloads over its own parameters, which its arguments are
+        // here (an instance has its own in their place: [`instantiate`]).
         let mut made = EnumType {
             name: decl.name.name.clone(),
-            args: Vec::new(),
+            args: (0..params.len() as u32).map(IrType::Param).collect(),
             variant_names: Vec::new(),
-            variants: Vec::new(),
+            declared_variants: Vec::new(),
         };
         for (variant, payload) in &decl.variants {
             if let Some((first, _)) = decl.variants.iter().find(|(v, _)| v.name == variant.name) {
@@ -833,11 +838,13 @@ impl Resolver<'_> {
                 .map(|t| resolve_type(t, &params, scope, self.diagnostics))
                 .collect();
             made.variant_names.push(variant.name.clone());
-            made.variants.push(types);
+            made.declared_variants.push(types);
+        }
+        let mut used = Vec::new();
+        for field in made.declared_variants.iter().flatten() {
+            field.collect_params(&mut used);
         }
         let made = IrType::enumeration(made);
-        let mut used = Vec::new();
-        made.collect_params(&mut used);
         for (i, p) in decl.type_params.iter().enumerate() {
             if !used.contains(&(i as u32)) {
                 self.diagnostics.push(
@@ -1035,7 +1042,7 @@ impl Resolver<'_> {
                     name: decl_name.name.clone(),
                     args: Vec::new(),
                     variant_names: Vec::new(),
-                    variants: Vec::new(),
+                    declared_variants: Vec::new(),
                 })
             } else {
                 IrType::record(RecordType {

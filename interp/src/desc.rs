@@ -68,7 +68,7 @@ fn build(ty: &IrType) -> OwnedTyDesc {
         }
         IrType::Enum(e) => {
             let names: Vec<&str> = e.variant_names.iter().map(String::as_str).collect();
-            let payloads = (0..e.variants.len()).map(|v| build(&e.payload(v)));
+            let payloads = (0..e.variant_count()).map(|v| build(&e.payload(v)));
             OwnedTyDesc::enumeration(&e.name, &names, payloads.collect())
         }
         IrType::Map(k, v) => OwnedTyDesc::map(build(k), build(v)),

@@ -425,7 +425,7 @@ impl DescPlan {
                 IrType::Map(k, v) => GenericDesc::Map(plan.source(k), plan.source(v)),
                 IrType::Enum(e) => GenericDesc::Enum(
                     ty.descriptor_names().expect("an enum has names"),
-                    (0..e.variants.len())
+                    (0..e.variant_count())
                         .map(|v| plan.source(&e.payload(v)))
                         .collect(),
                 ),
@@ -473,7 +473,7 @@ fn generic_types(ty: &IrType, out: &mut Vec<IrType>) {
             generic_types(k, out);
             generic_types(v, out);
         }
-        IrType::Enum(e) => (0..e.variants.len()).for_each(|v| generic_types(&e.payload(v), out)),
+        IrType::Enum(e) => (0..e.variant_count()).for_each(|v| generic_types(&e.payload(v), out)),
         _ => {}
     }
     if !out.contains(ty) {

@@ -58,8 +58,14 @@ pub struct EnumType {
     /// for an enum without type parameters.
     pub args: Vec<IrType>,
     pub variant_names: Vec<String>,
-    /// Each variant's payload fields (empty for a variant without payload).
-    pub variants: Vec<Vec<IrType>>,
+    /// Each variant's payload fields (empty for a variant without payload) as declared:
+    /// in a generic enum, in terms of the enum's own type parameters (`Param(i)` stands
+    /// for `args[i]`); read them through [`EnumType::variant_fields`], which puts the
+    /// arguments in. The arguments are not substituted in here, so a type nested in
+    /// itself (`box[box[box[u8]]]`) is as large as it is written: substituted payloads
+    /// would hold each argument twice (in `args` and in a payload), and the type would
+    /// double with each level of nesting.
+    pub declared_variants: Vec<Vec<IrType>>,
 }
 
 impl EnumType {
@@ -68,9 +74,31 @@ impl EnumType {
         self.variant_names.iter().position(|n| n == name)
     }
 
+    /// How many variants there are.
+    pub fn variant_count(&self) -> usize {
+        self.declared_variants.len()
+    }
+
+    /// Variant `variant`'s payload fields, with the type arguments put in.
+    pub fn variant_fields(&self, variant: usize) -> Vec<IrType> {
+        let declared = &self.declared_variants[variant];
+        if self.args.is_empty() {
+            declared.clone()
+        } else {
+            declared.iter().map(|f| f.substitute(&self.args)).collect()
+        }
+    }
+
+    /// Every variant's payload fields, with the type arguments put in.
+    pub fn all_variant_fields(&self) -> Vec<Vec<IrType>> {
+        (0..self.variant_count())
+            .map(|v| self.variant_fields(v))
+            .collect()
+    }
+
     /// A variant's payload as the tuple it is laid out as.
     pub fn payload(&self, variant: usize) -> IrType {
-        IrType::Tuple(self.variants[variant].clone())
+        IrType::Tuple(self.variant_fields(variant))
     }
 }
 
@@ -276,7 +304,7 @@ impl IrType {
             IrType::Option(p) => p.is_copy(),
             IrType::Tuple(fields) => fields.iter().all(IrType::is_copy),
             IrType::Record(record) => record.fields.iter().all(IrType::is_copy),
-            IrType::Enum(e) => e.variants.iter().flatten().all(IrType::is_copy),
+            IrType::Enum(e) => e.all_variant_fields().iter().flatten().all(IrType::is_copy),
             _ => true,
         }
     }
@@ -288,8 +316,8 @@ impl IrType {
             IrType::List(e) | IrType::Option(e) => e.mentions_param(),
             IrType::Tuple(fields) => fields.iter().any(IrType::mentions_param),
             IrType::Map(k, v) => k.mentions_param() || v.mentions_param(),
-            // Only a generic enum's declaration, in the front end, mentions one.
-            IrType::Enum(e) => e.variants.iter().flatten().any(IrType::mentions_param),
+            // Its payloads mention the enum's own parameters, which its arguments bind.
+            IrType::Enum(e) => e.args.iter().any(IrType::mentions_param),
             _ => false,
         }
     }
@@ -305,11 +333,7 @@ impl IrType {
                 k.collect_params(out);
                 v.collect_params(out);
             }
-            IrType::Enum(e) => e
-                .variants
-                .iter()
-                .flatten()
-                .for_each(|f| f.collect_params(out)),
+            IrType::Enum(e) => e.args.iter().for_each(|a| a.collect_params(out)),
             _ => {}
         }
     }
@@ -324,7 +348,8 @@ impl IrType {
 
     /// The type rebuilt with `f` applied to each type it is made of: a list's or an
     /// option's element, a tuple's fields, a map's key and value, an enum's type
-    /// arguments and payload fields. Any other type is cloned.
+    /// arguments (its declared payloads are in its own parameters' terms, which the
+    /// arguments bind). Any other type is cloned.
     pub fn map_children(&self, mut f: impl FnMut(&IrType) -> IrType) -> IrType {
         match self {
             IrType::List(e) => IrType::list(f(e)),
@@ -335,11 +360,7 @@ impl IrType {
                 name: e.name.clone(),
                 args: e.args.iter().map(&mut f).collect(),
                 variant_names: e.variant_names.clone(),
-                variants: e
-                    .variants
-                    .iter()
-                    .map(|p| p.iter().map(&mut f).collect())
-                    .collect(),
+                declared_variants: e.declared_variants.clone(),
             }),
             other => other.clone(),
         }
@@ -372,7 +393,7 @@ impl IrType {
                 Some((l.layout, offsets))
             }
             IrType::Enum(e) => {
-                let layouts = (0..e.variants.len())
+                let layouts = (0..e.variant_count())
                     .map(|v| e.payload(v).layout())
                     .collect::<Option<Vec<_>>>()?;
                 let mut offsets = vec![0; layouts.len()];

@@ -510,7 +510,9 @@ impl<'a> Verifier<'a> {
             } => {
                 let parts: Vec<IrType> = fields.iter().map(|s| self.ty(*s).clone()).collect();
                 match self.ty(*dst).clone() {
-                    IrType::Enum(e) if e.variants.get(*variant as usize) == Some(&parts) => {}
+                    IrType::Enum(e)
+                        if (*variant as usize) < e.variant_count()
+                            && e.variant_fields(*variant as usize) == parts => {}
                     other => {
                         let t = self.show(&other);
                         self.error(
@@ -532,11 +534,10 @@ impl<'a> Verifier<'a> {
             }
             TakeVariant { src, variant, dsts } => match self.ty(*src).clone() {
                 IrType::Enum(e)
-                    if e.variants
-                        .get(*variant as usize)
-                        .is_some_and(|p| p.len() == dsts.len()) =>
+                    if (*variant as usize) < e.variant_count()
+                        && e.declared_variants[*variant as usize].len() == dsts.len() =>
                 {
-                    for (d, field) in dsts.iter().zip(&e.variants[*variant as usize]) {
+                    for (d, field) in dsts.iter().zip(&e.variant_fields(*variant as usize)) {
                         self.expect(at, *d, field, "destination");
                     }
                 }

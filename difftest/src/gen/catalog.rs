@@ -398,7 +398,11 @@ fn build_catalog() -> Catalog {
 fn mentions_generic_enum(ty: &IrType) -> bool {
     match ty {
         IrType::Enum(e) => {
-            !e.args.is_empty() || e.variants.iter().flatten().any(mentions_generic_enum)
+            !e.args.is_empty()
+                || e.all_variant_fields()
+                    .iter()
+                    .flatten()
+                    .any(mentions_generic_enum)
         }
         IrType::List(t) | IrType::Option(t) => mentions_generic_enum(t),
         IrType::Tuple(ts) => ts.iter().any(mentions_generic_enum),

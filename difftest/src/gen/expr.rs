@@ -247,8 +247,9 @@ impl Generator<'_> {
             }
             IrType::Enum(e) => {
                 // A variant, qualified by the enum's name, with every payload field.
-                let v = self.rng.below(e.variants.len() as u64) as usize;
-                let fields: Vec<String> = e.variants[v]
+                let v = self.rng.below(e.variant_count() as u64) as usize;
+                let fields: Vec<String> = e
+                    .variant_fields(v)
                     .iter()
                     .map(|f| self.expr(f, Use::Consume, true, sub).at(OR))
                     .collect();

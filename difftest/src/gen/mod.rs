@@ -681,7 +681,7 @@ impl<'a> Generator<'a> {
                 name: format!("E{e}"),
                 args: Vec::new(),
                 variant_names: (0..count).map(|i| format!("V{i}")).collect(),
-                variants,
+                declared_variants: variants,
             });
         }
         enums
@@ -699,7 +699,7 @@ impl<'a> Generator<'a> {
         }
         for e in &self.enums {
             out.push_str(&format!("enum {}\n", e.name));
-            for (name, payload) in e.variant_names.iter().zip(&e.variants) {
+            for (name, payload) in e.variant_names.iter().zip(&e.declared_variants) {
                 let fields: Vec<String> = payload.iter().map(|t| type_text(t, &[])).collect();
                 match fields.is_empty() {
                     true => out.push_str(&format!("  {name}\n")),

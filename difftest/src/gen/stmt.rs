@@ -402,14 +402,14 @@ impl Generator<'_> {
         let ty = IrType::Enum(Box::new(e.clone()));
         let depth = self.config.max_expr_depth;
         let scrutinee = self.expr(&ty, Use::Consume, false, depth).text;
-        let mut explicit: Vec<Option<usize>> = (0..e.variants.len())
+        let mut explicit: Vec<Option<usize>> = (0..e.variant_count())
             .filter(|_| self.rng.chance(3, 4))
             .map(Some)
             .collect();
         if self.rng.chance(1, 3) {
             explicit.reverse();
         }
-        if explicit.len() < e.variants.len() {
+        if explicit.len() < e.variant_count() {
             explicit.push(None);
         }
         let before = self.snapshot();
@@ -424,7 +424,8 @@ impl Generator<'_> {
             let pattern = match arm {
                 None => "case _".to_string(),
                 Some(v) => {
-                    let names: Vec<String> = e.variants[v]
+                    let names: Vec<String> = e
+                        .variant_fields(v)
                         .iter()
                         .map(|field| {
                             if self.rng.chance(1, 4) {
