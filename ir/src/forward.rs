@@ -98,7 +98,7 @@ fn merge_straight_blocks(f: &mut Function) {
 /// The operation of a reusable instruction (a scalar `const`, or a `unary`, `binary`,
 /// `compare` or `cast` on scalars), without its destination: two instructions with
 /// equal keys compute the same value from the same slots.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 enum Key {
     Unary(crate::program::UnaryOp, SlotId),
     Binary(crate::program::BinaryOp, SlotId, SlotId),
@@ -109,7 +109,7 @@ enum Key {
     Const(crate::types::IrType, ConstBits),
 }
 
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 enum ConstBits {
     Bool(bool),
     Int(i128),
@@ -147,10 +147,61 @@ impl Key {
     }
 
     fn reads(&self, s: SlotId) -> bool {
+        self.operands().contains(&Some(s))
+    }
+
+    /// The slots the operation reads (at most two).
+    fn operands(&self) -> [Option<SlotId>; 2] {
         match *self {
-            Key::Unary(_, a) | Key::Cast(a, ..) => a == s,
-            Key::Binary(_, a, b) | Key::Compare(_, a, b) => a == s || b == s,
-            Key::Const(..) => false,
+            Key::Unary(_, a) | Key::Cast(a, ..) => [Some(a), None],
+            Key::Binary(_, a, b) | Key::Compare(_, a, b) => [Some(a), Some(b)],
+            Key::Const(..) => [None, None],
+        }
+    }
+}
+
+/// The operations computed in a block whose operands and result are unchanged since
+/// ([`forward_block`]): found by their key, forgotten by slot (each slot lists the keys
+/// that read it or were computed into it), so an instruction costs what it names, not
+/// what the block computed before it (a function of 10^5 `let`s is checked in linear
+/// time).
+#[derive(Default)]
+struct Available {
+    /// Each key's destinations, oldest first.
+    by_key: std::collections::HashMap<Key, Vec<SlotId>>,
+    /// The keys that read each slot or have it as a destination.
+    by_slot: std::collections::HashMap<SlotId, Vec<Key>>,
+}
+
+impl Available {
+    /// The oldest destination of `key` of the type of `dst`.
+    fn find(&self, f: &Function, key: &Key, dst: SlotId) -> Option<SlotId> {
+        let ty = f.slot_type(dst);
+        self.by_key
+            .get(key)?
+            .iter()
+            .copied()
+            .find(|d| f.slot_type(*d) == ty)
+    }
+
+    fn push(&mut self, key: Key, dst: SlotId) {
+        for s in key.operands().into_iter().flatten().chain([dst]) {
+            self.by_slot.entry(s).or_default().push(key.clone());
+        }
+        self.by_key.entry(key).or_default().push(dst);
+    }
+
+    /// Forgets what `w` being written makes stale: every operation that reads it, and
+    /// `w` as a destination.
+    fn forget(&mut self, w: SlotId) {
+        for key in self.by_slot.remove(&w).unwrap_or_default() {
+            let reads = key.reads(w);
+            if let Some(dsts) = self.by_key.get_mut(&key) {
+                dsts.retain(|d| *d != w && !reads);
+                if dsts.is_empty() {
+                    self.by_key.remove(&key);
+                }
+            }
         }
     }
 }
@@ -247,7 +298,16 @@ fn copies_at_entry(f: &Function) -> Vec<Copies> {
 /// dropped.
 fn forward_block(f: &Function, block: &mut Block, mut copy_of: Copies) -> (Copies, bool) {
     // Operations computed in this block whose operands and result are unchanged since.
-    let mut available: Vec<(Key, SlotId)> = Vec::new();
+    let mut available = Available::default();
+    // For each slot, the slots that may hold a copy of it (checked against `copy_of`
+    // when used): a write ends the copies of what it wrote without a walk of them all.
+    let mut copied_from: std::collections::HashMap<SlotId, Vec<SlotId>> =
+        std::collections::HashMap::new();
+    for (d, s) in copy_of.iter().enumerate() {
+        if let Some(s) = s {
+            copied_from.entry(*s).or_default().push(SlotId(d as u32));
+        }
+    }
     let mut dropped_edge = false;
     for inst in &mut block.insts {
         // A call's places (`ref`, `mut`, `out` arguments): a slot passed as one must be
@@ -269,11 +329,10 @@ fn forward_block(f: &Function, block: &mut Block, mut copy_of: Copies) -> (Copie
         }
         let key = Key::of(f, &inst.kind);
         if let Some((key, dst)) = &key {
-            let same = |(k, d): &&(Key, SlotId)| k == key && f.slot_type(*d) == f.slot_type(*dst);
-            if let Some((_, earlier)) = available.iter().find(same) {
+            if let Some(earlier) = available.find(f, key, *dst) {
                 inst.kind = InstKind::Copy {
                     dst: *dst,
-                    src: *earlier,
+                    src: earlier,
                 };
                 dropped_edge |= inst.abandon.take().is_some();
             }
@@ -286,10 +345,12 @@ fn forward_block(f: &Function, block: &mut Block, mut copy_of: Copies) -> (Copie
         }
         for w in written {
             copy_of[w.index()] = None;
-            for c in copy_of.iter_mut().filter(|c| **c == Some(w)) {
-                *c = None;
+            for d in copied_from.remove(&w).unwrap_or_default() {
+                if copy_of[d.index()] == Some(w) {
+                    copy_of[d.index()] = None;
+                }
             }
-            available.retain(|(k, d)| *d != w && !k.reads(w));
+            available.forget(w);
         }
         if let InstKind::Copy { dst, src } = &inst.kind {
             if dst != src
@@ -298,10 +359,11 @@ fn forward_block(f: &Function, block: &mut Block, mut copy_of: Copies) -> (Copie
                 && forwardable_source(f, *src)
             {
                 copy_of[dst.index()] = Some(*src);
+                copied_from.entry(*src).or_default().push(*dst);
             }
         } else if let Some((key, dst)) = key {
             if !key.reads(dst) {
-                available.push((key, dst));
+                available.push(key, dst);
             }
         }
     }
