@@ -245,35 +245,54 @@ fn options(search: Search) -> datalove::Options {
 
 /// Makes `SIGINT`, `SIGTERM` and `SIGHUP` remove this process's build folder (the
 /// executables `run --backend aot|c` builds) before the process dies of the signal, as
-/// it would have without this: the signals are blocked in every thread and taken by one
-/// that waits for them, which is free to remove files (a handler is not). A child the
-/// CLI starts gets the default signal mask back (Rust's `Command` resets it).
+/// it would have without this. The handler only writes the signal's number to a pipe
+/// (`write` is async-signal-safe); a thread that reads it removes the folder (ordinary
+/// code, free to allocate), puts the signal's default action back and raises it. A
+/// child the CLI starts (an executable, the C compiler) is untouched: `exec` resets a
+/// caught signal to its default, and no signal is blocked.
 fn remove_builds_on_signals() {
-    // SAFETY: plain libc calls on a set made here; the mask is set before any other
-    // thread of this process starts, so every later thread inherits it.
+    use std::sync::atomic::{AtomicI32, Ordering};
+    static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
+    extern "C" fn on_signal(signal: libc::c_int) {
+        let byte = signal as u8;
+        // SAFETY: `write` of one byte from the stack to a pipe this process opened.
+        unsafe {
+            libc::write(
+                SIGNAL_PIPE.load(Ordering::Relaxed),
+                (&byte as *const u8).cast(),
+                1,
+            )
+        };
+    }
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: plain libc calls on values made here.
     unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            libc::sigaddset(&mut set, signal);
-        }
-        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             return;
         }
-        let waited = std::thread::Builder::new()
+        SIGNAL_PIPE.store(fds[1], Ordering::Relaxed);
+        let read_end = fds[0];
+        let waiting = std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
-                let mut signal = 0;
-                if libc::sigwait(&set, &mut signal) == 0 {
+                let mut byte = 0u8;
+                if libc::read(read_end, (&mut byte as *mut u8).cast(), 1) == 1 {
                     datalove::engine::remove_build_root();
-                    // Dies of the signal itself: the default action, unblocked here.
+                    // Dies of the signal itself: its default action.
+                    let signal = libc::c_int::from(byte);
                     libc::signal(signal, libc::SIG_DFL);
-                    libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
                     libc::raise(signal);
                 }
             });
-        if waited.is_err() {
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        if waiting.is_err() {
+            return;
+        }
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
         }
     }
 }

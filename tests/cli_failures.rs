@@ -46,23 +46,29 @@ fn run_limited(kib: u64, backend: &str, path: &Path) -> Output {
         .expect("sh runs")
 }
 
+/// `datalove run --backend BACKEND` of a program that prints a line per number: its
+/// first line read, then its stdout closed (the reader goes away, as `| head -1` does);
+/// that line and how the run ended.
+fn first_line_then_closed(backend: &str) -> (String, Output) {
+    let path = common::test_program("cli_failures/many.dfs");
+    let mut child = datalove()
+        .args(["run", "--backend", backend, path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("datalove starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("piped"))
+        .read_line(&mut first)
+        .expect("one line");
+    (first, child.wait_with_output().expect("ends"))
+}
+
 #[test]
 fn a_closed_stdout_is_one_error_line_on_every_backend() {
-    let path = common::test_program("cli_failures/many.dfs");
     for backend in available(&BACKENDS) {
-        let mut child = datalove()
-            .args(["run", "--backend", backend, path.to_str().unwrap()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("datalove starts");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().expect("piped"))
-            .read_line(&mut first)
-            .expect("one line");
-        // The reader goes away, as `| head -1` does.
+        let (first, out) = first_line_then_closed(backend);
         assert_eq!(first, "0\n", "{backend}");
-        let out = child.wait_with_output().expect("ends");
         let closed = "error: output failed: stdout is closed\n";
         assert_ended(&out, backend, 101, "", closed);
     }
@@ -73,19 +79,8 @@ fn a_closed_stdout_is_one_error_line_on_every_backend() {
 /// exit 101 (it once panicked with a backtrace).
 #[test]
 fn a_closed_stdout_ends_the_report_of_all_backends_with_one_error_line() {
-    let path = common::test_program("cli_failures/many.dfs");
-    let mut child = datalove()
-        .args(["run", "--backend", "all", path.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("datalove starts");
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().expect("piped"))
-        .read_line(&mut first)
-        .expect("one line");
+    let (first, out) = first_line_then_closed("all");
     assert!(first.starts_with("== "), "{first:?}");
-    let out = child.wait_with_output().expect("ends");
     assert_ended(
         &out,
         "all",
