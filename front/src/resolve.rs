@@ -707,8 +707,8 @@ pub fn resolve_type(
     }
 }
 
-/// How many type parameters a generic enum's declaration has (every one is used by a
-/// variant, so they are the parameters its payloads mention).
+/// How many type parameters a generic enum's declaration has: its arguments, which in
+/// the declaration are its own parameters in order (`declare_enum`).
 fn generic_arity(template: &IrType) -> usize {
     let mut params = Vec::new();
     template.collect_params(&mut params);
