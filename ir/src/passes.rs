@@ -43,5 +43,5 @@ pub fn optimize(program: &mut Program) {
     crate::inline::start_past_base_cases(program, &copies);
     crate::bounds::remove_proven_bounds_checks(program);
     crate::append::append_in_place(program);
-    crate::slices::view_string_parts(program);
+    crate::slices::view_read_parts(program);
 }

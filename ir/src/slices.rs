@@ -1,15 +1,18 @@
-//! Views of string parts, an IR pass every backend gains from (the last of the passes).
+//! Views of string parts and list elements, an IR pass every backend gains from (the
+//! last of the passes).
 //!
 //! `slice(ref line, i, i + 1) == " "` cuts a string of its own (an allocation and a
-//! copy), compares it and frees it. Where the part is only read before its drop, and
-//! the string it was cut from does not change meanwhile, a view of the string's own
-//! bytes does the same: `t = str_slice.view s[a..b]`, a head that owns nothing
-//! (`docs/abi.md` §7.3), which the verifier checks as it checks a `list_get.view`
+//! copy), compares it and frees it; `word ++ syllables[k]` clones the element, appends
+//! the clone and frees it. Where the part is only read before its drop, and the string
+//! or list it came from does not change meanwhile, a view of the original does the same:
+//! `t = str_slice.view s[a..b]`, a head that owns nothing (`docs/abi.md` §7.3), or
+//! `t = list_get.view s[i]`, which the verifier checks by its rules for views
 //! (`crate::verify`, views). This pass writes that where, in one block:
 //!
-//! - `t = str_slice s[a..b]` (`t` not `s`, not a parameter), or that followed at once by
-//!   `d = move t` with `t` named nowhere else (the inliner's hand-over of
-//!   `strings.slice`'s result: the slice then writes `d` itself);
+//! - `t = str_slice s[a..b]` or `t = list_get s[i]` of an element type that owns
+//!   something (`t` not `s`, not a parameter), or that followed at once by `d = move t`
+//!   with `t` named nowhere else (the inliner's hand-over of `strings.slice`'s result:
+//!   the cut then writes `d` itself);
 //! - then instructions that cannot fail (no abandon block, so no failure path drops
 //!   `t`), of which those that name `t` or `s` only read them: a comparison, a concat
 //!   into a third slot, a length, a byte, `debuglog`, a clone, another slice;
@@ -20,8 +23,9 @@
 
 use crate::program::{Function, Inst, InstKind, Program, SlotId};
 
-/// Makes every string part that is only read before its drop a view, in every function.
-pub fn view_string_parts(program: &mut Program) {
+/// Makes every string part and list element that is only read before its drop a view,
+/// in every function.
+pub fn view_read_parts(program: &mut Program) {
     for f in &mut program.functions {
         view_in_function(f);
     }
@@ -39,13 +43,7 @@ fn view_in_function(f: &mut Function) {
         let insts = &mut block.insts;
         let mut i = 0;
         while i < insts.len() {
-            let InstKind::StrSlice {
-                dst,
-                string,
-                view: false,
-                ..
-            } = insts[i].kind
-            else {
+            let Some((dst, string)) = copied_part(&insts[i].kind, &f.slots) else {
                 i += 1;
                 continue;
             };
@@ -55,7 +53,9 @@ fn view_in_function(f: &mut Function) {
                 let d = *d;
                 if *src == t && named[t.index()] == 2 && d != string && !params.contains(&d) {
                     insts.remove(i + 1);
-                    if let InstKind::StrSlice { dst, .. } = &mut insts[i].kind {
+                    if let InstKind::StrSlice { dst, .. } | InstKind::ListGet { dst, .. } =
+                        &mut insts[i].kind
+                    {
                         *dst = d;
                     }
                     named[t.index()] = 0;
@@ -72,7 +72,9 @@ fn view_in_function(f: &mut Function) {
                     if here == named[t.index()] {
                         insts.remove(drop_at);
                         named[t.index()] -= 1;
-                        if let InstKind::StrSlice { view, .. } = &mut insts[i].kind {
+                        if let InstKind::StrSlice { view, .. } | InstKind::ListGet { view, .. } =
+                            &mut insts[i].kind
+                        {
                             *view = true;
                         }
                     }
@@ -80,6 +82,27 @@ fn view_in_function(f: &mut Function) {
             }
             i += 1;
         }
+    }
+}
+
+/// The copy `kind` makes and what of: `(t, s)` for `t = str_slice s[..]`, and for
+/// `t = list_get s[i]` of elements that own something (a copy element's read is its
+/// view already).
+fn copied_part(kind: &InstKind, slots: &[crate::program::Slot]) -> Option<(SlotId, SlotId)> {
+    match *kind {
+        InstKind::StrSlice {
+            dst,
+            string,
+            view: false,
+            ..
+        } => Some((dst, string)),
+        InstKind::ListGet {
+            dst,
+            list,
+            view: false,
+            ..
+        } if !slots[dst.index()].ty.is_copy() => Some((dst, list)),
+        _ => None,
     }
 }
 
@@ -189,7 +212,7 @@ mod tests {
     fn a_part_only_read_before_its_drop_becomes_a_view() {
         let mut p = program(false);
         crate::verify::verify_program(&p).expect("the cut shape verifies");
-        super::view_string_parts(&mut p);
+        super::view_read_parts(&mut p);
         crate::verify::verify_program(&p).expect("the view verifies");
         let text = insts(&p);
         assert!(
@@ -199,11 +222,94 @@ mod tests {
         assert!(!text.contains(&"drop s3".to_owned()), "{text:?}");
     }
 
+    /// `var l = ["ka", "lo"]`, `var w = "x"`, `t = list_get l[1]`, `w = concat w, t`,
+    /// then (with `changed`) `l` given a new element before `t` is dropped.
+    fn element_program(changed: bool) -> Program {
+        let mut pb = ProgramBuilder::new();
+        let main = pb.declare_entry("main");
+        let mut fb = pb.function(main);
+        let list_ty = IrType::List(Box::new(IrType::String));
+        let (a, b) = (fb.new_slot(IrType::String), fb.new_slot(IrType::String));
+        let l = fb.new_named_slot("l", list_ty);
+        let w = fb.new_named_slot("w", IrType::String);
+        let i = fb.new_slot(IrType::Index);
+        let t = fb.new_slot(IrType::String);
+        let abandon = fb.new_block();
+        fb.set_const(a, ConstValue::Str("ka".into()));
+        fb.set_const(b, ConstValue::Str("lo".into()));
+        fb.inst(
+            InstKind::MakeList {
+                dst: l,
+                elems: vec![a, b],
+            },
+            None,
+        );
+        fb.set_const(w, ConstValue::Str("x".into()));
+        fb.set_const(i, ConstValue::Int(1));
+        fb.inst(
+            InstKind::ListGet {
+                dst: t,
+                list: l,
+                index: i,
+                checked: true,
+                view: false,
+            },
+            Some(abandon),
+        );
+        fb.inst(
+            InstKind::Concat {
+                dst: w,
+                lhs: w,
+                rhs: t,
+            },
+            None,
+        );
+        if changed {
+            let c = fb.new_slot(IrType::String);
+            fb.set_const(c, ConstValue::Str("mi".into()));
+            fb.inst(InstKind::ListPush { list: l, value: c }, None);
+        }
+        fb.inst(InstKind::Drop { slot: t }, None);
+        fb.debuglog(w);
+        fb.inst(InstKind::Drop { slot: w }, None);
+        fb.inst(InstKind::Drop { slot: l }, None);
+        fb.terminate(Terminator::Return(None));
+        fb.switch_to(abandon);
+        fb.inst(InstKind::Drop { slot: w }, None);
+        fb.inst(InstKind::Drop { slot: l }, None);
+        fb.terminate(Terminator::Abandon);
+        pb.finish()
+    }
+
+    #[test]
+    fn an_element_only_read_before_its_drop_becomes_a_view() {
+        let mut p = element_program(false);
+        crate::verify::verify_program(&p).expect("the clone shape verifies");
+        super::view_read_parts(&mut p);
+        crate::verify::verify_program(&p).expect("the view verifies");
+        let text = insts(&p);
+        assert!(
+            text.iter()
+                .any(|l| l.starts_with("s5 = list_get.view s2[s4]")),
+            "{text:?}"
+        );
+        assert!(!text.contains(&"drop s5".to_owned()), "{text:?}");
+    }
+
+    #[test]
+    fn an_element_of_a_list_that_changes_before_its_drop_stays_a_copy() {
+        let mut p = element_program(true);
+        crate::verify::verify_program(&p).expect("the clone shape verifies");
+        let before = insts(&p);
+        super::view_read_parts(&mut p);
+        assert_eq!(insts(&p), before);
+    }
+
     #[test]
     fn a_part_of_a_string_that_changes_before_its_drop_stays_a_copy() {
         let mut p = program(true);
         let before = insts(&p);
-        super::view_string_parts(&mut p);
+        super::view_read_parts(&mut p);
         assert_eq!(insts(&p), before);
     }
 }
