@@ -867,7 +867,7 @@ impl Worker {
                 let library = libraries
                     .get(ctx.rider())
                     .ok_or_else(|| format!("rider `{}` is not loaded", ctx.rider()))?;
-                library.symbol(ctx.symbol()).map_err(|e| e.to_string())
+                library.native(ctx.symbol()).map_err(|e| e.to_string())
             };
             let program = match Prepared::compile(backend, &compiled, &mut resolve, cache.as_ref())
             {

@@ -49,7 +49,7 @@ DTLV_BEGIN_DECLS
  * may pin itself to an earlier one by defining DTLV_TABLE_VERSION before including this
  * header: its table struct then ends where that version's did, and it still loads and
  * runs against a newer runtime (whose table is only longer). */
-#define DTLV_TABLE_VERSION_LATEST 5u
+#define DTLV_TABLE_VERSION_LATEST 6u
 #ifndef DTLV_TABLE_VERSION
 #define DTLV_TABLE_VERSION DTLV_TABLE_VERSION_LATEST
 #endif
@@ -343,6 +343,29 @@ struct dtlv_rti_table {
     dtlv_status_t (*string_split)(void *rt, const dtlv_string_t *s, const dtlv_string_t *sep,
                                   dtlv_list_t *out);
 #endif
+#if DTLV_TABLE_VERSION >= 6
+    /* the std rider's map natives (table version 6), as the runtime does them, each with
+     * its native signature (value, descriptor per parameter; result slot, descriptor) */
+    dtlv_status_t (*std_map_len)(void *rt, const dtlv_map_t *m, const dtlv_tydesc_t *m_td,
+                                 uint64_t *out, const dtlv_tydesc_t *out_td);
+    dtlv_status_t (*std_map_insert)(void *rt, dtlv_map_t *m, const dtlv_tydesc_t *m_td,
+                                    void *key, const dtlv_tydesc_t *key_td, void *value,
+                                    const dtlv_tydesc_t *value_td, void *out,
+                                    const dtlv_tydesc_t *out_td);
+    dtlv_status_t (*std_map_get)(void *rt, const dtlv_map_t *m, const dtlv_tydesc_t *m_td,
+                                 const void *key, const dtlv_tydesc_t *key_td, void *out,
+                                 const dtlv_tydesc_t *out_td);
+    dtlv_status_t (*std_map_at)(void *rt, const dtlv_map_t *m, const dtlv_tydesc_t *m_td,
+                                const void *key, const dtlv_tydesc_t *key_td, void *out,
+                                const dtlv_tydesc_t *out_td);
+    dtlv_status_t (*std_map_remove)(void *rt, dtlv_map_t *m, const dtlv_tydesc_t *m_td,
+                                    const void *key, const dtlv_tydesc_t *key_td, void *out,
+                                    const dtlv_tydesc_t *out_td);
+    dtlv_status_t (*std_map_contains)(void *rt, const dtlv_map_t *m,
+                                      const dtlv_tydesc_t *m_td, const void *key,
+                                      const dtlv_tydesc_t *key_td, uint8_t *out,
+                                      const dtlv_tydesc_t *out_td);
+#endif
 };
 
 /* The table behind `rt`. */
@@ -601,6 +624,50 @@ static inline dtlv_status_t dtlv_rti_string_part(void *rt, const dtlv_string_t *
 static inline dtlv_status_t dtlv_rti_string_split(void *rt, const dtlv_string_t *s,
                                                   const dtlv_string_t *sep, dtlv_list_t *out) {
     return DTLV_RTI_TABLE(rt)->string_split(rt, s, sep, out);
+}
+#endif
+
+#if DTLV_TABLE_VERSION >= 6
+/* ---- the std rider's map natives (table version 6) ---- */
+
+static inline dtlv_status_t dtlv_rti_std_map_len(void *rt, const dtlv_map_t *m,
+                                                 const dtlv_tydesc_t *m_td, uint64_t *out,
+                                                 const dtlv_tydesc_t *out_td) {
+    return DTLV_RTI_TABLE(rt)->std_map_len(rt, m, m_td, out, out_td);
+}
+static inline dtlv_status_t dtlv_rti_std_map_insert(void *rt, dtlv_map_t *m,
+                                                    const dtlv_tydesc_t *m_td, void *key,
+                                                    const dtlv_tydesc_t *key_td, void *value,
+                                                    const dtlv_tydesc_t *value_td, void *out,
+                                                    const dtlv_tydesc_t *out_td) {
+    return DTLV_RTI_TABLE(rt)->std_map_insert(rt, m, m_td, key, key_td, value, value_td, out,
+                                              out_td);
+}
+static inline dtlv_status_t dtlv_rti_std_map_get(void *rt, const dtlv_map_t *m,
+                                                 const dtlv_tydesc_t *m_td, const void *key,
+                                                 const dtlv_tydesc_t *key_td, void *out,
+                                                 const dtlv_tydesc_t *out_td) {
+    return DTLV_RTI_TABLE(rt)->std_map_get(rt, m, m_td, key, key_td, out, out_td);
+}
+static inline dtlv_status_t dtlv_rti_std_map_at(void *rt, const dtlv_map_t *m,
+                                                const dtlv_tydesc_t *m_td, const void *key,
+                                                const dtlv_tydesc_t *key_td, void *out,
+                                                const dtlv_tydesc_t *out_td) {
+    return DTLV_RTI_TABLE(rt)->std_map_at(rt, m, m_td, key, key_td, out, out_td);
+}
+static inline dtlv_status_t dtlv_rti_std_map_remove(void *rt, dtlv_map_t *m,
+                                                    const dtlv_tydesc_t *m_td, const void *key,
+                                                    const dtlv_tydesc_t *key_td, void *out,
+                                                    const dtlv_tydesc_t *out_td) {
+    return DTLV_RTI_TABLE(rt)->std_map_remove(rt, m, m_td, key, key_td, out, out_td);
+}
+static inline dtlv_status_t dtlv_rti_std_map_contains(void *rt, const dtlv_map_t *m,
+                                                      const dtlv_tydesc_t *m_td,
+                                                      const void *key,
+                                                      const dtlv_tydesc_t *key_td,
+                                                      uint8_t *out,
+                                                      const dtlv_tydesc_t *out_td) {
+    return DTLV_RTI_TABLE(rt)->std_map_contains(rt, m, m_td, key, key_td, out, out_td);
 }
 #endif
 

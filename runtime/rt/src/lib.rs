@@ -39,6 +39,7 @@ pub mod exit;
 pub mod lists;
 pub mod loader;
 pub mod maps;
+pub mod natives;
 pub mod output;
 pub mod shadow;
 pub mod stack;

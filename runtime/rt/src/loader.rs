@@ -210,6 +210,15 @@ impl RiderLibrary {
         &self.path
     }
 
+    /// The address a call of the native `name` (`dlr_<rider>__<function>`) is linked
+    /// to: the runtime's own implementation when it provides one
+    /// ([`crate::natives::provided`]: the `std` map natives), else the library's. The
+    /// library must export `name` either way, so a rider without it is refused alike.
+    pub fn native(&self, name: &str) -> Result<*const c_void, LoadError> {
+        let exported = self.symbol(name)?;
+        Ok(crate::natives::provided(&self.rider, name).unwrap_or(exported))
+    }
+
     /// The address of `name` (a native's `dlr_<rider>__<function>`, say).
     pub fn symbol(&self, name: &str) -> Result<*const c_void, LoadError> {
         let missing = || LoadError::MissingSymbol {
@@ -239,7 +248,7 @@ pub fn link_riders(
     for (rider, symbols) in &manifest.riders {
         let library = RiderLibrary::load(rider, &[dir.to_path_buf()])?;
         for symbol in symbols {
-            addresses.push(library.symbol(symbol)?);
+            addresses.push(library.native(symbol)?);
         }
         libraries.push(library);
     }

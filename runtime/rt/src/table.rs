@@ -2,7 +2,9 @@
 
 use datalove_rti::{RtiTable, ABI_VERSION};
 
-use crate::{alloc, args, bigints, data, errors, lists, maps, shadow, strings, tydescs, values};
+use crate::{
+    alloc, args, bigints, data, errors, lists, maps, natives, shadow, strings, tydescs, values,
+};
 
 /// The runtime's entry points, in `RtiTable` order.
 pub static TABLE: RtiTable = RtiTable {
@@ -79,4 +81,10 @@ pub static TABLE: RtiTable = RtiTable {
     tydesc_enum: tydescs::tydesc_enum,
     string_part: strings::string_part,
     string_split: strings::string_split,
+    std_map_len: natives::std_map_len,
+    std_map_insert: natives::std_map_insert,
+    std_map_get: natives::std_map_get,
+    std_map_at: natives::std_map_at,
+    std_map_remove: natives::std_map_remove,
+    std_map_contains: natives::std_map_contains,
 };

@@ -182,6 +182,86 @@ pub unsafe fn dtlv_rti_string_split(
     (table(rt).string_split)(rt.as_ptr(), s, sep, out.as_mut_ptr())
 }
 
+/// The runtime's `std` native `map_len` (table version 6; `datalove_rt::natives`).
+///
+/// # Safety
+/// `rt` must be live; the native ABI's terms for the rest (each value of its
+/// descriptor's type, `out` room for the result).
+pub unsafe fn dtlv_rti_std_map_len(
+    rt: RtHandle,
+    m: *const Map,
+    m_td: Td,
+    out: *mut u64,
+    out_td: Td,
+) -> RtStatus {
+    (table(rt).std_map_len)(rt.as_ptr(), m, m_td, out, out_td)
+}
+
+/// The runtime's `std` native `map_insert` (key and value moved in).
+///
+/// # Safety
+/// As [`dtlv_rti_std_map_len`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn dtlv_rti_std_map_insert(
+    rt: RtHandle,
+    m: *mut Map,
+    m_td: Td,
+    key: *mut c_void,
+    key_td: Td,
+    value: *mut c_void,
+    value_td: Td,
+    out: *mut c_void,
+    out_td: Td,
+) -> RtStatus {
+    (table(rt).std_map_insert)(
+        rt.as_ptr(),
+        m,
+        m_td,
+        key,
+        key_td,
+        value,
+        value_td,
+        out,
+        out_td,
+    )
+}
+
+/// The runtime's `std` natives that take a map and a `ref` key and write a result:
+/// `map_get`, `map_at`, `map_remove` (its map changed) and `map_contains`, by their
+/// table entry's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyedNative {
+    Get,
+    At,
+    Remove,
+    Contains,
+}
+
+/// Calls the runtime's keyed `std` native `which`.
+///
+/// # Safety
+/// As [`dtlv_rti_std_map_len`]; `m` may be changed only for `Remove`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn dtlv_rti_std_map_keyed(
+    rt: RtHandle,
+    which: KeyedNative,
+    m: *mut Map,
+    m_td: Td,
+    key: *const c_void,
+    key_td: Td,
+    out: *mut c_void,
+    out_td: Td,
+) -> RtStatus {
+    let t = table(rt);
+    let rt = rt.as_ptr();
+    match which {
+        KeyedNative::Get => (t.std_map_get)(rt, m, m_td, key, key_td, out, out_td),
+        KeyedNative::At => (t.std_map_at)(rt, m, m_td, key, key_td, out, out_td),
+        KeyedNative::Remove => (t.std_map_remove)(rt, m, m_td, key, key_td, out, out_td),
+        KeyedNative::Contains => (t.std_map_contains)(rt, m, m_td, key, key_td, out.cast(), out_td),
+    }
+}
+
 /// # Safety
 /// `rt` must be live.
 pub unsafe fn dtlv_rti_string_eq(rt: RtHandle, a: &String, b: &String) -> bool {

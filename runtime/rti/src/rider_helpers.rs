@@ -60,7 +60,7 @@ use crate::rtdt::{self, AnyMut, AnyOut, AnyOwned, AnyRef, Data, RtHandle};
 use crate::status::{
     status_name, RtStatus, STATUS_FAILED, STATUS_OK, STATUS_PANICKED, STATUS_TYPE_MISMATCH,
 };
-use crate::tydesc::{TyDesc, TyKind, STRING_TYDESC};
+use crate::tydesc::{same_tydesc, TyDesc, TyKind, STRING_TYDESC};
 
 // ---------------------------------------------------------------------------------------
 // Failing and panicking
@@ -495,6 +495,91 @@ pub fn expect_kind(td: &TyDesc, kind: TyKind) -> Result<(), Failure> {
             td.kind.name()
         )))
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Descriptor checks (the std rider's natives and the runtime's own, `datalove_rt::natives`)
+// ---------------------------------------------------------------------------------------
+
+/// The payload descriptor and offset of an option descriptor.
+///
+/// # Safety
+/// `td` must be a well-formed descriptor.
+pub unsafe fn option_payload(td: &TyDesc) -> Result<(&TyDesc, usize), Failure> {
+    expect_kind(td, TyKind::Option)?;
+    Ok((td.elem(), td.payload_offset))
+}
+
+/// The payload offset of the `?T` result slot of `result_td`, whose `T` must be `t_td`'s
+/// type; else the type mismatch `mismatch(T's name, the slot's)` words.
+///
+/// # Safety
+/// Both descriptors well formed.
+pub unsafe fn option_of(
+    result_td: &TyDesc,
+    t_td: &TyDesc,
+    mismatch: fn(std::string::String, std::string::String) -> std::string::String,
+) -> Result<usize, Failure> {
+    let (payload_td, offset) = option_payload(result_td)?;
+    expect_match(payload_td, t_td, || {
+        mismatch(t_td.type_name(), result_td.type_name())
+    })?;
+    Ok(offset)
+}
+
+/// `Ok` when `a` and `b` describe the same type; else the type mismatch `message` words.
+///
+/// # Safety
+/// Both descriptors well formed.
+pub unsafe fn expect_match(
+    a: &TyDesc,
+    b: &TyDesc,
+    message: impl FnOnce() -> std::string::String,
+) -> Result<(), Failure> {
+    if same_tydesc(a, b) {
+        Ok(())
+    } else {
+        Err(Failure::type_mismatch(message()))
+    }
+}
+
+/// The key and value descriptors of a map descriptor.
+///
+/// # Safety
+/// `td` must be a well-formed descriptor.
+pub unsafe fn map_parts(td: &TyDesc) -> Result<(&TyDesc, &TyDesc), Failure> {
+    expect_kind(td, TyKind::Map)?;
+    Ok(td.map_parts())
+}
+
+/// A key handed over `ref` must be of the map's key type.
+///
+/// # Safety
+/// Both descriptors well formed.
+pub unsafe fn expect_key(key_td: &TyDesc, map_td: &TyDesc) -> Result<(), Failure> {
+    let (map_key, _) = map_parts(map_td)?;
+    expect_match(key_td, map_key, || {
+        format!("a {} key for a {}", key_td.type_name(), map_td.type_name())
+    })
+}
+
+/// For a native that takes a `ref` key and gives `?V` (`map_get`, `map_remove`): checks
+/// the key against the map and the result slot's `V` against its values; the value
+/// descriptor and the payload's offset in the slot.
+///
+/// # Safety
+/// The descriptors well formed.
+pub unsafe fn key_and_optional_value<'m>(
+    key_td: &TyDesc,
+    m_td: &'m TyDesc,
+    result_td: &TyDesc,
+) -> Result<(&'m TyDesc, usize), Failure> {
+    expect_key(key_td, m_td)?;
+    let (_, value_td) = map_parts(m_td)?;
+    let offset = option_of(result_td, value_td, |value, slot| {
+        format!("a {value} value into a {slot} slot")
+    })?;
+    Ok((value_td, offset))
 }
 
 /// A scalar value, whatever its width.

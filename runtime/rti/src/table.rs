@@ -26,8 +26,9 @@ pub const ABI_VERSION: u32 = 1;
 /// earlier table version checks only that the table is at least as long as it knew, so
 /// it still loads and runs. Version 1 ends at `error_at`; version 2 adds the map entries and `bigint_from_limbs`;
 /// version 3 adds `tydesc_enum`; version 4 adds `string_part`; version 5 adds
-/// `string_split`.
-pub const TABLE_VERSION: u32 = 5;
+/// `string_split`; version 6 adds the std rider's map natives (`std_map_len` ..
+/// `std_map_contains`).
+pub const TABLE_VERSION: u32 = 6;
 
 /// `struct_size` of each table version, oldest first (`TABLE_SIZES[v - 1]`).
 pub const TABLE_SIZES: [usize; TABLE_VERSION as usize] = [
@@ -35,6 +36,7 @@ pub const TABLE_SIZES: [usize; TABLE_VERSION as usize] = [
     std::mem::offset_of!(RtiTable, bigint_from_limbs) + std::mem::size_of::<usize>(),
     std::mem::offset_of!(RtiTable, tydesc_enum) + std::mem::size_of::<usize>(),
     std::mem::offset_of!(RtiTable, string_part) + std::mem::size_of::<usize>(),
+    std::mem::offset_of!(RtiTable, string_split) + std::mem::size_of::<usize>(),
     std::mem::size_of::<RtiTable>(),
 ];
 
@@ -344,4 +346,17 @@ rti_table! {
     /// UTF-8 cut at a match of UTF-8, or at whitespace, is UTF-8). An empty `*sep` is
     /// refused: `STATUS_EMPTY` (message `the separator is empty`), `out` unwritten.
     StringSplit string_split(rt: Rt, s: *const String, sep: *const String, out: *mut List) -> RtStatus;
+    // ---- the std rider's map natives (table version 6) ----
+    /// The `std` natives `map_len`, `map_insert`, `map_get`, `map_at`, `map_remove` and
+    /// `map_contains` as the runtime does them, each with its native signature
+    /// (`docs/abi.md` §3: the value, then its descriptor, for each parameter; then the
+    /// result slot and its descriptor): the rider's exports are these entries, and a
+    /// program's calls are linked to them directly (`docs/abi.md`, "Natives the runtime
+    /// provides"). Failures, messages and moves are the rider's.
+    StdMapLen std_map_len(rt: Rt, m: *const Map, m_td: Td, out: *mut u64, out_td: Td) -> RtStatus;
+    StdMapInsert std_map_insert(rt: Rt, m: *mut Map, m_td: Td, key: *mut c_void, key_td: Td, value: *mut c_void, value_td: Td, out: *mut c_void, out_td: Td) -> RtStatus;
+    StdMapGet std_map_get(rt: Rt, m: *const Map, m_td: Td, key: *const c_void, key_td: Td, out: *mut c_void, out_td: Td) -> RtStatus;
+    StdMapAt std_map_at(rt: Rt, m: *const Map, m_td: Td, key: *const c_void, key_td: Td, out: *mut c_void, out_td: Td) -> RtStatus;
+    StdMapRemove std_map_remove(rt: Rt, m: *mut Map, m_td: Td, key: *const c_void, key_td: Td, out: *mut c_void, out_td: Td) -> RtStatus;
+    StdMapContains std_map_contains(rt: Rt, m: *const Map, m_td: Td, key: *const c_void, key_td: Td, out: *mut u8, out_td: Td) -> RtStatus;
 }

@@ -26,12 +26,12 @@ use std::cmp::Ordering;
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
-use datalove_rti::call;
+use datalove_rti::call::{self, KeyedNative};
 use datalove_rti::order::{float_order, Leaf, OrderPlan};
 use datalove_rti::rider_helpers::{
-    check, clone_value, compare_values, drop_value, expect_kind,
-    format_value as rider_format_value, init_value, int_range, make_string, new_string, read_int,
-    write_int, Failure, ValuePtr,
+    check, clone_value, compare_values, drop_value, expect_kind, expect_match, init_value,
+    int_range, make_string, map_parts, new_string, option_of, option_payload, read_int, write_int,
+    Failure, ValuePtr,
 };
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
@@ -90,48 +90,6 @@ fn position(i: &rtdt::Index) -> usize {
 unsafe fn list_elem(td: &TyDesc) -> Result<&TyDesc, Failure> {
     expect_kind(td, TyKind::List)?;
     Ok(td.elem())
-}
-
-/// The payload descriptor and offset of an option descriptor.
-///
-/// # Safety
-/// `td` must be a well-formed descriptor.
-unsafe fn option_payload(td: &TyDesc) -> Result<(&TyDesc, usize), Failure> {
-    expect_kind(td, TyKind::Option)?;
-    Ok((td.elem(), td.payload_offset))
-}
-
-/// The payload offset of the `?T` result slot of `result_td`, whose `T` must be `t_td`'s
-/// type; else the type mismatch `mismatch(T's name, the slot's)` words.
-///
-/// # Safety
-/// Both descriptors well formed.
-unsafe fn option_of(
-    result_td: &TyDesc,
-    t_td: &TyDesc,
-    mismatch: fn(String, String) -> String,
-) -> Result<usize, Failure> {
-    let (payload_td, offset) = option_payload(result_td)?;
-    expect_match(payload_td, t_td, || {
-        mismatch(t_td.type_name(), result_td.type_name())
-    })?;
-    Ok(offset)
-}
-
-/// `Ok` when `a` and `b` describe the same type; else the type mismatch `message` words.
-///
-/// # Safety
-/// Both descriptors well formed.
-unsafe fn expect_match(
-    a: &TyDesc,
-    b: &TyDesc,
-    message: impl FnOnce() -> String,
-) -> Result<(), Failure> {
-    if same_tydesc(a, b) {
-        Ok(())
-    } else {
-        Err(Failure::type_mismatch(message()))
-    }
 }
 
 /// The mismatch of a native whose `T` the caller decides (`option_of`).
@@ -770,43 +728,26 @@ datalove_rti::natives! {
 // Maps
 // ---------------------------------------------------------------------------------------
 
-/// The key and value descriptors of a map descriptor.
+/// A keyed map native of the runtime's ([`call::dtlv_rti_std_map_keyed`]).
 ///
 /// # Safety
-/// `td` must be a well-formed descriptor.
-unsafe fn map_parts(td: &TyDesc) -> Result<(&TyDesc, &TyDesc), Failure> {
-    expect_kind(td, TyKind::Map)?;
-    Ok(td.map_parts())
-}
-
-/// A key handed over `ref` must be of the map's key type.
-///
-/// # Safety
-/// Both descriptors well formed.
-unsafe fn expect_key(key_td: &TyDesc, map_td: &TyDesc) -> Result<(), Failure> {
-    let (map_key, _) = map_parts(map_td)?;
-    expect_match(key_td, map_key, || {
-        format!("a {} key for a {}", key_td.type_name(), map_td.type_name())
-    })
-}
-
-/// For a native that takes a `ref` key and gives `?V` (`map_get`, `map_remove`): checks
-/// the key against the map and the result slot's `V` against its values; the value
-/// descriptor and the payload's offset in the slot.
-///
-/// # Safety
-/// The descriptors well formed.
-unsafe fn key_and_optional_value<'m>(
+/// The native ABI's terms; `m` changed only by `KeyedNative::Remove`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn map_keyed(
+    rt: RtHandle,
+    which: KeyedNative,
+    m: *mut rtdt::Map,
+    m_td: &TyDesc,
+    key: *const u8,
     key_td: &TyDesc,
-    m_td: &'m TyDesc,
-    result_td: &TyDesc,
-) -> Result<(&'m TyDesc, usize), Failure> {
-    expect_key(key_td, m_td)?;
-    let (_, value_td) = map_parts(m_td)?;
-    let offset = option_of(result_td, value_td, |value, slot| {
-        format!("a {value} value into a {slot} slot")
-    })?;
-    Ok((value_td, offset))
+    out: *mut u8,
+    out_td: &TyDesc,
+) -> Result<(), Failure> {
+    let (key, out) = (key.cast(), out.cast());
+    check(
+        rt,
+        call::dtlv_rti_std_map_keyed(rt, which, m, m_td, key, key_td, out, out_td),
+    )
 }
 
 /// Room for one value of any type, aligned for every type (at most 8).
@@ -945,14 +886,18 @@ datalove_rti::natives! {
         Ok(())
     }
 
+    // The map natives below are the runtime's (`datalove_rt::natives`, table version
+    // 6): a program's calls are linked to the runtime's functions directly, and these
+    // exports reach the same through the table, so the two never differ.
+
     /// The number of entries.
     fn dlr_std__map_len(
         rt,
-        m: &rtdt::Map, _m_td,
-        result_out: &mut MaybeUninit<rtdt::Index>, _result_td,
+        m: &rtdt::Map, m_td,
+        result_out: &mut MaybeUninit<rtdt::Index>, result_td,
     ) {
-        result_out.write(rtdt::Index(call::dtlv_rti_map_len(rt, m) as u64));
-        Ok(())
+        let out = result_out.as_mut_ptr().cast::<u64>();
+        check(rt, call::dtlv_rti_std_map_len(rt, m, m_td, out, result_td))
     }
 
     /// Moves `key` and `value` in; an existing key's old value is dropped and replaced.
@@ -961,23 +906,21 @@ datalove_rti::natives! {
         m: &mut rtdt::Map, m_td,
         key: AnyOwned<'_>, key_td,
         value: AnyOwned<'_>, value_td,
-        _result_out: &mut MaybeUninit<()>, _result_td,
+        result_out: &mut MaybeUninit<()>, result_td,
     ) {
-        let fits = map_parts(m_td).map(|(k, v)| same_tydesc(k, key_td) && same_tydesc(v, value_td));
-        if fits != Ok(true) {
-            let message = format!(
-                "a ({}, {}) entry for a {}",
-                key_td.type_name(),
-                value_td.type_name(),
-                m_td.type_name()
-            );
-            drop_value(rt, &key, key_td);
-            drop_value(rt, &value, value_td);
-            return Err(fits.err().unwrap_or_else(|| Failure::type_mismatch(message)));
-        }
         check(
             rt,
-            call::dtlv_rti_map_insert(rt, m, m_td, key.as_ptr().cast(), value.as_ptr().cast()),
+            call::dtlv_rti_std_map_insert(
+                rt,
+                m,
+                m_td,
+                key.as_ptr().cast(),
+                key_td,
+                value.as_ptr().cast(),
+                value_td,
+                result_out.as_mut_ptr().cast(),
+                result_td,
+            ),
         )
     }
 
@@ -988,15 +931,7 @@ datalove_rti::natives! {
         key: AnyRef<'_>, key_td,
         result_out: AnyOut<'_>, result_td,
     ) {
-        let (value_td, offset) = key_and_optional_value(key_td, m_td, result_td)?;
-        let found = call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).cast::<u8>();
-        if found.is_null() {
-            write_none(rt, &result_out, result_td);
-            return Ok(());
-        }
-        clone_value(rt, &found, value_td, &payload_slot(&result_out, offset))?;
-        set_some(&result_out);
-        Ok(())
+        map_keyed(rt, KeyedNative::Get, (m as *const rtdt::Map).cast_mut(), m_td, key.as_ptr(), key_td, result_out.as_ptr(), result_td)
     }
 
     /// A clone of the value at `key`; a missing key is the runtime error `key not found`
@@ -1005,17 +940,9 @@ datalove_rti::natives! {
         rt,
         m: &rtdt::Map, m_td,
         key: AnyRef<'_>, key_td,
-        result_out: AnyOut<'_>, _result_td,
+        result_out: AnyOut<'_>, result_td,
     ) {
-        expect_key(key_td, m_td)?;
-        let (_, value_td) = map_parts(m_td)?;
-        let found = call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).cast::<u8>();
-        if found.is_null() {
-            let shown = rider_format_value(rt, &key, key_td)?;
-            call::dtlv_rti_raise(rt, ErrorKind::KeyNotFound, &shown);
-            return Err(Failure::failed(format!("key not found: {shown}")));
-        }
-        clone_value(rt, &found, value_td, &result_out)
+        map_keyed(rt, KeyedNative::At, (m as *const rtdt::Map).cast_mut(), m_td, key.as_ptr(), key_td, result_out.as_ptr(), result_td)
     }
 
     /// Moves the value at `key` out (dropping the entry's key), or none.
@@ -1025,15 +952,7 @@ datalove_rti::natives! {
         key: AnyRef<'_>, key_td,
         result_out: AnyOut<'_>, result_td,
     ) {
-        let (_, offset) = key_and_optional_value(key_td, m_td, result_td)?;
-        if call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast()).is_null() {
-            write_none(rt, &result_out, result_td);
-            return Ok(());
-        }
-        let slot = payload_slot(&result_out, offset);
-        check(rt, call::dtlv_rti_map_remove(rt, m, m_td, key.as_ptr().cast(), slot.cast()))?;
-        set_some(&result_out);
-        Ok(())
+        map_keyed(rt, KeyedNative::Remove, m, m_td, key.as_ptr(), key_td, result_out.as_ptr(), result_td)
     }
 
     /// Whether the map has `key`.
@@ -1041,12 +960,10 @@ datalove_rti::natives! {
         rt,
         m: &rtdt::Map, m_td,
         key: AnyRef<'_>, key_td,
-        result_out: &mut MaybeUninit<bool>, _result_td,
+        result_out: &mut MaybeUninit<bool>, result_td,
     ) {
-        expect_key(key_td, m_td)?;
-        let found = call::dtlv_rti_map_find(rt, m, m_td, key.as_ptr().cast());
-        result_out.write(!found.is_null());
-        Ok(())
+        let out = result_out.as_mut_ptr().cast();
+        map_keyed(rt, KeyedNative::Contains, (m as *const rtdt::Map).cast_mut(), m_td, key.as_ptr(), key_td, out, result_td)
     }
 
     /// A map of the `(key, value)` tuples of a list it takes; a later duplicate key wins.
