@@ -19,7 +19,7 @@ use datalove_rti::rider_helpers::{expect_key, key_and_optional_value, map_parts,
 use datalove_rti::rtdt::Map;
 use datalove_rti::status::{RtStatus, STATUS_FAILED, STATUS_OK};
 use datalove_rti::table::{Rt, Td};
-use datalove_rti::{same_tydesc, ErrorKind};
+use datalove_rti::{same_tydesc, ErrorKind, TyDesc, TyKind};
 
 use crate::maps::KEY_NOT_FOUND_MESSAGE;
 use crate::state::Runtime;
@@ -51,6 +51,37 @@ fn answer(rt: &Runtime, outcome: Result<(), Failure>) -> RtStatus {
     }
 }
 
+/// Whether `m_td` is a map whose keys are `key_td`'s type: the rider helpers' test
+/// ([`expect_key`]) without its words, for the path every well-typed call takes; a
+/// `false` goes to the helpers, which say what is wrong.
+///
+/// # Safety
+/// The descriptors well formed.
+#[inline(always)]
+unsafe fn key_fits(m_td: &TyDesc, key_td: &TyDesc) -> bool {
+    m_td.kind == TyKind::Map && same_tydesc(m_td.map_parts().0, key_td)
+}
+
+/// [`key_fits`], and `out_td` is `?V` of the map's values: the value descriptor and the
+/// payload's offset ([`key_and_optional_value`]'s answer), or its failure.
+///
+/// # Safety
+/// The descriptors well formed.
+#[inline(always)]
+unsafe fn key_and_option<'m>(
+    m_td: &'m TyDesc,
+    key_td: &TyDesc,
+    out_td: &TyDesc,
+) -> Result<(&'m TyDesc, usize), Failure> {
+    if key_fits(m_td, key_td) && out_td.kind == TyKind::Option {
+        let value_td = m_td.map_parts().1;
+        if same_tydesc(out_td.elem(), value_td) {
+            return Ok((value_td, out_td.payload_offset));
+        }
+    }
+    key_and_optional_value(key_td, m_td, out_td)
+}
+
 /// `map_len(ref m)`: how many entries.
 ///
 /// # Safety
@@ -63,10 +94,11 @@ pub(crate) unsafe extern "C" fn std_map_len(
     _out_td: Td,
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
-    answer(
-        rt,
-        map_parts(&*m_td).map(|_| out.write(rt.map_len_of(&*m) as u64)),
-    )
+    if (*m_td).kind == TyKind::Map {
+        out.write(rt.map_len_of(&*m) as u64);
+        return STATUS_OK;
+    }
+    answer(rt, map_parts(&*m_td).map(|_| ()))
 }
 
 /// `map_insert(mut m, key, value)`: both moved in, the map's whatever happens (a
@@ -87,7 +119,11 @@ pub(crate) unsafe extern "C" fn std_map_insert(
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
     let (m_td, key_td, value_td) = (&*m_td, &*key_td, &*value_td);
-    let fits = map_parts(m_td).map(|(k, v)| same_tydesc(k, key_td) && same_tydesc(v, value_td));
+    let fits = if key_fits(m_td, key_td) && same_tydesc(m_td.map_parts().1, value_td) {
+        Ok(true)
+    } else {
+        map_parts(m_td).map(|(k, v)| same_tydesc(k, key_td) && same_tydesc(v, value_td))
+    };
     if fits != Ok(true) {
         let message = format!(
             "a ({}, {}) entry for a {}",
@@ -123,7 +159,7 @@ pub(crate) unsafe extern "C" fn std_map_get(
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
     let (m_td, out_td) = (&*m_td, &*out_td);
-    let (value_td, offset) = match key_and_optional_value(&*key_td, m_td, out_td) {
+    let (value_td, offset) = match key_and_option(m_td, &*key_td, out_td) {
         Ok(parts) => parts,
         Err(failure) => return answer(rt, Err(failure)),
     };
@@ -155,7 +191,12 @@ pub(crate) unsafe extern "C" fn std_map_at(
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
     let (m_td, key_td) = (&*m_td, &*key_td);
-    let value_td = match expect_key(key_td, m_td).and_then(|()| map_parts(m_td)) {
+    let parts = if key_fits(m_td, key_td) {
+        Ok(m_td.map_parts())
+    } else {
+        expect_key(key_td, m_td).and_then(|()| map_parts(m_td))
+    };
+    let value_td = match parts {
         Ok((_, value_td)) => value_td,
         Err(failure) => return answer(rt, Err(failure)),
     };
@@ -185,7 +226,7 @@ pub(crate) unsafe extern "C" fn std_map_remove(
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
     let (m_td, out_td) = (&*m_td, &*out_td);
-    let offset = match key_and_optional_value(&*key_td, m_td, out_td) {
+    let offset = match key_and_option(m_td, &*key_td, out_td) {
         Ok((_, offset)) => offset,
         Err(failure) => return answer(rt, Err(failure)),
     };
@@ -212,10 +253,15 @@ pub(crate) unsafe extern "C" fn std_map_contains(
     _out_td: Td,
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
-    let m_td = &*m_td;
+    let (m_td, key_td) = (&*m_td, &*key_td);
+    let fits = if key_fits(m_td, key_td) {
+        Ok(())
+    } else {
+        expect_key(key_td, m_td)
+    };
     answer(
         rt,
-        expect_key(&*key_td, m_td).map(|()| {
+        fits.map(|()| {
             let found = rt.map_find_value(&*m, m_td, key.cast());
             out.write(u8::from(!found.is_null()));
         }),

@@ -48,6 +48,7 @@ pub enum Leaf {
 
 impl Leaf {
     /// The leaf order of a kind, when it has one.
+    #[inline]
     pub fn of(kind: TyKind) -> Option<Leaf> {
         Some(match kind {
             TyKind::Unit => Leaf::Unit,
@@ -133,6 +134,7 @@ impl OrderPlan {
     ///
     /// # Safety
     /// `td` well formed.
+    #[inline]
     pub unsafe fn of(td: &TyDesc) -> OrderPlan {
         if let Some(leaf) = Leaf::of(td.kind) {
             return OrderPlan::Leaf(leaf);

@@ -505,6 +505,7 @@ pub fn expect_kind(td: &TyDesc, kind: TyKind) -> Result<(), Failure> {
 ///
 /// # Safety
 /// `td` must be a well-formed descriptor.
+#[inline]
 pub unsafe fn option_payload(td: &TyDesc) -> Result<(&TyDesc, usize), Failure> {
     expect_kind(td, TyKind::Option)?;
     Ok((td.elem(), td.payload_offset))
@@ -515,6 +516,7 @@ pub unsafe fn option_payload(td: &TyDesc) -> Result<(&TyDesc, usize), Failure> {
 ///
 /// # Safety
 /// Both descriptors well formed.
+#[inline]
 pub unsafe fn option_of(
     result_td: &TyDesc,
     t_td: &TyDesc,
@@ -531,6 +533,7 @@ pub unsafe fn option_of(
 ///
 /// # Safety
 /// Both descriptors well formed.
+#[inline]
 pub unsafe fn expect_match(
     a: &TyDesc,
     b: &TyDesc,
@@ -547,6 +550,7 @@ pub unsafe fn expect_match(
 ///
 /// # Safety
 /// `td` must be a well-formed descriptor.
+#[inline]
 pub unsafe fn map_parts(td: &TyDesc) -> Result<(&TyDesc, &TyDesc), Failure> {
     expect_kind(td, TyKind::Map)?;
     Ok(td.map_parts())
@@ -556,6 +560,7 @@ pub unsafe fn map_parts(td: &TyDesc) -> Result<(&TyDesc, &TyDesc), Failure> {
 ///
 /// # Safety
 /// Both descriptors well formed.
+#[inline]
 pub unsafe fn expect_key(key_td: &TyDesc, map_td: &TyDesc) -> Result<(), Failure> {
     let (map_key, _) = map_parts(map_td)?;
     expect_match(key_td, map_key, || {
@@ -569,6 +574,7 @@ pub unsafe fn expect_key(key_td: &TyDesc, map_td: &TyDesc) -> Result<(), Failure
 ///
 /// # Safety
 /// The descriptors well formed.
+#[inline]
 pub unsafe fn key_and_optional_value<'m>(
     key_td: &TyDesc,
     m_td: &'m TyDesc,

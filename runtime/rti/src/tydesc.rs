@@ -165,6 +165,7 @@ impl TyDesc {
     ///
     /// # Safety
     /// `self` must be a well-formed descriptor.
+    #[inline]
     pub unsafe fn elem(&self) -> &TyDesc {
         debug_assert!(!self.elem.is_null());
         &*self.elem
@@ -193,6 +194,7 @@ impl TyDesc {
     ///
     /// # Safety
     /// `self` must be a well-formed descriptor.
+    #[inline]
     pub unsafe fn fields(&self) -> &[TyField] {
         if self.field_count == 0 {
             &[]
@@ -228,6 +230,7 @@ impl TyDesc {
     ///
     /// # Safety
     /// `self` must be a well-formed map descriptor.
+    #[inline]
     pub unsafe fn map_parts(&self) -> (&TyDesc, &TyDesc) {
         let fields = self.elem().fields();
         (&*fields[0].desc, &*fields[1].desc)
