@@ -165,6 +165,29 @@ fn out_of_memory_under_an_address_space_limit_is_one_line_on_every_backend() {
 }
 
 #[test]
+fn out_of_memory_in_small_allocations_is_one_line_on_every_backend() {
+    // Rust's `memory allocation of 40 bytes failed` and an abort, once, on three
+    // backends: the process allocator now ends it as the runtime does.
+    if let Ok(Some(runner)) = datalove::Target::current().runner() {
+        eprintln!("unavailable under the runner {runner:?}: `ulimit -v` limits the emulator");
+        return;
+    }
+    let path = common::test_program("cli_failures/many_small.dfs");
+    for backend in available(&BACKENDS) {
+        let out = run_limited(1_500_000, backend, &path);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(101), "{backend}: {stderr}");
+        assert_eq!(text(&out.stdout), "start\n", "{backend}");
+        assert_eq!(stderr.lines().count(), 1, "{backend}: {stderr}");
+        assert!(
+            stderr.starts_with("error: out of memory: cannot allocate ")
+                && stderr.ends_with(" bytes live)\n"),
+            "{backend}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn a_small_program_starts_under_a_small_address_space_limit_on_every_backend() {
     // The interpreter once reserved 256 MiB of frames up front and aborted here.
     if let Ok(Some(runner)) = datalove::Target::current().runner() {

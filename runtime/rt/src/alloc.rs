@@ -12,13 +12,64 @@
 //! process exits with 101. Nothing after it runs, so no drop runs either: an allocation
 //! that fails deep inside a runtime entry has no error path to unwind through.
 
-use std::alloc::Layout;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use datalove_rti::table::Rt;
 use datalove_rti::AllocStats;
 
 use crate::state::Runtime;
+
+/// The process's allocator wherever the runtime is linked with its default feature
+/// `exit-on-out-of-memory` (the `datalove` CLI, which runs the interpreter and the JIT
+/// in its own process, and every aot and c executable through the runtime staticlib):
+/// the system's, except that an allocation it refuses ends the program with the
+/// runtime's one `out of memory` line and exit 101 (`crate::crash::allocation_refused`)
+/// instead of Rust's `memory allocation of N bytes failed` and an abort. So every
+/// allocation, the runtime's own small ones included, fails the same way on every
+/// backend. An embedder with a global allocator of its own turns the feature off
+/// (`default-features = false` on `datalove`); its process then fails as Rust does.
+pub struct ExitOnOutOfMemory;
+
+// SAFETY: every call is the system allocator's, with the same layout; a null it returns
+// never reaches the caller.
+unsafe impl GlobalAlloc for ExitOnOutOfMemory {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let ptr = System.alloc(layout);
+        if ptr.is_null() {
+            crate::crash::allocation_refused(layout.size());
+        }
+        ptr
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let ptr = System.alloc_zeroed(layout);
+        if ptr.is_null() {
+            crate::crash::allocation_refused(layout.size());
+        }
+        ptr
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let moved = System.realloc(ptr, layout, new_size);
+        if moved.is_null() {
+            crate::crash::allocation_refused(new_size);
+        }
+        moved
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[cfg(feature = "exit-on-out-of-memory")]
+#[global_allocator]
+static EXIT_ON_OUT_OF_MEMORY: ExitOnOutOfMemory = ExitOnOutOfMemory;
 
 #[derive(Default)]
 pub(crate) struct Counts {
@@ -28,6 +79,10 @@ pub(crate) struct Counts {
 }
 
 impl Counts {
+    pub(crate) fn live_bytes(&self) -> usize {
+        self.live_bytes.get()
+    }
+
     pub(crate) fn stats(&self) -> AllocStats {
         AllocStats {
             live: self.live.get(),

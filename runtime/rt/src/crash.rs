@@ -251,9 +251,61 @@ impl FixedText {
         self.push(&digits[i..]);
     }
 
+    fn push_decimal(&mut self, value: usize) {
+        let mut digits = [0u8; 20];
+        let mut v = value;
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        self.push(&digits[i..]);
+    }
+
     fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
+}
+
+/// What the process's allocator does when the system refuses it memory
+/// ([`crate::alloc::ExitOnOutOfMemory`]): the runtime's one line for it, `error: out of
+/// memory: cannot allocate N bytes (M bytes live)` (the live bytes when a program runs on
+/// this thread), after what the program printed, then exit 101, as an allocation the
+/// runtime counts ends (`crate::alloc`). Nothing here allocates or takes a lock, and
+/// `_exit` runs no exit handler (any of which could allocate again); a second refusal
+/// while the first is reported only exits.
+pub(crate) fn allocation_refused(size: usize) -> ! {
+    static REFUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !REFUSED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        let runtime = CURRENT.with(Cell::get);
+        let mut line = FixedText {
+            bytes: [0; 512],
+            len: 0,
+        };
+        line.push(b"error: ");
+        line.push(ErrorKind::OutOfMemory.name().as_bytes());
+        line.push(b": cannot allocate ");
+        line.push_decimal(size);
+        line.push(b" bytes");
+        if !runtime.is_null() {
+            // SAFETY: as in `on_fatal_signal`: the current runtime lives until it leaves,
+            // and its buffer is read only when no borrow of it is in progress.
+            unsafe {
+                (*runtime).output.write_out_raw(|bytes| write_fd(1, bytes));
+                line.push(b" (");
+                line.push_decimal((*runtime).counts.live_bytes());
+                line.push(b" bytes live)");
+            }
+        }
+        line.push(b"\n");
+        write_fd(2, line.as_bytes());
+    }
+    // SAFETY: `_exit` ends the process; nothing after it runs.
+    unsafe { libc::_exit(crate::exit::EXIT_RUNTIME_ERROR) }
 }
 
 extern "C" fn on_fatal_signal(signal: c_int, _info: *mut libc::siginfo_t, context: *mut c_void) {
