@@ -332,6 +332,137 @@ pub unsafe fn make_string_from_bytes(
     check(rt, call::dtlv_rti_string_from_bytes(rt, bytes, out))
 }
 
+/// Bytes a native builds in the runtime's own memory (the table's `alloc`), to become a
+/// string: each growth is counted against the program's memory limit, and one the limit
+/// or the system refuses ends the program with the runtime's `out of memory` line
+/// (`docs/running.md`), as the program's own allocations do; nothing is held in the
+/// rider's memory on the way (`read_file` of an endless file fails at the limit). Grown
+/// by doubling; what is not made a string is freed when the buffer is dropped.
+pub struct RuntimeBytes {
+    rt: RtHandle,
+    ptr: *mut u8,
+    len: usize,
+    cap: usize,
+}
+
+impl RuntimeBytes {
+    pub fn new(rt: RtHandle) -> RuntimeBytes {
+        RuntimeBytes {
+            rt,
+            ptr: std::ptr::null_mut(),
+            len: 0,
+            cap: 0,
+        }
+    }
+
+    /// Room for `more` bytes past the length; `Err` only for a size no buffer can have.
+    ///
+    /// # Safety
+    /// The buffer's runtime is live.
+    pub unsafe fn reserve(&mut self, more: usize) -> Result<(), Failure> {
+        let needed = self
+            .len
+            .checked_add(more)
+            .filter(|&n| n <= crate::layout::MAX_BUFFER_BYTES)
+            .ok_or_else(|| {
+                Failure::failed(format!(
+                    "a string of {} and {more} more bytes does not fit in memory",
+                    self.len
+                ))
+            })?;
+        if needed <= self.cap {
+            return Ok(());
+        }
+        let cap = needed
+            .max(self.cap.saturating_mul(2))
+            .clamp(64, crate::layout::MAX_BUFFER_BYTES);
+        // A refused allocation never returns (the runtime ends the program).
+        let grown = call::dtlv_rti_alloc(self.rt, cap, 1);
+        if self.len > 0 {
+            std::ptr::copy_nonoverlapping(self.ptr, grown, self.len);
+        }
+        self.release();
+        self.ptr = grown;
+        self.cap = cap;
+        Ok(())
+    }
+
+    /// Appends `bytes`.
+    ///
+    /// # Safety
+    /// The buffer's runtime is live.
+    pub unsafe fn extend(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.reserve(bytes.len())?;
+        if !bytes.is_empty() {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(self.len), bytes.len());
+            self.len += bytes.len();
+        }
+        Ok(())
+    }
+
+    /// At most `most` bytes of the room past the length, zeroed (write into them, then
+    /// [`Self::advance`]).
+    pub fn spare(&mut self, most: usize) -> &mut [u8] {
+        let n = (self.cap - self.len).min(most);
+        if n == 0 {
+            return &mut [];
+        }
+        // SAFETY: `ptr` is a buffer of `cap` bytes, the first `len` of them written, and
+        // `len + n <= cap`.
+        unsafe {
+            let rest = self.ptr.add(self.len);
+            std::ptr::write_bytes(rest, 0, n);
+            std::slice::from_raw_parts_mut(rest, n)
+        }
+    }
+
+    /// Counts `n` more bytes of the spare room as written.
+    pub fn advance(&mut self, n: usize) {
+        assert!(n <= self.cap - self.len, "advanced past the buffer");
+        self.len += n;
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: the first `len` bytes of the buffer are written.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+
+    /// The bytes as a runtime string when they are UTF-8 (the buffer is the string's,
+    /// no copy); else the failure `WHAT is not UTF-8 (byte N)`.
+    pub fn into_string(mut self, what: &str) -> Result<rtdt::String, Failure> {
+        if let Err(e) = std::str::from_utf8(self.as_bytes()) {
+            return Err(Failure::failed(format!(
+                "{what} is not UTF-8 (byte {})",
+                e.valid_up_to()
+            )));
+        }
+        let (ptr, len, cap) = (self.ptr, self.len, self.cap);
+        self.ptr = std::ptr::null_mut();
+        self.cap = 0;
+        // SAFETY: a buffer of `cap` bytes the runtime allocated, its first `len` UTF-8.
+        Ok(unsafe { rtdt::String::from_raw_parts(ptr, len, cap) })
+    }
+
+    fn release(&mut self) {
+        if self.cap > 0 {
+            // SAFETY: `ptr` is the runtime's allocation of `cap` bytes at align 1.
+            unsafe { call::dtlv_rti_free(self.rt, self.ptr, self.cap, 1) };
+        }
+        self.ptr = std::ptr::null_mut();
+        self.cap = 0;
+    }
+}
+
+impl Drop for RuntimeBytes {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
 /// A new runtime string holding `text`, by value (drop it with [`drop_string`] or move
 /// it somewhere that owns it).
 ///

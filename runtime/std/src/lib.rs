@@ -31,7 +31,7 @@ use datalove_rti::order::{float_order, Leaf, OrderPlan};
 use datalove_rti::rider_helpers::{
     check, clone_value, compare_values, drop_value, expect_kind, expect_match, init_value,
     int_range, make_string, map_parts, new_string, option_of, option_payload, read_int, write_int,
-    Failure, ValuePtr,
+    Failure, RuntimeBytes, ValuePtr,
 };
 use datalove_rti::rtdt::{self, AnyOut, AnyOwned, AnyRef, RtHandle};
 use datalove_rti::status::STATUS_OUT_OF_BOUNDS;
@@ -1295,14 +1295,16 @@ datalove_rti::natives! {
                 text.len()
             )));
         };
-        let mut repeated = std::string::String::new();
-        repeated.try_reserve_exact(total).map_err(|_| {
-            Failure::failed(format!("out of memory making a string of {total} bytes"))
-        })?;
+        // In the runtime's memory, all of it asked for first: a result past the memory
+        // limit (or the system's) ends the program with the runtime's `out of memory`
+        // line before any byte is written.
+        let mut repeated = RuntimeBytes::new(rt);
+        repeated.reserve(total)?;
         for _ in 0..n.0.min(total as u64) {
-            repeated.push_str(text);
+            repeated.extend(text.as_bytes())?;
         }
-        make_string(rt, &repeated, result_out)
+        result_out.write(repeated.into_string("the repeated string")?);
+        Ok(())
     }
 }
 
@@ -1357,13 +1359,10 @@ datalove_rti::natives! {
         rt,
         result_out: &mut MaybeUninit<rtdt::String>, _result_td,
     ) {
-        use std::io::Read;
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Failure::failed(format!("cannot read stdin: {}", io_reason(&e))))?;
-        make_string(rt, &utf8_text(bytes, "stdin")?, result_out)
+        let text = read_all(rt, &mut std::io::stdin().lock(), "stdin")
+            .map_err(|e| e.unwrap_or_else(|e| Failure::failed(format!("cannot read stdin: {}", io_reason(&e)))))?;
+        result_out.write(text);
+        Ok(())
     }
 }
 
@@ -1401,7 +1400,8 @@ datalove_rti::natives! {
         path: &rtdt::String, _path_td,
         result_out: &mut MaybeUninit<rtdt::String>, _result_td,
     ) {
-        make_string(rt, &read_text(path.as_str())?, result_out)
+        result_out.write(read_to_runtime(rt, path.as_str())?);
+        Ok(())
     }
 }
 
@@ -1412,7 +1412,16 @@ datalove_rti::natives! {
         path: &rtdt::String, _path_td,
         result_out: AnyOut<'_>, result_td,
     ) {
-        write_optional_string(rt, &result_out, result_td, read_text(path.as_str()).ok().as_deref())
+        let (payload_td, offset) = option_payload(result_td)?;
+        expect_kind(payload_td, TyKind::String)?;
+        match read_to_runtime(rt, path.as_str()) {
+            Ok(text) => {
+                payload_slot(&result_out, offset).cast::<rtdt::String>().write(text);
+                set_some(&result_out);
+            }
+            Err(_) => write_none(rt, &result_out, result_td),
+        }
+        Ok(())
     }
 }
 
@@ -1442,10 +1451,43 @@ datalove_rti::natives! {
 }
 
 /// The text of the file at `path`; a failure names the path and the reason.
-fn read_text(path: &str) -> Result<std::string::String, Failure> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::failed(format!("cannot read {path:?}: {}", io_reason(&e))))?;
-    utf8_text(bytes, &format!("{path:?}"))
+/// Everything `reader` gives, read into the runtime's memory ([`RuntimeBytes`]: an
+/// endless source fails at the memory limit, or the system's, with the runtime's `out of
+/// memory` line), as a string when it is UTF-8 (`WHAT is not UTF-8` else). `Err(Err(e))`:
+/// the read failed.
+///
+/// # Safety
+/// `rt` live.
+unsafe fn read_all(
+    rt: RtHandle,
+    reader: &mut impl std::io::Read,
+    what: &str,
+) -> Result<rtdt::String, Result<Failure, std::io::Error>> {
+    /// The most read at once.
+    const CHUNK: usize = 1 << 16;
+    let mut bytes = RuntimeBytes::new(rt);
+    loop {
+        bytes.reserve(CHUNK).map_err(Ok)?;
+        match reader.read(bytes.spare(CHUNK)) {
+            Ok(0) => break,
+            Ok(n) => bytes.advance(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Err(e)),
+        }
+    }
+    bytes.into_string(what).map_err(Ok)
+}
+
+/// The text of the file at `path` in the runtime's memory ([`read_all`]); a failure
+/// names the path.
+///
+/// # Safety
+/// `rt` live.
+unsafe fn read_to_runtime(rt: RtHandle, path: &str) -> Result<rtdt::String, Failure> {
+    let why =
+        |e: std::io::Error| Failure::failed(format!("cannot read {path:?}: {}", io_reason(&e)));
+    let mut file = std::fs::File::open(path).map_err(why)?;
+    read_all(rt, &mut file, &format!("{path:?}")).map_err(|e| e.unwrap_or_else(why))
 }
 
 /// Creates or replaces the file at `path` with `text`; a failure names the path.
