@@ -851,6 +851,37 @@ impl Fx<'_> {
                 let k = self.list_header(*list);
                 self.write(*dst, &format!("lh{k}_len"));
             }
+            K::MapLen { dst, map } => {
+                let m = self.addr(*map);
+                let n = call(Entry::MapLen, &[&format!("(const dtlv_map_t *){m}")]);
+                self.write(*dst, &format!("(uint64_t){n}"));
+            }
+            K::MapEntry { dst, map, index } => {
+                // The entry's bytes, found by the runtime (one step from the entry
+                // before); the map keeps what they own. Null: past the end.
+                let abandon = fallible();
+                let i = self.read(*index);
+                let m = format!("(const dtlv_map_t *){}", self.addr(*map));
+                let md = self.slot_desc(*map);
+                let size = self.size(&self.ty(*dst).clone());
+                let d = self.addr(*dst);
+                self.w.open("");
+                self.w.stmt(format!("uint64_t i = {i}"));
+                self.w.stmt(format!(
+                    "const uint8_t *e = (const uint8_t *){}",
+                    call(Entry::MapEntryAt, &[&m, &md, "(size_t)i"])
+                ));
+                let len = call(Entry::MapLen, &[&m]);
+                self.w
+                    .stmt(format!("uint64_t len = e ? 0 : (uint64_t){len}"));
+                self.fail_if(
+                    "e == NULL",
+                    abandon,
+                    Some(call(Entry::RaiseBounds, &["i", "len"])),
+                );
+                self.w.stmt(format!("memcpy({d}, e, {size})"));
+                self.w.close();
+            }
             K::ListGet {
                 dst: element,
                 list,

@@ -948,6 +948,34 @@ impl<M: Module> Fx<'_, '_, M> {
                 let n = self.list_len(*list);
                 self.write(*dst, n);
             }
+            K::MapLen { dst, map } => {
+                let m = self.addr(*map);
+                let n = self
+                    .call_rt(Entry::MapLen, &[rt, m])
+                    .expect("map_len gives");
+                self.write(*dst, n);
+            }
+            K::MapEntry { dst, map, index } => {
+                // The entry's bytes, found by the runtime (one step from the entry
+                // before); the map keeps what they own. Null: past the end.
+                let abandon = abandon.expect("fallible");
+                let i = self.read(*index);
+                let m = self.addr(*map);
+                let map_ty = self.slot_ty(*map).clone();
+                let md = self.desc(&map_ty);
+                let at = self
+                    .call_rt(Entry::MapEntryAt, &[rt, m, md, i])
+                    .expect("map_entry_at gives");
+                let missing = self.b.ins().icmp_imm_u(IntCC::Equal, at, 0);
+                self.fail_if(missing, abandon, |fx| {
+                    let m = fx.addr(*map);
+                    let len = fx.call_rt(Entry::MapLen, &[rt, m]).expect("map_len gives");
+                    fx.call_rt(Entry::RaiseBounds, &[rt, i, len]);
+                });
+                let ty = self.slot_ty(*dst).clone();
+                let d = self.addr(*dst);
+                self.copy_bytes(&ty, d, at);
+            }
             K::ListGet {
                 dst,
                 list,

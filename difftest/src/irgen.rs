@@ -423,6 +423,8 @@ fn slots_mut(kind: &mut InstKind) -> Vec<&mut SlotId> {
         }
         K::MakeList { dst, elems } => std::iter::once(dst).chain(elems.iter_mut()).collect(),
         K::ListLen { dst, list } => vec![dst, list],
+        K::MapLen { dst, map } => vec![dst, map],
+        K::MapEntry { dst, map, index } => vec![dst, map, index],
         K::ListGet {
             dst, list, index, ..
         } => vec![dst, list, index],

@@ -940,6 +940,8 @@ impl Machine<'_> {
                 | Op::TakeVariantDyn { .. }
                 | Op::MakeList { .. }
                 | Op::ListLen { .. }
+                | Op::MapLen { .. }
+                | Op::MapEntry { .. }
                 | Op::ListGet { .. }
                 | Op::StrSlice { .. }
                 | Op::ListSet { .. }
@@ -1240,6 +1242,28 @@ impl Machine<'_> {
                 // The length word of a list or a string (the one layout, `layout.rs`).
                 let len = (a(*list) as *const u8).add(LIST_LEN_OFFSET) as *const u64;
                 (a(*dst) as *mut u64).write(len.read());
+            }
+            Op::MapLen { dst, map } => {
+                let len = (t.map_len)(rt, a(*map) as *const _) as u64;
+                (a(*dst) as *mut u64).write(len);
+            }
+            Op::MapEntry {
+                dst,
+                map,
+                index,
+                map_desc,
+                fail,
+            } => {
+                let i = (a(*index) as *const u64).read();
+                let m = a(*map) as *const _;
+                let md = desc(*map_desc);
+                let entry = (t.map_entry_at)(rt, m, md, i as usize) as *const u8;
+                if entry.is_null() {
+                    return out_of_bounds(i, (t.map_len)(rt, m) as u64, *fail);
+                }
+                // The entry's bytes; the map keeps what they own.
+                let size = (*(*md).elem).size;
+                ptr::copy_nonoverlapping(entry, a(*dst), size);
             }
             Op::ListGet(o) => {
                 let (i, len) = index_in(o.index, o.list);

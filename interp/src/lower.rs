@@ -616,6 +616,17 @@ impl FuncLowering<'_, '_> {
                 dst: self.at(*dst),
                 list: self.at(*list),
             },
+            K::MapLen { dst, map } => Op::MapLen {
+                dst: self.at(*dst),
+                map: self.at(*map),
+            },
+            K::MapEntry { dst, map, index } => Op::MapEntry {
+                dst: self.at(*dst),
+                map: self.at(*map),
+                index: self.at(*index),
+                map_desc: self.slot_desc(*map),
+                fail,
+            },
             K::ListGet {
                 dst,
                 list,

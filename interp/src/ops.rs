@@ -220,6 +220,20 @@ pub enum Op {
         dst: Opnd,
         list: Opnd,
     },
+    /// `dst: index` = the entries of the map at `map` (the runtime's `map_len`).
+    MapLen {
+        dst: Opnd,
+        map: Opnd,
+    },
+    /// `dst` = the bytes of entry `index` of the map at `map` (of descriptor `map_desc`),
+    /// a view: the map keeps what they own; past the end, the bounds error.
+    MapEntry {
+        dst: Opnd,
+        map: Opnd,
+        index: Opnd,
+        map_desc: DescRef,
+        fail: u32,
+    },
     ListGet(ListGet),
     /// `dst` = bytes `start..end` of `string`: a string of their own, or (`view`) a head
     /// over `string`'s bytes that owns nothing; the runtime's `string_part` checks the

@@ -39,6 +39,7 @@ pub mod forward;
 pub mod ifconv;
 pub mod inline;
 pub mod lowering;
+pub mod map_walks;
 pub mod native;
 pub mod passes;
 pub mod print;

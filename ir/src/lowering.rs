@@ -1226,6 +1226,8 @@ impl InstKind {
             | K::ListLen { dst, .. }
             | K::ListGet { dst, .. }
             | K::StrSlice { dst, .. }
+            | K::MapLen { dst, .. }
+            | K::MapEntry { dst, .. }
             | K::MakeSome { dst, .. }
             | K::MakeNone { dst }
             | K::IsSome { dst, .. }
@@ -1306,7 +1308,7 @@ impl InstKind {
             K::Binary { lhs, rhs, .. }
             | K::Compare { lhs, rhs, .. }
             | K::Concat { lhs, rhs, .. } => vec![lhs, rhs],
-            K::ListGet { index, .. } => vec![index],
+            K::ListGet { index, .. } | K::MapEntry { index, .. } => vec![index],
             K::StrSlice { start, end, .. } => vec![start, end],
             K::ListSet { index, value, .. } => vec![index, value],
             K::ListPush { value, .. } | K::MakeSome { value, .. } | K::MakeData { value, .. } => {

@@ -26,7 +26,10 @@
 //! 10. [`crate::append`]: `set s = s ++ t` appends to `s` in place (`s = concat s, t`).
 //! 11. [`crate::slices`]: a part of a string only read before its drop made a view of
 //!     the string's bytes (after the inliner has brought `strings.slice`'s cut into its
-//!     callers and the forwarding pass has merged its blocks).
+//!     callers and the forwarding pass has merged its blocks); an owned list element
+//!     likewise.
+//! 12. [`crate::map_walks`]: a loop over `maps.entries(ref m)` that cannot change `m`
+//!     walks the map's own entries (`map_len`, `map_entry`), cloning none.
 
 use crate::program::Program;
 
@@ -44,4 +47,5 @@ pub fn optimize(program: &mut Program) {
     crate::bounds::remove_proven_bounds_checks(program);
     crate::append::append_in_place(program);
     crate::slices::view_read_parts(program);
+    crate::map_walks::walk_map_entries_in_place(program);
 }

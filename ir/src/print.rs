@@ -185,6 +185,8 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
         }
         MakeList { dst, elems } => format!("{dst} = list [{}]", list(elems)),
         ListLen { dst, list } => format!("{dst} = list_len {list}"),
+        MapLen { dst, map } => format!("{dst} = map_len {map}"),
+        MapEntry { dst, map, index } => format!("{dst} = map_entry {map}[{index}]"),
         ListGet {
             dst,
             list,

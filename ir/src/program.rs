@@ -500,6 +500,19 @@ pub enum InstKind {
         end: SlotId,
         view: bool,
     },
+    /// `dst: index`: how many entries the map `map` holds (the runtime's `map_len`).
+    MapLen { dst: SlotId, map: SlotId },
+    /// `dst` = a view of entry `index` (an `index` slot) of the map `map`, in key order:
+    /// the entry tuple `(K, V)`'s bytes, owning nothing, under the rules of a
+    /// `list_get.view`'s (`map` unchanged while `dst` is live; see [`InstKind::view_made`]).
+    /// [`crate::map_walks`] writes it for a loop over `maps.entries(ref m)` that does not
+    /// change `m`, so the walk clones no entry. Fallible: out of bounds (the runtime's
+    /// `map_entry_at`, one step from the entry before).
+    MapEntry {
+        dst: SlotId,
+        map: SlotId,
+        index: SlotId,
+    },
     /// Moves `value` into element `index`. Fallible: out of bounds (the value is
     /// destroyed). `checked` as for `ListGet`.
     ListSet {
@@ -585,7 +598,8 @@ impl InstKind {
     }
 
     /// The view slot the instruction writes and the slot it is a view of: a
-    /// `list_get.view` (of its list) or a `str_slice.view` (of its string).
+    /// `list_get.view` (of its list), a `str_slice.view` (of its string) or a `map_entry`
+    /// (of its map).
     pub fn view_made(&self) -> Option<(SlotId, SlotId)> {
         match *self {
             InstKind::ListGet {
@@ -600,6 +614,7 @@ impl InstKind {
                 view: true,
                 ..
             } => Some((dst, string)),
+            InstKind::MapEntry { dst, map, .. } => Some((dst, map)),
             _ => None,
         }
     }
@@ -629,6 +644,7 @@ impl InstKind {
             InstKind::Cast { checked, .. } => *checked,
             InstKind::ListGet { .. }
             | InstKind::StrSlice { .. }
+            | InstKind::MapEntry { .. }
             | InstKind::ListSet { .. }
             | InstKind::Unwrap { .. }
             | InstKind::Call { .. }
@@ -660,6 +676,8 @@ impl InstKind {
             InstKind::ListLen { .. } => "list_len",
             InstKind::ListGet { .. } => "list_get",
             InstKind::StrSlice { .. } => "str_slice",
+            InstKind::MapLen { .. } => "map_len",
+            InstKind::MapEntry { .. } => "map_entry",
             InstKind::ListSet { .. } => "list_set",
             InstKind::ListPush { .. } => "list_push",
             InstKind::MakeSome { .. } => "make_some",

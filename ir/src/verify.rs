@@ -569,6 +569,16 @@ impl<'a> Verifier<'a> {
                 }
                 self.expect(at, *dst, &IrType::Index, "destination");
             }
+            MapLen { dst, map } => {
+                self.map_entry_type(at, *map);
+                self.expect(at, *dst, &IrType::Index, "destination");
+            }
+            MapEntry { dst, map, index } => {
+                if let Some(entry) = self.map_entry_type(at, *map) {
+                    self.expect(at, *dst, &entry, "destination");
+                }
+                self.expect(at, *index, &IrType::Index, "index");
+            }
             ListGet {
                 dst: element,
                 list,
@@ -667,6 +677,16 @@ impl<'a> Verifier<'a> {
             IrType::List(e) => Some(e),
             _ => None,
         })
+    }
+
+    /// The entry tuple `(K, V)` of the map `map`; an error when it is not a map.
+    fn map_entry_type(&mut self, at: At, map: SlotId) -> Option<IrType> {
+        if let IrType::Map(k, v) = self.ty(map) {
+            return Some(IrType::Tuple(vec![(**k).clone(), (**v).clone()]));
+        }
+        let t = self.show(self.ty(map));
+        self.error(at, format!("{map} is {t}, not a map"));
+        None
     }
 
     fn option_payload(&mut self, at: At, src: SlotId) -> Option<IrType> {
@@ -1202,9 +1222,24 @@ impl<'a> Verifier<'a> {
             | IsSome { dst, src }
             | TupleField { dst, src, .. }
             | VariantTag { dst, src }
-            | ListLen { dst, list: src, .. } => {
+            | ListLen { dst, list: src, .. }
+            | MapLen { dst, map: src } => {
                 self.read(at, flow.state, *src);
                 writes.push(*dst);
+            }
+            MapEntry { dst, map, index } => {
+                self.read(at, flow.state, *map);
+                self.read(at, flow.state, *index);
+                if flow.facts.mode[dst.index()].is_some() {
+                    self.error(at, format!("{dst} is a parameter and cannot be a view"));
+                }
+                if flow.facts.view[dst.index()] {
+                    // As a `list_get.view`: written only here, owning nothing.
+                    flow.state.set(flow.facts, *dst, true, Some(flow.events));
+                    expire_views_of(flow, *dst);
+                } else {
+                    writes.push(*dst);
+                }
             }
             Move { dst, src } | Unwrap { dst, src } => {
                 self.take(at, flow, *src);
@@ -1622,6 +1657,8 @@ fn failure_delta(facts: &SlotFacts, kind: &InstKind) -> Vec<SlotId> {
         | ListLen { dst, .. }
         | ListGet { dst, .. }
         | StrSlice { dst, .. }
+        | MapLen { dst, .. }
+        | MapEntry { dst, .. }
         | Binary { dst, .. }
         | Compare { dst, .. }
         | Concat { dst, .. } => writes.push(*dst),
@@ -2005,6 +2042,8 @@ pub fn inst_slots(kind: &InstKind) -> Vec<SlotId> {
             v
         }
         ListLen { dst, list } => vec![*dst, *list],
+        MapLen { dst, map } => vec![*dst, *map],
+        MapEntry { dst, map, index } => vec![*dst, *map, *index],
         ListGet {
             dst, list, index, ..
         } => vec![*dst, *list, *index],
