@@ -17,7 +17,22 @@ fn a_refused_allocation_is_the_runtimes_one_line_and_exit_101() {
         println!("given {}", huge.capacity());
         return;
     }
-    let out = Command::new(std::env::current_exe().expect("the test binary"))
+    // Under emulation (aarch64 on x86-64) the test binary runs through the target's
+    // runner, as cargo ran this one.
+    let exe = std::env::current_exe().expect("the test binary");
+    let runner = datalove_toolchain::Target::current()
+        .runner()
+        .expect("a way to run the test binary")
+        .unwrap_or_default();
+    let mut command = match runner.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg(&exe);
+            c
+        }
+        None => Command::new(&exe),
+    };
+    let out = command
         .args([
             "--exact",
             "a_refused_allocation_is_the_runtimes_one_line_and_exit_101",
