@@ -451,3 +451,89 @@ fn a_stack_overflow_with_no_depth_left_names_the_depth_limit() {
     // Taking the error gives the next run the whole depth again.
     assert_eq!(unsafe { (*fx.rt.handle()).depth_left }, limit);
 }
+
+#[test]
+fn small_blocks_of_every_size_are_disjoint_aligned_and_reused() {
+    let fx = Fixture::new();
+    // Every size across the pool's classes and past them, at the alignments a program
+    // asks for: each block filled with its own byte, half given back in a scattered
+    // order, as many taken again, and every live block still holding its byte.
+    let mut live: Vec<(*mut u8, usize, usize, u8)> = Vec::new();
+    let mut next_byte = 0u8;
+    let mut take = |fx: &Fixture, size: usize, align: usize| unsafe {
+        let p = call::dtlv_rti_alloc(fx.h(), size, align);
+        assert!(!p.is_null());
+        assert_eq!(p as usize % align, 0, "{size} bytes at {align}");
+        next_byte = next_byte.wrapping_add(1);
+        p.write_bytes(next_byte, size);
+        (p, size, align, next_byte)
+    };
+    for round in 0..3 {
+        for size in 1..=300 {
+            for align in [1, 2, 4, 8, 16] {
+                live.push(take(&fx, size, align));
+            }
+        }
+        let mut kept = Vec::new();
+        for (i, block) in live.drain(..).enumerate() {
+            if (i * 7919 + round) % 2 == 0 {
+                unsafe { call::dtlv_rti_free(fx.h(), block.0, block.1, block.2) };
+            } else {
+                kept.push(block);
+            }
+        }
+        live = kept;
+    }
+    let mut spans: Vec<(usize, usize)> = live.iter().map(|b| (b.0 as usize, b.1)).collect();
+    spans.sort();
+    for pair in spans.windows(2) {
+        assert!(
+            pair[0].0 + pair[0].1 <= pair[1].0,
+            "two live blocks overlap"
+        );
+    }
+    for &(p, size, align, byte) in &live {
+        let bytes = unsafe { std::slice::from_raw_parts(p, size) };
+        assert!(
+            bytes.iter().all(|&b| b == byte),
+            "{size} bytes at {align} changed"
+        );
+    }
+    let stats = unsafe { call::dtlv_rti_alloc_stats(fx.h()) };
+    assert_eq!(stats.live, live.len());
+    assert_eq!(stats.live_bytes, live.iter().map(|b| b.1).sum::<usize>());
+    for &(p, size, align, _) in &live {
+        unsafe { call::dtlv_rti_free(fx.h(), p, size, align) };
+    }
+    // A small block given back is the next one of its size class handed out.
+    unsafe {
+        let p = call::dtlv_rti_alloc(fx.h(), 20, 8);
+        call::dtlv_rti_free(fx.h(), p, 20, 8);
+        assert_eq!(call::dtlv_rti_alloc(fx.h(), 24, 1), p);
+        call::dtlv_rti_free(fx.h(), p, 24, 1);
+    }
+    assert_eq!(fx.rt.leak_report(), None);
+}
+
+#[test]
+fn a_string_grown_byte_by_byte_through_every_size_keeps_its_bytes() {
+    let fx = Fixture::new();
+    // Growth moves the bytes within a size class (no move), across classes, out of the
+    // small blocks and then as the system grows a large one.
+    let mut s = fx.string("");
+    let mut expected = String::new();
+    for i in 0..2000u32 {
+        let c = char::from(b'a' + (i % 26) as u8);
+        expected.push(c);
+        let status =
+            unsafe { call::dtlv_rti_string_push(fx.h(), &mut s, c.to_string().as_bytes()) };
+        assert_eq!(status, datalove_rti::status::STATUS_OK);
+        assert_eq!(
+            unsafe { call::dtlv_rti_string_bytes(fx.h(), &s) },
+            expected.as_bytes()
+        );
+    }
+    assert_eq!(unsafe { call::dtlv_rti_alloc_stats(fx.h()) }.live, 1);
+    fx.drop_value(s, &datalove_rti::tydesc::STRING_TYDESC);
+    assert_eq!(fx.rt.leak_report(), None);
+}
