@@ -851,6 +851,21 @@ impl Fx<'_> {
                 let k = self.list_header(*list);
                 self.write(*dst, &format!("lh{k}_len"));
             }
+            K::StrParts { dst, string, sep } => {
+                let (s, d) = (self.addr(*string), self.addr(*dst));
+                let sep = match sep {
+                    Some(sep) => self.addr(*sep),
+                    None => "NULL".to_string(),
+                };
+                self.w.stmt(call(
+                    Entry::StringParts,
+                    &[
+                        &format!("(const dtlv_string_t *){s}"),
+                        &format!("(const dtlv_string_t *){sep}"),
+                        &format!("(dtlv_list_t *){d}"),
+                    ],
+                ));
+            }
             K::MapLen { dst, map } => {
                 let m = self.addr(*map);
                 let n = call(Entry::MapLen, &[&format!("(const dtlv_map_t *){m}")]);

@@ -948,6 +948,14 @@ impl<M: Module> Fx<'_, '_, M> {
                 let n = self.list_len(*list);
                 self.write(*dst, n);
             }
+            K::StrParts { dst, string, sep } => {
+                let (s, d) = (self.addr(*string), self.addr(*dst));
+                let sep = match sep {
+                    Some(sep) => self.addr(*sep),
+                    None => self.b.ins().iconst(self.ptr, 0),
+                };
+                self.call_rt(Entry::StringParts, &[rt, s, sep, d]);
+            }
             K::MapLen { dst, map } => {
                 let m = self.addr(*map);
                 let n = self

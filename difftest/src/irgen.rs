@@ -424,6 +424,11 @@ fn slots_mut(kind: &mut InstKind) -> Vec<&mut SlotId> {
         K::MakeList { dst, elems } => std::iter::once(dst).chain(elems.iter_mut()).collect(),
         K::ListLen { dst, list } => vec![dst, list],
         K::MapLen { dst, map } => vec![dst, map],
+        K::StrParts { dst, string, sep } => {
+            let mut v = vec![dst, string];
+            v.extend(sep.as_mut());
+            v
+        }
         K::MapEntry { dst, map, index } => vec![dst, map, index],
         K::ListGet {
             dst, list, index, ..

@@ -941,6 +941,7 @@ impl Machine<'_> {
                 | Op::MakeList { .. }
                 | Op::ListLen { .. }
                 | Op::MapLen { .. }
+                | Op::StrParts { .. }
                 | Op::MapEntry { .. }
                 | Op::ListGet { .. }
                 | Op::StrSlice { .. }
@@ -1242,6 +1243,10 @@ impl Machine<'_> {
                 // The length word of a list or a string (the one layout, `layout.rs`).
                 let len = (a(*list) as *const u8).add(LIST_LEN_OFFSET) as *const u64;
                 (a(*dst) as *mut u64).write(len.read());
+            }
+            Op::StrParts { dst, string, sep } => {
+                let sep = sep.map_or(ptr::null(), |s| a(s) as *const _);
+                (t.string_parts)(rt, a(*string) as *const _, sep, a(*dst) as *mut _);
             }
             Op::MapLen { dst, map } => {
                 let len = (t.map_len)(rt, a(*map) as *const _) as u64;

@@ -616,6 +616,11 @@ impl FuncLowering<'_, '_> {
                 dst: self.at(*dst),
                 list: self.at(*list),
             },
+            K::StrParts { dst, string, sep } => Op::StrParts {
+                dst: self.at(*dst),
+                string: self.at(*string),
+                sep: sep.map(|s| self.at(s)),
+            },
             K::MapLen { dst, map } => Op::MapLen {
                 dst: self.at(*dst),
                 map: self.at(*map),

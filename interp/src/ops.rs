@@ -220,6 +220,13 @@ pub enum Op {
         dst: Opnd,
         list: Opnd,
     },
+    /// `dst: [string]` = the pieces of `string` by `sep` (`None`: by whitespace), each a
+    /// head over `string`'s bytes that owns nothing (the runtime's `string_parts`).
+    StrParts {
+        dst: Opnd,
+        string: Opnd,
+        sep: Option<Opnd>,
+    },
     /// `dst: index` = the entries of the map at `map` (the runtime's `map_len`).
     MapLen {
         dst: Opnd,

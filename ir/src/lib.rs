@@ -46,6 +46,7 @@ pub mod print;
 pub mod program;
 pub mod ranges;
 pub mod slices;
+pub mod split_walks;
 pub mod thread;
 pub mod types;
 pub mod verify;

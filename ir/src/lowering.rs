@@ -1228,6 +1228,7 @@ impl InstKind {
             | K::StrSlice { dst, .. }
             | K::MapLen { dst, .. }
             | K::MapEntry { dst, .. }
+            | K::StrParts { dst, .. }
             | K::MakeSome { dst, .. }
             | K::MakeNone { dst }
             | K::IsSome { dst, .. }

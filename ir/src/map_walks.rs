@@ -1,5 +1,5 @@
 //! Walks of a map's entries in place, an IR pass every backend gains from (after the
-//! views of parts, the last of the passes).
+//! views of parts, before the splits in place).
 //!
 //! `for entry in entries(ref counts)` asks the `std` native `map_entries` for a list of
 //! every entry, cloned (a string key is an allocation and a copy), walks it with

@@ -30,6 +30,9 @@
 //!     likewise.
 //! 12. [`crate::map_walks`]: a loop over `maps.entries(ref m)` that cannot change `m`
 //!     walks the map's own entries (`map_len`, `map_entry`), cloning none.
+//! 13. [`crate::split_walks`]: a split of a string that nothing changes while its list
+//!     lives, and whose list is only read, makes its pieces heads over the string's
+//!     bytes (`str_parts`), copying none.
 
 use crate::program::Program;
 
@@ -48,4 +51,5 @@ pub fn optimize(program: &mut Program) {
     crate::append::append_in_place(program);
     crate::slices::view_read_parts(program);
     crate::map_walks::walk_map_entries_in_place(program);
+    crate::split_walks::split_in_place(program);
 }

@@ -186,6 +186,10 @@ pub fn print_inst(program: &Program, f: &Function, kind: &InstKind) -> String {
         MakeList { dst, elems } => format!("{dst} = list [{}]", list(elems)),
         ListLen { dst, list } => format!("{dst} = list_len {list}"),
         MapLen { dst, map } => format!("{dst} = map_len {map}"),
+        StrParts { dst, string, sep } => match sep {
+            Some(sep) => format!("{dst} = str_parts {string} by {sep}"),
+            None => format!("{dst} = str_parts {string} by whitespace"),
+        },
         MapEntry { dst, map, index } => format!("{dst} = map_entry {map}[{index}]"),
         ListGet {
             dst,

@@ -500,6 +500,22 @@ pub enum InstKind {
         end: SlotId,
         view: bool,
     },
+    /// `dst: [string]` = the pieces of the string `string` between the matches of the
+    /// string `sep` (empty pieces kept; an empty `sep` gives one piece, the whole
+    /// string), or with `sep` `None` the non-empty pieces between runs of Unicode
+    /// whitespace: the `std` natives `string_split` and `string_split_whitespace`, except
+    /// that no piece is a string of its own: each is a head over `string`'s bytes that
+    /// owns nothing (the runtime's `string_parts`). `dst` owns its list and is dropped as
+    /// any list is; it is *bound* to `string`: while `dst` is initialized, `string` (and
+    /// what it is a view of) is only read, and `dst` itself is only read (never moved,
+    /// changed or passed `mut`, `out` or `in`) and dropped, so no piece outlives the
+    /// bytes it shows (the verifier's rule). [`crate::split_walks`] writes it for a loop
+    /// over `strings.split(ref s, ref "sep")` that does not change `s`. Infallible.
+    StrParts {
+        dst: SlotId,
+        string: SlotId,
+        sep: Option<SlotId>,
+    },
     /// `dst: index`: how many entries the map `map` holds (the runtime's `map_len`).
     MapLen { dst: SlotId, map: SlotId },
     /// `dst` = a view of entry `index` (an `index` slot) of the map `map`, in key order:
@@ -677,6 +693,7 @@ impl InstKind {
             InstKind::ListGet { .. } => "list_get",
             InstKind::StrSlice { .. } => "str_slice",
             InstKind::MapLen { .. } => "map_len",
+            InstKind::StrParts { .. } => "str_parts",
             InstKind::MapEntry { .. } => "map_entry",
             InstKind::ListSet { .. } => "list_set",
             InstKind::ListPush { .. } => "list_push",

@@ -23,6 +23,14 @@
 //!   is written, moved, dropped or changed: reading it after is reading an
 //!   uninitialized slot. A call is not given a view beside the list under it passed
 //!   `mut`, `out` or moved in (the callee could change or free it).
+//! - Parts: a slot a `str_parts` writes owns its list, whose strings are heads over the
+//!   split string's bytes. It is written by no other instruction, and only read (its
+//!   elements viewed or cloned, the list passed `ref`) and dropped: never moved,
+//!   returned, changed or passed `mut`, `out` or `in`. While it is initialized, the
+//!   split string, and each live view between that string and a list under it, is not
+//!   written, moved, dropped or changed, except that an abandon path (which only drops)
+//!   may drop the string first, and a string slot only string constants write (whose
+//!   bytes are the program's) is free of the rule.
 //!
 //! Every message names the function, the block and the instruction.
 //!
@@ -148,6 +156,7 @@ pub fn verify_function(program: &Program, func: &Function) -> Result<(), Vec<Ver
         program,
         func,
         errors: Vec::new(),
+        cleanup: Vec::new(),
     };
     v.structure();
     if v.errors.is_empty() {
@@ -169,6 +178,8 @@ struct Verifier<'a> {
     program: &'a Program,
     func: &'a Function,
     errors: Vec<VerifyError>,
+    /// The blocks of abandon paths (found by `fallibility`), which only drop.
+    cleanup: Vec<bool>,
 }
 
 /// Where an error is.
@@ -619,6 +630,18 @@ impl<'a> Verifier<'a> {
                 self.expect(at, *end, &IrType::Index, "end");
                 self.expect(at, *dst, &IrType::String, "destination");
             }
+            StrParts { dst, string, sep } => {
+                self.expect(at, *string, &IrType::String, "string");
+                if let Some(sep) = sep {
+                    self.expect(at, *sep, &IrType::String, "separator");
+                }
+                self.expect(
+                    at,
+                    *dst,
+                    &IrType::List(Box::new(IrType::String)),
+                    "destination",
+                );
+            }
             ListPush { list, value } => {
                 if let Some(elem) = self.list_elem(at, *list) {
                     self.expect(at, *value, &elem, "value");
@@ -1002,6 +1025,7 @@ impl<'a> Verifier<'a> {
                 _ => self.error(At::Term(b), "an abandon path must end in `abandon`"),
             }
         }
+        self.cleanup.clone_from(&cleanup);
         // Normal flow may not enter an abandon path, nor reach `Abandon` outside one.
         for (bi, block) in f.blocks.iter().enumerate() {
             let b = BlockId(bi as u32);
@@ -1103,6 +1127,7 @@ impl<'a> Verifier<'a> {
                     if let Some(r) = result {
                         self.read(at, &state, *r);
                         self.refuse_view(at, &facts, *r, "returned (clone it first)");
+                        self.refuse_bound(at, &facts, *r, "returned (clone it first)");
                         state.set(&facts, *r, false, None);
                     }
                     self.check_return(at, &facts, &state);
@@ -1146,6 +1171,8 @@ impl<'a> Verifier<'a> {
 
     fn write(&mut self, at: At, flow: &mut Flow<'_>, slot: SlotId) {
         self.refuse_ref(at, flow.facts, slot, "written");
+        self.refuse_bound(at, flow.facts, slot, "written");
+        self.refuse_change_under_parts(at, flow, slot, "written");
         if flow.state.init.get(slot.index()) && flow.facts.owned[slot.index()] {
             self.error(
                 at,
@@ -1162,6 +1189,8 @@ impl<'a> Verifier<'a> {
         self.refuse_view(at, flow.facts, slot, "moved from (clone it first)");
         if flow.facts.owned[slot.index()] {
             self.refuse_ref(at, flow.facts, slot, "moved from");
+            self.refuse_bound(at, flow.facts, slot, "moved from (clone it first)");
+            self.refuse_change_under_parts(at, flow, slot, "moved from");
             flow.state.set(flow.facts, slot, false, Some(flow.events));
             expire_views_of(flow, slot);
         }
@@ -1169,6 +1198,8 @@ impl<'a> Verifier<'a> {
 
     fn mutate(&mut self, at: At, flow: &mut Flow<'_>, slot: SlotId) {
         self.refuse_ref(at, flow.facts, slot, "changed");
+        self.refuse_bound(at, flow.facts, slot, "changed");
+        self.refuse_change_under_parts(at, flow, slot, "changed");
         expire_views_of(flow, slot);
     }
 
@@ -1181,6 +1212,54 @@ impl<'a> Verifier<'a> {
             );
         }
         self.refuse_view(at, facts, slot, done);
+    }
+
+    /// An error when `slot` is written by a `str_parts`: its list is only read and
+    /// dropped, so that no piece leaves it.
+    fn refuse_bound(&mut self, at: At, facts: &SlotFacts, slot: SlotId, done: &str) {
+        if let Some(string) = facts.bound_to[slot.index()] {
+            self.error(
+                at,
+                format!("{slot} holds parts of {string} (`str_parts`) and cannot be {done}"),
+            );
+        }
+    }
+
+    /// An error when `slot`, or a live view under it, has the parts of a `str_parts`
+    /// live: its bytes must stay as they are while they do.
+    fn refuse_change_under_parts(&mut self, at: At, flow: &Flow<'_>, slot: SlotId, done: &str) {
+        let mut stack = vec![slot];
+        let mut seen = HashSet::new();
+        while let Some(s) = stack.pop() {
+            if !seen.insert(s) {
+                continue;
+            }
+            let parts_of_s = if flow.facts.constant_bytes[s.index()] {
+                &[][..]
+            } else {
+                &flow.facts.bound[s.index()][..]
+            };
+            for &parts in parts_of_s {
+                if flow.state.init.get(parts.index()) {
+                    let under = if s == slot {
+                        String::new()
+                    } else {
+                        format!(" (under the view {s})")
+                    };
+                    self.error(
+                        at,
+                        format!(
+                            "{slot} is {done} while {parts} holds parts of it{under} (`str_parts`): drop {parts} first"
+                        ),
+                    );
+                }
+            }
+            for &view in &flow.facts.viewers[s.index()] {
+                if flow.state.init.get(view.index()) {
+                    stack.push(view);
+                }
+            }
+        }
     }
 
     /// An error when `slot` is a view slot (written by a `list_get.view`), which is
@@ -1235,6 +1314,7 @@ impl<'a> Verifier<'a> {
                 }
                 if flow.facts.view[dst.index()] {
                     // As a `list_get.view`: written only here, owning nothing.
+                    self.refuse_change_under_parts(at, flow, *dst, "written");
                     flow.state.set(flow.facts, *dst, true, Some(flow.events));
                     expire_views_of(flow, *dst);
                 } else {
@@ -1247,6 +1327,12 @@ impl<'a> Verifier<'a> {
             }
             Drop { slot } => {
                 self.refuse_ref(at, flow.facts, *slot, "dropped");
+                // An abandon path only drops: parts left after their string there are
+                // dropped unread (a part owns nothing, so its drop reads no byte).
+                let cleanup = matches!(at, At::Inst(b, _) if self.cleanup[b.index()]);
+                if !cleanup {
+                    self.refuse_change_under_parts(at, flow, *slot, "dropped");
+                }
                 self.read(at, flow.state, *slot);
                 flow.state.set(flow.facts, *slot, false, Some(flow.events));
                 expire_views_of(flow, *slot);
@@ -1304,11 +1390,33 @@ impl<'a> Verifier<'a> {
                 if *view && flow.facts.view[dst.index()] {
                     // A view slot is written only here, and owns nothing to overwrite;
                     // the views of what it viewed before end.
+                    self.refuse_change_under_parts(at, flow, *dst, "written");
                     flow.state.set(flow.facts, *dst, true, Some(flow.events));
                     expire_views_of(flow, *dst);
                 } else {
                     writes.push(*dst);
                 }
+            }
+            StrParts { dst, string, sep } => {
+                self.read(at, flow.state, *string);
+                if let Some(sep) = sep {
+                    self.read(at, flow.state, *sep);
+                }
+                if flow.facts.mode[dst.index()].is_some() {
+                    self.error(at, format!("{dst} is a parameter and cannot hold parts"));
+                }
+                if *dst == *string || sep == &Some(*dst) {
+                    self.error(at, format!("{dst} cannot hold parts of itself"));
+                }
+                // Written only here (`refuse_bound`), as a list it owns.
+                if flow.state.init.get(dst.index()) {
+                    self.error(
+                        at,
+                        format!("{dst} is overwritten while it still owns a value"),
+                    );
+                }
+                flow.state.set(flow.facts, *dst, true, Some(flow.events));
+                expire_views_of(flow, *dst);
             }
             ListSet {
                 list, index, value, ..
@@ -1659,6 +1767,7 @@ fn failure_delta(facts: &SlotFacts, kind: &InstKind) -> Vec<SlotId> {
         | StrSlice { dst, .. }
         | MapLen { dst, .. }
         | MapEntry { dst, .. }
+        | StrParts { dst, .. }
         | Binary { dst, .. }
         | Compare { dst, .. }
         | Concat { dst, .. } => writes.push(*dst),
@@ -1711,6 +1820,14 @@ struct SlotFacts {
     viewed: Vec<Vec<SlotId>>,
     /// Written by a `str_slice.view`.
     part_view: Vec<bool>,
+    /// For a slot a `str_parts` writes, the string whose bytes its pieces show.
+    bound_to: Vec<Option<SlotId>>,
+    /// For each slot, the `str_parts` results bound to it.
+    bound: Vec<Vec<SlotId>>,
+    /// Written only by string constants (and no parameter): whatever it holds, its
+    /// bytes are the program's own, which outlive the run, so parts of it stay valid
+    /// whatever becomes of the slot.
+    constant_bytes: Vec<bool>,
     mode: Vec<Option<ParamMode>>,
     class: Vec<Class>,
     /// Owned slots, as a mask over [`Bits`].
@@ -1725,7 +1842,29 @@ impl SlotFacts {
         let mut viewers: Vec<Vec<SlotId>> = vec![Vec::new(); n];
         let mut viewed: Vec<Vec<SlotId>> = vec![Vec::new(); n];
         let mut part_view = vec![false; n];
+        let mut bound_to = vec![None; n];
+        let mut bound: Vec<Vec<SlotId>> = vec![Vec::new(); n];
+        let mut constant_bytes = vec![true; n];
+        for p in &f.params {
+            constant_bytes[p.slot.index()] = false;
+        }
         for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            if !matches!(
+                inst.kind,
+                InstKind::Const {
+                    value: ConstValue::Str(_),
+                    ..
+                }
+            ) {
+                inst.kind
+                    .for_each_written(|s| constant_bytes[s.index()] = false);
+            }
+            if let InstKind::StrParts { dst, string, .. } = inst.kind {
+                bound_to[dst.index()] = Some(string);
+                if !bound[string.index()].contains(&dst) {
+                    bound[string.index()].push(dst);
+                }
+            }
             if let InstKind::StrSlice {
                 dst, view: true, ..
             } = inst.kind
@@ -1774,6 +1913,9 @@ impl SlotFacts {
             viewers,
             viewed,
             part_view,
+            bound_to,
+            bound,
+            constant_bytes,
             mode,
             class,
             owned_mask,
@@ -2054,6 +2196,11 @@ pub fn inst_slots(kind: &InstKind) -> Vec<SlotId> {
             end,
             ..
         } => vec![*dst, *string, *start, *end],
+        StrParts { dst, string, sep } => {
+            let mut v = vec![*dst, *string];
+            v.extend(sep);
+            v
+        }
         ListSet {
             list, index, value, ..
         } => vec![*list, *index, *value],

@@ -785,3 +785,250 @@ fn a_view_ends_when_its_list_changes_and_a_call_cannot_change_the_list_it_views(
         "{called:?}"
     );
 }
+
+/// A string made at run time (`"a b" ++ " c"`, so not a constant's bytes), the list of
+/// its parts by `" "` (`str_parts`), a view of part 0 read by a `debuglog`; then
+/// `after` runs with (string, parts), and `finish` drops what is left (parts, then
+/// string, unless it says otherwise).
+fn parts_of_a_string(
+    fb: &mut datalove_ir::builder::FunctionBuilder<'_>,
+    after: impl FnOnce(&mut datalove_ir::builder::FunctionBuilder<'_>, SlotId, SlotId),
+    drop_string_first: bool,
+) {
+    let head = fb.string("a b");
+    let tail = fb.string(" c");
+    let text = fb.new_slot(IrType::String);
+    fb.inst(
+        InstKind::Concat {
+            dst: text,
+            lhs: head,
+            rhs: tail,
+        },
+        None,
+    );
+    fb.drop_slot(head);
+    fb.drop_slot(tail);
+    let sep = fb.string(" ");
+    let parts = fb.new_slot(IrType::List(Box::new(IrType::String)));
+    fb.inst(
+        InstKind::StrParts {
+            dst: parts,
+            string: text,
+            sep: Some(sep),
+        },
+        None,
+    );
+    fb.drop_slot(sep);
+    let i = fb.int(IrType::Index, 0);
+    let part = fb.new_slot(IrType::String);
+    let fail = fb.abandon_block(&[parts, text]);
+    fb.inst(
+        InstKind::ListGet {
+            dst: part,
+            list: parts,
+            index: i,
+            checked: true,
+            view: true,
+        },
+        Some(fail),
+    );
+    fb.inst(InstKind::Debuglog { src: part }, None);
+    after(fb, text, parts);
+    if drop_string_first {
+        fb.drop_slot(text);
+        fb.drop_slot(parts);
+    } else {
+        fb.drop_slot(parts);
+        fb.drop_slot(text);
+    }
+    fb.terminate(Terminator::Return(None));
+}
+
+#[test]
+fn parts_of_a_string_are_read_and_dropped_before_it() {
+    assert_eq!(
+        single_function(|fb| parts_of_a_string(fb, |_, _, _| {}, false)),
+        Vec::<String>::new()
+    );
+    // A part cloned is a string of its own, which outlives the text.
+    assert_eq!(
+        single_function(|fb| parts_of_a_string(
+            fb,
+            |fb, _, parts| {
+                let i = fb.int(IrType::Index, 1);
+                let copy = fb.new_slot(IrType::String);
+                let fail = fb.abandon_block(&[parts, SlotId(2)]);
+                fb.inst(
+                    InstKind::ListGet {
+                        dst: copy,
+                        list: parts,
+                        index: i,
+                        checked: true,
+                        view: false,
+                    },
+                    Some(fail),
+                );
+                fb.inst(InstKind::Debuglog { src: copy }, None);
+                fb.drop_slot(copy);
+            },
+            false
+        )),
+        Vec::<String>::new()
+    );
+    // Dropped after the text: the list of parts is read no more, but the rule holds.
+    let late = single_function(|fb| parts_of_a_string(fb, |_, _, _| {}, true));
+    assert!(
+        late.len() == 1
+            && late[0].contains(
+                "(drop): s2 is dropped while s4 holds parts of it (`str_parts`): drop s4 first"
+            ),
+        "{late:?}"
+    );
+}
+
+#[test]
+fn the_string_under_parts_is_only_read_and_the_parts_only_read_and_dropped() {
+    let changed = single_function(|fb| {
+        parts_of_a_string(
+            fb,
+            |fb, text, _| {
+                let more = fb.string("!");
+                fb.inst(
+                    InstKind::Concat {
+                        dst: text,
+                        lhs: text,
+                        rhs: more,
+                    },
+                    None,
+                );
+                fb.drop_slot(more);
+            },
+            false,
+        )
+    });
+    assert!(
+        changed
+            .iter()
+            .any(|e| e.contains("s2 is changed while s4 holds parts of it (`str_parts`)")),
+        "{changed:?}"
+    );
+    let pushed = single_function(|fb| {
+        parts_of_a_string(
+            fb,
+            |fb, _, parts| {
+                let more = fb.string("d");
+                fb.inst(
+                    InstKind::ListPush {
+                        list: parts,
+                        value: more,
+                    },
+                    None,
+                );
+            },
+            false,
+        )
+    });
+    assert!(
+        pushed
+            .iter()
+            .any(|e| e.contains("s4 holds parts of s2 (`str_parts`) and cannot be changed")),
+        "{pushed:?}"
+    );
+    let moved = single_function(|fb| {
+        parts_of_a_string(
+            fb,
+            |fb, _, parts| {
+                let owner = fb.new_slot(IrType::List(Box::new(IrType::String)));
+                fb.inst(
+                    InstKind::Move {
+                        dst: owner,
+                        src: parts,
+                    },
+                    None,
+                );
+                fb.drop_slot(owner);
+                let again = fb.new_slot(IrType::List(Box::new(IrType::String)));
+                fb.inst(
+                    InstKind::MakeList {
+                        dst: again,
+                        elems: vec![],
+                    },
+                    None,
+                );
+                fb.inst(
+                    InstKind::Move {
+                        dst: parts,
+                        src: again,
+                    },
+                    None,
+                );
+            },
+            false,
+        )
+    });
+    assert!(
+        moved.iter().any(|e| e.contains(
+            "s4 holds parts of s2 (`str_parts`) and cannot be moved from (clone it first)"
+        )),
+        "{moved:?}"
+    );
+    assert!(
+        moved
+            .iter()
+            .any(|e| e.contains("s4 holds parts of s2 (`str_parts`) and cannot be written")),
+        "{moved:?}"
+    );
+}
+
+#[test]
+fn parts_of_a_constant_outlive_its_slot_and_parts_of_a_view_end_with_its_list() {
+    // A constant's bytes are the program's: its slot may go first.
+    assert_eq!(
+        single_function(|fb| {
+            let text = fb.string("x y");
+            let parts = fb.new_slot(IrType::List(Box::new(IrType::String)));
+            fb.inst(
+                InstKind::StrParts {
+                    dst: parts,
+                    string: text,
+                    sep: None,
+                },
+                None,
+            );
+            fb.drop_slot(text);
+            fb.inst(InstKind::Debuglog { src: parts }, None);
+            fb.drop_slot(parts);
+            fb.terminate(Terminator::Return(None));
+        }),
+        Vec::<String>::new()
+    );
+    // Parts of a list element's view: the list may not change while they live.
+    let under = single_function(|fb| {
+        view_of_an_element(fb, |fb, view| {
+            let parts = fb.new_slot(IrType::List(Box::new(IrType::String)));
+            fb.inst(
+                InstKind::StrParts {
+                    dst: parts,
+                    string: view,
+                    sep: None,
+                },
+                None,
+            );
+            let more = fb.string("b");
+            fb.inst(
+                InstKind::ListPush {
+                    list: SlotId(1),
+                    value: more,
+                },
+                None,
+            );
+            fb.drop_slot(parts);
+        })
+    });
+    assert!(
+        under.iter().any(|e| e.contains(
+            "s1 is changed while s4 holds parts of it (under the view s3) (`str_parts`)"
+        )),
+        "{under:?}"
+    );
+}

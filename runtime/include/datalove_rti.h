@@ -49,7 +49,7 @@ DTLV_BEGIN_DECLS
  * may pin itself to an earlier one by defining DTLV_TABLE_VERSION before including this
  * header: its table struct then ends where that version's did, and it still loads and
  * runs against a newer runtime (whose table is only longer). */
-#define DTLV_TABLE_VERSION_LATEST 6u
+#define DTLV_TABLE_VERSION_LATEST 7u
 #ifndef DTLV_TABLE_VERSION
 #define DTLV_TABLE_VERSION DTLV_TABLE_VERSION_LATEST
 #endif
@@ -366,6 +366,13 @@ struct dtlv_rti_table {
                                       const dtlv_tydesc_t *key_td, uint8_t *out,
                                       const dtlv_tydesc_t *out_td);
 #endif
+#if DTLV_TABLE_VERSION >= 7
+    /* strings for compiled code (table version 7): the pieces of s as string_split cuts
+     * them, in a new [string] at out whose elements own nothing (heads over s's bytes,
+     * valid while s is neither changed nor dropped); an empty sep gives s whole */
+    void (*string_parts)(void *rt, const dtlv_string_t *s, const dtlv_string_t *sep,
+                         dtlv_list_t *out);
+#endif
 };
 
 /* The table behind `rt`. */
@@ -668,6 +675,15 @@ static inline dtlv_status_t dtlv_rti_std_map_contains(void *rt, const dtlv_map_t
                                                       uint8_t *out,
                                                       const dtlv_tydesc_t *out_td) {
     return DTLV_RTI_TABLE(rt)->std_map_contains(rt, m, m_td, key, key_td, out, out_td);
+}
+#endif
+
+#if DTLV_TABLE_VERSION >= 7
+/* ---- strings for compiled code (table version 7) ---- */
+
+static inline void dtlv_rti_string_parts(void *rt, const dtlv_string_t *s,
+                                         const dtlv_string_t *sep, dtlv_list_t *out) {
+    DTLV_RTI_TABLE(rt)->string_parts(rt, s, sep, out);
 }
 #endif
 

@@ -9,11 +9,12 @@
 use std::ffi::c_void;
 
 use datalove_rti::rtdt::List;
+use datalove_rti::rtdt::String as RtString;
 use datalove_rti::status::{
     RtStatus, STATUS_EMPTY, STATUS_FAILED, STATUS_OK, STATUS_OUT_OF_BOUNDS,
 };
 use datalove_rti::table::{Rt, Td};
-use datalove_rti::TyDesc;
+use datalove_rti::{TyDesc, TyKind};
 
 use crate::errors::bounds_detail;
 use crate::state::Runtime;
@@ -104,7 +105,18 @@ impl Runtime {
     /// Drops every element and frees the buffer.
     pub(crate) unsafe fn free_list(&self, list: &List, td: &TyDesc) {
         let (ptr, len, cap) = list.raw_parts();
-        if !td.is_copy() {
+        if td.kind == TyKind::String && len > 0 {
+            // The common owned element, without the descriptor's walk: a string frees
+            // its buffer, if it owns one (a part or a constant owns none).
+            // SAFETY: a list of `len > 0` strings holds them at `ptr`, one after another.
+            let strings = std::slice::from_raw_parts(ptr.cast::<RtString>(), len);
+            for s in strings {
+                let (bytes, _, owned) = s.raw_parts();
+                if owned != 0 {
+                    self.free(bytes, owned, 1);
+                }
+            }
+        } else if !td.is_copy() {
             for i in 0..len {
                 self.drop_value(elem_ptr(list, td, i), td);
             }

@@ -298,7 +298,7 @@ pub(crate) unsafe extern "C" fn string_part(
 /// A new `[string]` of `pieces`, each a copy: the list is made at their number (the
 /// pieces are cut twice, once to count them), so it grows never, and nothing is
 /// checked (each piece is UTF-8 by the caller's word).
-fn string_list<'a, I>(rt: &Runtime, pieces: I) -> List
+fn string_list<'a, I>(rt: &Runtime, pieces: I, own: Pieces) -> List
 where
     I: Iterator<Item = &'a str> + Clone,
 {
@@ -310,7 +310,7 @@ where
         unsafe {
             crate::lists::elem_ptr(&list, td, i)
                 .cast::<RtString>()
-                .write(rt.string_from_utf8(piece.as_bytes()));
+                .write(own.piece(rt, piece.as_bytes()));
             let (ptr, _, cap) = list.raw_parts();
             list.set_raw_parts(ptr, i + 1, cap);
         }
@@ -318,15 +318,39 @@ where
     list
 }
 
+/// Whether the pieces of a split are strings of their own (`string_split`) or heads
+/// over the split string's bytes (`string_parts`).
+#[derive(Clone, Copy)]
+enum Pieces {
+    Copied,
+    Viewed,
+}
+
+impl Pieces {
+    /// The piece `bytes` (UTF-8, within the split string) as this kind of string.
+    #[inline]
+    fn piece(self, rt: &Runtime, bytes: &[u8]) -> RtString {
+        match self {
+            Pieces::Copied => rt.string_from_utf8(bytes),
+            Pieces::Viewed if bytes.is_empty() => RtString::EMPTY,
+            // SAFETY: owns nothing (`cap` 0); the IR reads it only while the split
+            // string keeps these bytes (`str_parts`).
+            Pieces::Viewed => unsafe {
+                RtString::from_raw_parts(bytes.as_ptr().cast_mut(), bytes.len(), 0)
+            },
+        }
+    }
+}
+
 /// A new `[string]` of the pieces of `s` between the bytes `byte` (ASCII: a piece is
 /// then UTF-8): counted first (a loop the compiler vectorizes), so the list is made at
 /// its length, then each found eight bytes at a time ([`find_byte`]): pieces as short
 /// as words cost little more than their copy, where a memchr call's start-up would
 /// cost more than the search.
-fn string_list_by_byte(rt: &Runtime, s: &str, byte: u8) -> List {
+fn string_list_by_byte(rt: &Runtime, s: &str, byte: u8, own: Pieces) -> List {
     let td = &datalove_rti::tydesc::STRING_TYDESC;
     let bytes = s.as_bytes();
-    let count = bytes.iter().filter(|&&b| b == byte).count() + 1;
+    let count = count_byte(bytes, byte) + 1;
     let mut list = rt.new_list(td, count);
     let mut start = 0;
     for i in 0..count {
@@ -340,13 +364,43 @@ fn string_list_by_byte(rt: &Runtime, s: &str, byte: u8) -> List {
         unsafe {
             crate::lists::elem_ptr(&list, td, i)
                 .cast::<RtString>()
-                .write(rt.string_from_utf8(&bytes[start..end]));
+                .write(own.piece(rt, &bytes[start..end]));
             let (ptr, _, cap) = list.raw_parts();
             list.set_raw_parts(ptr, i + 1, cap);
         }
         start = end + 1;
     }
     list
+}
+
+/// How many `byte`s `hay` holds, eight bytes at a time: in a word XOR eight copies of
+/// `byte`, `!((w & 0x7f..7f) + 0x7f..7f | w) & 0x80..80` marks exactly the zero bytes
+/// (no carry crosses a byte); shifted down, each byte of the mark is 0 or 1, summed
+/// bytewise over up to 255 words, then across the word (in pairs, then by one
+/// multiplication).
+fn count_byte(hay: &[u8], byte: u8) -> usize {
+    const LOWS: u64 = u64::from_ne_bytes([0x7f; 8]);
+    const LANES: u64 = 0x00ff_00ff_00ff_00ff;
+    const PAIR_ONES: u64 = 0x0001_0001_0001_0001;
+    let pattern = u64::from_ne_bytes([byte; 8]);
+    let mut count = 0;
+    let mut words = hay.chunks_exact(8);
+    loop {
+        let mut sums = 0u64;
+        let mut taken = 0;
+        for chunk in words.by_ref().take(255) {
+            let w = u64::from_ne_bytes(chunk.try_into().expect("eight bytes")) ^ pattern;
+            sums += (!(((w & LOWS) + LOWS) | w) & !LOWS) >> 7;
+            taken += 1;
+        }
+        // Lanes of 16 bits (each at most 510), then their sum in the top 16.
+        let pairs = (sums & LANES) + ((sums >> 8) & LANES);
+        count += (pairs.wrapping_mul(PAIR_ONES) >> 48) as usize;
+        if taken < 255 {
+            break;
+        }
+    }
+    count + words.remainder().iter().filter(|&&b| b == byte).count()
 }
 
 /// Where the first `byte` of `hay` is, eight bytes at a time: a word XOR eight copies
@@ -370,6 +424,18 @@ fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
     rest.iter().position(|&b| b == byte).map(|i| at + i)
 }
 
+/// The pieces of `s` by `sep` (`None`: by whitespace) as `own` says; `None` for an
+/// empty separator.
+fn split_list(rt: &Runtime, s: &str, sep: Option<&str>, own: Pieces) -> Option<List> {
+    Some(match sep {
+        None => string_list(rt, s.split_whitespace(), own),
+        Some("") => return None,
+        // One byte (ASCII, in UTF-8): counted, then found eight bytes at a time.
+        Some(sep) if sep.len() == 1 => string_list_by_byte(rt, s, sep.as_bytes()[0], own),
+        Some(sep) => string_list(rt, s.split(sep), own),
+    })
+}
+
 pub(crate) unsafe extern "C" fn string_split(
     rt: Rt,
     s: *const RtString,
@@ -377,16 +443,30 @@ pub(crate) unsafe extern "C" fn string_split(
     out: *mut List,
 ) -> RtStatus {
     let rt = Runtime::from_handle(rt);
+    let sep = sep.as_ref().map(|sep| sep.as_str());
+    match split_list(rt, (*s).as_str(), sep, Pieces::Copied) {
+        Some(list) => {
+            out.write(list);
+            STATUS_OK
+        }
+        None => rt.refuse(STATUS_EMPTY, "the separator is empty"),
+    }
+}
+
+pub(crate) unsafe extern "C" fn string_parts(
+    rt: Rt,
+    s: *const RtString,
+    sep: *const RtString,
+    out: *mut List,
+) {
+    let rt = Runtime::from_handle(rt);
     let s = (*s).as_str();
-    let list = match sep.as_ref().map(|sep| sep.as_str()) {
-        None => string_list(rt, s.split_whitespace()),
-        Some("") => return rt.refuse(STATUS_EMPTY, "the separator is empty"),
-        // One byte (ASCII, in UTF-8): counted, then found eight bytes at a time.
-        Some(sep) if sep.len() == 1 => string_list_by_byte(rt, s, sep.as_bytes()[0]),
-        Some(sep) => string_list(rt, s.split(sep)),
+    let sep = sep.as_ref().map(|sep| sep.as_str());
+    let list = match split_list(rt, s, sep, Pieces::Viewed) {
+        Some(list) => list,
+        None => string_list(rt, std::iter::once(s), Pieces::Viewed),
     };
     out.write(list);
-    STATUS_OK
 }
 
 pub(crate) unsafe extern "C" fn string_eq(_rt: Rt, a: *const RtString, b: *const RtString) -> u8 {
@@ -403,4 +483,55 @@ pub(crate) fn ordering_i32(o: Ordering) -> i32 {
 
 pub(crate) unsafe extern "C" fn string_cmp(_rt: Rt, a: *const RtString, b: *const RtString) -> i32 {
     ordering_i32((*a).as_bytes().cmp((*b).as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_byte, find_byte};
+
+    /// Texts with the byte nowhere, everywhere (past 255 words of it, where the
+    /// bytewise sums are folded), at each offset of a word, and in the tail.
+    fn texts() -> Vec<Vec<u8>> {
+        let mut texts = vec![Vec::new(), vec![b'\n'; 5000], b"no newline at all".to_vec()];
+        for len in 0..40 {
+            for at in 0..len {
+                let mut t = vec![b'a'; len];
+                t[at] = b'\n';
+                texts.push(t);
+            }
+        }
+        let mut seed = 42u64;
+        texts.push(
+            (0..20_000)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    if (seed >> 33).is_multiple_of(3) {
+                        b'\n'
+                    } else {
+                        0x80 | (seed >> 40) as u8
+                    }
+                })
+                .collect(),
+        );
+        texts
+    }
+
+    #[test]
+    fn count_byte_counts_as_a_plain_loop_does() {
+        for t in texts() {
+            for byte in [b'\n', b'a', 0x80, 0xff, 0] {
+                let expected = t.iter().filter(|&&b| b == byte).count();
+                assert_eq!(count_byte(&t, byte), expected, "{} bytes, {byte}", t.len());
+            }
+        }
+    }
+
+    #[test]
+    fn find_byte_finds_the_first() {
+        for t in texts() {
+            for byte in [b'\n', b'a', 0x80] {
+                assert_eq!(find_byte(&t, byte), t.iter().position(|&b| b == byte));
+            }
+        }
+    }
 }

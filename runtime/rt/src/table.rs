@@ -87,4 +87,5 @@ pub static TABLE: RtiTable = RtiTable {
     std_map_at: natives::std_map_at,
     std_map_remove: natives::std_map_remove,
     std_map_contains: natives::std_map_contains,
+    string_parts: strings::string_parts,
 };

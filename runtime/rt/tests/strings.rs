@@ -235,6 +235,68 @@ fn string_split_refuses_an_empty_separator() {
 }
 
 #[test]
+fn string_parts_cuts_as_string_split_does_with_pieces_over_the_string() {
+    let fx = Fixture::new();
+    let texts = [
+        "",
+        "a b",
+        " lead and trail ",
+        "héllo wörld ünïcode ",
+        "a-very-long-piece-of-text-past-eight-bytes b c-another-long-one-here",
+    ];
+    for text in texts {
+        for sep in [Some(" "), Some("ö"), Some("  "), None] {
+            let expected = split(&fx, text, sep);
+            let s = fx.string(text);
+            let sep_string = sep.map(|sep| fx.string(sep));
+            let before = fx.live();
+            let mut out = MaybeUninit::<List>::uninit();
+            unsafe { call::dtlv_rti_string_parts(fx.h(), &s, sep_string.as_ref(), &mut out) };
+            let list = unsafe { out.assume_init() };
+            let (_, len, cap) = list.raw_parts();
+            assert_eq!(len, cap, "made at its length");
+            let (base, text_len, _) = s.raw_parts();
+            let mut pieces = Vec::new();
+            for i in 0..len {
+                let piece = unsafe {
+                    &*call::dtlv_rti_list_at(fx.h(), &list, &STRING_TYDESC, i)
+                        .cast::<datalove_rti::rtdt::String>()
+                };
+                let (ptr, piece_len, piece_cap) = piece.raw_parts();
+                assert_eq!(piece_cap, 0, "a part owns nothing");
+                if piece_len > 0 {
+                    let at = ptr as usize - base as usize;
+                    assert!(at + piece_len <= text_len, "within the string's bytes");
+                }
+                pieces.push(piece.as_str().to_owned());
+            }
+            assert_eq!(pieces, expected, "{text:?} by {sep:?}");
+            assert_eq!(fx.live() - before, usize::from(len > 0), "the list alone");
+            fx.drop_value(list, &OwnedTyDesc::list(OwnedTyDesc::string()));
+            fx.drop_value(s, &STRING_TYDESC);
+            if let Some(sep) = sep_string {
+                fx.drop_value(sep, &STRING_TYDESC);
+            }
+        }
+    }
+    // An empty separator: the string whole.
+    let [s, sep] = fx.strings(["a,b", ""]);
+    let mut out = MaybeUninit::<List>::uninit();
+    unsafe { call::dtlv_rti_string_parts(fx.h(), &s, Some(&sep), &mut out) };
+    let list = unsafe { out.assume_init() };
+    assert_eq!(
+        fx.format(
+            &list as *const List as *const _,
+            &OwnedTyDesc::list(OwnedTyDesc::string())
+        ),
+        "[\"a,b\"]"
+    );
+    fx.drop_value(list, &OwnedTyDesc::list(OwnedTyDesc::string()));
+    fx.drop_all([s, sep], &STRING_TYDESC);
+    assert_eq!(fx.live(), 0);
+}
+
+#[test]
 fn string_slice_checks_bounds_and_char_boundaries() {
     let fx = Fixture::new();
     let s = fx.string("aé"); // bytes: a, 0xc3, 0xa9

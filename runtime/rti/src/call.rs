@@ -182,6 +182,23 @@ pub unsafe fn dtlv_rti_string_split(
     (table(rt).string_split)(rt.as_ptr(), s, sep, out.as_mut_ptr())
 }
 
+/// `string_parts` (table version 7): the pieces of `s` as [`dtlv_rti_string_split`]
+/// cuts them (an empty `sep`: one piece, the whole of `s`), each a head over `s`'s bytes
+/// that owns nothing.
+///
+/// # Safety
+/// `rt` must be live; `out` room for a list; `s` neither changed nor dropped while the
+/// list is read.
+pub unsafe fn dtlv_rti_string_parts(
+    rt: RtHandle,
+    s: &String,
+    sep: Option<&String>,
+    out: &mut MaybeUninit<List>,
+) {
+    let sep = sep.map_or(std::ptr::null(), |sep| sep as *const String);
+    (table(rt).string_parts)(rt.as_ptr(), s, sep, out.as_mut_ptr())
+}
+
 /// The runtime's `std` native `map_len` (table version 6; `datalove_rt::natives`).
 ///
 /// # Safety

@@ -27,8 +27,8 @@ pub const ABI_VERSION: u32 = 1;
 /// it still loads and runs. Version 1 ends at `error_at`; version 2 adds the map entries and `bigint_from_limbs`;
 /// version 3 adds `tydesc_enum`; version 4 adds `string_part`; version 5 adds
 /// `string_split`; version 6 adds the std rider's map natives (`std_map_len` ..
-/// `std_map_contains`).
-pub const TABLE_VERSION: u32 = 6;
+/// `std_map_contains`); version 7 adds `string_parts`.
+pub const TABLE_VERSION: u32 = 7;
 
 /// `struct_size` of each table version, oldest first (`TABLE_SIZES[v - 1]`).
 pub const TABLE_SIZES: [usize; TABLE_VERSION as usize] = [
@@ -37,6 +37,7 @@ pub const TABLE_SIZES: [usize; TABLE_VERSION as usize] = [
     std::mem::offset_of!(RtiTable, tydesc_enum) + std::mem::size_of::<usize>(),
     std::mem::offset_of!(RtiTable, string_part) + std::mem::size_of::<usize>(),
     std::mem::offset_of!(RtiTable, string_split) + std::mem::size_of::<usize>(),
+    std::mem::offset_of!(RtiTable, std_map_contains) + std::mem::size_of::<usize>(),
     std::mem::size_of::<RtiTable>(),
 ];
 
@@ -359,4 +360,11 @@ rti_table! {
     StdMapAt std_map_at(rt: Rt, m: *const Map, m_td: Td, key: *const c_void, key_td: Td, out: *mut c_void, out_td: Td) -> RtStatus;
     StdMapRemove std_map_remove(rt: Rt, m: *mut Map, m_td: Td, key: *const c_void, key_td: Td, out: *mut c_void, out_td: Td) -> RtStatus;
     StdMapContains std_map_contains(rt: Rt, m: *const Map, m_td: Td, key: *const c_void, key_td: Td, out: *mut u8, out_td: Td) -> RtStatus;
+    // ---- strings for compiled code (table version 7) ----
+    /// The pieces of `*s` as `string_split` cuts them, as a new `[string]` at `out` whose
+    /// elements own nothing: each a head over `*s`'s bytes (`cap` 0; an empty piece is
+    /// the empty string), valid while `*s` is neither changed nor dropped (the IR's
+    /// `str_parts`, which the verifier holds to that). An empty `*sep` gives one piece,
+    /// the whole of `*s`. Never fails.
+    StringParts string_parts(rt: Rt, s: *const String, sep: *const String, out: *mut List);
 }
