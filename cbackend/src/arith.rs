@@ -169,6 +169,22 @@ impl Fx<'_> {
         } else if ty.is_scalar() {
             // Floats by IEEE: a NaN is unordered, and only `!=` holds.
             format!("(uint8_t)({} {c} {})", self.read(lhs), self.read(rhs))
+        } else if ty == IrType::String {
+            // Strings by their bytes (`docs/backends.md`): equality inline, the order
+            // by the runtime's `string_cmp`, neither through the descriptor.
+            let (a, b) = (self.addr(lhs), self.addr(rhs));
+            let (a, b) = (
+                format!("((const dtlv_string_t *)({a}))"),
+                format!("((const dtlv_string_t *)({b}))"),
+            );
+            let equal = format!(
+                "({a}->len == {b}->len && ({a}->len == 0 || memcmp({a}->ptr, {b}->ptr, {a}->len) == 0))"
+            );
+            match op {
+                CompareOp::Eq => format!("(uint8_t){equal}"),
+                CompareOp::Ne => format!("(uint8_t)!{equal}"),
+                _ => format!("(uint8_t)({} {c} 0)", call(Entry::StringCmp, &[&a, &b])),
+            }
         } else {
             let td = self.desc(&ty);
             let (a, b) = (self.addr(lhs), self.addr(rhs));

@@ -756,6 +756,14 @@ impl Fx<'_> {
                         let at = self.addr(slot);
                         self.w.stmt(call(Entry::Drop, &[&at, &td]));
                     }
+                    ValueOp::DropString { slot } => {
+                        let td = self.desc(&IrType::String);
+                        let at = self.addr(slot);
+                        self.w
+                            .open(format!("if (((const dtlv_string_t *)({at}))->cap != 0)"));
+                        self.w.stmt(call(Entry::Drop, &[&at, &td]));
+                        self.w.close();
+                    }
                     ValueOp::Nothing => {}
                 }
             }
@@ -835,6 +843,29 @@ impl Fx<'_> {
                 let abandon = fallible();
                 let (s, d) = (self.addr(*string), self.addr(*dst));
                 let (from, to) = (self.read(*start), self.read(*end));
+                if *view {
+                    // A view of a non-empty slice that passes the runtime's checks
+                    // (`docs/backends.md`, string parts) is made inline; any other goes
+                    // to the runtime below, which decides (and raises its error).
+                    let boundary =
+                        |at: &str| format!("({at} == ps->len || (ps->ptr[{at}] & 0xC0) != 0x80)");
+                    self.w.open("");
+                    self.w.stmt(format!(
+                        "const dtlv_string_t *ps = (const dtlv_string_t *)({s})"
+                    ));
+                    self.w
+                        .stmt(format!("size_t from = (size_t){from}, to = (size_t){to}"));
+                    self.w.open(format!(
+                        "if (__builtin_expect(from < to && to <= ps->len && {} && {}, 1))",
+                        boundary("from"),
+                        boundary("to")
+                    ));
+                    self.w.stmt(format!(
+                        "*(dtlv_string_t *)({d}) = (dtlv_string_t){{ps->ptr + from, to - from, 0}}"
+                    ));
+                    self.w.close();
+                    self.w.open("else");
+                }
                 let part = call(
                     Entry::StringPart,
                     &[
@@ -846,6 +877,10 @@ impl Fx<'_> {
                     ],
                 );
                 self.fail_if(&format!("{part} != DTLV_STATUS_OK"), abandon, None);
+                if *view {
+                    self.w.close();
+                    self.w.close();
+                }
             }
             K::ListLen { dst, list } => {
                 let k = self.list_header(*list);

@@ -434,6 +434,59 @@ impl<M: Module> Fx<'_, '_, M> {
     }
 
     /// When `cond` is nonzero: `raise`, then the IR block `abandon`.
+    /// A view of bytes `from..to` of the string at `s` written to `d` inline, then a
+    /// jump to `done`, when the slice is not empty and passes the runtime's checks
+    /// (`from < to <= len`, both ends on a character boundary: `docs/backends.md`,
+    /// string parts); otherwise the current block goes on (cold), for the runtime's
+    /// `string_part` to decide and raise its error.
+    fn slice_view_inline(&mut self, s: Value, from: Value, to: Value, d: Value, done: Block) {
+        let flags = trusted();
+        let len = self
+            .b
+            .ins()
+            .load(self.ptr, flags, s, LIST_LEN_OFFSET as i32);
+        let base = self
+            .b
+            .ins()
+            .load(self.ptr, flags, s, LIST_PTR_OFFSET as i32);
+        let slow = self.b.create_block();
+        self.b.set_cold_block(slow);
+        // Continues in a new block when `cond` holds, else goes to `slow`.
+        let test = |fx: &mut Self, cond: Value| {
+            let next = fx.b.create_block();
+            fx.b.ins().brif(cond, next, &[], slow, &[]);
+            fx.b.switch_to_block(next);
+        };
+        let ordered = self.b.ins().icmp(IntCC::UnsignedLessThan, from, to);
+        test(self, ordered);
+        let within = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, to, len);
+        test(self, within);
+        // Not a continuation byte (`10xxxxxx`) where a piece starts or ends.
+        let starts_char = |fx: &mut Self, at: Value| {
+            let p = fx.b.ins().iadd(base, at);
+            let byte = fx.b.ins().uload8(types::I32, flags, p, 0);
+            let top = fx.b.ins().band_imm_u(byte, 0xC0);
+            fx.b.ins().icmp_imm_u(IntCC::NotEqual, top, 0x80)
+        };
+        let first = starts_char(self, from);
+        test(self, first);
+        let (at_end, inside) = (self.b.create_block(), self.b.create_block());
+        let ends_at_len = self.b.ins().icmp(IntCC::Equal, to, len);
+        self.b.ins().brif(ends_at_len, at_end, &[], inside, &[]);
+        self.b.switch_to_block(inside);
+        let last = starts_char(self, to);
+        self.b.ins().brif(last, at_end, &[], slow, &[]);
+        self.b.switch_to_block(at_end);
+        let ptr = self.b.ins().iadd(base, from);
+        let bytes = self.b.ins().isub(to, from);
+        let zero = self.b.ins().iconst(self.ptr, 0);
+        self.b.ins().store(flags, ptr, d, LIST_PTR_OFFSET as i32);
+        self.b.ins().store(flags, bytes, d, LIST_LEN_OFFSET as i32);
+        self.b.ins().store(flags, zero, d, LIST_CAP_OFFSET as i32);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(slow);
+    }
+
     pub fn fail_if(&mut self, cond: Value, abandon: BlockId, raise: impl FnOnce(&mut Self)) {
         self.fail_if_any(&[cond], abandon, raise)
     }
@@ -833,6 +886,20 @@ impl<M: Module> Fx<'_, '_, M> {
                         let td = self.desc(&self.slot_ty(slot).clone());
                         self.call_rt(Entry::Drop, &[rt, at, td]);
                     }
+                    ValueOp::DropString { slot } => {
+                        let at = self.addr(slot);
+                        let cap =
+                            self.b
+                                .ins()
+                                .load(self.ptr, trusted(), at, LIST_CAP_OFFSET as i32);
+                        let (owns, done) = (self.b.create_block(), self.b.create_block());
+                        self.b.ins().brif(cap, owns, &[], done, &[]);
+                        self.b.switch_to_block(owns);
+                        let td = self.desc(&IrType::String);
+                        self.call_rt(Entry::Drop, &[rt, at, td]);
+                        self.b.ins().jump(done, &[]);
+                        self.b.switch_to_block(done);
+                    }
                     ValueOp::Nothing => {}
                 }
             }
@@ -854,6 +921,29 @@ impl<M: Module> Fx<'_, '_, M> {
                     let kind = self.kind(*lhs);
                     let (a, b) = (self.read(*lhs), self.read(*rhs));
                     self.compare_scalar(*op, kind, a, b)
+                } else if ty == IrType::String {
+                    // Strings by their bytes (`docs/backends.md`): the runtime's
+                    // `string_eq` and `string_cmp`, not through the descriptor.
+                    let (a, b) = (self.addr(*lhs), self.addr(*rhs));
+                    match op {
+                        datalove_ir::CompareOp::Eq | datalove_ir::CompareOp::Ne => {
+                            let eq = self
+                                .call_rt(Entry::StringEq, &[rt, a, b])
+                                .expect("string_eq");
+                            let cc = if *op == datalove_ir::CompareOp::Eq {
+                                IntCC::NotEqual
+                            } else {
+                                IntCC::Equal
+                            };
+                            self.b.ins().icmp_imm_s(cc, eq, 0)
+                        }
+                        _ => {
+                            let ord = self
+                                .call_rt(Entry::StringCmp, &[rt, a, b])
+                                .expect("string_cmp");
+                            self.compare_ordering(*op, ord)
+                        }
+                    }
                 } else {
                     let (a, b) = (self.addr(*lhs), self.addr(*rhs));
                     let td = self.desc(&ty);
@@ -1044,6 +1134,10 @@ impl<M: Module> Fx<'_, '_, M> {
                 let abandon = abandon.expect("fallible");
                 let (s, d) = (self.addr(*string), self.addr(*dst));
                 let (from, to) = (self.read(*start), self.read(*end));
+                let done = self.b.create_block();
+                if *view {
+                    self.slice_view_inline(s, from, to, d, done);
+                }
                 let v = self.b.ins().iconst(types::I8, i64::from(*view));
                 let status = self
                     .call_rt(Entry::StringPart, &[rt, s, from, to, v, d])
@@ -1054,6 +1148,8 @@ impl<M: Module> Fx<'_, '_, M> {
                     i64::from(datalove_rti::status::STATUS_OK),
                 );
                 self.fail_if(refused, abandon, |_| {});
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
             }
             K::ListSet {
                 list, index, value, ..

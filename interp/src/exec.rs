@@ -6,7 +6,7 @@ use std::ffi::c_void;
 use std::ptr;
 
 use datalove_ir::CompareOp;
-use datalove_rti::layout::{LIST_LEN_OFFSET, LIST_PTR_OFFSET};
+use datalove_rti::layout::{LIST_CAP_OFFSET, LIST_LEN_OFFSET, LIST_PTR_OFFSET};
 use datalove_rti::rtdt::String as RtString;
 use datalove_rti::status::{STATUS_OK, STATUS_OUT_OF_BOUNDS};
 use datalove_rti::table::{RtiTable, Td};
@@ -929,6 +929,7 @@ impl Machine<'_> {
                 | Op::ConstStr { .. }
                 | Op::Clone { .. }
                 | Op::Drop { .. }
+                | Op::DropString { .. }
                 | Op::Concat { .. }
                 | Op::MakeTuple { .. }
                 | Op::TupleField { .. }
@@ -1151,6 +1152,12 @@ impl Machine<'_> {
                 );
             }
             Op::Drop { slot, desc: d } => (t.drop)(rt, a(*slot) as *mut c_void, desc(*d)),
+            Op::DropString { slot } => {
+                let at = a(*slot);
+                if (at.add(LIST_CAP_OFFSET) as *const u64).read() != 0 {
+                    (t.drop)(rt, at as *mut c_void, &datalove_rti::tydesc::STRING_TYDESC);
+                }
+            }
             Op::Concat { dst, a: x, b: y } => {
                 (t.string_concat)(rt, a(*x) as *const _, a(*y) as *const _, a(*dst) as *mut _);
             }

@@ -499,6 +499,9 @@ impl FuncLowering<'_, '_> {
                         slot: self.at(slot),
                         desc: self.slot_desc(slot),
                     },
+                    ValueOp::DropString { slot } => Op::DropString {
+                        slot: self.at(slot),
+                    },
                     ValueOp::Nothing => return Ok(()),
                 }
             }

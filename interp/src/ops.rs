@@ -158,6 +158,11 @@ pub enum Op {
         slot: Opnd,
         desc: DescRef,
     },
+    /// The drop of a string: the runtime's only when it owns a buffer
+    /// (`ValueOp::DropString`).
+    DropString {
+        slot: Opnd,
+    },
     Concat {
         dst: Opnd,
         a: Opnd,

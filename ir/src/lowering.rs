@@ -699,6 +699,10 @@ pub enum ValueOp {
     Clone { dst: SlotId, src: SlotId },
     /// The runtime's `drop` of `slot` (owned).
     Drop { slot: SlotId },
+    /// The drop of the string `slot`: the runtime's `drop` only when it owns a buffer
+    /// (`cap`, at `LIST_CAP_OFFSET`, is not 0), so the drop of a constant, of a part
+    /// (`str_parts`) or of the empty string is no call.
+    DropString { slot: SlotId },
     /// Nothing: the drop of a copy value.
     Nothing,
 }
@@ -711,6 +715,9 @@ pub fn value_op(f: &Function, kind: &InstKind) -> Option<ValueOp> {
         InstKind::Clone { dst, src } if copy(src) => ValueOp::Bits { dst, src },
         InstKind::Clone { dst, src } => ValueOp::Clone { dst, src },
         InstKind::Drop { slot } if copy(slot) => ValueOp::Nothing,
+        InstKind::Drop { slot } if *f.slot_type(slot) == IrType::String => {
+            ValueOp::DropString { slot }
+        }
         InstKind::Drop { slot } => ValueOp::Drop { slot },
         _ => return None,
     })
