@@ -771,6 +771,28 @@ impl Fx<'_> {
             K::Binary { dst, op, lhs, rhs } => self.binary(*dst, *op, *lhs, *rhs, abandon),
             K::Compare { dst, op, lhs, rhs } => self.compare(*dst, *op, *lhs, *rhs),
             K::Cast { dst, src, checked } => self.cast(*dst, *src, *checked, abandon),
+            K::Concat { dst, lhs, rhs } if dst == lhs => {
+                // An append in place: inline while the buffer has room (`docs/backends.md`),
+                // else the runtime grows it.
+                let (b, d) = (self.addr(*rhs), self.addr(*dst));
+                self.w.open("");
+                self.w
+                    .stmt(format!("dtlv_string_t *ps = (dtlv_string_t *)({d})"));
+                self.w.stmt(format!(
+                    "const dtlv_string_t *pt = (const dtlv_string_t *)({b})"
+                ));
+                self.w.stmt("size_t more = pt->len");
+                self.w.open(
+                    "if (__builtin_expect(ps->cap != 0 && more != 0 && more <= ps->cap - ps->len, 1))",
+                );
+                self.w.stmt("memcpy(ps->ptr + ps->len, pt->ptr, more)");
+                self.w.stmt("ps->len += more");
+                self.w.close();
+                self.w.open("else");
+                self.w.stmt(call(Entry::StringConcat, &[&d, &b, &d]));
+                self.w.close();
+                self.w.close();
+            }
             K::Concat { dst, lhs, rhs } => {
                 let (a, b, d) = (self.addr(*lhs), self.addr(*rhs), self.addr(*dst));
                 self.w.stmt(call(Entry::StringConcat, &[&a, &b, &d]));

@@ -971,6 +971,59 @@ impl<M: Module> Fx<'_, '_, M> {
                 let r = self.cast(from, to, *checked, x, abandon);
                 self.write(*dst, r);
             }
+            K::Concat { dst, lhs, rhs } if dst == lhs => {
+                // An append in place: inline while the buffer has room (`docs/backends.md`),
+                // else the runtime grows it.
+                let (t, s) = (self.addr(*rhs), self.addr(*dst));
+                let flags = trusted();
+                let cap = self
+                    .b
+                    .ins()
+                    .load(self.ptr, flags, s, LIST_CAP_OFFSET as i32);
+                let len = self
+                    .b
+                    .ins()
+                    .load(self.ptr, flags, s, LIST_LEN_OFFSET as i32);
+                let more = self
+                    .b
+                    .ins()
+                    .load(self.ptr, flags, t, LIST_LEN_OFFSET as i32);
+                let owns = self.b.ins().icmp_imm_u(IntCC::NotEqual, cap, 0);
+                let some = self.b.ins().icmp_imm_u(IntCC::NotEqual, more, 0);
+                let room = self.b.ins().isub(cap, len);
+                let fits = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedLessThanOrEqual, more, room);
+                let both = self.b.ins().band(owns, some);
+                let fast = self.b.ins().band(both, fits);
+                let (append, grow, done) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.set_cold_block(grow);
+                self.b.ins().brif(fast, append, &[], grow, &[]);
+                self.b.switch_to_block(append);
+                let base = self
+                    .b
+                    .ins()
+                    .load(self.ptr, flags, s, LIST_PTR_OFFSET as i32);
+                let from = self
+                    .b
+                    .ins()
+                    .load(self.ptr, flags, t, LIST_PTR_OFFSET as i32);
+                let at = self.b.ins().iadd(base, len);
+                let config = self.module.target_config();
+                self.b.call_memcpy(config, at, from, more);
+                let grown = self.b.ins().iadd(len, more);
+                self.b.ins().store(flags, grown, s, LIST_LEN_OFFSET as i32);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(grow);
+                self.call_rt(Entry::StringConcat, &[rt, s, t, s]);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+            }
             K::Concat { dst, lhs, rhs } => {
                 let (a, b, d) = (self.addr(*lhs), self.addr(*rhs), self.addr(*dst));
                 self.call_rt(Entry::StringConcat, &[rt, a, b, d]);
